@@ -1,0 +1,12 @@
+import type { Command } from "commander";
+
+// Placeholder until its room lands: says so instead of pretending to work.
+export function register(program: Command): void {
+  program
+    .command("dlq")
+    .description("not built yet")
+    .action(() => {
+      console.error("chargeguard dlq: not built yet");
+      process.exitCode = 2;
+    });
+}

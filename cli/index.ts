@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// The `chargeguard` command. Thin: it parses arguments and hands over to the rooms (infra, runtime, sandbox,
+// templates). Each subcommand lives in cli/commands/<name>.ts and exports `register(program)`.
+import { Command } from "commander";
+import { register as registerDlq } from "./commands/dlq.js";
+import { register as registerNew } from "./commands/new.js";
+import { register as registerPlan } from "./commands/plan.js";
+import { register as registerProve } from "./commands/prove.js";
+import { register as registerReconcile } from "./commands/reconcile.js";
+import { register as registerSandbox } from "./commands/sandbox.js";
+import { version } from "./version.js";
+
+const program = new Command("chargeguard")
+  .description("Charge customers through Stripe from Azure Service Bus queues exactly once.")
+  .version(version)
+  .showHelpAfterError();
+
+for (const register of [registerPlan, registerNew, registerSandbox, registerProve, registerDlq, registerReconcile]) {
+  register(program);
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(`chargeguard: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,2 @@
+// chargeguard/infra: public entry point (filled in by its issue).
+export {};

@@ -1,0 +1,2 @@
+// chargeguard/runtime: public entry point (filled in by its issue).
+export {};

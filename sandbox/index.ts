@@ -1,0 +1,2 @@
+// chargeguard/sandbox: public entry point (filled in by its issue).
+export {};

@@ -1,0 +1,2 @@
+// chargeguard/templates: public entry point (filled in by its issue).
+export {};
