@@ -1,2 +1,4 @@
-// chargeguard/sandbox: public entry point (filled in by its issue).
-export {};
+// chargeguard/sandbox: local stand-ins for Azure Service Bus and Stripe, for the real SDKs, on 127.0.0.1.
+export * from "./clock.js";
+export * from "./servicebus/index.js";
+export * from "./stripe/index.js";

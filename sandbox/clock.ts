@@ -1,0 +1,18 @@
+import type { Clock } from "../runtime/consumer-contract.js";
+
+/**
+ * Real time plus an offset that tests move forward: "24 hours later" takes no real time, while timers that
+ * must really fire (lock expiry) still run. One instance drives Stripe's key window, leases and the reconciler.
+ */
+export class AdjustableClock implements Clock {
+  #offsetMs = 0;
+
+  now(): number {
+    return Date.now() + this.#offsetMs;
+  }
+
+  advance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`advance(ms) takes a finite, non-negative number, got ${ms}`);
+    this.#offsetMs += ms;
+  }
+}
