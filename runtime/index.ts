@@ -1,2 +1,3 @@
 // chargeguard/runtime: public entry point (filled in by its issue).
-export {};
+export * from "./stable-key.js";
+export * from "./guard/types.js";
