@@ -1,0 +1,209 @@
+// Judges one contender's run against the workload's answer sheet: what reached Stripe (the ledger), what ended in
+// the dead-letter queue, and what the consumer recorded. Pure, so it is tested on its own.
+import type { Workload, WorkloadEvent } from "./workload.js";
+
+/** One card attempt as the Stripe ledger saw it (a PaymentIntent confirmation). */
+export interface StripeAttempt {
+  paymentIntentId: string;
+  customer: string;
+  amountCents: number;
+  outcome: "succeeded" | "declined" | "other";
+}
+
+export interface DeadLetter {
+  messageId: string;
+  body: unknown;
+  reason: string;
+}
+
+export interface RunObservations {
+  attempts: StripeAttempt[];
+  paymentIntents: number;
+  /** The dead-letter queue when the run ended. */
+  deadLetters: DeadLetter[];
+  deliveries: number;
+  /** Event ids the consumer's own store holds as declined (a recorded decline), if it has a store. */
+  recordedDeclines?: ReadonlySet<string>;
+  periodCapCents?: number;
+  wallMs: number;
+}
+
+export interface ContenderMetrics {
+  events: number;
+  deliveries: number;
+  paymentIntents: number;
+  /** Succeeded charges. */
+  charges: number;
+  /** Succeeded charges beyond one per (customer, period) event. */
+  duplicateCharges: number;
+  /** Valid events with neither a charge, nor a recorded decline, nor a dead-letter. */
+  lostBillings: number;
+  /** Succeeded spend above the period cap, summed over periods. */
+  overCapCents: number;
+  /** Card attempts after the first decline of an event. */
+  repeatedDeclines: number;
+  deadLettered: Record<string, number>;
+  malformedEvents: number;
+  /** Malformed events found in the dead-letter queue with a non-empty reason. */
+  malformedDeadLettered: number;
+  /** Malformed events that reached a succeeded charge. */
+  malformedCharged: number;
+  /** Succeeded charges that match no event of the workload. */
+  unattributedCharges: number;
+  wallMs: number;
+}
+
+export function measure(workload: Workload, observed: RunObservations): ContenderMetrics {
+  const index = eventIndex(workload);
+  const succeeded = new Map<string, number>();
+  const declined = new Map<string, number>();
+  const spentByPeriod = new Map<string, number>();
+  let unattributedCharges = 0;
+  for (const attempt of observed.attempts) {
+    const event = index.byCharge.get(chargeKey(attempt.customer, attempt.amountCents));
+    if (attempt.outcome === "succeeded") {
+      if (!event) {
+        unattributedCharges++;
+        continue;
+      }
+      succeeded.set(event.id, (succeeded.get(event.id) ?? 0) + 1);
+      spentByPeriod.set(event.billingPeriod, (spentByPeriod.get(event.billingPeriod) ?? 0) + attempt.amountCents);
+    } else if (attempt.outcome === "declined" && event) {
+      declined.set(event.id, (declined.get(event.id) ?? 0) + 1);
+    }
+  }
+
+  const deadLettered: Record<string, number> = {};
+  const deadLetteredEvents = new Set<string>();
+  const malformedWithReason = new Set<string>();
+  for (const letter of observed.deadLetters) {
+    const reason = letter.reason.trim() === "" ? "(no reason)" : letter.reason;
+    deadLettered[reason] = (deadLettered[reason] ?? 0) + 1;
+    const event = index.byMessageId.get(letter.messageId) ?? findByBody(index, letter.body);
+    if (!event) continue;
+    deadLetteredEvents.add(event.id);
+    if (event.expected === "dead-lettered" && letter.reason.trim() !== "") malformedWithReason.add(event.id);
+  }
+
+  let duplicateCharges = 0;
+  let lostBillings = 0;
+  let repeatedDeclines = 0;
+  let malformedCharged = 0;
+  for (const event of workload.events) {
+    const charges = succeeded.get(event.id) ?? 0;
+    const declines = declined.get(event.id) ?? 0;
+    duplicateCharges += Math.max(0, charges - 1);
+    repeatedDeclines += Math.max(0, declines - 1);
+    if (event.expected === "dead-lettered") {
+      if (charges > 0) malformedCharged++;
+      continue;
+    }
+    const resolved = charges > 0 || declines > 0 || observed.recordedDeclines?.has(event.id) === true || deadLetteredEvents.has(event.id);
+    if (!resolved) lostBillings++;
+  }
+
+  let overCapCents = 0;
+  if (observed.periodCapCents !== undefined) {
+    for (const spent of spentByPeriod.values()) overCapCents += Math.max(0, spent - observed.periodCapCents);
+  }
+
+  return {
+    events: workload.events.length,
+    deliveries: observed.deliveries,
+    paymentIntents: observed.paymentIntents,
+    charges: [...succeeded.values()].reduce((sum, n) => sum + n, 0) + unattributedCharges,
+    duplicateCharges,
+    lostBillings,
+    overCapCents,
+    repeatedDeclines,
+    deadLettered,
+    malformedEvents: workload.events.filter((event) => event.expected === "dead-lettered").length,
+    malformedDeadLettered: malformedWithReason.size,
+    malformedCharged,
+    unattributedCharges,
+    wallMs: observed.wallMs,
+  };
+}
+
+/** What went wrong, worst first; empty when the contender did everything right. */
+export function failures(metrics: ContenderMetrics): string[] {
+  const found: string[] = [];
+  if (metrics.duplicateCharges > 0) found.push(`${metrics.duplicateCharges} duplicate charge(s)`);
+  if (metrics.overCapCents > 0) found.push(`${formatCents(metrics.overCapCents)} over the spend cap`);
+  if (metrics.lostBillings > 0) found.push(`${metrics.lostBillings} lost billing(s)`);
+  if (metrics.repeatedDeclines > 0) found.push(`${metrics.repeatedDeclines} repeated decline(s)`);
+  if (metrics.malformedCharged > 0) found.push(`${metrics.malformedCharged} malformed event(s) charged`);
+  const notDeadLettered = metrics.malformedEvents - metrics.malformedDeadLettered - metrics.malformedCharged;
+  if (notDeadLettered > 0) found.push(`${notDeadLettered} malformed event(s) not dead-lettered with a reason`);
+  if (metrics.unattributedCharges > 0) found.push(`${metrics.unattributedCharges} charge(s) matching no event`);
+  return found;
+}
+
+export function verdict(metrics: ContenderMetrics): string {
+  const found = failures(metrics);
+  return found.length === 0
+    ? `PASS: every valid event billed or declined exactly once, every malformed event dead-lettered with a reason`
+    : `FAIL: ${found.join(", ")}`;
+}
+
+export function formatCents(cents: number): string {
+  return `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+interface EventIndex {
+  byCharge: Map<string, WorkloadEvent>;
+  byMessageId: Map<string, WorkloadEvent>;
+  byBody: Map<string, WorkloadEvent>;
+}
+
+const indexes = new WeakMap<Workload, EventIndex>();
+
+function eventIndex(workload: Workload): EventIndex {
+  const cached = indexes.get(workload);
+  if (cached) return cached;
+  const index: EventIndex = { byCharge: new Map(), byMessageId: new Map(), byBody: new Map() };
+  for (const event of workload.events) {
+    index.byCharge.set(chargeKey(event.stripeCustomerId, event.amountCents), event);
+    for (const messageId of event.messageIds) index.byMessageId.set(messageId, event);
+    index.byBody.set(canonicalBody(event.body), event);
+  }
+  indexes.set(workload, index);
+  return index;
+}
+
+/** Retries and resubmissions carry new messageIds: recognise the event by its body instead. */
+function findByBody(index: EventIndex, body: unknown): WorkloadEvent | undefined {
+  const decoded = Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : body;
+  const exact = index.byBody.get(canonicalBody(decoded));
+  if (exact) return exact;
+  const parsed = typeof decoded === "string" ? tryParse(decoded) : decoded;
+  if (parsed && typeof parsed === "object") {
+    const { stripeCustomerId, amountCents } = parsed as Record<string, unknown>;
+    if (typeof stripeCustomerId === "string" && typeof amountCents === "number") {
+      return index.byCharge.get(chargeKey(stripeCustomerId, Math.abs(Math.floor(amountCents))));
+    }
+    return index.byBody.get(canonicalBody(parsed));
+  }
+  return undefined;
+}
+
+function chargeKey(customer: string, amountCents: number): string {
+  return `${customer}|${amountCents}`;
+}
+
+function canonicalBody(body: unknown): string {
+  if (typeof body === "string") return `s:${body}`;
+  return `j:${JSON.stringify(body, (_key, value: unknown) =>
+    value && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  )}`;
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { measure, verdict, type RunObservations, type StripeAttempt } from "../../examples/proving-ground/metrics.js";
+import { generateWorkload, type WorkloadEvent } from "../../examples/proving-ground/workload.js";
+
+const workload = generateWorkload({ events: 400, seed: 21 });
+const charges = workload.events.filter((e) => e.kind === "charge");
+const declines = workload.events.filter((e) => e.kind === "decline");
+const malformed = workload.events.filter((e) => e.kind === "malformed");
+
+let nextIntent = 0;
+const attempt = (event: WorkloadEvent, outcome: StripeAttempt["outcome"]): StripeAttempt => ({
+  paymentIntentId: `pi_${nextIntent++}`,
+  customer: event.stripeCustomerId,
+  amountCents: event.amountCents,
+  outcome,
+});
+
+/** What a correct consumer leaves behind: one charge per charge event, one decline per decline, malformed in the DLQ. */
+function perfectRun(): RunObservations {
+  const attempts = [...charges.map((e) => attempt(e, "succeeded")), ...declines.map((e) => attempt(e, "declined"))];
+  return {
+    attempts,
+    paymentIntents: attempts.length,
+    deadLetters: malformed.map((e) => ({ messageId: e.messageIds[0] as string, body: e.body, reason: "InvalidEvent" })),
+    deliveries: workload.messages.length,
+    wallMs: 1234,
+  };
+}
+
+describe("metrics", () => {
+  it("finds nothing wrong with a correct run", () => {
+    const metrics = measure(workload, perfectRun());
+    expect(metrics).toMatchObject({
+      events: 400,
+      charges: charges.length,
+      duplicateCharges: 0,
+      lostBillings: 0,
+      overCapCents: 0,
+      repeatedDeclines: 0,
+      malformedDeadLettered: malformed.length,
+      malformedCharged: 0,
+      deadLettered: { InvalidEvent: malformed.length },
+      wallMs: 1234,
+    });
+    expect(verdict(metrics)).toMatch(/^PASS/);
+  });
+
+  it("counts duplicate charges, lost billings and repeated declines per event", () => {
+    const run = perfectRun();
+    const [first, second, third] = charges as [WorkloadEvent, WorkloadEvent, WorkloadEvent];
+    run.attempts.push(attempt(first, "succeeded"), attempt(first, "succeeded"), attempt(second, "succeeded"));
+    run.attempts = run.attempts.filter((a) => !(a.customer === third.stripeCustomerId && a.amountCents === third.amountCents));
+    const declined = declines[0] as WorkloadEvent;
+    run.attempts.push(attempt(declined, "declined"), attempt(declined, "declined"));
+    const metrics = measure(workload, run);
+    expect(metrics.duplicateCharges).toBe(3);
+    expect(metrics.lostBillings).toBe(1);
+    expect(metrics.repeatedDeclines).toBe(2);
+    expect(verdict(metrics)).toBe("FAIL: 3 duplicate charge(s), 1 lost billing(s), 2 repeated decline(s)");
+  });
+
+  it("does not count a dead-lettered or a recorded-declined event as lost", () => {
+    const run = perfectRun();
+    const [charged, declined] = [charges[0] as WorkloadEvent, declines[0] as WorkloadEvent];
+    run.attempts = run.attempts.filter((a) => a.customer !== charged.stripeCustomerId && a.customer !== declined.stripeCustomerId);
+    // A retry the consumer re-enqueued carries a new messageId: the body identifies the event.
+    run.deadLetters.push({ messageId: "retry-of-something", body: { ...(charged.body as object) }, reason: "MaxAttemptsExceeded" });
+    run.recordedDeclines = new Set([declined.id]);
+    const metrics = measure(workload, run);
+    expect(metrics.lostBillings).toBe(
+      // other events of the same two customers lost their attempts too
+      workload.events.filter((e) => e.usage && (e.stripeCustomerId === charged.stripeCustomerId || e.stripeCustomerId === declined.stripeCustomerId)).length - 2,
+    );
+    expect(metrics.deadLettered).toEqual({ InvalidEvent: malformed.length, MaxAttemptsExceeded: 1 });
+  });
+
+  it("measures spend above the period cap and malformed events that were charged or left without a reason", () => {
+    const run = perfectRun();
+    const period = (charges[0] as WorkloadEvent).billingPeriod;
+    const spent = charges.filter((e) => e.billingPeriod === period).reduce((sum, e) => sum + e.amountCents, 0);
+    run.periodCapCents = spent - 500;
+    const oversized = malformed.find((e) => e.malformation === "oversized-body") ?? (malformed[0] as WorkloadEvent);
+    run.attempts.push(attempt(oversized, "succeeded"));
+    run.deadLetters = run.deadLetters.map((letter, i) => (i === 0 ? { ...letter, reason: " " } : letter));
+    const metrics = measure(workload, { ...run });
+    expect(metrics.overCapCents).toBeGreaterThanOrEqual(500);
+    expect(metrics.malformedCharged).toBe(1);
+    expect(metrics.malformedDeadLettered).toBe(malformed.length - 1);
+    expect(metrics.deadLettered["(no reason)"]).toBe(1);
+    expect(verdict(metrics)).toMatch(/over the spend cap.*1 malformed event\(s\) charged/);
+  });
+
+  it("keeps charges that match no event apart", () => {
+    const run = perfectRun();
+    run.attempts.push({ paymentIntentId: "pi_x", customer: "cus_nobody", amountCents: 100, outcome: "succeeded" });
+    const metrics = measure(workload, run);
+    expect(metrics.unattributedCharges).toBe(1);
+    expect(metrics.charges).toBe(charges.length + 1);
+    expect(verdict(metrics)).toMatch(/1 charge\(s\) matching no event/);
+  });
+});

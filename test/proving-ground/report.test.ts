@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { renderHtmlReport } from "../../examples/proving-ground/html-report.js";
+import type { ContenderMetrics } from "../../examples/proving-ground/metrics.js";
+import { toJson, type ProvingGroundResult } from "../../examples/proving-ground/results.js";
+import { renderTables } from "../../examples/proving-ground/table.js";
+
+const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
+  events: 1000,
+  deliveries: 1100,
+  paymentIntents: 950,
+  charges: 900,
+  duplicateCharges: 0,
+  lostBillings: 0,
+  overCapCents: 0,
+  repeatedDeclines: 0,
+  deadLettered: { InvalidEvent: 40 },
+  malformedEvents: 40,
+  malformedDeadLettered: 40,
+  malformedCharged: 0,
+  unattributedCharges: 0,
+  wallMs: 4200,
+  ...overrides,
+});
+
+const result: ProvingGroundResult = {
+  seed: 7,
+  events: 1000,
+  replicas: 4,
+  faults: ["kill-after-stripe", "commit-drop"],
+  wallMs: 9000,
+  contenders: [
+    {
+      name: "random-uuid-key",
+      kind: "example",
+      expectedFailure: "duplicate charges",
+      metrics: metrics({ charges: 930, duplicateCharges: 30, overCapCents: 12345, deadLettered: {} }),
+      verdict: "FAIL: 30 duplicate charge(s)",
+    },
+    { name: "generated-consumer", kind: "generated", metrics: metrics({}), verdict: "PASS: every valid event billed" },
+  ],
+};
+
+describe("report", () => {
+  it("prints exactly the issue's JSON shape", () => {
+    const json = toJson(result);
+    expect(Object.keys(json)).toEqual(["seed", "events", "faults", "contenders"]);
+    expect(json.contenders[0]).toEqual({
+      name: "random-uuid-key",
+      kind: "example",
+      events: 1000,
+      paymentIntents: 950,
+      duplicateCharges: 30,
+      lostBillings: 0,
+      overCapCents: 12345,
+      repeatedDeclines: 0,
+      deadLettered: {},
+      wallMs: 4200,
+    });
+  });
+
+  it("prints a table per contender with its verdict", () => {
+    const text = renderTables(result);
+    expect(text).toContain("random-uuid-key (broken example)");
+    expect(text).toMatch(/duplicate charges\s+30/);
+    expect(text).toMatch(/over-cap spend\s+\$123\.45/);
+    expect(text).toMatch(/dead-lettered\s+InvalidEvent 40/);
+    expect(text).toContain("FAIL: 30 duplicate charge(s)");
+    expect(text).toContain("1 of 2 contenders passed: generated-consumer");
+  });
+
+  it("writes a self-contained page whose chart highlights duplicates", () => {
+    const html = renderHtmlReport({ ...result, contenders: [...result.contenders, { ...result.contenders[1]!, name: "<script>" }] });
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|src=|href=/);
+    expect(html).toContain("&lt;script&gt;");
+    expect(html.match(/class="dup"/g)).toHaveLength(1);
+    expect(html).toContain("900 charges + 30 duplicates");
+  });
+});
