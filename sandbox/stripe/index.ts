@@ -1,1 +1,7 @@
-export {};
+// The Stripe emulator: an HTTP stand-in for the Stripe API that the unmodified `stripe` SDK talks to.
+export { startStripeEmulator, type StripeEmulator, type StripeEmulatorOptions } from "./emulator.js";
+export { StripeFaults, type StripeFaultAction, type StripeFaultHandle, type StripeFaultMatch, type StripeFaultRequest, type StripeFaultSpec } from "./faults.js";
+export { idempotencyWindowMs } from "./idempotency.js";
+export { byCustomerAndBillingPeriod, StripeLedger, type ChargeKey, type DuplicateCharges } from "./ledger.js";
+export type { Charge, Customer, Metadata, PaymentError, PaymentIntent, PaymentIntentStatus, Refund } from "./objects.js";
+export { testPaymentMethodIds } from "./payment-methods.js";

@@ -1,0 +1,95 @@
+import { StripeFailure } from "./errors.js";
+import type { Charge, Metadata, PaymentError, PaymentIntent } from "./objects.js";
+import { cardBehaviour } from "./payment-methods.js";
+import type { StripeStore } from "./store.js";
+
+export interface ChargeAttempt {
+  amount: number;
+  currency: string;
+  customer: string | null;
+  paymentMethod: string;
+  /** The request parameter that named the payment method, for error messages. */
+  paymentMethodParam: string;
+  capture: boolean;
+  paymentIntent: string | null;
+  description: string | null;
+  metadata: Metadata;
+  /** The customer is not present: a card that needs authentication fails instead of asking for it. */
+  offSession: boolean;
+}
+
+export type ChargeOutcome =
+  | { kind: "charged"; charge: Charge }
+  | { kind: "declined"; charge: Charge; error: PaymentError }
+  | { kind: "requiresAction" };
+
+/** Runs a test card and records the charge (succeeded or failed) it produces. */
+export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): ChargeOutcome {
+  const behaviour = cardBehaviour(attempt.paymentMethod, attempt.paymentMethodParam);
+  if (behaviour.outcome === "authenticate" && !attempt.offSession) return { kind: "requiresAction" };
+  const decline =
+    behaviour.outcome === "decline"
+      ? { code: "card_declined", declineCode: behaviour.declineCode, message: behaviour.message }
+      : behaviour.outcome === "authenticate"
+        ? {
+            code: "authentication_required",
+            declineCode: "authentication_required",
+            message: "Your card was declined. This transaction requires authentication.",
+          }
+        : undefined;
+  const charge: Charge = {
+    id: store.ids.next("ch"),
+    object: "charge",
+    amount: attempt.amount,
+    amount_captured: !decline && attempt.capture ? attempt.amount : 0,
+    amount_refunded: 0,
+    balance_transaction: null,
+    captured: !decline && attempt.capture,
+    created: store.nowSeconds(),
+    currency: attempt.currency,
+    customer: attempt.customer,
+    description: attempt.description,
+    failure_code: decline ? decline.code : null,
+    failure_message: decline ? decline.message : null,
+    livemode: false,
+    metadata: attempt.metadata,
+    outcome: decline
+      ? { network_status: "declined_by_network", reason: decline.declineCode, seller_message: "The bank did not return any further details with this decline.", type: "issuer_declined" }
+      : { network_status: "approved_by_network", reason: null, seller_message: "Payment complete.", type: "authorized" },
+    paid: !decline,
+    payment_intent: attempt.paymentIntent,
+    payment_method: attempt.paymentMethod,
+    refunded: false,
+    status: decline ? "failed" : "succeeded",
+  };
+  store.charges.add(charge);
+  if (!decline) return { kind: "charged", charge };
+  return {
+    kind: "declined",
+    charge,
+    error: {
+      type: "card_error",
+      code: decline.code,
+      decline_code: decline.declineCode,
+      message: decline.message,
+      charge: charge.id,
+      payment_method: { id: attempt.paymentMethod, object: "payment_method", type: "card" },
+    },
+  };
+}
+
+/** A decline is an outcome of execution: Stripe saves the 402 for the key, so a retry replays it. */
+export function cardDeclined(error: PaymentError, extra: { payment_intent?: PaymentIntent } = {}): StripeFailure {
+  return new StripeFailure(
+    402,
+    {
+      type: "card_error",
+      message: error.message,
+      code: error.code,
+      ...(error.decline_code ? { decline_code: error.decline_code } : {}),
+      ...(error.charge ? { charge: error.charge } : {}),
+      ...extra,
+    },
+    true,
+  );
+}

@@ -1,0 +1,299 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Clock } from "../../runtime/consumer-contract.js";
+import { AdjustableClock } from "../clock.js";
+import { chargeRoutes } from "./charges.js";
+import { customerRoutes } from "./customers.js";
+import { StripeFailure, type StripeErrorBody } from "./errors.js";
+import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from "./faults.js";
+import { canonicalForm, parseForm, type FormObject } from "./form.js";
+import { IdempotencyKeys, idempotencyWindowMs, type SavedResponse } from "./idempotency.js";
+import { StripeLedger } from "./ledger.js";
+import { paymentIntentRoutes } from "./payment-intents.js";
+import { refundRoutes } from "./refunds.js";
+import type { Route } from "./routes.js";
+import { StripeStore } from "./store.js";
+
+export interface StripeEmulatorOptions<C extends Clock = AdjustableClock> {
+  /** 0 (default): any free port. */
+  port?: number;
+  /** Drives `created`, the 24-hour key window and search lag; default a fresh `AdjustableClock`. */
+  clock?: C;
+  /** PaymentIntents younger than this are not yet found by search (Stripe's search lags up to an hour); default 0. */
+  searchLagMs?: number;
+}
+
+export interface StripeEmulator<C extends Clock = AdjustableClock> {
+  host: string;
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  apiBase: string;
+  /** Spread into the SDK's config: `new Stripe(key, { ...emulator.stripeConfig })`. */
+  stripeConfig: { host: string; port: number; protocol: "http" };
+  faults: StripeFaults;
+  clock: C;
+  ledger: StripeLedger;
+  /** Closes the listener and every open connection (hung requests included); leaves no handles. */
+  stop(): Promise<void>;
+}
+
+const host = "127.0.0.1";
+const maxBodyBytes = 1024 * 1024;
+const routes: Route[] = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes];
+
+/**
+ * An HTTP server the unmodified `stripe` SDK talks to: Stripe's JSON and error shapes, its idempotency
+ * semantics (replay, 400 on other parameters, 409 while executing, 24-hour window) and injectable faults.
+ */
+export async function startStripeEmulator<C extends Clock = AdjustableClock>(options: StripeEmulatorOptions<C> = {}): Promise<StripeEmulator<C>> {
+  const clock = options.clock ?? (new AdjustableClock() as Clock as C);
+  const searchLagMs = options.searchLagMs ?? 0;
+  if (!Number.isFinite(searchLagMs) || searchLagMs < 0) throw new RangeError(`searchLagMs must be a finite, non-negative number, got ${searchLagMs}`);
+  const store = new StripeStore(clock);
+  const keys = new IdempotencyKeys(clock, idempotencyWindowMs);
+  const faults = new StripeFaults();
+  const stopping = new AbortController();
+  const context = { store, keys, faults, searchLagMs, stopping: stopping.signal };
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(context, req, res).catch((error: unknown) => {
+      // Only a bug in the emulator lands here: answer like Stripe's own 500 rather than crash the test run.
+      if (!res.headersSent && !res.destroyed) send(res, 500, errorJson({ type: "api_error", message: `Sandbox error: ${String(error)}` }), {});
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    host,
+    port,
+    apiBase: `http://${host}:${port}`,
+    stripeConfig: { host, port, protocol: "http" },
+    faults,
+    clock,
+    ledger: new StripeLedger(store),
+    stop: async () => {
+      stopping.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+interface HandlerContext {
+  store: StripeStore;
+  keys: IdempotencyKeys;
+  faults: StripeFaults;
+  searchLagMs: number;
+  stopping: AbortSignal;
+}
+
+async function handle(context: HandlerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const requestId = context.store.ids.next("req");
+  const method = req.method ?? "GET";
+  const url = req.url ?? "/";
+  const queryStart = url.indexOf("?");
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const headerKey = req.headers["idempotency-key"];
+  const idempotencyKey = method === "POST" && typeof headerKey === "string" && headerKey !== "" ? headerKey : undefined;
+  const headers: Record<string, string> = { "Request-Id": requestId };
+  if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
+  const stripeVersion = req.headers["stripe-version"];
+  if (typeof stripeVersion === "string") headers["Stripe-Version"] = stripeVersion;
+
+  const body = await readBody(req);
+  if (body === undefined) return send(res, 413, errorJson({ type: "invalid_request_error", message: "Request body too large." }), headers);
+
+  const authError = authenticate(req.headers.authorization);
+  if (authError) return send(res, 401, errorJson(authError), headers);
+
+  let params: FormObject;
+  try {
+    params = parseForm(method === "GET" || method === "DELETE" ? (queryStart === -1 ? "" : url.slice(queryStart + 1)) : body);
+  } catch (error) {
+    if (error instanceof StripeFailure) return send(res, error.status, errorJson(error.error), headers);
+    throw error;
+  }
+  const faultRequest: StripeFaultRequest = { method, path, params, idempotencyKey };
+
+  const arrival = context.faults.take("arrival", faultRequest);
+  if (arrival) return send(res, ...arrivalFault(arrival, idempotencyKey), headers);
+
+  const matched = match(method, path);
+  if (!matched) {
+    const message = `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`;
+    return send(res, 404, errorJson({ type: "invalid_request_error", message }), headers);
+  }
+
+  let response: SavedResponse;
+  if (idempotencyKey !== undefined) {
+    if (idempotencyKey.length > 255) {
+      return send(res, 400, errorJson({ type: "invalid_request_error", message: "Idempotency-Key must be at most 255 characters long." }), headers);
+    }
+    const fingerprint = `${method} ${path} ${canonicalForm(params)}`;
+    const claim = context.keys.claim(idempotencyKey, fingerprint);
+    if (claim.kind === "executing") return send(res, 409, errorJson(keyInUse(idempotencyKey)), headers);
+    if (claim.kind === "mismatch") return send(res, 400, errorJson(keyMismatch(idempotencyKey, fingerprint, claim.firstFingerprint)), headers);
+    if (claim.kind === "replay") {
+      if (!(await applyLatency(context, faultRequest))) return;
+      response = claim.response;
+      headers["Idempotent-Replayed"] = "true";
+      headers["Original-Request"] = response.requestId;
+      if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
+    } else {
+      const executed = await execute(context, matched, params, path, faultRequest, requestId);
+      if (!executed) return;
+      if (executed.saved) context.keys.save(idempotencyKey, executed.response);
+      else context.keys.release(idempotencyKey);
+      response = executed.response;
+      if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
+    }
+  } else {
+    const executed = await execute(context, matched, params, path, faultRequest, requestId);
+    if (!executed) return;
+    response = executed.response;
+  }
+
+  const committed = context.faults.take("committed", faultRequest);
+  if (committed?.action === "commitThenDrop") {
+    req.socket.destroy();
+    return;
+  }
+  if (committed?.action === "commitThenHang") return; // the client's timeout, or stop(), ends the connection
+  send(res, response.status, response.body, headers);
+}
+
+/** Runs the endpoint; `undefined` when the emulator stopped meanwhile. */
+async function execute(
+  context: HandlerContext,
+  matched: { route: Route; pathParams: string[] },
+  params: FormObject,
+  path: string,
+  faultRequest: StripeFaultRequest,
+  requestId: string,
+): Promise<{ response: SavedResponse; saved: boolean } | undefined> {
+  if (!(await applyLatency(context, faultRequest))) return undefined;
+  const claimed = context.faults.take("claimed", faultRequest);
+  if (claimed?.action === "serverError") {
+    return { response: { status: 500, body: errorJson(serverErrorBody), requestId }, saved: true };
+  }
+  try {
+    const result = matched.route.handle({ store: context.store, params, pathParams: matched.pathParams, path, searchLagMs: context.searchLagMs });
+    return { response: { status: 200, body: JSON.stringify(result), requestId }, saved: true };
+  } catch (error) {
+    if (!(error instanceof StripeFailure)) throw error;
+    return { response: { status: error.status, body: errorJson(error.error), requestId }, saved: error.saved };
+  }
+}
+
+/** Latency faults act after the key is claimed, so a concurrent request with the same key meets a 409. */
+async function applyLatency(context: HandlerContext, faultRequest: StripeFaultRequest): Promise<boolean> {
+  const fault = context.faults.take("latency", faultRequest);
+  if (fault?.action === "latency") {
+    try {
+      await sleep(fault.ms, undefined, { signal: context.stopping });
+    } catch {
+      // stop() aborted the wait: the request dies with the server.
+    }
+  }
+  return !context.stopping.aborted;
+}
+
+function match(method: string, path: string): { route: Route; pathParams: string[] } | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const found = route.pattern.exec(path);
+    if (found) return { route, pathParams: found.slice(1) };
+  }
+  return undefined;
+}
+
+function authenticate(authorization: string | undefined): StripeErrorBody | undefined {
+  if (!authorization) {
+    return {
+      type: "invalid_request_error",
+      message:
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+    };
+  }
+  const key = /^Bearer (\S+)$/.exec(authorization)?.[1] ?? "";
+  if (key.startsWith("sk_test_") || key.startsWith("rk_test_")) return undefined;
+  // Never echo a key: show its prefix and last four characters, as Stripe does.
+  const masked = key.length > 12 ? `${key.slice(0, 8)}${"*".repeat(8)}${key.slice(-4)}` : "****";
+  return {
+    type: "invalid_request_error",
+    code: "api_key_invalid",
+    message: `Invalid API Key provided: ${masked}. The sandbox accepts only test keys (sk_test_... or rk_test_...).`,
+  };
+}
+
+const serverErrorBody: StripeErrorBody = {
+  type: "api_error",
+  message: "An unknown error occurred while processing your request (injected by the sandbox).",
+};
+
+function arrivalFault(fault: StripeFaultAction, idempotencyKey: string | undefined): [number, string] {
+  switch (fault.action) {
+    case "rateLimit":
+      return [
+        429,
+        errorJson({
+          type: "invalid_request_error",
+          code: "rate_limit",
+          message: "Too many requests hit the API too quickly. We recommend an exponential backoff of your requests.",
+        }),
+      ];
+    case "conflict":
+      return [409, errorJson(keyInUse(idempotencyKey ?? ""))];
+    default:
+      return [500, errorJson(serverErrorBody)];
+  }
+}
+
+function keyInUse(key: string): StripeErrorBody {
+  return {
+    type: "invalid_request_error",
+    code: "idempotency_key_in_use",
+    message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
+  };
+}
+
+function keyMismatch(key: string, fingerprint: string, first: string): StripeErrorBody {
+  const endpoint = (value: string) => value.slice(0, value.indexOf(" {"));
+  const message =
+    endpoint(fingerprint) === endpoint(first)
+      ? `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`
+      : `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${endpoint(first)}' vs '${endpoint(fingerprint)}'). Try using a key other than '${key}' if you meant to execute a different request.`;
+  return { type: "idempotency_error", message };
+}
+
+function errorJson(error: StripeErrorBody): string {
+  return JSON.stringify({ error });
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The body as text; `undefined` past the size limit. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

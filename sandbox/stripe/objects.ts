@@ -1,0 +1,114 @@
+// The subset of Stripe's API objects the emulator serves, field names and types as the API returns them.
+
+export type Metadata = Record<string, string>;
+
+export interface Customer {
+  id: string;
+  object: "customer";
+  created: number;
+  livemode: false;
+  email: string | null;
+  name: string | null;
+  description: string | null;
+  metadata: Metadata;
+  /** A card source (`tok_visa`) that `charges.create({ customer })` uses when no source is given. */
+  default_source: string | null;
+  invoice_settings: { default_payment_method: string | null };
+}
+
+export type PaymentIntentStatus =
+  | "requires_payment_method"
+  | "requires_confirmation"
+  | "requires_action"
+  | "processing"
+  | "requires_capture"
+  | "canceled"
+  | "succeeded";
+
+export interface PaymentError {
+  type: "card_error";
+  code: string;
+  decline_code?: string;
+  message: string;
+  charge?: string;
+  payment_method: { id: string; object: "payment_method"; type: "card" };
+}
+
+export interface PaymentIntent {
+  id: string;
+  object: "payment_intent";
+  amount: number;
+  amount_capturable: number;
+  amount_received: number;
+  capture_method: "automatic" | "automatic_async" | "manual";
+  client_secret: string;
+  confirmation_method: "automatic" | "manual";
+  created: number;
+  currency: string;
+  customer: string | null;
+  description: string | null;
+  last_payment_error: PaymentError | null;
+  latest_charge: string | null;
+  livemode: false;
+  metadata: Metadata;
+  next_action: { type: "use_stripe_sdk"; use_stripe_sdk: { type: "three_d_secure_redirect" } } | null;
+  payment_method: string | null;
+  payment_method_types: string[];
+  receipt_email: string | null;
+  statement_descriptor: string | null;
+  status: PaymentIntentStatus;
+  canceled_at: number | null;
+  cancellation_reason: string | null;
+}
+
+export interface Charge {
+  id: string;
+  object: "charge";
+  amount: number;
+  amount_captured: number;
+  amount_refunded: number;
+  balance_transaction: string | null;
+  captured: boolean;
+  created: number;
+  currency: string;
+  customer: string | null;
+  description: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  livemode: false;
+  metadata: Metadata;
+  outcome: { network_status: string; reason: string | null; seller_message: string; type: "authorized" | "issuer_declined" };
+  paid: boolean;
+  payment_intent: string | null;
+  payment_method: string;
+  refunded: boolean;
+  status: "succeeded" | "pending" | "failed";
+}
+
+export interface Refund {
+  id: string;
+  object: "refund";
+  amount: number;
+  charge: string;
+  created: number;
+  currency: string;
+  metadata: Metadata;
+  payment_intent: string | null;
+  reason: string | null;
+  status: "succeeded";
+}
+
+export interface StripeList<T> {
+  object: "list";
+  data: T[];
+  has_more: boolean;
+  url: string;
+}
+
+export interface StripeSearchResult<T> {
+  object: "search_result";
+  data: T[];
+  has_more: boolean;
+  next_page: string | null;
+  url: string;
+}

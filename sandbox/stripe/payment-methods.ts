@@ -1,0 +1,36 @@
+import { invalidRequest } from "./errors.js";
+
+/** What a test card does when charged: Stripe's documented test ids, so code written against the sandbox runs in test mode. */
+export type CardBehaviour =
+  | { outcome: "succeed" }
+  | { outcome: "decline"; declineCode: string; message: string }
+  | { outcome: "authenticate" };
+
+const declined = { outcome: "decline", declineCode: "generic_decline", message: "Your card was declined." } as const;
+const insufficientFunds = { outcome: "decline", declineCode: "insufficient_funds", message: "Your card has insufficient funds." } as const;
+
+const testCards = new Map<string, CardBehaviour>([
+  ["pm_card_visa", { outcome: "succeed" }],
+  ["pm_card_mastercard", { outcome: "succeed" }],
+  ["pm_card_chargeDeclined", declined],
+  ["pm_card_chargeDeclinedInsufficientFunds", insufficientFunds],
+  ["pm_card_authenticationRequired", { outcome: "authenticate" }],
+  ["tok_visa", { outcome: "succeed" }],
+  ["tok_mastercard", { outcome: "succeed" }],
+  ["tok_chargeDeclined", declined],
+  ["tok_chargeDeclinedInsufficientFunds", insufficientFunds],
+]);
+
+export const testPaymentMethodIds: readonly string[] = [...testCards.keys()];
+
+export function cardBehaviour(paymentMethod: string, param: string): CardBehaviour {
+  const behaviour = testCards.get(paymentMethod);
+  if (!behaviour) {
+    const kind = paymentMethod.startsWith("tok_") ? "token" : "PaymentMethod";
+    throw invalidRequest(`No such ${kind}: '${paymentMethod}'. The sandbox knows ${testPaymentMethodIds.join(", ")}.`, {
+      code: "resource_missing",
+      param,
+    });
+  }
+  return behaviour;
+}

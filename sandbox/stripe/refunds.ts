@@ -1,0 +1,44 @@
+import { invalidRequest, unexpectedState } from "./errors.js";
+import type { Refund } from "./objects.js";
+import { metadata, optionalEnum, optionalInteger, optionalString, rejectUnknown } from "./params.js";
+import { route, type Route } from "./routes.js";
+
+const createParams = new Set(["charge", "payment_intent", "amount", "reason", "metadata", "expand", "instructions_email"]);
+
+export const refundRoutes: Route[] = [
+  route("POST", "/v1/refunds", ({ store, params }) => {
+    rejectUnknown(params, createParams);
+    const chargeId = optionalString(params, "charge");
+    const paymentIntentId = optionalString(params, "payment_intent");
+    if ((chargeId === undefined) === (paymentIntentId === undefined)) {
+      throw invalidRequest("Provide exactly one of charge or payment_intent.", { code: "parameter_missing", param: "charge" });
+    }
+    const intent = paymentIntentId === undefined ? undefined : store.paymentIntent(paymentIntentId);
+    const charge = store.charge(chargeId ?? intent?.latest_charge ?? "", chargeId !== undefined ? "charge" : "payment_intent");
+    if (!charge.captured || charge.status !== "succeeded") {
+      throw unexpectedState("charge_not_refundable", `Charge ${charge.id} has no captured funds to refund (status ${charge.status}, captured ${charge.captured}).`);
+    }
+    const refundable = charge.amount_captured - charge.amount_refunded;
+    if (refundable === 0) throw unexpectedState("charge_already_refunded", `Charge ${charge.id} has already been refunded.`);
+    const amount = optionalInteger(params, "amount", { min: 1 }) ?? refundable;
+    if (amount > refundable) {
+      throw invalidRequest(`Refund amount (${amount}) is greater than unrefunded amount on charge (${refundable})`, { code: "amount_too_large", param: "amount" });
+    }
+    const refund: Refund = {
+      id: store.ids.next("re"),
+      object: "refund",
+      amount,
+      charge: charge.id,
+      created: store.nowSeconds(),
+      currency: charge.currency,
+      metadata: metadata(params),
+      payment_intent: charge.payment_intent,
+      reason: optionalEnum(params, "reason", ["duplicate", "fraudulent", "requested_by_customer"]) ?? null,
+      status: "succeeded",
+    };
+    charge.amount_refunded += amount;
+    charge.refunded = charge.amount_refunded === charge.amount_captured;
+    store.refunds.set(refund.id, refund);
+    return refund;
+  }),
+];

@@ -1,0 +1,44 @@
+import type { Clock } from "../../runtime/consumer-contract.js";
+import { Collection } from "./collection.js";
+import { resourceMissing } from "./errors.js";
+import { IdGenerator } from "./ids.js";
+import type { Charge, Customer, PaymentIntent, Refund } from "./objects.js";
+import { paymentIntentIndexKeys } from "./search.js";
+
+/** Everything the emulated account holds, with the indexes its endpoints read. */
+export class StripeStore {
+  readonly ids = new IdGenerator();
+  readonly customers = new Map<string, Customer>();
+  readonly paymentIntents = new Collection<PaymentIntent>(paymentIntentIndexKeys);
+  readonly charges = new Collection<Charge>((charge) => (charge.payment_intent ? [paymentIntentChargesKey(charge.payment_intent)] : []));
+  readonly refunds = new Map<string, Refund>();
+
+  constructor(readonly clock: Clock) {}
+
+  /** Unix seconds on the emulator's clock, like every `created` field. */
+  nowSeconds(): number {
+    return Math.floor(this.clock.now() / 1000);
+  }
+
+  customer(id: string, param = "customer"): Customer {
+    const customer = this.customers.get(id);
+    if (!customer) throw resourceMissing("customer", id, param);
+    return customer;
+  }
+
+  paymentIntent(id: string): PaymentIntent {
+    const intent = this.paymentIntents.get(id);
+    if (!intent) throw resourceMissing("payment_intent", id, "intent");
+    return intent;
+  }
+
+  charge(id: string, param = "charge"): Charge {
+    const charge = this.charges.get(id);
+    if (!charge) throw resourceMissing("charge", id, param);
+    return charge;
+  }
+}
+
+export function paymentIntentChargesKey(paymentIntent: string): string {
+  return `payment_intent\u0000${paymentIntent}`;
+}
