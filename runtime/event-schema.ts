@@ -1,0 +1,84 @@
+// The usage event a billing consumer accepts, validated before anything else happens: an event that fails here is
+// dead-lettered with a reason naming the field, and never reaches the guard or Stripe.
+import { z } from "zod";
+import type { UsageEvent } from "./consumer-contract.js";
+
+/** Currencies the consumer bills in (ISO 4217, lower case, as Stripe spells them). */
+export const supportedCurrencies = [
+  "usd", "eur", "gbp", "chf", "cad", "aud", "nzd", "sek", "nok", "dkk", "pln", "czk", "jpy", "sgd", "hkd", "mxn", "brl",
+  "inr",
+] as const;
+
+/** A billing event is a handful of short fields; anything larger is not one of ours. */
+export const maxEventBodyBytes = 4096;
+
+const identifier = () => z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+
+export const usageEventSchema = z.strictObject({
+  customerId: identifier(),
+  stripeCustomerId: identifier().regex(/^cus_[A-Za-z0-9_]+$/, "must be a Stripe customer id (cus_...)"),
+  paymentMethodId: identifier().regex(/^pm_[A-Za-z0-9_]+$/, "must be a Stripe payment method id (pm_...)"),
+  billingPeriod: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM"),
+  amountCents: z
+    .number()
+    .int("must be an integer number of cents")
+    .positive("must be greater than zero")
+    .max(Number.MAX_SAFE_INTEGER, "must be a safe integer"),
+  currency: z.enum(supportedCurrencies, `must be one of ${supportedCurrencies.join(", ")} (lower case)`),
+}) satisfies z.ZodType<UsageEvent>;
+
+export type UsageEventParseResult = { ok: true; event: UsageEvent } | { ok: false; reason: string };
+
+/**
+ * Validates a Service Bus message body: a JSON object (what the SDK hands over for a JSON body), or the same as a
+ * string or bytes. Never throws.
+ */
+export function parseUsageEvent(body: unknown): UsageEventParseResult {
+  const decoded = decodeBody(body);
+  if (!decoded.ok) return decoded;
+  const result = usageEventSchema.safeParse(decoded.value);
+  if (result.success) return { ok: true, event: result.data };
+  return { ok: false, reason: result.error.issues.map(describeIssue).join("; ") };
+}
+
+function decodeBody(body: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxEventBodyBytes) return tooLarge(body.byteLength);
+    return parseJson(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+  }
+  if (typeof body === "string") {
+    const bytes = Buffer.byteLength(body, "utf8");
+    if (bytes > maxEventBodyBytes) return tooLarge(bytes);
+    return parseJson(body);
+  }
+  if (body === undefined || body === null) return { ok: false, reason: "body: missing (expected a JSON object)" };
+  let serialized: string | undefined;
+  try {
+    serialized = JSON.stringify(body);
+  } catch (error) {
+    return { ok: false, reason: `body: not serializable as JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const bytes = Buffer.byteLength(serialized ?? "", "utf8");
+  if (bytes > maxEventBodyBytes) return tooLarge(bytes);
+  return { ok: true, value: body };
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, reason: `body: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+function tooLarge(bytes: number): { ok: false; reason: string } {
+  return { ok: false, reason: `body: ${bytes} bytes exceeds the ${maxEventBodyBytes}-byte limit for a usage event` };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((key) => `"${key}"`).join(", ")}`;
+  const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "body";
+  return `${field}: ${issue.message}`;
+}

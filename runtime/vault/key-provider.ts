@@ -1,0 +1,14 @@
+// Where the Stripe key for a billing period comes from. One key per period, so a period's key can carry a spend
+// cap sized to that period's expected total, and a leaked key stops working when its period is over.
+
+export interface KeyRequest {
+  /** What the period is expected to bill in total, in the smallest currency unit: sizes the key's cap. */
+  expectedTotalCents: number;
+}
+
+export interface VaultKeyProvider {
+  /** The API base the keys work against when it is not Stripe's own (a vault proxy), e.g. `http://127.0.0.1:4010`. */
+  readonly apiBase?: string;
+  /** The Stripe API key to use for charges of `billingPeriod` (`YYYY-MM`). Implementations cache per period. */
+  keyFor(billingPeriod: string, request: KeyRequest): Promise<string>;
+}

@@ -1,0 +1,104 @@
+// Per-period vault keys from a Keybrake-compatible proxy: each key is bound (at the proxy) to the real Stripe key,
+// capped at the period's expected total x 1.10, allowed only the PaymentIntents endpoint, and expires after the
+// period. The Stripe SDK then talks to the proxy with the vault key; the proxy refuses over the cap (429) and
+// outside the allowlist (403), see `../stripe/create-payment-intent.ts`.
+import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
+import { VaultKeyError } from "./errors.js";
+
+export interface KeybrakeKeyProviderOptions {
+  /** The proxy's base URL; vault keys are created at `${baseUrl}/vault/keys` and used against `baseUrl`. */
+  baseUrl: string;
+  /** The Keybrake account's API key (not a Stripe key). */
+  apiKey: string;
+  /** Cap = expected total x this; default 1.10. */
+  capMargin?: number;
+  /** Days after the period's month a key stays valid, for late events; default 7. */
+  graceDays?: number;
+  allowedEndpoints?: string[];
+}
+
+interface CreateKeyResponse {
+  vault_key?: unknown;
+}
+
+export class KeybrakeKeyProvider implements VaultKeyProvider {
+  readonly apiBase: string;
+  readonly #apiKey: string;
+  readonly #capMargin: number;
+  readonly #graceDays: number;
+  readonly #allowedEndpoints: string[];
+  readonly #keys = new Map<string, Promise<string>>();
+
+  constructor(options: KeybrakeKeyProviderOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new Error(`KeybrakeKeyProvider: baseUrl must be a URL, got "${options.baseUrl}"`);
+    }
+    if (options.apiKey.trim() === "") throw new Error("KeybrakeKeyProvider: apiKey is empty");
+    const capMargin = options.capMargin ?? 1.1;
+    if (!(capMargin >= 1)) throw new Error(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
+    this.apiBase = url.origin;
+    this.#apiKey = options.apiKey;
+    this.#capMargin = capMargin;
+    this.#graceDays = options.graceDays ?? 7;
+    this.#allowedEndpoints = options.allowedEndpoints ?? ["/v1/payment_intents"];
+  }
+
+  keyFor(billingPeriod: string, request: KeyRequest): Promise<string> {
+    const cached = this.#keys.get(billingPeriod);
+    if (cached) return cached;
+    const created = this.#create(billingPeriod, request);
+    this.#keys.set(billingPeriod, created);
+    // A failed creation is not cached: the next message asks again.
+    created.catch(() => this.#keys.delete(billingPeriod));
+    return created;
+  }
+
+  async #create(billingPeriod: string, request: KeyRequest): Promise<string> {
+    if (!Number.isSafeInteger(request.expectedTotalCents) || request.expectedTotalCents <= 0) {
+      throw new VaultKeyError(`expectedTotalCents must be a positive integer, got ${request.expectedTotalCents}`);
+    }
+    const body = {
+      vendor: "stripe",
+      label: `chargeguard-${billingPeriod}`,
+      daily_usd_cap: capCents(request.expectedTotalCents, this.#capMargin) / 100,
+      allowed_endpoints: this.#allowedEndpoints,
+      expires_at: periodExpiry(billingPeriod, this.#graceDays).toISOString(),
+    };
+    // Network failures and 5xx propagate as plain errors: transient, the message is retried later.
+    const response = await fetch(`${this.apiBase}/vault/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${this.#apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 500) throw new Error(`Keybrake answered ${response.status} creating a vault key: ${text.slice(0, 200)}`);
+    if (!response.ok) {
+      throw new VaultKeyError(`Keybrake refused to create a vault key for ${billingPeriod} (${response.status}): ${text.slice(0, 200)}`);
+    }
+    let parsed: CreateKeyResponse;
+    try {
+      parsed = JSON.parse(text) as CreateKeyResponse;
+    } catch {
+      throw new VaultKeyError(`Keybrake answered ${response.status} with a body that is not JSON`);
+    }
+    if (typeof parsed.vault_key !== "string" || parsed.vault_key === "") {
+      throw new VaultKeyError("Keybrake's answer has no vault_key");
+    }
+    return parsed.vault_key;
+  }
+}
+
+/** The first instant after `YYYY-MM`'s month, plus the grace days (UTC). */
+export function periodExpiry(billingPeriod: string, graceDays: number): Date {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(billingPeriod);
+  if (!match) throw new VaultKeyError(`billingPeriod must be YYYY-MM, got "${billingPeriod}"`);
+  return new Date(Date.UTC(Number(match[1]), Number(match[2]), 1 + graceDays));
+}
+
+/** expected x margin in whole cents, rounded up; the rounding to 1e-6 keeps 1000 x 1.1 at 1100, not 1101. */
+export function capCents(expectedTotalCents: number, margin: number): number {
+  return Math.ceil(Math.round(expectedTotalCents * margin * 1e6) / 1e6);
+}
