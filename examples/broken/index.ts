@@ -1,6 +1,7 @@
 // The seeds' broken consumers, for the proving ground: each one, under the fault that triggers it, must show the
 // failure its seed describes. `file` is relative to this directory (the same in the sources and in dist/examples).
 import type { StartConsumer } from "../../runtime/consumer-contract.js";
+import type { FaultName } from "../proving-ground/faults.js";
 
 export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDeclines";
 
@@ -11,8 +12,10 @@ export interface BrokenExample {
   /** The seed's failure mode, in one sentence. */
   failureMode: string;
   expectedFailure: ExpectedFailure;
-  /** The fault (from the proving ground's schedule) that makes the failure show, in words. */
-  triggeringFault: string;
+  /** The proving ground's fault that makes the failure show; "none": the workload alone (duplicates, declines). */
+  triggeringFault: FaultName | "none";
+  /** How that fault leads to the failure. */
+  howItFails: string;
 }
 
 export const brokenExamples: readonly BrokenExample[] = [
@@ -22,7 +25,8 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./no-idempotency-key.js"),
     failureMode: "PaymentIntent created without an idempotency key; a redelivered message charges again",
     expectedFailure: "duplicateCharges",
-    triggeringFault: "lock lost while Stripe is slow (renewal ServerBusy), or a replica killed afterStripe",
+    triggeringFault: "kill-after-stripe",
+    howItFails: "the killed replica's charge exists; the redelivery charges again (also: renew-busy, slow-stripe)",
   },
   {
     name: "message-id-key",
@@ -30,7 +34,8 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./message-id-key.js"),
     failureMode: "idempotency key from messageId; a resubmitted or re-sent event has a new messageId",
     expectedFailure: "duplicateCharges",
-    triggeringFault: "producer duplicates (same event, new messageId) or a dead-letter resubmission with a new messageId",
+    triggeringFault: "none",
+    howItFails: "producer duplicates carry a new messageId, so a new key (also: dlq-resubmit with new messageIds)",
   },
   {
     name: "random-uuid-key",
@@ -38,7 +43,8 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./random-uuid-key.js"),
     failureMode: "a new randomUUID() key per delivery with auto-complete, which abandons on a throw",
     expectedFailure: "duplicateCharges",
-    triggeringFault: "Stripe commits then drops the connection, or a replica killed afterStripe",
+    triggeringFault: "kill-after-stripe",
+    howItFails: "the redelivery draws a new UUID (also: kill-after-record, and commit-drop once the SDK's retries are spent)",
   },
   {
     name: "abandon-on-timeout",
@@ -46,7 +52,10 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./abandon-on-timeout.js"),
     failureMode: "abandonMessage() on a Stripe timeout: immediate redelivery re-charges (no key)",
     expectedFailure: "duplicateCharges",
-    triggeringFault: "Stripe commits then drops the connection (StripeConnectionError after commit)",
+    triggeringFault: "commit-drop",
+    howItFails:
+      "StripeConnectionError after the commit, abandon, immediate redelivery, a second charge; the SDK replays its own " +
+      "retries, so the drop must outlast them (or slow-stripe with a client timeout below the latency)",
   },
   {
     name: "abandon-on-decline",
@@ -54,7 +63,8 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./abandon-on-decline.js"),
     failureMode: "abandonMessage() on a card decline: the card is retried on every delivery",
     expectedFailure: "repeatedDeclines",
-    triggeringFault: "declining cards in the workload (no fault needed)",
+    triggeringFault: "none",
+    howItFails: "every declining card is tried again on each redelivery, up to MaxDeliveryCount",
   },
   {
     name: "complete-before-record",
@@ -62,8 +72,10 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./complete-before-record.js"),
     failureMode: "message completed before the billing record commits; a crash there loses the record",
     expectedFailure: "duplicateCharges",
-    triggeringFault:
-      "a replica killed afterRecord (before the commit), then the same event again after the 24 h key window",
+    triggeringFault: "kill-after-record",
+    howItFails:
+      "the message is completed and the record never commits; the same event again after the 24 h key window (the " +
+      "seed's nightly reconciliation re-sends events with no billing_records row) is charged a second time",
   },
   {
     name: "short-renewal-deadline",
@@ -71,15 +83,18 @@ export const brokenExamples: readonly BrokenExample[] = [
     load: () => import("./short-renewal-deadline.js"),
     failureMode: "maxAutoLockRenewalDurationInMs equal to LockDuration: the lock lapses mid-charge",
     expectedFailure: "duplicateCharges",
-    triggeringFault:
-      "Stripe slower than the renewal deadline plus one lock (pass maxAutoLockRenewalDurationInMs = the queue's LockDuration)",
+    triggeringFault: "slow-stripe",
+    howItFails:
+      "pass maxAutoLockRenewalDurationInMs = the queue's LockDuration: renewal stops, the lock lapses mid-call and a " +
+      "competing replica charges again with a new UUID",
   },
   {
     name: "receive-and-delete",
     file: "receive-and-delete.js",
     load: () => import("./receive-and-delete.js"),
-    failureMode: "receiveMode receiveAndDelete: the message is gone before the charge",
+    failureMode: "receiveMode receiveAndDelete: the message is deleted before the charge",
     expectedFailure: "lostBillings",
-    triggeringFault: "a replica killed afterClaim, or a Stripe 500 before commit",
+    triggeringFault: "kill-after-claim",
+    howItFails: "the broker deleted the message on delivery: nothing redelivers it (also: stripe-500)",
   },
 ];
