@@ -1,4 +1,5 @@
 // chargeguard/sandbox: local stand-ins for Azure Service Bus and Stripe, for the real SDKs, on 127.0.0.1.
 export * from "./clock.js";
+export * from "./keybrake/index.js";
 export * from "./servicebus/index.js";
 export * from "./stripe/index.js";
