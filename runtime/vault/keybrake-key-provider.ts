@@ -3,6 +3,7 @@
 // period. The Stripe SDK then talks to the proxy with the vault key; the proxy refuses over the cap (429) and
 // outside the allowlist (403), see `../stripe/create-payment-intent.ts`.
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
+import { systemClock, type Clock } from "../consumer-contract.js";
 import { VaultKeyError } from "./errors.js";
 
 export interface KeybrakeKeyProviderOptions {
@@ -15,6 +16,8 @@ export interface KeybrakeKeyProviderOptions {
   /** Days after the period's month a key stays valid, for late events; default 7. */
   graceDays?: number;
   allowedEndpoints?: string[];
+  /** For expiry; default the system clock. */
+  clock?: Clock;
 }
 
 interface CreateKeyResponse {
@@ -27,6 +30,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
   readonly #capMargin: number;
   readonly #graceDays: number;
   readonly #allowedEndpoints: string[];
+  readonly #clock: Clock;
   readonly #keys = new Map<string, Promise<string>>();
 
   constructor(options: KeybrakeKeyProviderOptions) {
@@ -44,6 +48,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     this.#capMargin = capMargin;
     this.#graceDays = options.graceDays ?? 7;
     this.#allowedEndpoints = options.allowedEndpoints ?? ["/v1/payment_intents"];
+    this.#clock = options.clock ?? systemClock;
   }
 
   keyFor(billingPeriod: string, request: KeyRequest): Promise<string> {
@@ -65,7 +70,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
       label: `chargeguard-${billingPeriod}`,
       daily_usd_cap: capCents(request.expectedTotalCents, this.#capMargin) / 100,
       allowed_endpoints: this.#allowedEndpoints,
-      expires_at: periodExpiry(billingPeriod, this.#graceDays).toISOString(),
+      expires_at: keyExpiry(billingPeriod, this.#graceDays, this.#clock.now()).toISOString(),
     };
     // Network failures and 5xx propagate as plain errors: transient, the message is retried later.
     const response = await fetch(`${this.apiBase}/vault/keys`, {
@@ -89,6 +94,14 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     }
     return parsed.vault_key;
   }
+}
+
+/**
+ * When a period's key expires: the grace days after the period's month, or, for a late event of a period already
+ * past that, one day from now (a short-lived key for the stragglers).
+ */
+export function keyExpiry(billingPeriod: string, graceDays: number, now: number): Date {
+  return new Date(Math.max(periodExpiry(billingPeriod, graceDays).getTime(), now + 86_400_000));
 }
 
 /** The first instant after `YYYY-MM`'s month, plus the grace days (UTC). */
