@@ -1,0 +1,136 @@
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { createRule } from "../create-rule.js";
+import { bindingOf } from "../utils/binding.js";
+import { moduleOrigin } from "../utils/module-origin.js";
+import { calleeName } from "../utils/static-name.js";
+import { staticNumber } from "../utils/static-number.js";
+import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "../utils/stripe-call-budget.js";
+
+export interface LockRenewalOptions {
+  /** The longest one Stripe call may take in this code base, in ms (overrides what the file's clients imply). */
+  stripeCallBudgetMs?: number;
+}
+
+/** `x as T`, `x satisfies T`: the value itself is used where the wrapper is. */
+function outermostValue(node: TSESTree.Node): { node: TSESTree.Node; parent: TSESTree.Node | undefined } {
+  let current = node;
+  while (
+    current.parent &&
+    (current.parent.type === AST_NODE_TYPES.TSAsExpression ||
+      current.parent.type === AST_NODE_TYPES.TSSatisfiesExpression ||
+      current.parent.type === AST_NODE_TYPES.TSNonNullExpression)
+  ) {
+    current = current.parent;
+  }
+  return { node: current, parent: current.parent };
+}
+
+const RECEIVER_CALLS = new Set(["createReceiver", "subscribe", "acceptSession", "acceptNextSession"]);
+const OPTION = "maxAutoLockRenewalDurationInMs";
+
+export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooShort" | "raiseRenewal">({
+  name: "lock-renewal-covers-stripe",
+  meta: {
+    type: "problem",
+    hasSuggestions: true,
+    docs: {
+      description: "Require Service Bus lock renewal to outlast the worst-case duration of a Stripe call",
+      recommended: true,
+    },
+    messages: {
+      renewalDisabled:
+        "maxAutoLockRenewalDurationInMs: 0 turns lock renewal off: a Stripe call that outlasts the queue's lock lets another consumer receive the message and charge again. Renew for at least {{budget}} ms ({{basis}}).",
+      renewalTooShort:
+        "maxAutoLockRenewalDurationInMs is {{value}} ms, shorter than one Stripe call can take ({{budget}} ms: {{basis}}): renewal stops while the charge is in flight, the lock lapses and another consumer charges again.",
+      raiseRenewal: "Renew for {{budget}} ms.",
+    },
+    schema: [
+      {
+        type: "object",
+        properties: {
+          stripeCallBudgetMs: {
+            type: "number",
+            minimum: 1,
+            description: "The longest one Stripe call may take in your code base, in ms; overrides the budget derived from the Stripe client options in the file.",
+          },
+        },
+        additionalProperties: false,
+      },
+    ],
+    defaultOptions: [{}],
+  },
+  create(context, [options]) {
+    const sourceCode = context.sourceCode;
+    const renewals: TSESTree.Property[] = [];
+    const clients: (TSESTree.NewExpression | TSESTree.CallExpression)[] = [];
+
+    function collectClient(node: TSESTree.NewExpression | TSESTree.CallExpression): void {
+      const name = calleeName(node);
+      if (node.callee.type !== AST_NODE_TYPES.CallExpression && (name === null || !/stripe/i.test(name))) return;
+      const origin = moduleOrigin(sourceCode, node.callee);
+      if (origin?.module === "stripe" && (origin.path.length === 0 || origin.path[0] === "Stripe")) clients.push(node);
+    }
+
+    function budget(): { ms: number; basis: string } | null {
+      if (options.stripeCallBudgetMs !== undefined) return { ms: options.stripeCallBudgetMs, basis: "the configured stripeCallBudgetMs" };
+      if (clients.length === 0) {
+        return {
+          ms: worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES),
+          basis: "stripe-node's defaults: 3 attempts of 80 s plus backoff",
+        };
+      }
+      const budgets = clients.map((client) => clientBudgetMs(sourceCode, client));
+      if (budgets.some((value) => value === null)) return null;
+      return { ms: Math.max(...(budgets as number[])), basis: "timeout x (maxNetworkRetries + 1) plus backoff of the Stripe client in this file" };
+    }
+
+    return {
+      NewExpression: collectClient,
+      CallExpression: collectClient,
+      Property(node) {
+        if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== OPTION || node.computed) return;
+        if (isReceiverOptions(node.parent)) renewals.push(node);
+      },
+      "Program:exit"() {
+        for (const property of renewals) {
+          const value = staticNumber(sourceCode, property.value);
+          if (value === null) continue;
+          const needed = budget();
+          if (value === 0) {
+            const data = { budget: String(needed?.ms ?? worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES)), basis: needed?.basis ?? "stripe-node's defaults" };
+            context.report({ node: property, messageId: "renewalDisabled", data, suggest: [raise(property, data.budget)] });
+          } else if (needed && value < needed.ms) {
+            const data = { value: String(value), budget: String(needed.ms), basis: needed.basis };
+            context.report({ node: property, messageId: "renewalTooShort", data, suggest: [raise(property, data.budget)] });
+          }
+        }
+      },
+    };
+
+    function raise(property: TSESTree.Property, budgetMs: string) {
+      return {
+        messageId: "raiseRenewal" as const,
+        data: { budget: budgetMs },
+        fix: (fixer: TSESLint.RuleFixer) =>
+          property.shorthand ? fixer.replaceText(property, `${OPTION}: ${budgetMs}`) : fixer.replaceText(property.value, budgetMs),
+      };
+    }
+
+    /** The object is passed to a receiver call, directly, through a `const`, or spread into one that is. */
+    function isReceiverOptions(object: TSESTree.Node | undefined, depth = 0): boolean {
+      if (!object || object.type !== AST_NODE_TYPES.ObjectExpression || depth > 4) return false;
+      const { node: value, parent } = outermostValue(object);
+      if (parent?.type === AST_NODE_TYPES.CallExpression) return parent.arguments.includes(value as never) && RECEIVER_CALLS.has(calleeName(parent) ?? "");
+      if (parent?.type === AST_NODE_TYPES.SpreadElement) return isReceiverOptions(parent.parent, depth + 1);
+      if (parent?.type === AST_NODE_TYPES.VariableDeclarator && parent.id.type === AST_NODE_TYPES.Identifier) {
+        const variable = bindingOf(sourceCode, parent.id)?.variable;
+        return (variable?.references ?? []).some((reference) => {
+          const use = outermostValue(reference.identifier).parent;
+          if (use?.type === AST_NODE_TYPES.CallExpression) return RECEIVER_CALLS.has(calleeName(use) ?? "");
+          return use?.type === AST_NODE_TYPES.SpreadElement && isReceiverOptions(use.parent, depth + 1);
+        });
+      }
+      return false;
+    }
+  },
+});

@@ -1,0 +1,69 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { createRule } from "../create-rule.js";
+import { analysisFor, type Analysis } from "../utils/analysis.js";
+import { describe } from "../utils/describe.js";
+import { moneyMovingCall } from "../utils/money-moving.js";
+import { firstReaching } from "../utils/reach.js";
+import { isSettlement } from "../utils/service-bus.js";
+import { calleeName } from "../utils/static-name.js";
+import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
+import { isFunction } from "../utils/walk.js";
+
+export default createRule<[TypeCheckedOption], "abandonAfterCharge">({
+  name: "no-abandon-on-stripe-error",
+  meta: {
+    type: "problem",
+    docs: {
+      description: "Disallow abandoning a Service Bus message when a Stripe charge in the same try may already exist",
+      recommended: true,
+    },
+    messages: {
+      abandonAfterCharge:
+        "abandonMessage() after a failed `{{charge}}`: the message is redelivered at once, with no backoff, while the charge may already exist (a timeout does not mean Stripe did nothing). Record the outcome, then complete, dead-letter, or reschedule the event with a backoff.",
+    },
+    schema: [typeCheckedSchema],
+    defaultOptions: [{ typeChecked: false }],
+  },
+  create(context, [options]) {
+    const analysis = analysisFor(context, options.typeChecked === true);
+    return {
+      CallExpression(node) {
+        if (!isSettlement(analysis, node, "abandonMessage")) return;
+        const charge = chargeThatFailed(analysis, node);
+        if (charge) {
+          context.report({ node, messageId: "abandonAfterCharge", data: { charge: describe(analysis.sourceCode, charge) } });
+        }
+      },
+    };
+  },
+});
+
+/**
+ * The money-moving call whose failure leads to `abandon`: in the `try` of an enclosing `catch`, or in the promise
+ * chain an enclosing `.catch(handler)` / `.then(_, handler)` handles.
+ */
+function chargeThatFailed(analysis: Analysis, abandon: TSESTree.CallExpression): TSESTree.Node | null {
+  let child: TSESTree.Node = abandon;
+  for (let current: TSESTree.Node | undefined = abandon.parent; current; child = current, current = current.parent) {
+    if (current.type === AST_NODE_TYPES.CatchClause) {
+      const charge = firstReaching(analysis, current.parent.block, moneyMovingCall);
+      if (charge) return charge;
+    }
+    if (isFunction(current)) {
+      const handled = promiseHandledBy(current);
+      if (handled) return firstReaching(analysis, handled, moneyMovingCall);
+      if (current.type !== AST_NODE_TYPES.ArrowFunctionExpression) return null;
+    }
+    if (current.type === AST_NODE_TYPES.TryStatement && child === current.finalizer) return null;
+  }
+  return null;
+}
+
+/** For `p.catch(handler)` or `p.then(onOk, handler)`, the promise expression `p` the handler handles. */
+function promiseHandledBy(handler: TSESTree.Node): TSESTree.Node | null {
+  const call = handler.parent;
+  if (call?.type !== AST_NODE_TYPES.CallExpression || call.callee.type !== AST_NODE_TYPES.MemberExpression) return null;
+  const method = calleeName(call);
+  const isHandler = (method === "catch" && call.arguments[0] === handler) || (method === "then" && call.arguments[1] === handler);
+  return isHandler ? call.callee.object : null;
+}

@@ -1,0 +1,59 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { createRule } from "../create-rule.js";
+import { analysisFor } from "../utils/analysis.js";
+import { describe } from "../utils/describe.js";
+import { staticName } from "../utils/static-name.js";
+import { staticText } from "../utils/static-text.js";
+import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
+import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
+
+export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock">({
+  name: "no-receive-and-delete",
+  meta: {
+    type: "problem",
+    hasSuggestions: true,
+    docs: {
+      description: "Disallow the receiveAndDelete receive mode in files that move money through Stripe",
+      recommended: true,
+    },
+    messages: {
+      receiveAndDelete:
+        'receiveMode "receiveAndDelete" removes the message when it is delivered, before `{{charge}}` runs and its outcome is recorded: a crash in between loses the billing event. Use "peekLock" and settle after the record is written.',
+      usePeekLock: 'Use receiveMode "peekLock".',
+    },
+    schema: [typeCheckedSchema],
+    defaultOptions: [{ typeChecked: false }],
+  },
+  create(context, [options]) {
+    const analysis = analysisFor(context, options.typeChecked === true);
+    const modes: TSESTree.Property[] = [];
+    let charge: TSESTree.CallExpression | null = null;
+    return {
+      Property(node) {
+        if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== "receiveMode" || node.computed) return;
+        if (staticText(analysis.sourceCode, node.value) === "receiveAndDelete") modes.push(node);
+      },
+      CallExpression(node) {
+        if (charge || node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
+        const method = staticName(node.callee);
+        if (method !== null && MONEY_MOVING_METHODS.has(method) && isMoneyMovingCall(analysis, node)) charge = node;
+      },
+      "Program:exit"() {
+        if (!charge) return;
+        const chargeText = describe(analysis.sourceCode, charge);
+        for (const mode of modes) {
+          const value = mode.value;
+          context.report({
+            node: value,
+            messageId: "receiveAndDelete",
+            data: { charge: chargeText },
+            suggest:
+              value.type === AST_NODE_TYPES.Literal
+                ? [{ messageId: "usePeekLock", fix: (fixer) => fixer.replaceText(value, `${value.raw[0] ?? '"'}peekLock${value.raw[0] ?? '"'}`) }]
+                : [],
+          });
+        }
+      },
+    };
+  },
+});

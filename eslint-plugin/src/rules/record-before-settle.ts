@@ -1,0 +1,85 @@
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { createRule } from "../create-rule.js";
+import { analysisFor, type Analysis } from "../utils/analysis.js";
+import { databaseWrite } from "../utils/database-write.js";
+import { describe } from "../utils/describe.js";
+import { mayRunAfter } from "../utils/flow-order.js";
+import { moneyMovingCall } from "../utils/money-moving.js";
+import { allReaching } from "../utils/reach.js";
+import { isSettlement } from "../utils/service-bus.js";
+import { calleeName } from "../utils/static-name.js";
+import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
+import { isFunction, type FunctionNode } from "../utils/walk.js";
+
+/** Calls that run their callback inside a database transaction (pg helpers, Prisma, Knex, Sequelize, TypeORM, PGlite). */
+const TRANSACTION = /^(\$?transaction|withTransaction|inTransaction|begin|tx|serializable)$/i;
+
+export default createRule<[TypeCheckedOption], "completeBeforeRecord" | "completeInsideTransaction">({
+  name: "record-before-settle",
+  meta: {
+    type: "problem",
+    docs: {
+      description: "Require the database write that records a Stripe charge to happen before the Service Bus message is completed",
+      recommended: true,
+    },
+    messages: {
+      completeBeforeRecord:
+        "completeMessage() runs after `{{charge}}` but before the write that records it (`{{write}}`, line {{line}}): a crash or failed write in between leaves a charge with no billing record, and nothing stops the resubmitted event from charging again. Record first, then complete.",
+      completeInsideTransaction:
+        "completeMessage() runs inside the transaction that records `{{charge}}`: a settlement is a network call a rollback cannot undo, so a failed commit leaves the message gone and the charge unrecorded. Complete after the transaction commits.",
+    },
+    schema: [typeCheckedSchema],
+    defaultOptions: [{ typeChecked: false }],
+  },
+  create(context, [options]) {
+    const analysis = analysisFor(context, options.typeChecked === true);
+    return {
+      CallExpression(node) {
+        if (!isSettlement(analysis, node, "completeMessage")) return;
+        const scopes = enclosingScopes(node);
+        const charge = scopes
+          .flatMap((fn) => allReaching(analysis, fn.body, moneyMovingCall))
+          .find((candidate) => mayRunAfter(candidate, node));
+        if (!charge) return;
+        const chargeText = describe(analysis.sourceCode, charge);
+        const write = scopes
+          .flatMap((fn) => allReaching(analysis, fn.body, databaseWrite))
+          .find((candidate) => mayRunAfter(node, candidate));
+        if (write) {
+          context.report({
+            node,
+            messageId: "completeBeforeRecord",
+            data: { charge: chargeText, write: describe(analysis.sourceCode, write), line: write.loc.start.line },
+          });
+          return;
+        }
+        if (scopes.some((fn) => isTransactionCallback(fn) && writesInside(analysis, fn))) {
+          context.report({ node, messageId: "completeInsideTransaction", data: { charge: chargeText } });
+        }
+      },
+    };
+  },
+});
+
+/**
+ * The function that runs the settlement, and the functions around it while it is a transaction callback (the
+ * charge and the record may sit outside the callback).
+ */
+function enclosingScopes(node: TSESTree.Node): FunctionNode[] {
+  const scopes: FunctionNode[] = [];
+  for (let current = node.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    scopes.push(current);
+    if (!isTransactionCallback(current)) break;
+  }
+  return scopes;
+}
+
+function isTransactionCallback(fn: FunctionNode): boolean {
+  const call = fn.parent;
+  return call?.type === AST_NODE_TYPES.CallExpression && call.arguments.includes(fn as TSESTree.CallExpressionArgument) && TRANSACTION.test(calleeName(call) ?? "");
+}
+
+function writesInside(analysis: Analysis, fn: FunctionNode): boolean {
+  return allReaching(analysis, fn.body, databaseWrite).length > 0;
+}

@@ -1,0 +1,46 @@
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import { bindingOf } from "./binding.js";
+import { staticName } from "./static-name.js";
+import { staticNumber } from "./static-number.js";
+import { unwrap } from "./unwrap.js";
+
+/** stripe-node's defaults (stripe 23): 80 s per attempt, 2 retries, backoff capped at 5 s per retry. */
+export const STRIPE_DEFAULT_TIMEOUT_MS = 80_000;
+export const STRIPE_DEFAULT_MAX_NETWORK_RETRIES = 2;
+const MAX_RETRY_DELAY_MS = 5_000;
+
+/** The longest one Stripe call can take: every attempt times out, with the longest backoff between them. */
+export function worstCaseCallMs(timeoutMs: number, maxNetworkRetries: number): number {
+  return timeoutMs * (maxNetworkRetries + 1) + MAX_RETRY_DELAY_MS * maxNetworkRetries;
+}
+
+/**
+ * The worst-case call duration a Stripe client constructed as `new Stripe(key, options)` allows, or `null` when
+ * its options are not known statically.
+ */
+export function clientBudgetMs(sourceCode: Readonly<TSESLint.SourceCode>, construction: TSESTree.NewExpression | TSESTree.CallExpression): number | null {
+  const optionsArgument = construction.arguments[1];
+  if (!optionsArgument) return worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES);
+  const options = objectLiteral(sourceCode, optionsArgument);
+  if (!options) return null;
+  let timeout: number | null = STRIPE_DEFAULT_TIMEOUT_MS;
+  let retries: number | null = STRIPE_DEFAULT_MAX_NETWORK_RETRIES;
+  for (const property of options.properties) {
+    if (property.type === AST_NODE_TYPES.SpreadElement) return null;
+    const name = staticName(property);
+    if (name === "timeout") timeout = staticNumber(sourceCode, property.value);
+    if (name === "maxNetworkRetries") retries = staticNumber(sourceCode, property.value);
+  }
+  return timeout === null || retries === null ? null : worstCaseCallMs(timeout, retries);
+}
+
+function objectLiteral(sourceCode: Readonly<TSESLint.SourceCode>, node: TSESTree.Node): TSESTree.ObjectExpression | null {
+  const target = unwrap(node);
+  if (target.type === AST_NODE_TYPES.ObjectExpression) return target;
+  if (target.type !== AST_NODE_TYPES.Identifier) return null;
+  const declarator = bindingOf(sourceCode, target)?.definition.node;
+  if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
+    return objectLiteral(sourceCode, declarator.init);
+  }
+  return null;
+}
