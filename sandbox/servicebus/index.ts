@@ -1,1 +1,9 @@
-export {};
+// The Service Bus emulator: an AMQP 1.0 broker on rhea for the unmodified @azure/service-bus SDK.
+export { startServiceBusEmulator, type ServiceBusEmulator, type ServiceBusEmulatorOptions } from "./emulator.js";
+export type { FaultAction, FaultOperation, FaultRule, InjectedFault, ServiceBusFaults } from "./faults.js";
+export {
+  queueOptionsFromTuning,
+  type EmulatedQueueOptions,
+  type QueueTuningSettings,
+} from "./options.js";
+export type { MessageSnapshot, QueueSnapshot } from "./snapshot.js";
