@@ -287,13 +287,15 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 }
 
 /** The body as text; `undefined` past the size limit. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBodyBytes) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBodyBytes) chunks.push(chunk);
+    });
+    req.once("end", () => resolve(size > maxBodyBytes ? undefined : chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    req.once("error", reject);
+  });
 }

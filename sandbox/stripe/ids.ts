@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -22,7 +22,8 @@ export class IdGenerator {
     return `${prefix}_${this.#run}${this.#counter.toString(36).padStart(6, "0")}`;
   }
 
+  /** For client secrets: unguessable enough for a sandbox, and randomUUID draws from a cached entropy pool. */
   secret(): string {
-    return randomAlphanumeric(24);
+    return randomUUID().replaceAll("-", "");
   }
 }
