@@ -1,2 +1,46 @@
-// chargeguard/infra: public entry point (filled in by its issue).
-export {};
+// chargeguard/infra: Pulumi components for Service Bus queues safe for Stripe billing, the tuning maths they are
+// computed from, and the stack config loader. The tuning and config modules are pure and can be imported alone
+// (../infra/tuning.js, ../infra/load-stack-config.js) without loading Pulumi or the Azure SDK.
+export { BillingNamespace, type BillingNamespaceArgs, type BillingAlertReceivers } from "./components/billing-namespace.js";
+export { BillingQueue, type BillingQueueArgs, type AccessGrant, type PrincipalType } from "./components/billing-queue.js";
+export {
+  tuneQueue,
+  worstCaseStripeMs,
+  deliveryBudgetMs,
+  coverageProblems,
+  stripeBackoffMs,
+  TuningError,
+  LOCK_MIN_MS,
+  LOCK_MAX_MS,
+  MIN_DELIVERY_COUNT,
+  MAX_DELIVERY_COUNT,
+  type StripeBudget,
+  type LatencyBudget,
+  type ConsumerSettings,
+  type QueueTuning,
+} from "./tuning.js";
+export { parseIsoDuration, formatIsoDuration, DurationFormatError } from "./iso-duration.js";
+export {
+  loadStackConfig,
+  readStackConfigFile,
+  toPulumiConfig,
+  fromPulumiConfig,
+  type StackConfigLocation,
+  type StackConfigFile,
+  type LoadedStackConfig,
+} from "./load-stack-config.js";
+export {
+  parseStackConfig,
+  StackConfigError,
+  PROJECT,
+  type StackConfig,
+  type QueueConfig,
+  type NamespaceConfig,
+  type AlertsConfig,
+  type Sku,
+} from "./stack-config.js";
+export { decodeQueueMetadata, encodeQueueMetadata, type BillingQueueMetadata } from "./queue-metadata.js";
+export { queueAlertSpecs, defaultSeverities, type AlertSeverities, type QueueAlertSpec } from "./alert-specs.js";
+export { builtInRoles } from "./access.js";
+export { defineStack, buildStack, type BuiltStack } from "./program/stack.js";
+export { billingPolicies } from "./policy/policies.js";

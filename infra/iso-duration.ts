@@ -62,10 +62,11 @@ export function formatIsoDuration(ms: number): string {
   return `P${days ? `${days}D` : ""}${time ? `T${time}` : ""}`;
 }
 
-/** Plain words for a duration in logs and explanations: 91500 -> "91.5 s", 1209600000 -> "14 days". */
+/** Plain words for a duration in logs and explanations: 91500 -> "91.5 s", 10470000 -> "2.9 h", 1209600000 -> "14 days". */
 export function describeMs(ms: number): string {
+  const round = (value: number) => Number(value.toFixed(1));
   if (ms >= MS.day && ms % MS.day === 0) return `${ms / MS.day} day${ms === MS.day ? "" : "s"}`;
-  if (ms >= MS.hour && ms % MS.hour === 0) return `${ms / MS.hour} h`;
-  if (ms >= 10 * MS.minute && ms % MS.minute === 0) return `${ms / MS.minute} min`;
+  if (ms >= MS.hour) return `${round(ms / MS.hour)} h`;
+  if (ms >= 10 * MS.minute) return `${round(ms / MS.minute)} min`;
   return `${Number((ms / MS.second).toFixed(3))} s`;
 }

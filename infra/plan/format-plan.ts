@@ -1,0 +1,129 @@
+// The readable plan: one row per queue, built from the resources the program registered (not from the config),
+// so the table shows what `pulumi up` would create.
+import { basename } from "node:path";
+import { builtInRoles } from "../access.js";
+import { describeMs } from "../iso-duration.js";
+import { billingPolicies } from "../policy/policies.js";
+import { decodeQueueMetadata } from "../queue-metadata.js";
+import type { MockedResource } from "./azure-mocks.js";
+import type { Plan } from "./run-plan.js";
+
+const roleNames: Record<string, string> = {
+  [builtInRoles.serviceBusDataReceiver]: "Data Receiver",
+  [builtInRoles.serviceBusDataSender]: "Data Sender",
+};
+
+const alertLabels: Record<string, string> = {
+  DeadletteredMessages: "dead-lettered",
+  ThrottledRequests: "throttled",
+  ServerErrors: "server errors",
+  AbandonMessage: "abandoned",
+  ActiveMessages: "backlog",
+};
+
+interface Criterion {
+  metricName?: string;
+  threshold?: number;
+  dimensions?: { name?: string; values?: string[] }[];
+}
+
+const criteriaOf = (alert: MockedResource) =>
+  ((alert.inputs.criteria as { allOf?: Criterion[] } | undefined)?.allOf ?? []);
+
+function watches(alert: MockedResource, queueName: string): boolean {
+  return criteriaOf(alert).some((criterion) =>
+    (criterion.dimensions ?? []).some((d) => d.name === "EntityName" && (d.values ?? []).includes(queueName)),
+  );
+}
+
+/** Lays out rows whose cells may hold several lines, columns padded to their widest line. */
+export function table(header: string[], rows: string[][]): string {
+  const cells = [header, ...rows].map((row) => row.map((cell) => cell.split("\n")));
+  const widths = header.map((_, column) => Math.max(...cells.flatMap((row) => (row[column] ?? []).map((line) => line.length))));
+  const lines: string[] = [];
+  for (const row of cells) {
+    const height = Math.max(...row.map((cell) => cell.length));
+    for (let line = 0; line < height; line++) {
+      lines.push(row.map((cell, column) => (cell[line] ?? "").padEnd(widths[column] ?? 0)).join("  ").trimEnd());
+    }
+  }
+  return lines.join("\n");
+}
+
+function renewalText(consumerRenewalMs: number | undefined): string {
+  if (consumerRenewalMs === undefined) return "unknown (no budget)";
+  if (consumerRenewalMs === 0) return "none: lock covers it";
+  return `${consumerRenewalMs} ms (${describeMs(consumerRenewalMs)})`;
+}
+
+export function formatPlan(plan: Plan): string {
+  const { report, mocked, config } = plan;
+  const ofType = (type: string) => mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
+  const namespace = ofType("servicebus:Namespace")[0];
+  const actionGroup = ofType("monitor:ActionGroup")[0];
+  const alerts = ofType("monitor:MetricAlert");
+  const roles = ofType("authorization:RoleAssignment");
+  const rules = ofType("servicebus:QueueAuthorizationRule");
+
+  const rows = ofType("servicebus:Queue").map((queue) => {
+    const name = String(queue.inputs.queueName ?? queue.name);
+    const metadata = decodeQueueMetadata(queue.inputs.userMetadata);
+    const planned = report.queues.find((q) => q.name === name);
+    const alertLines = alerts
+      .filter((alert) => watches(alert, name))
+      .map((alert) => {
+        const criterion = criteriaOf(alert)[0];
+        const metric = criterion?.metricName ?? "?";
+        const threshold = criterion?.threshold ? ` > ${criterion.threshold}` : "";
+        const actions = Array.isArray(alert.inputs.actions) && alert.inputs.actions.length > 0 ? "" : " (no action group)";
+        return `${alertLabels[metric] ?? metric}${threshold} sev ${String(alert.inputs.severity)}${actions}`;
+      });
+    const accessLines = [
+      ...roles
+        .filter((role) => role.inputs.scope === queue.id)
+        .map((role) => {
+          const guid = String(role.inputs.roleDefinitionId ?? "").split("/").pop() ?? "";
+          return `${roleNames[guid] ?? `role ${guid}`}: ${String(role.inputs.principalId)}`;
+        }),
+      ...rules
+        .filter((rule) => rule.inputs.queueName === name)
+        .map((rule) => `${(rule.inputs.rights as string[]).join("+")}-only SAS rule ${String(rule.inputs.authorizationRuleName)}`),
+    ];
+    return [
+      name,
+      String(queue.inputs.lockDuration ?? "PT1M (Azure default)"),
+      String(queue.inputs.maxDeliveryCount ?? "10 (Azure default)"),
+      renewalText(metadata?.consumer.maxAutoLockRenewalDurationInMs),
+      planned ? describeMs(planned.worstCaseStripeMs) : "?",
+      alertLines.join("\n") || "none",
+      accessLines.join("\n") || "none",
+    ];
+  });
+
+  const counts = new Map<string, number>();
+  for (const resource of report.resources) {
+    const short = resource.type.split(":").pop() ?? resource.type;
+    counts.set(short, (counts.get(short) ?? 0) + 1);
+  }
+  const ns = config.namespace;
+  const receivers = `${config.alerts.emails.length} e-mail, ${config.alerts.webhooks.length} webhook`;
+  const mandatory = report.violations.filter((v) => v.level === "mandatory");
+  const lines = [
+    `Stack ${report.stack} (${basename(plan.file)}), planned offline under Pulumi mocks: no cloud calls.`,
+    `Namespace ${String(namespace?.inputs.namespaceName ?? ns.name)}: ${ns.sku}, TLS >= ${ns.minimumTlsVersion}, local auth ${ns.disableLocalAuth ? "off (Entra ID only)" : "on (queue-level SAS rules)"}, public network ${ns.publicNetworkAccess}, ${config.location}, resource group ${config.resourceGroupName}.`,
+    actionGroup
+      ? `Alerts notify action group ${String(actionGroup.inputs.actionGroupName)} (${receivers}).`
+      : "Alerts notify nobody: no e-mail or webhook receivers configured.",
+    `${report.resources.length} resources: ${[...counts].map(([type, count]) => `${count} ${type}`).join(", ")}.`,
+    "",
+    table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], rows),
+    "",
+  ];
+  if (report.violations.length === 0) {
+    lines.push(`Policies: ${billingPolicies.length} checked, all passed.`);
+  } else {
+    lines.push(`Policies: ${billingPolicies.length} checked, ${report.violations.length} violation(s), ${mandatory.length} mandatory.`);
+    for (const v of report.violations) lines.push(`  [${v.level}] ${v.policy} on ${v.resource}: ${v.message}`);
+  }
+  return lines.join("\n");
+}

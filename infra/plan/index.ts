@@ -1,0 +1,13 @@
+// The offline plan (`chargeguard plan`): run the stack program under Pulumi mocks and check it with the policies.
+export { planStack, type Plan, type PlanOptions, type PlanReport, type PlannedQueue, type PlannedResource } from "./run-plan.js";
+export { formatPlan } from "./format-plan.js";
+export { runPolicies, resourceArgs, stackArgs, type PolicyTarget, type Violation } from "./policy-args.js";
+export { azureMocks, PLAN_SUBSCRIPTION_ID, type MockedResource } from "./azure-mocks.js";
+export { StackConfigError } from "../stack-config.js";
+
+import type { PlanReport } from "./run-plan.js";
+
+/** 0: clean (advisories allowed); 1: a mandatory policy failed. Invalid config is 2 (see the CLI). */
+export function planExitCode(report: PlanReport): number {
+  return report.violations.some((violation) => violation.level === "mandatory") ? 1 : 0;
+}

@@ -1,0 +1,107 @@
+// The offline plan: runs the stack program under Pulumi mocks with a stack's config, collects what it would
+// create, and checks it with the policy pack. No cloud credentials, no Pulumi CLI.
+import * as pulumi from "@pulumi/pulumi";
+import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from "../load-stack-config.js";
+import { billingPolicies } from "../policy/policies.js";
+import { defineStack } from "../program/stack.js";
+import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
+import type { ConsumerSettings } from "../tuning.js";
+import { azureMocks, type MockedResource } from "./azure-mocks.js";
+import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
+
+export interface PlannedResource {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+}
+
+export interface PlannedQueue {
+  name: string;
+  lockDuration: string;
+  maxDeliveryCount: number;
+  worstCaseStripeMs: number;
+  consumer: ConsumerSettings;
+}
+
+/** What `chargeguard plan --json` prints. */
+export interface PlanReport {
+  stack: string;
+  resources: PlannedResource[];
+  queues: PlannedQueue[];
+  violations: Violation[];
+}
+
+export interface Plan {
+  report: PlanReport;
+  file: string;
+  config: StackConfig;
+  /** Every registered resource with what the mocks answered (ids, Azure names). */
+  mocked: MockedResource[];
+}
+
+export interface PlanOptions extends StackConfigLocation {
+  /** Per-policy config, as in a policy pack's config file, e.g. { "servicebus-local-auth-disabled-in-prod": { productionStacks: ["prod"] } }. */
+  policyConfig?: Record<string, Record<string, unknown>>;
+}
+
+interface StackOutputs {
+  queues: Record<string, PlannedQueue & { childIds: string[] }>;
+}
+
+const byTypeThenName = (a: PlannedResource, b: PlannedResource) =>
+  a.type.localeCompare(b.type) || a.name.localeCompare(b.name);
+
+// Pulumi mocks are process-wide: plans in one process run one after another.
+let previous: Promise<unknown> = Promise.resolve();
+
+/** Plans a stack offline. Throws a StackConfigError (every problem listed) for an invalid config. */
+export function planStack(options: PlanOptions): Promise<Plan> {
+  const run = previous.then(() => planUnderMocks(options));
+  previous = run.catch(() => undefined);
+  return run;
+}
+
+async function planUnderMocks(options: PlanOptions): Promise<Plan> {
+  const { stack, file, values } = readStackConfigFile(options);
+  const config = parseStackConfig(values, file);
+
+  const mocked: MockedResource[] = [];
+  await pulumi.runtime.setMocks(azureMocks((resource) => mocked.push(resource)), PROJECT, stack, false);
+  pulumi.runtime.setAllConfig(toPulumiConfig(values));
+  // Every child's id is among the outputs, so once they resolve every resource has been registered.
+  const outputs = await new Promise<StackOutputs>((resolve) => {
+    pulumi.output(defineStack()).apply((resolved) => {
+      resolve(resolved as unknown as StackOutputs);
+      return resolved;
+    });
+  });
+
+  const custom = mocked.filter((resource) => resource.custom);
+  const targets: PolicyTarget[] = custom.map((resource) => ({
+    type: resource.type,
+    name: resource.name,
+    urn: urnOf(stack, PROJECT, resource.type, resource.name),
+    inputs: resource.inputs,
+    outputs: resource.state,
+  }));
+  const violations = await runPolicies(billingPolicies, targets, options.policyConfig, stack);
+
+  const queues = config.queues.map((queue): PlannedQueue => {
+    const output = outputs.queues[queue.name];
+    if (!output) throw new Error(`the program built no queue ${queue.name}`);
+    const { lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer } = output;
+    return { name: queue.name, lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
+  });
+
+  return {
+    report: {
+      stack,
+      resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs })).sort(byTypeThenName),
+      queues,
+      violations,
+    },
+    file,
+    config,
+    mocked,
+  };
+}

@@ -1,0 +1,281 @@
+// The stack configuration of the per-environment Pulumi project (Pulumi.<stack>.yaml), validated strictly.
+// Free of Pulumi imports: the `chargeguard sandbox` and `plan` commands read stacks without loading the Azure SDK.
+// Every problem is collected (unknown keys, wrong types, `P5M` locks, budgets that cannot be made safe) and
+// reported together, one sentence each.
+import { z } from "zod";
+import { DEFAULT_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
+import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "./tuning.js";
+
+/** The Pulumi project name: config keys are `chargeguard:<key>`. */
+export const PROJECT = "chargeguard";
+export const skus = ["Basic", "Standard", "Premium"] as const;
+export type Sku = (typeof skus)[number];
+
+export class StackConfigError extends Error {
+  override readonly name = "StackConfigError";
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `${source} has ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+    );
+  }
+}
+
+const wholeNumber = (what: string) => z.int({ error: `expected a whole number of ${what}` });
+const severity = z.int({ error: "expected a whole number" }).min(0).max(4, { error: "Azure Monitor severities run from 0 (critical) to 4 (verbose)" });
+
+const principalType = z.enum(["ServicePrincipal", "User", "Group"], {
+  error: "expected ServicePrincipal (managed identities, the default), User or Group",
+});
+
+const stripeSchema = z.strictObject({
+  timeoutMs: wholeNumber("milliseconds"),
+  maxNetworkRetries: wholeNumber("retries"),
+  threeDsP99Ms: wholeNumber("milliseconds").optional(),
+});
+
+const queueSchema = z.strictObject({
+  name: z
+    .string({ error: "expected the queue's name as a string" })
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,258}[A-Za-z0-9])?$/, {
+      error: "a queue name is 1-260 letters, digits, '.', '-' or '_', starting and ending with a letter or digit",
+    }),
+  stripe: stripeSchema,
+  processingMs: wholeNumber("milliseconds").optional(),
+  safetyMarginMs: wholeNumber("milliseconds").optional(),
+  maxDeliveryCount: wholeNumber("deliveries").optional(),
+  renewal: z.boolean({ error: "expected true or false" }).optional(),
+  lockDuration: z.string({ error: 'expected an ISO 8601 duration such as "PT2M"' }).optional(),
+  consumerPrincipalId: z.guid({ error: "expected the consumer's Entra object id (a GUID)" }).optional(),
+  producerPrincipalId: z.guid({ error: "expected the producer's Entra object id (a GUID)" }).optional(),
+  consumerPrincipalType: principalType.optional(),
+  producerPrincipalType: principalType.optional(),
+});
+
+const namespaceSchema = z.strictObject({
+  name: z
+    .string({ error: "expected the namespace name as a string" })
+    .regex(/^[A-Za-z][A-Za-z0-9-]{4,48}[A-Za-z0-9]$/, {
+      error: "a namespace name is 6-50 letters, digits or hyphens, starting with a letter and ending with a letter or digit",
+    })
+    .refine((name) => !/-(sb|mgmt)$/i.test(name), { error: 'a namespace name cannot end with "-sb" or "-mgmt"' }),
+  sku: z.enum(skus, { error: `expected one of ${skus.join(", ")}` }),
+  capacity: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(8), z.literal(16)], {
+    error: "Premium capacity (messaging units) is 1, 2, 4, 8 or 16",
+  }).optional(),
+  disableLocalAuth: z.boolean({ error: "expected true or false" }).optional(),
+  publicNetworkAccess: z.enum(["Enabled", "Disabled", "SecuredByPerimeter"], {
+    error: "expected Enabled, Disabled or SecuredByPerimeter",
+  }).optional(),
+  minimumTlsVersion: z.enum(["1.2", "1.3"], { error: 'expected "1.2" or "1.3" (older TLS is refused)' }).optional(),
+  zoneRedundant: z.boolean({ error: "expected true or false" }).optional(),
+  logAnalyticsWorkspaceId: z
+    .string({ error: "expected a Log Analytics workspace resource id" })
+    .regex(/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.OperationalInsights\/workspaces\/[^/]+$/i, {
+      error: "expected /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>",
+    })
+    .optional(),
+});
+
+const alertsSchema = z.strictObject({
+  emails: z.array(z.email({ error: "expected an e-mail address" }), { error: "expected a list of e-mail addresses" }).optional(),
+  webhooks: z
+    .array(
+      z.strictObject({
+        name: z.string({ error: "expected a receiver name" }).min(1),
+        url: z.url({ protocol: /^https$/, error: "expected an https:// URL" }),
+      }),
+      { error: "expected a list of { name, url }" },
+    )
+    .optional(),
+  actionGroupShortName: z.string().min(1).max(12, { error: "Azure limits an action group's short name to 12 characters" }).optional(),
+  backlogThreshold: wholeNumber("messages").min(1).optional(),
+  severities: z
+    .strictObject({
+      deadLettered: severity.optional(),
+      throttled: severity.optional(),
+      serverErrors: severity.optional(),
+      abandoned: severity.optional(),
+      backlog: severity.optional(),
+    })
+    .optional(),
+});
+
+export type NamespaceInput = z.infer<typeof namespaceSchema>;
+export type QueueInput = z.infer<typeof queueSchema>;
+export type AlertsInput = z.infer<typeof alertsSchema>;
+
+export interface NamespaceConfig {
+  name: string;
+  sku: Sku;
+  capacity?: number;
+  disableLocalAuth: boolean;
+  publicNetworkAccess: "Enabled" | "Disabled" | "SecuredByPerimeter";
+  minimumTlsVersion: "1.2" | "1.3";
+  zoneRedundant?: boolean;
+  logAnalyticsWorkspaceId?: string;
+}
+
+export interface AlertsConfig {
+  emails: string[];
+  webhooks: { name: string; url: string }[];
+  actionGroupShortName: string;
+  backlogThreshold: number;
+  severities: AlertSeverities;
+}
+
+export interface QueueConfig extends QueueInput {
+  /** The latency budget handed to tuneQueue (the queue's stripe/processing/... fields). */
+  budget: LatencyBudget;
+  tuning: QueueTuning;
+}
+
+export interface StackConfig {
+  location: string;
+  resourceGroupName: string;
+  namespace: NamespaceConfig;
+  alerts: AlertsConfig;
+  queues: QueueConfig[];
+}
+
+
+const KNOWN_KEYS = ["resourceGroupName", "namespace", "alerts", "queues"] as const;
+const LOCATION_KEY = "azure-native:location";
+
+function pathOf(key: string, path: PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, part) => (typeof part === "number" ? `${text}[${part}]` : `${text}.${String(part)}`),
+    key,
+  );
+}
+
+function issuesOf(key: string, error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return `${pathOf(key, issue.path)}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    }
+    return `${pathOf(key, issue.path)}: ${issue.message}`;
+  });
+}
+
+function budgetOf(queue: QueueInput): LatencyBudget {
+  const { stripe, processingMs, safetyMarginMs, maxDeliveryCount, renewal, lockDuration } = queue;
+  const budget: LatencyBudget = { stripe };
+  if (processingMs !== undefined) budget.processingMs = processingMs;
+  if (safetyMarginMs !== undefined) budget.safetyMarginMs = safetyMarginMs;
+  if (maxDeliveryCount !== undefined) budget.maxDeliveryCount = maxDeliveryCount;
+  if (renewal !== undefined) budget.renewal = renewal;
+  if (lockDuration !== undefined) budget.lockDuration = lockDuration;
+  return budget;
+}
+
+/**
+ * Validates stack config values keyed as Pulumi keys them (`chargeguard:queues`, `azure-native:location`).
+ * Values are already structured (YAML-parsed, or JSON-decoded from Pulumi's config strings).
+ * Throws a StackConfigError listing every problem.
+ */
+export function parseStackConfig(values: Record<string, unknown>, source = "stack config"): StackConfig {
+  const problems: string[] = [];
+  for (const key of Object.keys(values)) {
+    const [namespace, name, ...rest] = key.split(":");
+    if (name === undefined || rest.length > 0) {
+      problems.push(`${key}: config keys are "<namespace>:<key>", e.g. "${PROJECT}:queues"`);
+    } else if (namespace === PROJECT && !(KNOWN_KEYS as readonly string[]).includes(name)) {
+      problems.push(`${key}: unknown key (known: ${KNOWN_KEYS.map((k) => `${PROJECT}:${k}`).join(", ")})`);
+    }
+  }
+
+  const location = values[LOCATION_KEY];
+  if (typeof location !== "string" || location.trim() === "") {
+    problems.push(`${LOCATION_KEY}: required, the Azure region as a string (e.g. westeurope)`);
+  }
+
+  const resourceGroupName = values[`${PROJECT}:resourceGroupName`];
+  if (typeof resourceGroupName !== "string" || !/^[-\w.()]{1,89}[-\w()]$/.test(resourceGroupName)) {
+    problems.push(
+      `${PROJECT}:resourceGroupName: required, 1-90 letters, digits, '-', '_', '.', '(' or ')' not ending in '.' (got ${JSON.stringify(resourceGroupName)})`,
+    );
+  }
+
+  const section = <T>(key: string, schema: z.ZodType<T>, required: boolean): T | undefined => {
+    const value = values[`${PROJECT}:${key}`];
+    if (value === undefined) {
+      if (required) problems.push(`${PROJECT}:${key}: required`);
+      return undefined;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      problems.push(...issuesOf(`${PROJECT}:${key}`, parsed.error));
+      return undefined;
+    }
+    return parsed.data;
+  };
+  const namespace = section("namespace", namespaceSchema, true);
+  const alerts = section("alerts", alertsSchema, false) ?? {};
+
+  if (namespace && namespace.sku !== "Premium") {
+    if (namespace.capacity !== undefined) problems.push(`${PROJECT}:namespace.capacity: only Premium namespaces have messaging units`);
+    if (namespace.zoneRedundant !== undefined) problems.push(`${PROJECT}:namespace.zoneRedundant: only Premium namespaces choose zone redundancy`);
+  }
+
+  const queues: QueueConfig[] = [];
+  const rawQueues = values[`${PROJECT}:queues`];
+  if (rawQueues === undefined) {
+    problems.push(`${PROJECT}:queues: required, a list of at least one queue`);
+  } else if (!Array.isArray(rawQueues) || rawQueues.length === 0) {
+    problems.push(`${PROJECT}:queues: expected a list of at least one queue`);
+  } else {
+    const seen = new Map<string, number>();
+    rawQueues.forEach((raw, index) => {
+      const key = `${PROJECT}:queues[${index}]`;
+      const parsed = queueSchema.safeParse(raw);
+      if (!parsed.success) {
+        problems.push(...issuesOf(key, parsed.error));
+        return;
+      }
+      const queue = parsed.data;
+      const label = `${key} (${queue.name})`;
+      const first = seen.get(queue.name.toLowerCase());
+      if (first !== undefined) {
+        problems.push(`${label}: the name repeats queues[${first}] (Service Bus names are case-insensitive)`);
+      } else {
+        seen.set(queue.name.toLowerCase(), index);
+      }
+      const budget = budgetOf(queue);
+      try {
+        const tuning = tuneQueue(budget);
+        if (namespace?.sku === "Basic" && tuning.defaultMessageTimeToLiveMs > MIN_TTL_MS) {
+          problems.push(
+            `${label}: all deliveries could hold a message for longer than Basic's 14-day TTL (${tuning.defaultMessageTimeToLive}): use Standard or Premium, or lower maxDeliveryCount or the Stripe budget`,
+          );
+        }
+        queues.push({ ...queue, budget, tuning });
+      } catch (error) {
+        if (!(error instanceof TuningError)) throw error;
+        problems.push(...error.problems.map((problem) => `${label}: ${problem}`));
+      }
+    });
+  }
+
+  if (problems.length > 0 || !namespace) throw new StackConfigError(source, problems);
+  return {
+    location: location as string,
+    resourceGroupName: resourceGroupName as string,
+    namespace: {
+      ...namespace,
+      disableLocalAuth: namespace.disableLocalAuth ?? true,
+      publicNetworkAccess: namespace.publicNetworkAccess ?? "Enabled",
+      minimumTlsVersion: namespace.minimumTlsVersion ?? "1.2",
+    },
+    alerts: {
+      emails: alerts.emails ?? [],
+      webhooks: alerts.webhooks ?? [],
+      actionGroupShortName: alerts.actionGroupShortName ?? "billing",
+      backlogThreshold: alerts.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD,
+      severities: { ...defaultSeverities, ...alerts.severities },
+    },
+    queues,
+  };
+}
