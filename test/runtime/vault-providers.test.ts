@@ -8,6 +8,7 @@ import { createPaymentIntent } from "../../runtime/stripe/create-payment-intent.
 import { buildPaymentIntentParams } from "../../runtime/stripe/payment-intent-params.js";
 import { EnvironmentKeyProvider } from "../../runtime/vault/environment-key-provider.js";
 import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../runtime/vault/errors.js";
+import type { VaultKeyProvider } from "../../runtime/vault/key-provider.js";
 import { capCents, KeybrakeKeyProvider, keyExpiry, periodExpiry } from "../../runtime/vault/keybrake-key-provider.js";
 
 let stripe: StripeEmulator;
@@ -102,7 +103,7 @@ describe("KeybrakeKeyProvider against the Keybrake stand-in", () => {
 
 describe("EnvironmentKeyProvider", () => {
   it("serves a restricted key for every period", async () => {
-    const provider = new EnvironmentKeyProvider({ env: { STRIPE_API_KEY: "rk_test_sandbox" } });
+    const provider: VaultKeyProvider = new EnvironmentKeyProvider({ env: { STRIPE_API_KEY: "rk_test_sandbox" } });
     expect(await provider.keyFor("2026-10", { expectedTotalCents: 1 })).toBe("rk_test_sandbox");
   });
 

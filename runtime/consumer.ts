@@ -1,0 +1,173 @@
+// The billing consumer: a Service Bus `subscribe` loop running the billing flow per message, with the settings
+// that must agree (lock renewal deadline, Stripe timeout and retries, guard lease) taken from one queue tuning.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { DefaultAzureCredential } from "@azure/identity";
+import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
+import type Stripe from "stripe";
+import { deliveryBudgetMs, worstCaseStripeMs, type QueueTuning } from "../infra/tuning.js";
+import { createBillingHandler } from "./billing-handler.js";
+import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
+import { BillingGuard } from "./guard/billing-guard.js";
+import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
+import { createStripeClient } from "./stripe/client.js";
+import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
+import type { VaultKeyProvider } from "./vault/key-provider.js";
+
+export interface BillingConsumerOptions extends ConsumerContext {
+  /** The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. */
+  tuning?: Pick<QueueTuning, "consumer">;
+  /** The stable key's scope; default "billing". */
+  scope?: string;
+  /** Attempts before an unknown outcome is dead-lettered; default 8. */
+  maxAttempts?: number;
+  /** Backoff of scheduled retries; default 5 s doubling up to 15 min. */
+  retryPolicy?: Partial<RetryPolicy>;
+  /** Per-period Stripe keys; default: `stripe.apiKey` for every period (EnvironmentKeyProvider). */
+  keyProvider?: VaultKeyProvider;
+  /** A period's expected total, sizing its vault key's cap; default `periodCapCents`. */
+  expectedPeriodTotalCents?: number | ((billingPeriod: string) => number);
+  /** An open guard to share (not closed by the consumer); default: one opened from the context. */
+  guard?: BillingGuard;
+  /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
+  dataDir?: string;
+  /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin). */
+  leaseMs?: number;
+  /** Lease owner id; default host/pid/random. */
+  owner?: string;
+  /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
+  closeTimeoutMs?: number;
+}
+
+const defaultStripeTimeoutMs = 20_000;
+const defaultStripeRetries = 1;
+
+export async function startBillingConsumer(options: BillingConsumerOptions): Promise<RunningConsumer> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? defaultStripeTimeoutMs;
+  const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? defaultStripeRetries;
+  const budget = deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
+  // Without a tuning we cannot know the queue's lock, so renew for twice the delivery budget (what tuneQueue
+  // asks for whenever one lock does not cover a delivery).
+  const maxAutoLockRenewalDurationInMs =
+    options.maxAutoLockRenewalDurationInMs ?? options.tuning?.consumer.maxAutoLockRenewalDurationInMs ?? Math.ceil((2 * budget) / 1000) * 1000;
+  const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
+
+  const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
+  if (options.keyProvider && expected === undefined) {
+    throw new Error("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
+  }
+  const keys: VaultKeyProvider = options.keyProvider ?? new EnvironmentKeyProvider({ apiKey: options.stripe.apiKey, warn: log });
+  const apiBase = keys.apiBase ?? options.stripe.apiBase;
+  const stripeClients = new Map<string, Stripe>();
+  const stripeFor = (apiKey: string): Stripe => {
+    let client = stripeClients.get(apiKey);
+    if (!client) {
+      client = createStripeClient({ apiKey, timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries, ...(apiBase === undefined ? {} : { apiBase }) });
+      stripeClients.set(apiKey, client);
+    }
+    return client;
+  };
+
+  const ownsGuard = options.guard === undefined;
+  const guard =
+    options.guard ??
+    (await BillingGuard.open({
+      ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+      ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
+      leaseMs: options.leaseMs ?? budget,
+    }));
+
+  const client = connect(options.serviceBus.connectionString);
+  const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
+  const sender = client.createSender(options.serviceBus.queueName);
+
+  let stopped = false;
+  /** In-flight messages; true while parked in a step hook (a simulated crash may never return from one). */
+  const inFlight = new Map<ServiceBusReceivedMessage, { inHook: boolean }>();
+  const handler = createBillingHandler({
+    guard,
+    keys,
+    stripeFor,
+    owner: options.owner ?? `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`,
+    expectedTotalCents: (period) => (typeof expected === "function" ? expected(period) : (expected ?? 0)),
+    retryPolicy,
+    log,
+    isStopped: () => stopped,
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...(options.hook === undefined ? {} : { hook: options.hook }),
+    onHookWait: (message, waiting) => {
+      const state = inFlight.get(message);
+      if (state) state.inHook = waiting;
+    },
+  });
+
+  const subscription = receiver.subscribe(
+    {
+      processMessage: async (message) => {
+        const state = { inHook: false };
+        inFlight.set(message, state);
+        try {
+          await handler(message, receiver, sender);
+        } catch (error) {
+          // The handler does not throw; if it ever did, swallowing beats the SDK's abandon.
+          log(`billing handler failed unexpectedly: ${String(error)}`);
+        } finally {
+          inFlight.delete(message);
+        }
+      },
+      processError: async ({ error, errorSource }) => {
+        log(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    },
+    { autoCompleteMessages: false, maxConcurrentCalls: options.maxConcurrentCalls ?? 1 },
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    close: () => {
+      closing ??= (async () => {
+        stopped = true;
+        await bounded(subscription.close(), 5_000);
+        const deadline = Date.now() + (options.closeTimeoutMs ?? 10_000);
+        while (Date.now() < deadline && [...inFlight.values()].some((state) => !state.inHook)) await sleep(20);
+        await bounded(receiver.close(), 5_000);
+        await bounded(sender.close(), 5_000);
+        await bounded(client.close(), 5_000);
+        if (ownsGuard) await bounded(guard.close(), 5_000);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The consumer contract's entry point (the scaffold and the proving ground call this). */
+export const startConsumer: StartConsumer = (context) => startBillingConsumer(context);
+
+function connect(connectionString: string): ServiceBusClient {
+  if (connectionString !== "") return new ServiceBusClient(connectionString);
+  const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
+  if (namespace === undefined || namespace === "") {
+    throw new Error("no Service Bus connection: set SERVICEBUS_CONNECTION_STRING, or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE for DefaultAzureCredential");
+  }
+  return new ServiceBusClient(namespace, new DefaultAzureCredential());
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits for `promise`, at most `ms`; a close that hangs must not hang the caller. */
+async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,206 @@
+// The billing consumer end to end: the real @azure/service-bus and stripe SDKs against the sandbox emulators,
+// the real guard on PGlite. Each test has its own queue and Stripe customer.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumerSteps, type ConsumerStep, type UsageEvent } from "../../runtime/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
+import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import type { RunningConsumer } from "../../runtime/consumer-contract.js";
+import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+
+let sandbox: BillingSandbox;
+let guard: BillingGuard;
+const logs: string[] = [];
+const running: RunningConsumer[] = [];
+
+beforeAll(async () => {
+  sandbox = await startBillingSandbox();
+  guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
+});
+afterAll(async () => {
+  await Promise.all(running.map((consumer) => consumer.close()));
+  await guard?.close();
+  await sandbox?.stop();
+});
+
+async function start(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<RunningConsumer> {
+  const consumer = await startBillingConsumer({
+    serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
+    stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+    pglite: sandbox.pglite,
+    clock: sandbox.clock,
+    leaseMs: 3_000,
+    retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
+    maxAutoLockRenewalDurationInMs: 30_000,
+    closeTimeoutMs: 2_000,
+    log: (line) => logs.push(line),
+    ...extra,
+  });
+  running.push(consumer);
+  return consumer;
+}
+
+const succeeded = (event: UsageEvent) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded");
+
+function drained(queue: string): boolean {
+  const snapshot = sandbox.serviceBus.inspect(queue);
+  return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;
+}
+
+async function settledAs(event: UsageEvent, state: string): Promise<void> {
+  await waitFor(`record ${state}`, async () => (await guard.get(event.customerId, event.billingPeriod))?.state === state);
+}
+
+describe("billing consumer (real SDKs against the sandbox)", () => {
+  it("charges once, records, completes the message and the record", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    await start(queue);
+    await sandbox.send(queue, { body: event, messageId: "m-success" });
+    await settledAs(event, "completed");
+    await waitFor("queue drained", () => drained(queue));
+    const [intent] = succeeded(event);
+    expect(succeeded(event)).toHaveLength(1);
+    expect(intent?.metadata).toMatchObject({ customer_id: event.customerId, billing_period: event.billingPeriod });
+    expect((await guard.get(event.customerId, event.billingPeriod))?.paymentIntentId).toBe(intent?.id);
+
+    // A DLQ resubmission with a new messageId, even after Stripe's 24-hour key window: no second charge.
+    sandbox.clock.advance(25 * 3_600_000);
+    await sandbox.send(queue, { body: event, messageId: "m-success-resubmitted-with-new-id" });
+    await waitFor("resubmission completed", () => logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: already-billed, completed`)));
+    await waitFor("queue drained", () => drained(queue));
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
+  });
+
+  it("records a decline and never tries the card again on a redelivery", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event({ paymentMethodId: "pm_card_chargeDeclined" });
+    await start(queue);
+    await sandbox.send(queue, { body: event, messageId: "m-decline" });
+    await settledAs(event, "declined");
+    await waitFor("queue drained", () => drained(queue));
+    await sandbox.send(queue, { body: event, messageId: "m-decline-again" });
+    await waitFor("second delivery settled", () => logs.filter((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: declined, completed`)).length === 2);
+    expect(sandbox.stripe.ledger.charges(event.stripeCustomerId)).toHaveLength(1);
+    expect(sandbox.serviceBus.inspect(queue).deadLettered).toHaveLength(0);
+    const record = await guard.get(event.customerId, event.billingPeriod);
+    expect(record?.declineReason).toMatch(/generic_decline/);
+  });
+
+  it("a card that needs authentication off-session is a decline, not a retry", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event({ paymentMethodId: "pm_card_authenticationRequired" });
+    await start(queue);
+    await sandbox.send(queue, { body: event });
+    await settledAs(event, "declined");
+    expect(succeeded(event)).toHaveLength(0);
+  });
+
+  it("redelivery after lock loss mid-charge does not charge twice; the late complete is only logged", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    let reached!: () => void;
+    const atStripe = new Promise<void>((resolve) => (reached = resolve));
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    await start(queue, {
+      hook: async (step, e) => {
+        if (step === "afterStripe" && e.customerId === event.customerId) {
+          reached();
+          await gate;
+        }
+      },
+    });
+    await sandbox.send(queue, { body: event, messageId: "m-lock-loss" });
+    await atStripe;
+    await start(queue);
+    expect(sandbox.serviceBus.faults.expireLock(queue)).toBe(1);
+    // The second replica meets the first one's lease: it schedules a retry instead of calling Stripe.
+    await waitFor("busy retry scheduled", () => logs.some((l) => l.includes("another consumer holds the billing lease")));
+    resume();
+    await settledAs(event, "completed");
+    await waitFor("queue drained", () => drained(queue));
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
+    expect(logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: complete failed (MessageLockLost)`))).toBe(true);
+  });
+
+  it("Stripe commits then drops the connection: a retry is scheduled with the same key, one charge", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    const fault = sandbox.stripe.faults.inject({
+      method: "POST",
+      path: "/v1/payment_intents",
+      action: "commitThenDrop",
+      times: 2,
+      when: (request) => request.params.customer === event.stripeCustomerId,
+    });
+    await start(queue);
+    await sandbox.send(queue, { body: event, messageId: "m-drop" });
+    await settledAs(event, "completed");
+    await waitFor("queue drained", () => drained(queue));
+    expect(fault.hits).toBe(2);
+    expect(logs.some((l) => l.includes("retry 2 as m-drop:retry:2"))).toBe(true);
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
+    expect(succeeded(event)).toHaveLength(1);
+  });
+
+  it("dead-letters a bad event with a reason naming the field, and never calls Stripe", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    await start(queue);
+    await sandbox.send(queue, { body: { ...event, amountCents: -3 }, messageId: "m-bad" });
+    await sandbox.send(queue, { body: "{not json", messageId: "m-not-json" });
+    const dead = await waitFor("dead-lettered", () => {
+      const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+      return letters.length === 2 ? letters : undefined;
+    });
+    expect(dead.map((m) => [m.messageId, m.deadLetterReason])).toEqual([
+      ["m-bad", "InvalidEvent"],
+      ["m-not-json", "InvalidEvent"],
+    ]);
+    expect(dead[0]?.deadLetterDescription).toMatch(/^amountCents: /);
+    expect(dead[1]?.deadLetterDescription).toMatch(/not valid JSON/);
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(0);
+  });
+
+  it("dead-letters SpendCapExceeded when the period's cap would be passed", async () => {
+    const queue = sandbox.queue();
+    const within = await sandbox.event({ billingPeriod: "2031-01", amountCents: 700 });
+    const over = await sandbox.event({ billingPeriod: "2031-01", amountCents: 700 });
+    await start(queue, { periodCapCents: 1_000 });
+    await sandbox.send(queue, { body: within, messageId: "m-cap-1" });
+    await settledAs(within, "completed");
+    await sandbox.send(queue, { body: over, messageId: "m-cap-2" });
+    const [dead] = await waitFor("dead-lettered", () => {
+      const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+      return letters.length === 1 ? letters : undefined;
+    });
+    expect(dead).toMatchObject({ messageId: "m-cap-2", deadLetterReason: "SpendCapExceeded" });
+    expect(sandbox.stripe.ledger.paymentIntents(over.stripeCustomerId)).toHaveLength(0);
+  });
+
+  describe.each(consumerSteps)("a replica killed at %s", (step: ConsumerStep) => {
+    it("leaves work a fresh replica finishes: exactly one charge, record completed", async () => {
+      const queue = sandbox.queue();
+      const event = await sandbox.event();
+      let reached!: () => void;
+      const frozen = new Promise<void>((resolve) => (reached = resolve));
+      const doomed = await start(queue, {
+        hook: (at, e) => {
+          if (at !== step || e.customerId !== event.customerId) return;
+          reached();
+          return new Promise<void>(() => {});
+        },
+      });
+      await sandbox.send(queue, { body: event, messageId: `m-crash-${step}` });
+      await frozen;
+      const closing = Date.now();
+      await doomed.close();
+      expect(Date.now() - closing).toBeLessThan(15_000);
+      await start(queue);
+      await settledAs(event, "completed");
+      await waitFor("queue drained", () => drained(queue));
+      expect(succeeded(event)).toHaveLength(1);
+      expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
+    });
+  });
+});

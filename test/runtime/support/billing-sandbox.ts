@@ -1,0 +1,85 @@
+// One sandbox per test file: the Service Bus emulator (a fresh queue per test), the Stripe emulator on an
+// adjustable clock, and one embedded PGlite shared by every replica (as an in-process fleet shares a database).
+import { PGlite } from "@electric-sql/pglite";
+import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
+import Stripe from "stripe";
+import type { UsageEvent } from "../../../runtime/consumer-contract.js";
+import { AdjustableClock } from "../../../sandbox/clock.js";
+import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";
+import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
+
+export interface BillingSandbox {
+  clock: AdjustableClock;
+  serviceBus: ServiceBusEmulator;
+  stripe: StripeEmulator;
+  pglite: PGlite;
+  admin: Stripe;
+  client: ServiceBusClient;
+  /** A fresh queue (short locks, duplicate detection on). */
+  queue(lockDurationMs?: number): string;
+  send(queue: string, message: ServiceBusMessage): Promise<void>;
+  /** A Stripe customer and a valid event for it. */
+  event(overrides?: Partial<UsageEvent>): Promise<UsageEvent>;
+  stop(): Promise<void>;
+}
+
+let queues = 0;
+
+export async function startBillingSandbox(): Promise<BillingSandbox> {
+  const clock = new AdjustableClock();
+  const [serviceBus, stripe, pglite] = await Promise.all([
+    startServiceBusEmulator({ queues: {} }),
+    startStripeEmulator({ clock }),
+    PGlite.create(),
+  ]);
+  const admin = new Stripe("rk_test_sandbox", { ...stripe.stripeConfig, maxNetworkRetries: 0 });
+  const client = new ServiceBusClient(serviceBus.connectionString);
+  const sender = new Map<string, ReturnType<ServiceBusClient["createSender"]>>();
+  return {
+    clock,
+    serviceBus,
+    stripe,
+    pglite,
+    admin,
+    client,
+    queue(lockDurationMs = 2_000) {
+      const name = `billing-${++queues}`;
+      serviceBus.addQueue(name, { lockDurationMs, maxDeliveryCount: 10, duplicateDetectionWindowMs: 600_000 });
+      return name;
+    },
+    async send(queue, message) {
+      let s = sender.get(queue);
+      if (!s) {
+        s = client.createSender(queue);
+        sender.set(queue, s);
+      }
+      await s.sendMessages(message);
+    },
+    async event(overrides = {}) {
+      const customer = await admin.customers.create({ name: "e2e" });
+      return {
+        customerId: `acct-${customer.id}`,
+        stripeCustomerId: customer.id,
+        paymentMethodId: "pm_card_visa",
+        billingPeriod: "2026-10",
+        amountCents: 2_500,
+        currency: "usd",
+        ...overrides,
+      };
+    },
+    async stop() {
+      await client.close();
+      await Promise.all([serviceBus.stop(), stripe.stop(), pglite.close()]);
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
