@@ -1,0 +1,147 @@
+import rule from "../../../eslint-plugin/src/rules/lock-renewal-covers-stripe.js";
+import { ruleTester } from "../rule-tester.js";
+
+const DEFAULTS = "stripe-node's defaults: 3 attempts of 80 s plus backoff";
+const FROM_CLIENT = "timeout x (maxNetworkRetries + 1) plus backoff of the Stripe client in this file";
+
+const header = `
+import Stripe from "stripe";
+import { ServiceBusClient } from "@azure/service-bus";
+const client = new ServiceBusClient(process.env.SERVICEBUS_CONNECTION_STRING!);
+`;
+
+ruleTester.run("lock-renewal-covers-stripe", rule, {
+  valid: [
+    {
+      name: "the SDK's default (300 s) covers stripe-node's defaults",
+      code: `${header}
+const stripe = new Stripe("rk_test_sandbox");
+const receiver = client.createReceiver("billing");`,
+    },
+    {
+      name: "renewal longer than the client's worst case (10 s x 2 + 5 s = 25 s)",
+      code: `${header}
+const STRIPE_TIMEOUT_MS = 10_000;
+const stripe = new Stripe("rk_test_sandbox", { timeout: STRIPE_TIMEOUT_MS, maxNetworkRetries: 1 });
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: 2 * STRIPE_TIMEOUT_MS + 5_000 });`,
+    },
+    {
+      name: "a value the file does not fix is not judged",
+      code: `${header}
+declare const settings: { renewMs: number };
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: settings.renewMs });`,
+    },
+    {
+      name: "a client whose options are not known statically leaves the budget unknown",
+      code: `${header}
+declare const timeout: number;
+const stripe = new Stripe("rk_test_sandbox", { timeout, maxNetworkRetries: 0 });
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: 30_000 });`,
+    },
+    {
+      name: "the team's own budget",
+      code: `${header}
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: 120_000 });`,
+      options: [{ stripeCallBudgetMs: 100_000 }],
+    },
+    {
+      name: "not receiver options (a test harness setting of the same name)",
+      code: `
+const harness = { maxAutoLockRenewalDurationInMs: 0 };
+export default harness;`,
+    },
+  ],
+  invalid: [
+    {
+      name: "renewal disabled",
+      code: `${header}
+const receiver = client.createReceiver("billing", { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: 0 });`,
+      errors: [
+        {
+          messageId: "renewalDisabled",
+          data: { budget: "250000", basis: DEFAULTS },
+          suggestions: [
+            {
+              messageId: "raiseRenewal",
+              data: { budget: "250000" },
+              output: `${header}
+const receiver = client.createReceiver("billing", { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: 250000 });`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "seed 003 failure mode 3: renewal equal to the lock duration (60 s) against stripe-node's defaults",
+      code: `${header}
+const LOCK_DURATION_MS = 60_000;
+receiver.subscribe({ processMessage: async () => {}, processError: async () => {} }, { maxAutoLockRenewalDurationInMs: LOCK_DURATION_MS });
+declare const receiver: ReturnType<typeof client.createReceiver>;`,
+      errors: [
+        {
+          messageId: "renewalTooShort",
+          data: { value: "60000", budget: "250000", basis: DEFAULTS },
+          suggestions: [
+            {
+              messageId: "raiseRenewal",
+              data: { budget: "250000" },
+              output: `${header}
+const LOCK_DURATION_MS = 60_000;
+receiver.subscribe({ processMessage: async () => {}, processError: async () => {} }, { maxAutoLockRenewalDurationInMs: 250000 });
+declare const receiver: ReturnType<typeof client.createReceiver>;`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "the file's client allows 30 s x 3 + 10 s = 100 s; options in a const, used by spread",
+      code: `${header}
+const stripe = new Stripe("rk_test_sandbox", { timeout: 30 * 1000, maxNetworkRetries: 2 });
+const renewal = { maxAutoLockRenewalDurationInMs: 90_000 };
+const receiver = client.createReceiver("billing", { ...renewal, receiveMode: "peekLock" });`,
+      errors: [
+        {
+          messageId: "renewalTooShort",
+          data: { value: "90000", budget: "100000", basis: FROM_CLIENT },
+          suggestions: [
+            {
+              messageId: "raiseRenewal",
+              data: { budget: "100000" },
+              output: `${header}
+const stripe = new Stripe("rk_test_sandbox", { timeout: 30 * 1000, maxNetworkRetries: 2 });
+const renewal = { maxAutoLockRenewalDurationInMs: 100000 };
+const receiver = client.createReceiver("billing", { ...renewal, receiveMode: "peekLock" });`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "a shorthand property below the team's budget (CommonJS)",
+      filename: "consumer.cjs",
+      code: `
+const { ServiceBusClient } = require("@azure/service-bus");
+const maxAutoLockRenewalDurationInMs = 45000;
+const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", { maxAutoLockRenewalDurationInMs });`,
+      languageOptions: { sourceType: "commonjs" },
+      options: [{ stripeCallBudgetMs: 60_000 }],
+      errors: [
+        {
+          messageId: "renewalTooShort",
+          data: { value: "45000", budget: "60000", basis: "the configured stripeCallBudgetMs" },
+          suggestions: [
+            {
+              messageId: "raiseRenewal",
+              data: { budget: "60000" },
+              output: `
+const { ServiceBusClient } = require("@azure/service-bus");
+const maxAutoLockRenewalDurationInMs = 45000;
+const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", { maxAutoLockRenewalDurationInMs: 60000 });`,
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});

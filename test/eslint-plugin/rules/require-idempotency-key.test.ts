@@ -1,0 +1,168 @@
+import rule from "../../../eslint-plugin/src/rules/require-idempotency-key.js";
+import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
+
+const missing = (resource: string, method: string) => ({ messageId: "missingKey" as const, data: { resource, method } });
+
+ruleTester.run("require-idempotency-key", rule, {
+  valid: [
+    {
+      name: "every money-moving call carries a key",
+      code: `${esmHeader}
+async function handle(key: string) {
+  await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, { idempotencyKey: key });
+  await stripe.paymentIntents.confirm("pi_1", {}, { idempotencyKey: \`\${key}:confirm\` });
+  await stripe.paymentIntents.capture("pi_1", undefined, { idempotencyKey: \`\${key}:capture\` });
+  await stripe.refunds.create({ payment_intent: "pi_1" }, { idempotencyKey: \`\${key}:refund\` });
+  await stripe.invoices.pay("in_1", {}, { idempotencyKey: key });
+  await stripe.payouts.create({ amount: 1, currency: "usd" }, { headers: { "Idempotency-Key": key } });
+}`,
+    },
+    {
+      name: "reads are never reported",
+      code: `${esmHeader}
+async function lookup(customer: string) {
+  await stripe.paymentIntents.retrieve("pi_1");
+  await stripe.paymentIntents.list({ customer });
+  await stripe.paymentIntents.search({ query: "metadata['period']:'2026-10'" });
+  await stripe.charges.retrieve("ch_1");
+  await stripe.charges.list({ customer });
+  await stripe.customers.create({ email: "a@example.com" });
+  await stripe.paymentIntents.update("pi_1", { description: "x" });
+}`,
+    },
+    {
+      name: "options in a variable, merged by spread",
+      code: `${esmHeader}
+async function handle(key: string) {
+  const base = { stripeAccount: "acct_1" };
+  const options = { ...base, idempotencyKey: key };
+  await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, options);
+}`,
+    },
+    {
+      name: "options that come from outside the file may carry a key",
+      code: `
+import type Stripe from "stripe";
+export async function charge(stripe: Stripe, params: Stripe.PaymentIntentCreateParams, options: Stripe.RequestOptions) {
+  return stripe.paymentIntents.create(params, options);
+}
+export async function confirm(stripe: Stripe, id: string, options: Stripe.RequestOptions) {
+  return stripe.paymentIntents.confirm(id, { ...options });
+}`,
+    },
+    {
+      name: "not a Stripe client",
+      code: `
+class Ledger { refunds = { create: (_entry: object) => undefined }; }
+const ledger = new Ledger();
+ledger.refunds.create({ amount: 1 });
+const billing = { charges: { create: (_entry: object) => undefined } };
+billing.charges.create({ amount: 1 });`,
+    },
+    {
+      name: "an ambiguous resource name on an unknown object in a file with nothing of Stripe",
+      code: `
+declare const db: { charges: { create(row: object): Promise<void> } };
+export async function save() { await db.charges.create({ amount: 1 }); }`,
+    },
+  ],
+  invalid: [
+    {
+      name: "seed failure mode 1: charges.create without a key",
+      code: `${esmHeader}
+async function handle(message: { body: { amountCents: number; stripeCustomerId: string } }) {
+  const charge = await stripe.charges.create({
+    amount: message.body.amountCents,
+    currency: "usd",
+    customer: message.body.stripeCustomerId,
+  });
+  return charge.id;
+}`,
+      errors: [missing("charges", "create")],
+    },
+    {
+      name: "every money-moving method",
+      code: `${esmHeader}
+async function all() {
+  await stripe.paymentIntents.create({ amount: 1, currency: "usd" });
+  await stripe.paymentIntents.confirm("pi_1");
+  await stripe.paymentIntents.capture("pi_1", {});
+  await stripe.charges.capture("ch_1");
+  await stripe.refunds.create({ charge: "ch_1" });
+  await stripe.invoices.pay("in_1");
+  await stripe.payouts.create({ amount: 1, currency: "usd" });
+  await stripe.transfers.create({ amount: 1, currency: "usd", destination: "acct_1" });
+  await stripe.subscriptions.create({ customer: "cus_1", items: [] });
+}`,
+      errors: [
+        missing("paymentIntents", "create"),
+        missing("paymentIntents", "confirm"),
+        missing("paymentIntents", "capture"),
+        missing("charges", "capture"),
+        missing("refunds", "create"),
+        missing("invoices", "pay"),
+        missing("payouts", "create"),
+        missing("transfers", "create"),
+        missing("subscriptions", "create"),
+      ],
+    },
+    {
+      name: "options without a key, in a variable",
+      code: `${esmHeader}
+const options = { stripeAccount: "acct_1", timeout: 10_000 };
+export async function charge() {
+  await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, options);
+}`,
+      errors: [missing("paymentIntents", "create")],
+    },
+    {
+      name: "a client from a same-file factory, and a resource held in a variable",
+      code: `
+import Stripe from "stripe";
+function makeStripe() { return new Stripe(process.env.STRIPE_SECRET_KEY!, { maxNetworkRetries: 2 }); }
+const client = makeStripe();
+const intents = client.paymentIntents;
+export const charge = () => intents.create({ amount: 1, currency: "usd" });`,
+      errors: [missing("paymentIntents", "create")],
+    },
+    {
+      name: "a class-based consumer with the client injected and typed Stripe",
+      code: `
+import type Stripe from "stripe";
+export class Biller {
+  constructor(private readonly payments: Stripe) {}
+  charge(amount: number) { return this.payments.charges.create({ amount, currency: "usd" }); }
+}`,
+      errors: [missing("charges", "create")],
+    },
+    {
+      name: "a client parameter named stripe",
+      code: `
+export async function refund(deps: { stripe: any }, charge: string) {
+  await deps.stripe.refunds.create({ charge });
+}`,
+      errors: [missing("refunds", "create")],
+    },
+    {
+      name: "CommonJS (.cjs)",
+      filename: "consumer.cjs",
+      code: `${cjsHeader}
+async function handle(message) {
+  await stripe.paymentIntents.create({ amount: message.body.amount, currency: "usd", confirm: true });
+  await receiver.completeMessage(message);
+}
+module.exports = { handle };`,
+      languageOptions: { sourceType: "commonjs" },
+      errors: [missing("paymentIntents", "create")],
+    },
+    {
+      name: "the client from require('stripe')(key)",
+      filename: "consumer.cjs",
+      code: `
+const stripe = require("stripe")(process.env.STRIPE_SECRET_KEY);
+exports.charge = (amount) => stripe.charges.create({ amount, currency: "usd" });`,
+      languageOptions: { sourceType: "commonjs" },
+      errors: [missing("charges", "create")],
+    },
+  ],
+});
