@@ -1,2 +1,4 @@
-// chargeguard/templates: public entry point (filled in by its issue).
-export {};
+// chargeguard/templates: the project scaffolder behind `chargeguard new consumer` and `npm create chargeguard`.
+export * from "./names.js";
+export * from "./scaffold.js";
+export * from "./prompt-options.js";

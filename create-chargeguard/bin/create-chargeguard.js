@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// `npm create chargeguard <dir> -- [options]` runs `chargeguard new consumer <dir> [options]`: the same scaffolder,
+// the same flags and prompts. It runs the chargeguard CLI in a child process so both entry points stay one program.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** chargeguard installed beside this package, or the checkout this workspace lives in. */
+function chargeguardRoot() {
+  try {
+    return path.dirname(createRequire(import.meta.url).resolve("chargeguard/package.json"));
+  } catch {
+    return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+  }
+}
+
+const cli = path.join(chargeguardRoot(), "dist", "cli", "index.js");
+const args = process.argv.slice(2);
+if (args.length === 0 || args[0] === "--help" || args[0] === "-h") {
+  console.log("usage: npm create chargeguard <dir> -- [--name N] [--queue Q] [--currency C] [--db pglite|postgres]");
+  console.log("                                        [--vault env|keybrake] [--link PATH]");
+  if (args.length === 0) process.exitCode = 1;
+} else if (!existsSync(cli)) {
+  console.error(`create-chargeguard: ${cli} is missing: build chargeguard first (npm run build)`);
+  process.exitCode = 1;
+} else {
+  const result = spawnSync(process.execPath, [cli, "new", "consumer", ...args], { stdio: "inherit" });
+  if (result.error) {
+    console.error(`create-chargeguard: could not run ${cli}: ${result.error.message}`);
+    process.exitCode = 1;
+  } else {
+    process.exitCode = result.status ?? 1;
+  }
+}

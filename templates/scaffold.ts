@@ -1,0 +1,158 @@
+// `chargeguard new consumer <dir>` and `npm create chargeguard`: copies templates/files/consumer into a new
+// directory and fills in its few placeholders (create-vite style: the template files are the project, readable
+// as they are). Refuses a non-empty directory and invalid names, each with a message naming the problem.
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
+
+export const databaseChoices = ["pglite", "postgres"] as const;
+export const vaultChoices = ["env", "keybrake"] as const;
+export type DatabaseChoice = (typeof databaseChoices)[number];
+export type VaultChoice = (typeof vaultChoices)[number];
+
+export interface ScaffoldOptions {
+  /** Where the project goes; created if missing, refused if not empty. */
+  directory: string;
+  /** npm package name of the new project. */
+  name: string;
+  /** The Service Bus queue it consumes. */
+  queue: string;
+  /** ISO 4217 lower case; default "usd". */
+  currency?: string;
+  /** Embedded PGlite when DATABASE_URL is absent, or PostgreSQL only; default "pglite". */
+  database?: DatabaseChoice;
+  /** Stripe key from STRIPE_API_KEY, or per-period vault keys from a Keybrake-compatible proxy; default "env". */
+  vault?: VaultChoice;
+  /**
+   * A local chargeguard checkout to depend on through `file:` (offline use, our tests). Relative paths are relative
+   * to the new project's directory, as npm reads them.
+   */
+  link?: string;
+}
+
+export interface ScaffoldResult {
+  directory: string;
+  /** Written files, relative to `directory`, sorted. */
+  files: string[];
+}
+
+/** Published version ranges used when not linking to a checkout. */
+const publishedRange = "^0.1.0";
+
+export class ScaffoldError extends Error {
+  override readonly name = "ScaffoldError";
+}
+
+export async function scaffoldConsumer(options: ScaffoldOptions): Promise<ScaffoldResult> {
+  const settings = checkOptions(options);
+  const directory = path.resolve(options.directory);
+  await refuseNonEmpty(directory);
+
+  const source = consumerTemplateRoot();
+  const files = (await listFiles(source)).sort();
+  const written: string[] = [];
+  for (const relative of files) {
+    const target = path.join(directory, outputName(relative));
+    await mkdir(path.dirname(target), { recursive: true });
+    const text = await readFile(path.join(source, relative), "utf8");
+    await writeFile(target, fillPlaceholders(text, settings));
+    written.push(outputName(relative));
+  }
+  return { directory, files: written.sort() };
+}
+
+interface Settings {
+  name: string;
+  queue: string;
+  currency: string;
+  database: DatabaseChoice;
+  vault: VaultChoice;
+  chargeguard: string;
+  eslintPlugin: string;
+}
+
+function checkOptions(options: ScaffoldOptions): Settings {
+  const currency = options.currency ?? "usd";
+  const database = options.database ?? "pglite";
+  const vault = options.vault ?? "env";
+  const problems = [
+    packageNameProblem(options.name),
+    queueNameProblem(options.queue),
+    currencyProblem(currency),
+    databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
+    vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
+    options.link === undefined ? undefined : linkProblem(options.directory, options.link),
+  ].filter((problem): problem is string => problem !== undefined);
+  if (problems.length > 0) throw new ScaffoldError(problems.join("\n"));
+
+  const link = options.link?.split(path.sep).join("/");
+  return {
+    name: options.name,
+    queue: options.queue,
+    currency,
+    database,
+    vault,
+    chargeguard: link === undefined ? publishedRange : `file:${link}`,
+    eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
+  };
+}
+
+function linkProblem(directory: string, link: string): string | undefined {
+  const checkout = path.resolve(path.resolve(directory), link);
+  const manifest = path.join(checkout, "package.json");
+  if (!existsSync(manifest)) return `--link ${link}: no package.json at ${checkout} (relative to the new project)`;
+  const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
+  if (name !== "chargeguard") return `--link ${link}: ${checkout} is "${String(name)}", not a chargeguard checkout`;
+  if (!existsSync(path.join(checkout, "eslint-plugin", "package.json"))) {
+    return `--link ${link}: ${checkout} has no eslint-plugin/ (not a full chargeguard checkout)`;
+  }
+  return undefined;
+}
+
+async function refuseNonEmpty(directory: string): Promise<void> {
+  if (!existsSync(directory)) return;
+  if (!(await stat(directory)).isDirectory()) throw new ScaffoldError(`${directory} exists and is not a directory`);
+  const entries = await readdir(directory);
+  if (entries.length > 0) {
+    throw new ScaffoldError(`${directory} is not empty (${entries.length} entries): pick a new or empty directory`);
+  }
+}
+
+/** The template directory beside the sources (templates/files) or, from dist/templates, in the package root. */
+export function consumerTemplateRoot(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, "files", "consumer"), path.join(here, "..", "..", "templates", "files", "consumer")];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new ScaffoldError(`the consumer template is missing (looked in ${candidates.join(", ")})`);
+  return found;
+}
+
+async function listFiles(root: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(path.join(root, prefix), { withFileTypes: true })) {
+    const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) files.push(...(await listFiles(root, relative)));
+    else files.push(relative);
+  }
+  return files;
+}
+
+/** npm drops `.gitignore` from published packages, so the template keeps it as `_gitignore` (as create-vite does). */
+function outputName(relative: string): string {
+  return relative.replace(/(^|\/)_gitignore$/, "$1.gitignore").replace(/(^|\/)_dockerignore$/, "$1.dockerignore");
+}
+
+function fillPlaceholders(text: string, settings: Settings): string {
+  const values: Record<string, string> = {
+    __NAME__: settings.name,
+    __QUEUE__: settings.queue,
+    __CURRENCY__: settings.currency,
+    __DATABASE__: settings.database,
+    __VAULT__: settings.vault,
+    __CHARGEGUARD_SPEC__: settings.chargeguard,
+    __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
+  };
+  return text.replace(/__[A-Z_]+__/g, (placeholder) => values[placeholder] ?? placeholder);
+}
