@@ -1,12 +1,142 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
+import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions } from "../../sandbox/servicebus/index.js";
+import { resolveQueueOptions } from "../../sandbox/servicebus/options.js";
+import { startStripeEmulator } from "../../sandbox/stripe/index.js";
 
-// Placeholder until its room lands: says so instead of pretending to work.
+interface SandboxOptions {
+  servicebusPort: number;
+  stripePort: number;
+  queue?: string[];
+  stack?: string;
+  configFile?: string;
+  lockDurationMs?: number;
+  maxDeliveryCount?: number;
+  defaultTtlMs?: number;
+  duplicateDetectionWindowMs?: number;
+  deadLetterOnExpiration?: boolean;
+  stripeSearchLagMs?: number;
+}
+
+/** The key a sandbox consumer uses: the emulator accepts any sk_test_/rk_test_ key and never a live one. */
+const sandboxApiKey = "rk_test_sandbox";
+
 export function register(program: Command): void {
   program
     .command("sandbox")
-    .description("not built yet")
-    .action(() => {
-      console.error("chargeguard sandbox: not built yet");
-      process.exitCode = 2;
+    .description("Run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
+    .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
+    .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
+    .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
+    .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", whole)
+    .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", whole)
+    .option("--default-ttl-ms <ms>", "DefaultMessageTimeToLive of the --queue queues (default: none)", whole)
+    .option("--duplicate-detection-window-ms <ms>", "turn on duplicate detection by messageId with this window", whole)
+    .option("--dead-letter-on-expiration", "dead-letter expired messages instead of dropping them")
+    .option("--stack <name>", "take the queues and their tuning from Pulumi.<name>.yaml in the current directory")
+    .option("--config-file <path>", "take the queues and their tuning from this stack config file")
+    .option("--stripe-search-lag-ms <ms>", "hide PaymentIntents from Stripe search for this long, as Stripe's search lags", whole, 0)
+    .addHelpText(
+      "after",
+      "\nExamples:\n  chargeguard sandbox\n  chargeguard sandbox --queue usage-billing --lock-duration-ms 30000 --max-delivery-count 5\n  chargeguard sandbox --stack dev --stripe-port 0",
+    )
+    .action(async (options: SandboxOptions) => {
+      await runSandbox(options);
     });
+}
+
+async function runSandbox(options: SandboxOptions): Promise<void> {
+  const queues = queuesFrom(options);
+  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort });
+  const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
+    await serviceBus.stop();
+    throw error;
+  });
+
+  // Listen before printing: whoever reads the settings may signal at once.
+  const stopRequested = new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      console.error(`chargeguard sandbox: ${signal}, stopping`);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  const names = Object.keys(queues);
+  console.error(`chargeguard sandbox: running on 127.0.0.1, Ctrl-C stops it`);
+  console.error(`  Service Bus  amqp://127.0.0.1:${serviceBus.port}`);
+  for (const name of names) console.error(`    queue ${name}: ${describeQueue(name, queues[name])}`);
+  console.error(`  Stripe       ${stripe.apiBase} (test keys only: sk_test_... or rk_test_...)`);
+  console.error(`Settings for a consumer (stdout, KEY=value):`);
+  console.log(`SERVICEBUS_CONNECTION_STRING=${serviceBus.connectionString}`);
+  console.log(`SERVICEBUS_QUEUE=${names[0]}`);
+  console.log(`STRIPE_API_BASE=${stripe.apiBase}`);
+  console.log(`STRIPE_API_KEY=${sandboxApiKey}`);
+
+  await stopRequested;
+  // A stop that hangs must not hold the terminal: give it 10 s.
+  const deadline = setTimeout(() => {
+    console.error("chargeguard sandbox: emulators did not stop within 10 s, exiting");
+    process.exit(1);
+  }, 10_000).unref();
+  await Promise.all([serviceBus.stop(), stripe.stop()]);
+  clearTimeout(deadline);
+  console.error("chargeguard sandbox: stopped");
+}
+
+function queuesFrom(options: SandboxOptions): Record<string, EmulatedQueueOptions> {
+  const fromStack = options.stack !== undefined || options.configFile !== undefined;
+  const queueFlags = (["lockDurationMs", "maxDeliveryCount", "defaultTtlMs", "duplicateDetectionWindowMs", "deadLetterOnExpiration"] as const).filter(
+    (flag) => options[flag] !== undefined,
+  );
+  if (fromStack) {
+    if (options.queue !== undefined || queueFlags.length > 0) {
+      throw new Error("use either --stack/--config-file (queues and tuning from the stack) or --queue and its flags, not both");
+    }
+    const config = loadStackConfig({
+      ...(options.stack !== undefined ? { stack: options.stack } : {}),
+      ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+    });
+    return Object.fromEntries(config.queues.map((queue) => [queue.name, queueOptionsFromTuning(queue.tuning)]));
+  }
+  const shared: EmulatedQueueOptions = {
+    ...(options.lockDurationMs !== undefined ? { lockDurationMs: options.lockDurationMs } : {}),
+    ...(options.maxDeliveryCount !== undefined ? { maxDeliveryCount: options.maxDeliveryCount } : {}),
+    ...(options.defaultTtlMs !== undefined ? { defaultTtlMs: options.defaultTtlMs } : {}),
+    ...(options.duplicateDetectionWindowMs !== undefined ? { duplicateDetectionWindowMs: options.duplicateDetectionWindowMs } : {}),
+    ...(options.deadLetterOnExpiration ? { deadLetteringOnMessageExpiration: true } : {}),
+  };
+  const names = options.queue ?? ["usage-billing"];
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate !== undefined) throw new Error(`--queue ${duplicate} is given twice`);
+  return Object.fromEntries(names.map((name) => [name, shared]));
+}
+
+function describeQueue(name: string, options: EmulatedQueueOptions | undefined): string {
+  const resolved = resolveQueueOptions(name, options);
+  const parts = [
+    `lock ${resolved.lockDurationMs} ms`,
+    `max deliveries ${resolved.maxDeliveryCount}`,
+    resolved.defaultTtlMs !== undefined ? `ttl ${resolved.defaultTtlMs} ms` : "no ttl",
+    resolved.duplicateDetectionWindowMs !== undefined ? `duplicate detection ${resolved.duplicateDetectionWindowMs} ms` : "no duplicate detection",
+  ];
+  if (resolved.deadLetteringOnMessageExpiration) parts.push("expired messages dead-lettered");
+  return parts.join(", ");
+}
+
+function whole(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+  return Number(value);
+}
+
+function port(value: string): number {
+  const number = whole(value);
+  if (number > 65_535) throw new InvalidArgumentError(`a port is 0-65535, got ${number}`);
+  return number;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }

@@ -1,0 +1,133 @@
+import { ServiceBusClient } from "@azure/service-bus";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Spawns the built CLI. It is compiled here into a scratch directory (only cli/index.ts and what it imports), so the
+// test neither waits for nor disturbs the shared dist/, and other rooms' type errors do not stop the emit.
+const root = join(import.meta.dirname, "../..");
+let scratch: string;
+let cli: string;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "chargeguard-cli-sandbox-"));
+  const outDir = join(scratch, "dist");
+  writeFileSync(
+    join(scratch, "tsconfig.json"),
+    JSON.stringify({
+      extends: join(root, "tsconfig.base.json"),
+      compilerOptions: { rootDir: root, outDir, noEmitOnError: false, declaration: false, sourceMap: false, incremental: false },
+      files: [join(root, "cli/index.ts")],
+    }),
+  );
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(scratch, "tsconfig.json")], { encoding: "utf8" });
+  cli = join(outDir, "cli/index.js");
+  // Type errors elsewhere still emit; a missing file is the failure that matters.
+  spawnSync(process.execPath, ["-e", `require("node:fs").accessSync(${JSON.stringify(cli)})`]).status === 0 || expect.fail(`CLI did not build:\n${tsc.stdout}${tsc.stderr}`);
+  // The CLI reads its version from the nearest package.json: give the scratch build the real one.
+  copyFileSync(join(root, "package.json"), join(outDir, "package.json"));
+  symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"));
+}, 180_000);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  env: Record<string, string>;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(args: string[], cwd = root): Promise<Running> {
+  const child = spawn(process.execPath, [cli, "sandbox", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes("STRIPE_API_KEY=")) {
+        const env = Object.fromEntries(stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+        resolve({ child, env, stderr: () => stderr, exited });
+      }
+    });
+    void exited.then(({ code }) => reject(new Error(`sandbox exited (${code}) before printing its settings:\n${stderr}`)));
+  });
+}
+
+describe("chargeguard sandbox", () => {
+  it("serves both emulators to the real SDKs, prints a consumer's settings and stops on SIGINT with exit 0", async () => {
+    const sandbox = await start(["--servicebus-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
+    const { env } = sandbox;
+    expect(Object.keys(env).sort()).toEqual(["SERVICEBUS_CONNECTION_STRING", "SERVICEBUS_QUEUE", "STRIPE_API_BASE", "STRIPE_API_KEY"]);
+    expect(env["SERVICEBUS_QUEUE"]).toBe("usage-billing");
+    expect(env["STRIPE_API_BASE"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sandbox.stderr()).toContain("queue refunds: lock 5000 ms");
+
+    const client = new ServiceBusClient(env["SERVICEBUS_CONNECTION_STRING"] as string);
+    try {
+      const sender = client.createSender("refunds");
+      await sender.sendMessages({ body: { hello: "sandbox" }, messageId: "m-1" });
+      const receiver = client.createReceiver("refunds");
+      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5000 });
+      expect(message?.body).toEqual({ hello: "sandbox" });
+      await receiver.completeMessage(message!);
+    } finally {
+      await client.close();
+    }
+
+    const url = new URL(env["STRIPE_API_BASE"] as string);
+    const stripe = new Stripe(env["STRIPE_API_KEY"] as string, { host: url.hostname, port: Number(url.port), protocol: "http", maxNetworkRetries: 0 });
+    const intent = await stripe.paymentIntents.create({ amount: 1500, currency: "usd", payment_method: "pm_card_visa", confirm: true }, { idempotencyKey: "cli-1" });
+    expect(intent.status).toBe("succeeded");
+
+    sandbox.child.kill("SIGINT");
+    expect(await sandbox.exited).toEqual({ code: 0, signal: null });
+    expect(sandbox.stderr()).toContain("stopped");
+  });
+
+  it("takes queues and their tuning from a stack config, and stops on SIGTERM", async () => {
+    const project = join(scratch, "project");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(project, "Pulumi.dev.yaml"),
+      [
+        "config:",
+        "  azure-native:location: westeurope",
+        "  chargeguard:resourceGroupName: rg-billing-dev",
+        "  chargeguard:namespace:",
+        "    name: sb-billing-dev",
+        "    sku: Standard",
+        "  chargeguard:queues:",
+        "    - name: usage-billing",
+        "      stripe: { timeoutMs: 20000, maxNetworkRetries: 1 }",
+        "      maxDeliveryCount: 7",
+        "",
+      ].join("\n"),
+    );
+    const sandbox = await start(["--stack", "dev", "--servicebus-port", "0", "--stripe-port", "0"], project);
+    expect(sandbox.env["SERVICEBUS_QUEUE"]).toBe("usage-billing");
+    expect(sandbox.stderr()).toMatch(/queue usage-billing: lock \d+ ms, max deliveries 7/);
+    sandbox.child.kill("SIGTERM");
+    expect((await sandbox.exited).code).toBe(0);
+  });
+
+  it("refuses bad input with a message naming the problem", () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [cli, "sandbox", ...args], { cwd: scratch, encoding: "utf8", timeout: 30_000 });
+    const badNumber = run(["--lock-duration-ms", "soon"]);
+    expect(badNumber.status).not.toBe(0);
+    expect(badNumber.stderr).toContain('expected a whole number, got "soon"');
+    const missingStack = run(["--stack", "nowhere"]);
+    expect(missingStack.status).toBe(1);
+    expect(missingStack.stderr).toContain("Pulumi.nowhere.yaml");
+    const both = run(["--stack", "dev", "--queue", "x"]);
+    expect(both.status).toBe(1);
+    expect(both.stderr).toContain("not both");
+  });
+});
