@@ -1,0 +1,342 @@
+// The billing guard: one row per (customer, billing period) in PostgreSQL or PGlite decides who may call
+// Stripe (a lease), what was already billed (state), and how much of the period's cap is spoken for (ledger).
+// Every decision is one transaction; every time comes from the injected clock, never from the database's now().
+import { randomUUID } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { systemClock, type Clock } from "../consumer-contract.js";
+import { maxIdempotencyKeyLength } from "../stable-key.js";
+import { BillingStateError } from "./errors.js";
+import { migrate } from "./migrations.js";
+import { pgClient } from "./pg-client.js";
+import { pgliteClient } from "./pglite-client.js";
+import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
+import type { SqlClient, SqlExecutor } from "./sql-client.js";
+import type {
+  BillingGuardOptions,
+  BillingRecord,
+  ClaimInput,
+  ClaimResult,
+  Lease,
+  PeriodSpend,
+} from "./types.js";
+
+export const defaultLeaseMs = 120_000;
+
+/** Thrown inside a claim transaction when a competing claim inserted the row first: roll back and look again. */
+class LostInsertRace extends Error {}
+
+const recordKey = "customer_id = $1 AND billing_period = $2";
+
+function requireText(name: string, value: unknown, maxLength: number): void {
+  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
+    throw new TypeError(`${name} must be a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}`);
+  }
+}
+
+function validateClaim(input: ClaimInput, owner: string): void {
+  if (input === null || typeof input !== "object") throw new TypeError("claim input must be an object");
+  requireText("customerId", input.customerId, 255);
+  requireText("billingPeriod", input.billingPeriod, 64);
+  requireText("idempotencyKey", input.idempotencyKey, maxIdempotencyKeyLength);
+  requireText("owner", owner, 255);
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
+    throw new TypeError(`amountCents must be a positive integer (cents), got ${JSON.stringify(input.amountCents)}`);
+  }
+  if (typeof input.currency !== "string" || !/^[a-z]{3}$/.test(input.currency)) {
+    throw new TypeError(`currency must be a lower-case ISO 4217 code such as "usd", got ${JSON.stringify(input.currency)}`);
+  }
+  if (input.request === null || typeof input.request !== "object" || Array.isArray(input.request)) {
+    throw new TypeError("request must be the Stripe create params object");
+  }
+}
+
+export class BillingGuard {
+  readonly clock: Clock;
+  readonly leaseMs: number;
+  readonly #sql: SqlClient;
+  readonly #cap: BillingGuardOptions["periodCapCents"];
+
+  private constructor(sql: SqlClient, options: BillingGuardOptions) {
+    this.#sql = sql;
+    this.clock = options.clock ?? systemClock;
+    this.leaseMs = options.leaseMs ?? defaultLeaseMs;
+    this.#cap = options.periodCapCents;
+  }
+
+  /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
+  static async open(options: BillingGuardOptions = {}): Promise<BillingGuard> {
+    if (options.leaseMs !== undefined && (!Number.isSafeInteger(options.leaseMs) || options.leaseMs <= 0)) {
+      throw new TypeError(`leaseMs must be a positive integer, got ${options.leaseMs}`);
+    }
+    if (typeof options.periodCapCents === "number" && (!Number.isSafeInteger(options.periodCapCents) || options.periodCapCents < 0)) {
+      throw new TypeError(`periodCapCents must be a non-negative integer (cents), got ${options.periodCapCents}`);
+    }
+    const sql = options.databaseUrl
+      ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
+      : options.pglite
+        ? pgliteClient(options.pglite, { owned: false })
+        : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });
+    const guard = new BillingGuard(sql, options);
+    try {
+      await migrate(sql, guard.#now());
+    } catch (error) {
+      await sql.close();
+      throw error;
+    }
+    return guard;
+  }
+
+  #now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  #capFor(billingPeriod: string): number | undefined {
+    const cap = typeof this.#cap === "function" ? this.#cap(billingPeriod) : this.#cap;
+    if (cap !== undefined && (!Number.isSafeInteger(cap) || cap < 0)) {
+      throw new TypeError(`periodCapCents for ${billingPeriod} must be a non-negative integer (cents), got ${cap}`);
+    }
+    return cap;
+  }
+
+  /**
+   * Decides, in one transaction, whether `owner` may call Stripe for this billing now. A new billing is inserted
+   * `pending` with a lease, its amount reserved against the period cap; a pending one whose lease lapsed is taken
+   * over (no second reservation); anything else is reported as it stands.
+   */
+  async claim(input: ClaimInput, owner: string): Promise<ClaimResult> {
+    validateClaim(input, owner);
+    const fingerprint = claimFingerprint(input);
+    const cap = this.#capFor(input.billingPeriod);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#sql.transaction((tx) => this.#claimOnce(tx, input, owner, fingerprint, cap));
+      } catch (error) {
+        // Losing the insert race twice in a row would mean the row vanished in between: not a state we make.
+        if (!(error instanceof LostInsertRace) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  async #claimOnce(
+    tx: SqlExecutor,
+    input: ClaimInput,
+    owner: string,
+    fingerprint: string,
+    cap: number | undefined,
+  ): Promise<ClaimResult> {
+    const now = this.#now();
+    const lockedUntil = new Date(now.getTime() + this.leaseMs);
+    const token = randomUUID();
+    const lease: Lease = { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token, lockedUntil };
+    const [existing] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
+      input.customerId,
+      input.billingPeriod,
+    ]);
+
+    if (existing) {
+      const record = toRecord(existing);
+      if (record.fingerprint !== fingerprint) return { status: "mismatch", record, reason: mismatchReason(record, input) };
+      if (record.state === "charged" || record.state === "completed") return { status: "already-billed", record };
+      if (record.state === "declined") return { status: "declined", record };
+      if (record.lockedUntil && record.lockedUntil.getTime() > now.getTime()) {
+        return { status: "busy", record, retryAfterMs: record.lockedUntil.getTime() - now.getTime() };
+      }
+      const [taken] = await tx.query<BillingRow>(
+        `UPDATE billing_records
+            SET locked_until = $3, lock_owner = $4, lease_token = $5, attempts = attempts + 1, updated_at = $6
+          WHERE ${recordKey}
+          RETURNING *`,
+        [input.customerId, input.billingPeriod, lockedUntil, owner, token, now],
+      );
+      return { status: "claimed", record: toRecord(taken as BillingRow), lease };
+    }
+
+    // A new billing: reserve its amount first (the ledger row serialises reservations per period), then insert.
+    await tx.query(
+      `INSERT INTO spend_ledger (billing_period, cap_cents, reserved_cents, charged_cents, updated_at)
+       VALUES ($1, $2, 0, 0, $3) ON CONFLICT (billing_period) DO NOTHING`,
+      [input.billingPeriod, cap ?? null, now],
+    );
+    const [reserved] = await tx.query(
+      `UPDATE spend_ledger
+          SET reserved_cents = reserved_cents + $2, cap_cents = $3, updated_at = $4
+        WHERE billing_period = $1 AND ($3::bigint IS NULL OR reserved_cents + charged_cents + $2 <= $3::bigint)
+        RETURNING billing_period`,
+      [input.billingPeriod, input.amountCents, cap ?? null, now],
+    );
+    if (!reserved) {
+      const [ledger] = await tx.query<{ reserved_cents: string | number; charged_cents: string | number }>(
+        "SELECT reserved_cents, charged_cents FROM spend_ledger WHERE billing_period = $1",
+        [input.billingPeriod],
+      );
+      const spoken = Number(ledger?.reserved_cents ?? 0) + Number(ledger?.charged_cents ?? 0);
+      const capCents = cap as number;
+      return {
+        status: "cap-exceeded",
+        capCents,
+        reservedCents: spoken,
+        reason:
+          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${capCents} cents with ${spoken} reserved or ` +
+          `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
+      };
+    }
+    const [inserted] = await tx.query<BillingRow>(
+      `INSERT INTO billing_records (customer_id, billing_period, state, idempotency_key, fingerprint, amount_cents,
+                                    currency, attempts, locked_until, lock_owner, lease_token, request, created_at, updated_at)
+       VALUES ($1, $2, 'pending', $3, $4, $5, $6, 1, $7, $8, $9, $10::jsonb, $11, $11)
+       ON CONFLICT (customer_id, billing_period) DO NOTHING
+       RETURNING *`,
+      [
+        input.customerId,
+        input.billingPeriod,
+        input.idempotencyKey,
+        fingerprint,
+        input.amountCents,
+        input.currency,
+        lockedUntil,
+        owner,
+        token,
+        JSON.stringify(input.request),
+        now,
+      ],
+    );
+    if (!inserted) throw new LostInsertRace();
+    return { status: "claimed", record: toRecord(inserted), lease };
+  }
+
+  async #lockRecord(tx: SqlExecutor, key: { customerId: string; billingPeriod: string }): Promise<BillingRecord> {
+    const [row] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
+      key.customerId,
+      key.billingPeriod,
+    ]);
+    if (!row) throw new BillingStateError(`no billing record for customer ${key.customerId} period ${key.billingPeriod}`);
+    return toRecord(row);
+  }
+
+  /**
+   * Records that Stripe charged this billing and moves its amount from reserved to charged. A Stripe outcome is a
+   * fact whoever holds the lease now (same idempotency key, same PaymentIntent), so a holder whose lease was taken
+   * over still records it; recording the same PaymentIntent twice is a no-op.
+   */
+  async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<void> {
+    requireText("paymentIntentId", outcome?.paymentIntentId, 255);
+    await this.#sql.transaction(async (tx) => {
+      const record = await this.#lockRecord(tx, lease);
+      if (record.state === "charged" || record.state === "completed") {
+        if (record.paymentIntentId === outcome.paymentIntentId) return;
+        throw new BillingStateError(
+          `customer ${record.customerId} period ${record.billingPeriod} is already charged by ${record.paymentIntentId}, not ${outcome.paymentIntentId}`,
+        );
+      }
+      if (record.state === "declined") {
+        throw new BillingStateError(
+          `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`,
+        );
+      }
+      const now = this.#now();
+      await tx.query(
+        `UPDATE billing_records
+            SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
+                updated_at = $4
+          WHERE ${recordKey}`,
+        [record.customerId, record.billingPeriod, outcome.paymentIntentId, now],
+      );
+      await tx.query(
+        `UPDATE spend_ledger
+            SET reserved_cents = reserved_cents - $2, charged_cents = charged_cents + $2, updated_at = $3
+          WHERE billing_period = $1`,
+        [record.billingPeriod, record.amountCents, now],
+      );
+    });
+  }
+
+  /** Records a decline (card refused) and releases the reservation. Recording it twice is a no-op. */
+  async markDeclined(lease: Lease, outcome: { reason: string; paymentIntentId?: string }): Promise<void> {
+    requireText("reason", outcome?.reason, 10_000);
+    await this.#sql.transaction(async (tx) => {
+      const record = await this.#lockRecord(tx, lease);
+      if (record.state === "declined") return;
+      if (record.state !== "pending") {
+        throw new BillingStateError(
+          `customer ${record.customerId} period ${record.billingPeriod} is ${record.state} (${record.paymentIntentId}); cannot record a decline`,
+        );
+      }
+      const now = this.#now();
+      await tx.query(
+        `UPDATE billing_records
+            SET state = 'declined', decline_reason = $3, payment_intent_id = $4, locked_until = NULL, lock_owner = NULL,
+                lease_token = NULL, updated_at = $5
+          WHERE ${recordKey}`,
+        [record.customerId, record.billingPeriod, outcome.reason, outcome.paymentIntentId ?? null, now],
+      );
+      await tx.query(
+        "UPDATE spend_ledger SET reserved_cents = reserved_cents - $2, updated_at = $3 WHERE billing_period = $1",
+        [record.billingPeriod, record.amountCents, now],
+      );
+    });
+  }
+
+  /**
+   * Outcome unknown: the record stays pending (and reserved) and the lease is freed, so the scheduled retry or
+   * the reconciler can claim it at once. Releasing a lease that was taken over does nothing.
+   */
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.#sql.query(
+      `UPDATE billing_records SET locked_until = NULL, lock_owner = NULL, lease_token = NULL, updated_at = $4
+        WHERE ${recordKey} AND state = 'pending' AND lease_token = $3`,
+      [lease.customerId, lease.billingPeriod, lease.token, this.#now()],
+    );
+  }
+
+  /** The message is settled: `charged -> completed` (completing twice is a no-op). */
+  async markCompleted(key: { customerId: string; billingPeriod: string }): Promise<void> {
+    const updated = await this.#sql.query(
+      `UPDATE billing_records SET state = 'completed', updated_at = $3
+        WHERE ${recordKey} AND state IN ('charged', 'completed')
+        RETURNING state`,
+      [key.customerId, key.billingPeriod, this.#now()],
+    );
+    if (updated.length > 0) return;
+    const record = await this.get(key.customerId, key.billingPeriod);
+    throw new BillingStateError(
+      record
+        ? `customer ${key.customerId} period ${key.billingPeriod} is ${record.state}; only a charged billing can be completed`
+        : `no billing record for customer ${key.customerId} period ${key.billingPeriod}`,
+    );
+  }
+
+  async get(customerId: string, billingPeriod: string): Promise<BillingRecord | undefined> {
+    const [row] = await this.#sql.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey}`, [
+      customerId,
+      billingPeriod,
+    ]);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Pending billings nobody holds: lease lapsed (by the guard's clock) or released. Oldest first. */
+  async stalePending(options: { limit?: number } = {}): Promise<BillingRecord[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw new TypeError(`limit must be a positive integer, got ${limit}`);
+    const rows = await this.#sql.query<BillingRow>(
+      `SELECT * FROM billing_records
+        WHERE state = 'pending' AND (locked_until IS NULL OR locked_until <= $1)
+        ORDER BY created_at, customer_id, billing_period
+        LIMIT $2`,
+      [this.#now(), limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async periodSpend(billingPeriod: string): Promise<PeriodSpend> {
+    const [row] = await this.#sql.query<{ cap_cents: string | number | null; reserved_cents: string | number; charged_cents: string | number }>(
+      "SELECT cap_cents, reserved_cents, charged_cents FROM spend_ledger WHERE billing_period = $1",
+      [billingPeriod],
+    );
+    const cap = this.#capFor(billingPeriod) ?? (row?.cap_cents == null ? null : Number(row.cap_cents));
+    return { capCents: cap, reservedCents: Number(row?.reserved_cents ?? 0), chargedCents: Number(row?.charged_cents ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.close();
+  }
+}
