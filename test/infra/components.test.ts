@@ -1,0 +1,283 @@
+// The components and the stack program under Pulumi mocks: the dev and prod stacks as committed, a deliberately
+// bad config, and the components on their own (Basic tier, no receivers).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { builtInRoles } from "../../infra/access.js";
+import { BillingNamespace } from "../../infra/components/billing-namespace.js";
+import { BillingQueue } from "../../infra/components/billing-queue.js";
+import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
+import { planStack, type Plan } from "../../infra/plan/run-plan.js";
+import { decodeQueueMetadata } from "../../infra/queue-metadata.js";
+import { StackConfigError } from "../../infra/stack-config.js";
+import { tuneQueue } from "../../infra/tuning.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "chargeguard-components-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const ofType = (plan: Plan, type: string) => plan.mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
+const only = <T>(items: T[]): T => {
+  expect(items).toHaveLength(1);
+  return items[0] as T;
+};
+interface Criterion {
+  metricName: string;
+  timeAggregation: string;
+  threshold: number;
+  metricNamespace: string;
+  dimensions: { name: string; operator: string; values: unknown[] }[];
+}
+const criterionOf = (alert: MockedResource) => only((alert.inputs.criteria as { allOf: Criterion[] }).allOf);
+const alertsOf = (plan: Plan, queueName: string) =>
+  ofType(plan, "monitor:MetricAlert").filter((alert) => criterionOf(alert).dimensions[0]?.values.includes(queueName));
+
+describe("the dev stack under mocks", () => {
+  let plan: Plan;
+  beforeAll(async () => {
+    plan = await planStack({ stack: "dev", cwd: root });
+  });
+
+  it("builds a Standard namespace with TLS 1.2 and local auth on, as dev asks", () => {
+    const ns = only(ofType(plan, "servicebus:Namespace"));
+    expect(ns.inputs).toMatchObject({
+      namespaceName: "sb-billing-dev",
+      resourceGroupName: "rg-billing-dev",
+      location: "westeurope",
+      sku: { name: "Standard", tier: "Standard" },
+      minimumTlsVersion: "1.2",
+      disableLocalAuth: false,
+      publicNetworkAccess: "Enabled",
+    });
+    expect(ns.inputs).not.toHaveProperty("zoneRedundant");
+  });
+
+  it("configures the queue from tuneQueue, with dead-lettering on expiry and duplicate detection", () => {
+    const queue = only(ofType(plan, "servicebus:Queue"));
+    const tuning = tuneQueue({ stripe: { timeoutMs: 30_000, maxNetworkRetries: 2, threeDsP99Ms: 0 }, processingMs: 2000, maxDeliveryCount: 10 });
+    expect(queue.inputs).toMatchObject({
+      queueName: "usage-billing",
+      namespaceName: "sb-billing-dev",
+      lockDuration: tuning.lockDuration,
+      maxDeliveryCount: 10,
+      defaultMessageTimeToLive: tuning.defaultMessageTimeToLive,
+      deadLetteringOnMessageExpiration: true,
+      requiresDuplicateDetection: true,
+      duplicateDetectionHistoryTimeWindow: tuning.duplicateDetectionHistoryTimeWindow,
+    });
+    expect(decodeQueueMetadata(queue.inputs.userMetadata)?.consumer).toEqual(tuning.consumer);
+    expect(plan.report.queues).toEqual([
+      { name: "usage-billing", lockDuration: "PT2M", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
+    ]);
+  });
+
+  it("alerts per queue on the namespace with EntityName = the queue and the right aggregation per metric", () => {
+    const ns = only(ofType(plan, "servicebus:Namespace"));
+    const actionGroup = only(ofType(plan, "monitor:ActionGroup"));
+    const alerts = alertsOf(plan, "usage-billing");
+    const byMetric = Object.fromEntries(alerts.map((alert) => [criterionOf(alert).metricName, alert]));
+    expect(Object.keys(byMetric).sort()).toEqual(["AbandonMessage", "ActiveMessages", "DeadletteredMessages", "ServerErrors", "ThrottledRequests"]);
+    const aggregation = (metric: string) => byMetric[metric] && criterionOf(byMetric[metric]).timeAggregation;
+    expect(aggregation("DeadletteredMessages")).toBe("Maximum");
+    expect(aggregation("ActiveMessages")).toBe("Average");
+    for (const metric of ["ThrottledRequests", "ServerErrors", "AbandonMessage"]) expect(aggregation(metric), metric).toBe("Total");
+    expect(criterionOf(byMetric.ActiveMessages as MockedResource).threshold).toBe(500);
+    for (const alert of alerts) {
+      expect(alert.inputs).toMatchObject({ location: "global", enabled: true, scopes: [ns.id], actions: [{ actionGroupId: actionGroup.id }] });
+      expect(alert.inputs.criteria).toMatchObject({ odataType: "Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria" });
+      expect(criterionOf(alert)).toMatchObject({
+        metricNamespace: "Microsoft.ServiceBus/namespaces",
+        dimensions: [{ name: "EntityName", operator: "Include", values: ["usage-billing"] }],
+      });
+    }
+    expect(byMetric.DeadletteredMessages?.inputs.severity).toBe(2);
+    expect(byMetric.ThrottledRequests?.inputs.severity).toBe(3);
+    expect(actionGroup.inputs).toMatchObject({
+      location: "global",
+      groupShortName: "billing",
+      emailReceivers: [{ emailAddress: "billing-oncall@example.com", name: "email-1", useCommonAlertSchema: true }],
+    });
+  });
+
+  it("grants the consumer Data Receiver on the queue only, and Listen-only/Send-only SAS rules (local auth is on)", () => {
+    const queue = only(ofType(plan, "servicebus:Queue"));
+    const role = only(ofType(plan, "authorization:RoleAssignment"));
+    expect(role.inputs).toMatchObject({
+      principalId: "00000000-0000-0000-0000-000000000001",
+      principalType: "ServicePrincipal",
+      scope: queue.id,
+      roleDefinitionId: `${String(queue.id).split("/resourceGroups/")[0]}/providers/Microsoft.Authorization/roleDefinitions/${builtInRoles.serviceBusDataReceiver}`,
+    });
+    const rules = ofType(plan, "servicebus:QueueAuthorizationRule").map((rule) => rule.inputs);
+    expect(rules).toEqual([
+      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-listen", rights: ["Listen"] }),
+      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-send", rights: ["Send"] }),
+    ]);
+    expect(ofType(plan, "servicebus:NamespaceAuthorizationRule")).toEqual([]);
+  });
+
+  it("passes every policy", () => {
+    expect(plan.report.violations).toEqual([]);
+  });
+});
+
+describe("the prod stack under mocks, planned in the same process after dev", () => {
+  let plan: Plan;
+  beforeAll(async () => {
+    await planStack({ stack: "dev", cwd: root });
+    plan = await planStack({ stack: "prod", cwd: root });
+  });
+
+  it("sees only its own resources", () => {
+    expect(plan.report.stack).toBe("prod");
+    expect(JSON.stringify(plan.report.resources)).not.toContain("sb-billing-dev");
+    expect(plan.report.resources.map((r) => r.type).filter((t) => t.endsWith(":Queue"))).toHaveLength(2);
+  });
+
+  it("builds a zone-redundant Premium namespace, Entra ID only, with diagnostics to Log Analytics", () => {
+    const ns = only(ofType(plan, "servicebus:Namespace"));
+    expect(ns.inputs).toMatchObject({
+      sku: { name: "Premium", tier: "Premium", capacity: 1 },
+      zoneRedundant: true,
+      disableLocalAuth: true,
+      minimumTlsVersion: "1.2",
+    });
+    const diagnostics = only(ofType(plan, "monitor:DiagnosticSetting"));
+    expect(diagnostics.inputs).toMatchObject({
+      resourceUri: ns.id,
+      workspaceId: expect.stringMatching(/\/workspaces\/law-billing-prod$/),
+      logs: [{ categoryGroup: "allLogs", enabled: true }],
+      metrics: [{ category: "AllMetrics", enabled: true }],
+    });
+  });
+
+  it("gives no SAS rules at all and queue-scoped roles to each consumer and producer", () => {
+    expect(ofType(plan, "servicebus:QueueAuthorizationRule")).toEqual([]);
+    const queues = ofType(plan, "servicebus:Queue");
+    const roles = ofType(plan, "authorization:RoleAssignment");
+    expect(roles).toHaveLength(4);
+    for (const queue of queues) {
+      const granted = roles
+        .filter((role) => role.inputs.scope === queue.id)
+        .map((role) => [String(role.inputs.roleDefinitionId).split("/").pop(), role.inputs.principalId]);
+      expect(granted.sort()).toEqual(
+        [
+          [builtInRoles.serviceBusDataReceiver, queue.inputs.queueName === "usage-billing" ? "00000000-0000-0000-0000-000000000001" : "00000000-0000-0000-0000-000000000003"],
+          [builtInRoles.serviceBusDataSender, "00000000-0000-0000-0000-000000000002"],
+        ].sort(),
+      );
+    }
+  });
+
+  it("renews locks for the slow queue and alarms with stricter severities", () => {
+    const invoice = plan.report.queues.find((q) => q.name === "invoice-settlement");
+    expect(invoice?.lockDuration).toBe("PT5M");
+    expect(invoice?.consumer.maxAutoLockRenewalDurationInMs).toBeGreaterThanOrEqual(2 * (invoice?.worstCaseStripeMs ?? Infinity));
+    const deadLettered = alertsOf(plan, "invoice-settlement").find((a) => criterionOf(a).metricName === "DeadletteredMessages");
+    expect(deadLettered?.inputs.severity).toBe(0);
+    const actionGroup = only(ofType(plan, "monitor:ActionGroup"));
+    expect(actionGroup.inputs).toMatchObject({
+      groupShortName: "billingprod",
+      webhookReceivers: [{ name: "pagerduty", serviceUri: "https://events.example.com/integration/billing-prod/enqueue", useCommonAlertSchema: true }],
+    });
+    expect(plan.report.violations).toEqual([]);
+  });
+});
+
+describe("deliberately bad configs", () => {
+  it("stops before building anything, listing every problem, and leaves the next plan working", async () => {
+    const file = join(scratch, "Pulumi.bad.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        config: {
+          "azure-native:location": "westeurope",
+          "chargeguard:resourceGroupName": "rg-billing-bad",
+          "chargeguard:namespace": { name: "sb-billing-bad", sku: "Free" },
+          "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 30000, maxNetworkRetries: 2 }, lockDuration: "P5M" }],
+        },
+      }),
+    );
+    const error = await planStack({ configFile: file }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StackConfigError);
+    expect((error as StackConfigError).problems).toEqual([
+      "chargeguard:namespace.sku: expected one of Basic, Standard, Premium",
+      expect.stringContaining('chargeguard:queues[0] (usage-billing): lockDuration: "P5M" means months'),
+    ]);
+    expect((await planStack({ stack: "dev", cwd: root })).report.resources.length).toBeGreaterThan(0);
+  });
+
+  it("reports mandatory violations for a valid config that is unsafe in production", async () => {
+    const file = join(scratch, "Pulumi.prod.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        config: {
+          "azure-native:location": "westeurope",
+          "chargeguard:resourceGroupName": "rg-billing-prod",
+          "chargeguard:namespace": { name: "sb-billing-prod", sku: "Standard", disableLocalAuth: false },
+          "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 30000, maxNetworkRetries: 2 } }],
+        },
+      }),
+    );
+    const { report } = await planStack({ configFile: file });
+    expect(report.stack).toBe("prod");
+    expect(report.violations).toEqual([
+      {
+        policy: "billing-queue-dead-letter-alert",
+        resource: "usage-billing",
+        level: "mandatory",
+        message: "queue usage-billing: its dead-letter alert has no action group, so nobody is told: add e-mail or webhook receivers",
+      },
+      {
+        policy: "servicebus-local-auth-disabled-in-prod",
+        resource: "sb-billing-prod",
+        level: "mandatory",
+        message: "namespace sb-billing-prod: stack prod is production: set disableLocalAuth: true (Entra ID only)",
+      },
+    ]);
+  });
+});
+
+describe("the components on their own", () => {
+  it("skips duplicate detection on Basic, exposes the consumer settings and needs no receivers", async () => {
+    const mocked: MockedResource[] = [];
+    await pulumi.runtime.setMocks(azureMocks((r) => mocked.push(r)), "chargeguard", "test", false);
+    const namespace = new BillingNamespace("basic", { resourceGroupName: "rg", namespaceName: "sb-basic-test", sku: "Basic" });
+    const budget = { stripe: { timeoutMs: 20_000, maxNetworkRetries: 1 }, maxDeliveryCount: 5 };
+    const queue = new BillingQueue("events", { namespace, queueName: "events", budget, producerPrincipalId: "00000000-0000-0000-0000-00000000000a" });
+    await new Promise((resolve) => queue.childIds.apply(resolve));
+
+    expect(queue.consumer).toEqual(tuneQueue(budget).consumer);
+    expect(queue.access).toEqual([{ kind: "role", right: "Azure Service Bus Data Sender", holder: "00000000-0000-0000-0000-00000000000a" }]);
+    expect(namespace.actionGroup).toBeUndefined();
+    const queueInputs = only(mocked.filter((r) => r.type === "azure-native:servicebus:Queue")).inputs;
+    expect(queueInputs).toMatchObject({ requiresDuplicateDetection: false, maxDeliveryCount: 5 });
+    expect(queueInputs).not.toHaveProperty("duplicateDetectionHistoryTimeWindow");
+    const ns = only(mocked.filter((r) => r.type === "azure-native:servicebus:Namespace")).inputs;
+    expect(ns).toMatchObject({ sku: { name: "Basic", tier: "Basic" }, disableLocalAuth: true, minimumTlsVersion: "1.2" });
+    const alerts = mocked.filter((r) => r.type === "azure-native:monitor:MetricAlert");
+    expect(alerts).toHaveLength(5);
+    for (const alert of alerts) expect(alert.inputs.actions).toEqual([]);
+    expect(mocked.map((r) => r.type)).toEqual(
+      expect.arrayContaining(["chargeguard:infra:BillingNamespace", "chargeguard:infra:BillingQueue"]),
+    );
+  });
+
+  it("refuses an unsafe budget at construction, naming the fix", async () => {
+    await pulumi.runtime.setMocks(azureMocks(() => undefined), "chargeguard", "test", false);
+    const namespace = new BillingNamespace("strict", { resourceGroupName: "rg", namespaceName: "sb-strict-test", sku: "Standard" });
+    expect(
+      () =>
+        new BillingQueue("slow", {
+          namespace,
+          queueName: "slow",
+          budget: { stripe: { timeoutMs: 120_000, maxNetworkRetries: 2 }, renewal: false },
+        }),
+    ).toThrow(/renewal is disabled: enable renewal, or lower stripe\.timeoutMs to at most 95000/);
+  });
+});
