@@ -17,7 +17,7 @@ export const fixturesDir = fileURLToPath(new URL("./fixtures", import.meta.url))
 export const typedRuleTester = new RuleTester({
   languageOptions: {
     parserOptions: {
-      projectService: { allowDefaultProject: ["*.ts"] },
+      projectService: true,
       tsconfigRootDir: fixturesDir,
     },
   },
