@@ -1,0 +1,60 @@
+// `npm start`: reads the run contract from the environment, runs the consumer, and stops cleanly on SIGTERM
+// (in-flight messages finish or are left to lapse; the guard makes whatever a crash left behind safe to redo).
+import { mkdirSync } from "node:fs";
+import { KeybrakeKeyProvider } from "chargeguard/runtime";
+import { ConfigError, readConfig } from "./config.js";
+import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
+
+const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+
+function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
+  if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true });
+  return {
+    serviceBus: { connectionString: config.connectionString, queueName: config.queueName },
+    stripe: {
+      apiKey: config.stripeApiKey ?? "",
+      ...(config.stripeApiBase === undefined ? {} : { apiBase: config.stripeApiBase }),
+    },
+    ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+    ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
+    ...(config.periodCapCents === undefined ? {} : { periodCapCents: config.periodCapCents }),
+    ...(config.keybrake === undefined ? {} : { keyProvider: new KeybrakeKeyProvider(config.keybrake) }),
+    log,
+  };
+}
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof readConfig>;
+  try {
+    config = readConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const consumer = await startUsageBillingConsumer(optionsFrom(config));
+  const where = config.fullyQualifiedNamespace ?? "the connection string's namespace";
+  log(`consuming ${config.queueName} on ${where} (database: ${config.databaseUrl === undefined ? config.dataDir : "DATABASE_URL"})`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    consumer.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

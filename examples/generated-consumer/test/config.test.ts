@@ -1,0 +1,46 @@
+// The run contract: what `npm start` reads, and how it says what is missing.
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../src/config.js";
+import { settings } from "../src/settings.js";
+
+const base = {
+  SERVICEBUS_CONNECTION_STRING: "Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true",
+  STRIPE_API_KEY: "rk_test_sandbox",
+  KEYBRAKE_URL: "http://127.0.0.1:4010",
+  KEYBRAKE_API_KEY: "kb_sandbox",
+  BILLING_PERIOD_CAP_CENTS: "500000",
+  DATABASE_URL: "postgres://127.0.0.1:5432/billing",
+};
+
+describe("readConfig", () => {
+  it("reads the run contract", () => {
+    const config = readConfig({ ...base, SERVICEBUS_QUEUE: "other-queue", STRIPE_API_BASE: "http://127.0.0.1:12111" });
+    expect(config).toMatchObject({ queueName: "other-queue", periodCapCents: 500_000, stripeApiBase: "http://127.0.0.1:12111" });
+  });
+
+  it("defaults the queue to the generated one", () => {
+    expect(readConfig(base).queueName).toBe(settings.queue);
+  });
+
+  it("names every missing setting at once", () => {
+    let error: unknown;
+    try {
+      readConfig({});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain("SERVICEBUS_CONNECTION_STRING");
+    expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("accepts a namespace for DefaultAzureCredential instead of a connection string", () => {
+    const { SERVICEBUS_CONNECTION_STRING: _, ...rest } = base;
+    const config = readConfig({ ...rest, SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: "billing.servicebus.windows.net" });
+    expect(config).toMatchObject({ connectionString: "", fullyQualifiedNamespace: "billing.servicebus.windows.net" });
+  });
+
+  it("refuses a malformed spend cap", () => {
+    expect(() => readConfig({ ...base, BILLING_PERIOD_CAP_CENTS: "12.50" })).toThrow(/BILLING_PERIOD_CAP_CENTS/);
+  });
+});
