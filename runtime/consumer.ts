@@ -2,13 +2,13 @@
 // that must agree (lock renewal deadline, Stripe timeout and retries, guard lease) taken from one queue tuning.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { DefaultAzureCredential } from "@azure/identity";
-import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { deliveryBudgetMs, worstCaseStripeMs, type QueueTuning } from "../infra/tuning.js";
 import { createBillingHandler } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
+import { connectServiceBus } from "./servicebus-connection.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import { createStripeClient } from "./stripe/client.js";
 import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
@@ -81,7 +81,7 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
       leaseMs: options.leaseMs ?? budget,
     }));
 
-  const client = connect(options.serviceBus.connectionString);
+  const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
 
@@ -146,15 +146,6 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
 
 /** The consumer contract's entry point (the scaffold and the proving ground call this). */
 export const startConsumer: StartConsumer = (context) => startBillingConsumer(context);
-
-function connect(connectionString: string): ServiceBusClient {
-  if (connectionString !== "") return new ServiceBusClient(connectionString);
-  const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
-  if (namespace === undefined || namespace === "") {
-    throw new Error("no Service Bus connection: set SERVICEBUS_CONNECTION_STRING, or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE for DefaultAzureCredential");
-  }
-  return new ServiceBusClient(namespace, new DefaultAzureCredential());
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -15,8 +15,8 @@ export interface BillingSandbox {
   pglite: PGlite;
   admin: Stripe;
   client: ServiceBusClient;
-  /** A fresh queue (short locks, duplicate detection on). */
-  queue(lockDurationMs?: number): string;
+  /** A fresh queue: short locks, duplicate detection on unless told otherwise. */
+  queue(lockDurationMs?: number, options?: { duplicateDetection?: boolean }): string;
   send(queue: string, message: ServiceBusMessage): Promise<void>;
   /** A Stripe customer and a valid event for it. */
   event(overrides?: Partial<UsageEvent>): Promise<UsageEvent>;
@@ -42,9 +42,13 @@ export async function startBillingSandbox(): Promise<BillingSandbox> {
     pglite,
     admin,
     client,
-    queue(lockDurationMs = 2_000) {
+    queue(lockDurationMs = 2_000, options = {}) {
       const name = `billing-${++queues}`;
-      serviceBus.addQueue(name, { lockDurationMs, maxDeliveryCount: 10, duplicateDetectionWindowMs: 600_000 });
+      serviceBus.addQueue(name, {
+        lockDurationMs,
+        maxDeliveryCount: 10,
+        ...(options.duplicateDetection === false ? {} : { duplicateDetectionWindowMs: 600_000 }),
+      });
       return name;
     },
     async send(queue, message) {
