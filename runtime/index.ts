@@ -10,3 +10,4 @@ export * from "./stripe/index.js";
 export * from "./vault/index.js";
 export * from "./billing-handler.js";
 export * from "./consumer.js";
+export * from "./dlq.js";
