@@ -153,9 +153,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
       const target = this.#queue(queue);
       return target.expireLocks(target.main, (record) => !when || when(snapshotOf(record)));
     },
-    dropConnections: () => {
-      for (const socket of this.#sockets) socket.destroy();
-    },
+    dropConnections: () => this.#dropSockets("connection dropped by the emulator (injected fault)"),
     detachLinks: (queue) => this.#detachLinks(queue),
     clear: () => this.#faultBook.clear(),
   };
@@ -210,7 +208,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
     this.#scheduler.stop();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    for (const socket of this.#sockets) socket.destroy();
+    this.#dropSockets("emulator stopped");
     const server = this.#server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     this.#receiveLinks.clear();
@@ -230,6 +228,15 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const queue = this.#queues.get(name);
     if (!queue) return undefined;
     return { queue, entity: deadLetter ? queue.deadLetter : queue.main };
+  }
+
+  /**
+   * Cuts TCP connections the hard way, as a network failure would. Destroying with an error makes rhea see the
+   * loss at once (it clears its heartbeat timers and reports `disconnected`, which forgets the links).
+   */
+  #dropSockets(reason: string): void {
+    for (const socket of this.#sockets) socket.destroy(new Error(reason));
+    this.#sockets.clear();
   }
 
   #later(delayMs: number, run: () => void): void {
