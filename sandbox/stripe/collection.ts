@@ -40,10 +40,6 @@ export class Collection<T extends Listable> {
 
   constructor(private readonly indexKeys: (object: T) => readonly string[] = () => []) {}
 
-  get size(): number {
-    return this.#all.length;
-  }
-
   add(object: T): void {
     const last = this.#all[this.#all.length - 1];
     if (last && object.created < last.object.created) this.#createdMonotonic = false;
@@ -65,11 +61,6 @@ export class Collection<T extends Listable> {
   /** Oldest first. */
   all(customer?: string): T[] {
     return this.#rows(customer === undefined ? undefined : customerKey(customer)).map((entry) => entry.object);
-  }
-
-  /** Oldest first, the rows filed under `key` by `indexKeys`. */
-  indexed(key: string): T[] {
-    return (this.#byIndex.get(key) ?? []).map((entry) => entry.object);
   }
 
   /** Stripe's list semantics: newest first, cursor pagination, `has_more`. */

@@ -150,7 +150,7 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
       headers["Original-Request"] = response.requestId;
       if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
     } else {
-      const executed = await execute(context, matched, params, path, faultRequest, requestId);
+      const executed = await execute(context, matched, params, faultRequest, requestId);
       if (!executed) return;
       if (executed.saved) context.keys.save(idempotencyKey, executed.response);
       else context.keys.release(idempotencyKey);
@@ -158,7 +158,7 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
       if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
     }
   } else {
-    const executed = await execute(context, matched, params, path, faultRequest, requestId);
+    const executed = await execute(context, matched, params, faultRequest, requestId);
     if (!executed) return;
     response = executed.response;
   }
@@ -177,7 +177,6 @@ async function execute(
   context: HandlerContext,
   matched: { route: Route; pathParams: string[] },
   params: FormObject,
-  path: string,
   faultRequest: StripeFaultRequest,
   requestId: string,
 ): Promise<{ response: SavedResponse; saved: boolean } | undefined> {
@@ -187,7 +186,7 @@ async function execute(
     return { response: { status: 500, body: errorJson(serverErrorBody), requestId }, saved: true };
   }
   try {
-    const result = matched.route.handle({ store: context.store, params, pathParams: matched.pathParams, path, searchLagMs: context.searchLagMs });
+    const result = matched.route.handle({ store: context.store, params, pathParams: matched.pathParams, searchLagMs: context.searchLagMs });
     return { response: { status: 200, body: JSON.stringify(result), requestId }, saved: true };
   } catch (error) {
     if (!(error instanceof StripeFailure)) throw error;

@@ -60,10 +60,6 @@ export class IdempotencyKeys {
     this.#entries.delete(key);
   }
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
   #prune(now: number): void {
     for (const [key, entry] of this.#entries) {
       if (now - entry.startedAt < this.windowMs || !entry.response) return;

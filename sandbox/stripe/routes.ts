@@ -6,7 +6,6 @@ export interface RouteContext {
   params: FormObject;
   /** Captures of the route pattern, e.g. the PaymentIntent id. */
   pathParams: string[];
-  path: string;
   /** Objects younger than this are not yet visible to search (Stripe's search can lag). */
   searchLagMs: number;
 }

@@ -102,6 +102,7 @@ describe("payment intents", () => {
     expect(charge).toMatchObject({ amount_refunded: 800, refunded: true });
     const twice = await stripe.refunds.create({ charge: charge.id }).catch((e: unknown) => e);
     expect(twice).toMatchObject({ statusCode: 400, code: "charge_already_refunded" });
+    expect(emulator.ledger.refunds().filter((r) => r.charge === charge.id).map((r) => r.id)).toEqual([refund.id]);
   });
 
   it("lists by customer and created, newest first, with cursor pagination", async () => {
@@ -154,6 +155,23 @@ describe("payment intents", () => {
     expect(missing).toMatchObject({ statusCode: 400, code: "parameter_missing", param: "amount" });
     const badPm = await stripe.paymentIntents.create({ amount: 100, currency: "usd", payment_method: "pm_card_nope", confirm: true }).catch((e: unknown) => e);
     expect(badPm).toMatchObject({ statusCode: 400, code: "resource_missing", param: "payment_method" });
+  });
+});
+
+describe("search lag", () => {
+  it("hides PaymentIntents from search until searchLagMs passed on the clock, while list sees them at once", async () => {
+    const lagging = await startStripeEmulator({ searchLagMs: 60_000 });
+    try {
+      const client = stripeFor(lagging);
+      const intent = await client.paymentIntents.create({ amount: 100, currency: "usd", metadata: { billing_period: "2026-11" } });
+      const query = "metadata['billing_period']:'2026-11'";
+      expect((await client.paymentIntents.search({ query })).data).toHaveLength(0);
+      expect((await client.paymentIntents.list({ limit: 1 })).data.map((pi) => pi.id)).toEqual([intent.id]);
+      lagging.clock.advance(61_000);
+      expect((await client.paymentIntents.search({ query })).data.map((pi) => pi.id)).toEqual([intent.id]);
+    } finally {
+      await lagging.stop();
+    }
   });
 });
 
