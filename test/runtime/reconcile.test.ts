@@ -1,0 +1,160 @@
+// The reconciler against the real Stripe SDK, the sandbox's Stripe emulator and a real (embedded) PostgreSQL:
+// one adjustable clock drives the guard's leases, Stripe's 24 h key window and the reconciler.
+import { PGlite } from "@electric-sql/pglite";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import type { ClaimInput } from "../../runtime/guard/types.js";
+import { reconcile, stripeKeyWindowMs } from "../../runtime/reconcile.js";
+import { stableKey } from "../../runtime/stable-key.js";
+import { buildPaymentIntentParams } from "../../runtime/stripe/payment-intent-params.js";
+import { AdjustableClock } from "../../sandbox/clock.js";
+import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
+
+const leaseMs = 30_000;
+const clock = new AdjustableClock();
+let db: PGlite;
+let guard: BillingGuard;
+let emulator: StripeEmulator;
+let stripe: Stripe;
+
+beforeAll(async () => {
+  emulator = await startStripeEmulator({ clock });
+  stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0, timeout: 5_000 });
+  db = await PGlite.create();
+  guard = await BillingGuard.open({ pglite: db, clock, leaseMs });
+});
+afterAll(async () => {
+  await guard?.close();
+  await db?.close();
+  await emulator?.stop();
+});
+
+let sequence = 0;
+/** A billing claimed by a consumer that then died (or lost the answer): pending, its lease released. */
+async function strandedBilling(options: { paymentMethod?: string; stripeCommitted: boolean }): Promise<ClaimInput> {
+  const customer = await stripe.customers.create({ name: `reconcile ${++sequence}` });
+  const event = {
+    customerId: `c-${sequence}-${clock.now()}`,
+    stripeCustomerId: customer.id,
+    paymentMethodId: options.paymentMethod ?? "pm_card_visa",
+    billingPeriod: "2026-10",
+    amountCents: 1000 + sequence,
+    currency: "usd",
+  };
+  const idempotencyKey = stableKey(
+    { customerId: event.customerId, billingPeriod: event.billingPeriod, amountCents: event.amountCents, currency: event.currency },
+    { scope: "billing" },
+  );
+  const request = buildPaymentIntentParams(event, idempotencyKey);
+  const input: ClaimInput = { ...event, idempotencyKey, request: { ...request } };
+  const claim = await guard.claim(input, "consumer-that-died");
+  if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
+  if (options.stripeCommitted) {
+    // Stripe charged (or declined) it; the answer never reached the record.
+    await stripe.paymentIntents.create(request, { idempotencyKey }).catch((error: unknown) => {
+      if (!(error instanceof Stripe.errors.StripeCardError)) throw error;
+    });
+  }
+  await guard.releaseLease(claim.lease);
+  return input;
+}
+
+const intentsOf = (input: ClaimInput) => emulator.ledger.paymentIntents(input.request.customer as string);
+const outcomeOf = (report: Awaited<ReturnType<typeof reconcile>>, input: ClaimInput) =>
+  report.outcomes.find((o) => o.customerId === input.customerId);
+
+describe("reconcile", () => {
+  it("inside the key window retries with the record's key: Stripe replays a committed charge, or charges a missing one once", async () => {
+    const committed = await strandedBilling({ stripeCommitted: true });
+    const missing = await strandedBilling({ stripeCommitted: false });
+    const report = await reconcile({ guard, stripe });
+    expect(report).toMatchObject({ dryRun: false, examined: 2, retriedWithKey: 2, recoveredFromStripe: 0, chargedAfterWindow: 0, stillUnknown: 0 });
+    for (const input of [committed, missing]) {
+      const intents = intentsOf(input);
+      expect(intents).toHaveLength(1);
+      expect(await guard.get(input.customerId, input.billingPeriod)).toMatchObject({ state: "charged", paymentIntentId: intents[0]?.id });
+      expect(outcomeOf(report, input)).toMatchObject({ action: "retried-with-key", paymentIntentId: intents[0]?.id });
+    }
+    expect(await guard.periodSpend("2026-10")).toMatchObject({ reservedCents: 0 });
+  });
+
+  it("after the key window finds the committed PaymentIntent by customer and metadata instead of charging again", async () => {
+    const committed = await strandedBilling({ stripeCommitted: true });
+    const missing = await strandedBilling({ stripeCommitted: false });
+    clock.advance(stripeKeyWindowMs + 3_600_000);
+    const report = await reconcile({ guard, stripe });
+    expect(report).toMatchObject({ examined: 2, recoveredFromStripe: 1, chargedAfterWindow: 1, retriedWithKey: 0, stillUnknown: 0 });
+    expect(intentsOf(committed)).toHaveLength(1);
+    expect(intentsOf(missing)).toHaveLength(1);
+    expect(outcomeOf(report, committed)).toMatchObject({ action: "recovered-from-stripe", paymentIntentId: intentsOf(committed)[0]?.id });
+    expect(outcomeOf(report, missing)).toMatchObject({ action: "charged-after-window", paymentIntentId: intentsOf(missing)[0]?.id });
+    expect(emulator.ledger.duplicateCharges()).toEqual([]);
+  });
+
+  it("records declines, from a retry inside the window and from Stripe's record after it, without a second card attempt", async () => {
+    const inside = await strandedBilling({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds", stripeCommitted: false });
+    const first = await reconcile({ guard, stripe });
+    expect(first).toMatchObject({ examined: 1, declined: 1 });
+    expect(await guard.get(inside.customerId, inside.billingPeriod)).toMatchObject({
+      state: "declined",
+      declineReason: expect.stringMatching(/insufficient_funds/),
+    });
+
+    const after = await strandedBilling({ paymentMethod: "pm_card_chargeDeclined", stripeCommitted: true });
+    clock.advance(stripeKeyWindowMs + 1);
+    const second = await reconcile({ guard, stripe });
+    expect(second).toMatchObject({ examined: 1, declined: 1, chargedAfterWindow: 0 });
+    expect(intentsOf(after)).toHaveLength(1);
+    expect(await guard.get(after.customerId, after.billingPeriod)).toMatchObject({ state: "declined", paymentIntentId: intentsOf(after)[0]?.id });
+  });
+
+  it("leaves a billing pending when Stripe's answer stays unknown, and the next run finishes it", async () => {
+    const input = await strandedBilling({ stripeCommitted: false });
+    const conflict = emulator.faults.inject({ action: "conflict", path: "/v1/payment_intents", method: "POST", times: 1 });
+    const first = await reconcile({ guard, stripe });
+    expect(conflict.hits).toBe(1);
+    expect(first).toMatchObject({ examined: 1, stillUnknown: 1 });
+    expect(outcomeOf(first, input)?.detail).toMatch(/409|idempotency_key_in_use/);
+    expect(await guard.get(input.customerId, input.billingPeriod)).toMatchObject({ state: "pending", lockOwner: null });
+    const second = await reconcile({ guard, stripe });
+    expect(second).toMatchObject({ examined: 1, retriedWithKey: 1 });
+    expect(intentsOf(input)).toHaveLength(1);
+  });
+
+  it("leaves alone a billing whose consumer still holds a live lease", async () => {
+    const customer = await stripe.customers.create({ name: "live lease" });
+    const input: ClaimInput = {
+      customerId: `live-${clock.now()}`,
+      billingPeriod: "2026-11",
+      amountCents: 500,
+      currency: "usd",
+      idempotencyKey: `billing:v1:live-${clock.now()}`,
+      request: { amount: 500, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true },
+    };
+    const claim = await guard.claim(input, "busy-consumer");
+    const report = await reconcile({ guard, stripe });
+    expect(report.examined).toBe(0);
+    expect(intentsOf(input)).toHaveLength(0);
+    if (claim.status === "claimed") await guard.releaseLease(claim.lease);
+  });
+
+  it("in a dry run only reports: no claim, no charge, no record written", async () => {
+    await reconcile({ guard, stripe });
+    const inside = await strandedBilling({ stripeCommitted: false });
+    const before = await guard.get(inside.customerId, inside.billingPeriod);
+    const planInside = await reconcile({ guard, stripe, dryRun: true });
+    expect(planInside).toMatchObject({ dryRun: true, examined: 1, retriedWithKey: 1 });
+    clock.advance(stripeKeyWindowMs + 1);
+    const committed = await strandedBilling({ stripeCommitted: true });
+    clock.advance(stripeKeyWindowMs + 1);
+    const plan = await reconcile({ guard, stripe, dryRun: true });
+    expect(plan).toMatchObject({ dryRun: true, examined: 2, chargedAfterWindow: 1, recoveredFromStripe: 1 });
+    expect(intentsOf(inside)).toHaveLength(0);
+    expect(intentsOf(committed)).toHaveLength(1);
+    expect(await guard.get(inside.customerId, inside.billingPeriod)).toEqual(before);
+    const done = await reconcile({ guard, stripe });
+    expect(done).toMatchObject({ examined: 2, chargedAfterWindow: 1, recoveredFromStripe: 1 });
+    expect(emulator.ledger.duplicateCharges()).toEqual([]);
+  });
+});
