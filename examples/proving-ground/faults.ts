@@ -15,6 +15,7 @@ export const faultCatalogue = {
   "kill-after-record": "the replica is killed right after the record write, then a fresh one starts",
   "kill-before-complete": "the replica is killed right before completing the message, then a fresh one starts",
   "dlq-resubmit": "after the queue drains, the clock moves 25 h (past Stripe's key window) and an operator resubmits the dead-letter queue with new messageIds",
+  "nightly-resend": "25 h later the producer's nightly reconciliation re-sends, with new messageIds, every valid event that has no billing_records row (a contender that keeps no billing_records gets nothing re-sent)",
   "spend-cap": "a per-period spend cap just above the largest period's expected total",
 } as const;
 
@@ -40,6 +41,7 @@ export interface FaultPlan {
   /** Share of renew-lock requests answered ServerBusy (0 when off). */
   renewBusyRate: number;
   resubmitDeadLetters: boolean;
+  resendUnrecorded: boolean;
   /** Per-period cap handed to every contender; undefined when off. */
   periodCapCents?: number;
 }
@@ -77,6 +79,7 @@ export function planFaults(workload: Workload, options: FaultPlanOptions): Fault
     kills: new Map(),
     renewBusyRate: enabled.has("renew-busy") ? renewBusyRate : 0,
     resubmitDeadLetters: enabled.has("dlq-resubmit"),
+    resendUnrecorded: enabled.has("nightly-resend"),
   };
   // At most one per-event fault per event, drawn in event order: the plan depends on the seed and the event list only.
   for (const event of workload.events) {

@@ -150,6 +150,11 @@ export function formatCents(cents: number): string {
   return `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
+/** The workload event charged to this customer for this amount (amounts are unique per customer). */
+export function eventForCharge(workload: Workload, customer: string, amountCents: number): WorkloadEvent | undefined {
+  return eventIndex(workload).byCharge.get(chargeKey(customer, amountCents));
+}
+
 interface EventIndex {
   byCharge: Map<string, WorkloadEvent>;
   byMessageId: Map<string, WorkloadEvent>;

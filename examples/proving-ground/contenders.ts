@@ -1,0 +1,60 @@
+// The contenders: every broken example of the seeds (examples/broken) and the consumer `chargeguard new consumer`
+// generates (examples/generated-consumer). All follow runtime/consumer-contract.ts, so one harness runs them all.
+import type { ConsumerContext, StartConsumer } from "../../runtime/consumer-contract.js";
+import { brokenExamples, type ExpectedFailure } from "../broken/index.js";
+import type { FaultName } from "./faults.js";
+import type { ContenderKind } from "./results.js";
+import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
+import type { HarnessSettings } from "./settings.js";
+
+export interface Contender {
+  name: string;
+  kind: ContenderKind;
+  load(): Promise<{ startConsumer: StartConsumer }>;
+  failureMode?: string;
+  expectedFailure?: ExpectedFailure;
+  triggeringFault?: FaultName | "none";
+  /** Receiver settings the harness scales down with its short locks (the example's own values assume Azure's 60 s). */
+  contextFor?(settings: HarnessSettings): Partial<ConsumerContext>;
+  /** What an operator runs once the fleet stopped (the generated consumer's reconciler, as from cron). */
+  afterRun?(run: ReconcilerRun): Promise<void>;
+}
+
+export const generatedConsumerName = "generated-consumer";
+
+export function contenders(): Contender[] {
+  const examples: Contender[] = brokenExamples.map((example) => ({
+    name: example.name,
+    kind: "example",
+    load: example.load,
+    failureMode: example.failureMode,
+    expectedFailure: example.expectedFailure,
+    triggeringFault: example.triggeringFault,
+    // Its bug is a renewal deadline equal to the queue's LockDuration: keep it equal to the harness's lock.
+    ...(example.name === "short-renewal-deadline"
+      ? { contextFor: (settings: HarnessSettings) => ({ maxAutoLockRenewalDurationInMs: settings.lockDurationMs }) }
+      : {}),
+  }));
+  return [
+    ...examples,
+    {
+      name: generatedConsumerName,
+      kind: "generated",
+      load: () => import("../generated-consumer/src/consumer.js"),
+      afterRun: runReconciler,
+    },
+  ];
+}
+
+export function selectContenders(all: readonly Contender[], names: readonly string[] | undefined): Contender[] {
+  if (!names || names.length === 0) return [...all];
+  const unknown = names.filter((name) => !all.some((contender) => contender.name === name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown contender(s): ${unknown.join(", ")}; known: ${all.map((contender) => contender.name).join(", ")}`);
+  }
+  return all.filter((contender) => names.includes(contender.name));
+}
+
+export function describeExpectedFailure(failure: ExpectedFailure): string {
+  return { duplicateCharges: "duplicate charges", lostBillings: "lost billings", repeatedDeclines: "repeated declines" }[failure];
+}

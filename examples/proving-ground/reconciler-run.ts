@@ -1,0 +1,49 @@
+// What an operator's cron does for the generated consumer once the fleet has stopped: some minutes later (past the
+// guard's leases), run the reconciler over the contender's database until no stale pending billing is left.
+import type { PGlite } from "@electric-sql/pglite";
+import Stripe from "stripe";
+import type { StripeSettings } from "../../runtime/consumer-contract.js";
+import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { reconcile } from "../../runtime/reconcile.js";
+import type { AdjustableClock } from "../../sandbox/clock.js";
+
+export interface ReconcilerRun {
+  database: PGlite;
+  clock: AdjustableClock;
+  stripe: StripeSettings;
+  periodCapCents?: number;
+  log(line: string): void;
+}
+
+/** The cron runs this long after the fleet stopped: every lease a killed replica held has lapsed by then. */
+const cronDelayMs = 15 * 60_000;
+const maxRuns = 50;
+
+export async function runReconciler(run: ReconcilerRun): Promise<void> {
+  run.clock.advance(cronDelayMs);
+  const guard = await BillingGuard.open({
+    pglite: run.database,
+    clock: run.clock,
+    ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
+  });
+  const base = new URL(run.stripe.apiBase ?? "https://api.stripe.com");
+  const stripe = new Stripe(run.stripe.apiKey, {
+    host: base.hostname,
+    protocol: base.protocol === "http:" ? "http" : "https",
+    ...(base.port !== "" ? { port: Number(base.port) } : {}),
+    maxNetworkRetries: 2,
+  });
+  try {
+    for (let i = 0; i < maxRuns; i++) {
+      const report = await reconcile({ guard, stripe, clock: run.clock, limit: 500 });
+      if (report.examined === 0) return;
+      run.log(
+        `reconciler: examined ${report.examined}, retried with key ${report.retriedWithKey}, recovered from Stripe ${report.recoveredFromStripe}, ` +
+          `charged after window ${report.chargedAfterWindow}, declined ${report.declined}, still unknown ${report.stillUnknown}`,
+      );
+      if (report.stillUnknown === report.examined) return;
+    }
+  } finally {
+    await guard.close();
+  }
+}

@@ -1,0 +1,206 @@
+// One contender, start to finish: a fresh Service Bus emulator, Stripe emulator and PGlite, the workload sent,
+// the plan's faults armed, R replicas until the queue settles, the 25-hours-later phase, the operator's reconciler
+// (generated consumer), then the judgement. Everything it starts, it stops.
+import { PGlite } from "@electric-sql/pglite";
+import { ServiceBusClient } from "@azure/service-bus";
+import Stripe from "stripe";
+import type { ConsumerStep, UsageEvent } from "../../runtime/consumer-contract.js";
+import { AdjustableClock } from "../../sandbox/clock.js";
+import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
+import { startStripeEmulator, type StripeFaultRequest } from "../../sandbox/stripe/index.js";
+import { describeExpectedFailure, type Contender } from "./contenders.js";
+import { createStripeCustomers } from "./customers.js";
+import type { FaultPlan } from "./faults.js";
+import { eventForCharge, measure, verdict } from "./metrics.js";
+import { cardAttempts, deadLetters, recordedDeclines } from "./observe.js";
+import { resendUnrecorded, resubmitDeadLetters, sendAll, workloadMessages } from "./producer.js";
+import { QueueWatch } from "./queue-watch.js";
+import { seededRandom } from "./random.js";
+import { ReplicaFleet } from "./replica-fleet.js";
+import type { ContenderResult } from "./results.js";
+import type { HarnessSettings } from "./settings.js";
+import { injectStripeFaults } from "./stripe-fault-injection.js";
+import type { Workload, WorkloadEvent } from "./workload.js";
+
+export interface ContenderRunOptions {
+  contender: Contender;
+  workload: Workload;
+  plan: FaultPlan;
+  replicas: number;
+  settings: HarnessSettings;
+  /** Share of the contender's work done so far, 0..1 (for a progress bar). */
+  onProgress?(done: number): void;
+  log?(line: string): void;
+}
+
+const queue = "billing";
+/** Obviously fake: the sandbox takes any restricted test key. */
+const sandboxKey = "rk_test_sandbox";
+
+export async function runContender(options: ContenderRunOptions): Promise<ContenderResult> {
+  const { contender, workload, plan, settings, replicas } = options;
+  const log = options.log ?? (() => {});
+  const clock = new AdjustableClock();
+  const setupStarted = Date.now();
+  const stops: (() => Promise<void>)[] = [];
+  let fleet: ReplicaFleet | undefined;
+  try {
+    const servicebus = await startServiceBusEmulator({
+      queues: {
+        [queue]: {
+          lockDurationMs: settings.lockDurationMs,
+          maxDeliveryCount: settings.maxDeliveryCount,
+          duplicateDetectionWindowMs: settings.duplicateDetectionWindowMs,
+          deadLetteringOnMessageExpiration: true,
+        },
+      },
+      port: 0,
+    });
+    stops.push(() => servicebus.stop());
+    const stripe = await startStripeEmulator({ clock });
+    stops.push(() => stripe.stop());
+    const database = await PGlite.create();
+    stops.push(() => database.close());
+    const client = new ServiceBusClient(servicebus.connectionString);
+    stops.push(() => client.close());
+
+    const operator = new Stripe(sandboxKey, { ...stripe.stripeConfig, maxNetworkRetries: 2 });
+    const directory = await createStripeCustomers(operator, workload.stripeCustomerIds);
+    const eventOf = (stripeCustomer: unknown, amount: unknown): WorkloadEvent | undefined => {
+      const customer = typeof stripeCustomer === "string" ? directory.toWorkload(stripeCustomer) : undefined;
+      const cents = typeof amount === "string" || typeof amount === "number" ? Number(amount) : NaN;
+      return customer === undefined || !Number.isInteger(cents) ? undefined : eventForCharge(workload, customer, cents);
+    };
+
+    // Faults. A slow call's lock is made to lapse mid-call (as when renewal meets ServerBusy), and the harness
+    // waits for slow calls still running before it calls a phase settled.
+    let slowCallsUntil = 0;
+    injectStripeFaults({
+      faults: stripe.faults,
+      plan,
+      settings,
+      eventOf: (request: StripeFaultRequest) => eventOf(request.params.customer, request.params.amount),
+      onSlowCall: (event) => {
+        slowCallsUntil = Math.max(slowCallsUntil, Date.now() + settings.slowStripeMs + 500);
+        setTimeout(() => {
+          servicebus.faults.expireLock(queue, (message) => {
+            const body = message.body as Partial<UsageEvent> | undefined;
+            return eventOf(body?.stripeCustomerId, body?.amountCents)?.id === event.id;
+          });
+        }, Math.min(200, settings.slowStripeMs / 4)).unref();
+      },
+    });
+    if (plan.renewBusyRate > 0) {
+      const random = seededRandom(workload.seed).fork("renew-busy");
+      servicebus.faults.inject({ operation: "renewLock", action: "serverBusy", queue, when: () => random.chance(plan.renewBusyRate) });
+    }
+    const killedAt = new Set<string>();
+    const shouldKill = (step: ConsumerStep, usage: UsageEvent): boolean => {
+      const event = eventOf(usage.stripeCustomerId, usage.amountCents);
+      if (!event || plan.kills.get(event.id) !== step || killedAt.has(event.id)) return false;
+      killedAt.add(event.id);
+      return true;
+    };
+
+    const sender = client.createSender(queue);
+    const initial = workloadMessages(workload, directory);
+    await sendAll(sender, initial);
+
+    log(`${contender.name}: ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${initial.length} messages sent)`);
+    const { startConsumer } = await contender.load();
+    fleet = new ReplicaFleet({
+      start: startConsumer,
+      context: {
+        serviceBus: { connectionString: servicebus.connectionString, queueName: queue },
+        stripe: {
+          apiKey: sandboxKey,
+          apiBase: stripe.apiBase,
+          timeoutMs: settings.stripeTimeoutMs,
+          maxNetworkRetries: settings.stripeMaxNetworkRetries,
+        },
+        pglite: database,
+        clock,
+        ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+        maxConcurrentCalls: settings.maxConcurrentCalls,
+        ...contender.contextFor?.(settings),
+        log: (line) => log(`${contender.name}: ${line}`),
+      },
+      replicas,
+      shouldKill,
+      closeBoundMs: settings.killCloseBoundMs,
+      dropConnections: () => servicebus.faults.dropConnections(),
+      log: (line) => log(`${contender.name}: ${line}`),
+    });
+
+    const started = Date.now();
+    const deadline = started + settings.contenderTimeoutMs;
+    const watch = new QueueWatch();
+    watch.observe(servicebus.inspect(queue));
+    let progress = 0;
+    const report = (done: number) => {
+      progress = Math.max(progress, Math.min(1, done));
+      options.onProgress?.(progress);
+    };
+    const twoPhases = plan.resubmitDeadLetters || plan.resendUnrecorded;
+    const settle = (phaseStart: number, phaseShare: number, phaseMessages: number) =>
+      watch.settle({
+        inspect: () => servicebus.inspect(queue),
+        busyOutsideQueue: () => Date.now() < slowCallsUntil,
+        quietMs: settings.quietMs,
+        deadline,
+        onPending: (pending) => report(phaseStart + phaseShare * (1 - Math.min(1, pending / Math.max(1, phaseMessages)))),
+      });
+
+    let error: string | undefined;
+    await fleet.start();
+    let outcome = await settle(0, twoPhases ? 0.9 : 1, initial.length);
+    if (outcome === "settled" && twoPhases) {
+      clock.advance(settings.keyWindowJumpMs);
+      const ids = seededRandom(workload.seed).fork(`late-ids:${contender.name}`);
+      const newMessageId = () => `late-${ids.int(0, 2 ** 30).toString(36)}-${ids.int(0, 2 ** 30).toString(36)}`;
+      let resent = 0;
+      if (plan.resubmitDeadLetters) resent += await resubmitDeadLetters(client, queue, newMessageId);
+      if (plan.resendUnrecorded) resent += await resendUnrecorded({ sender, database, workload, directory, newMessageId });
+      log(`${contender.name}: ${resent} message(s) sent again 25 h later`);
+      outcome = await settle(0.9, 0.1, resent);
+    }
+    if (outcome === "timed-out") error = `did not settle within ${Math.round(settings.contenderTimeoutMs / 1000)} s`;
+    await fleet.stop();
+    if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
+    await contender.afterRun?.({
+      database,
+      clock,
+      stripe: { apiKey: sandboxKey, apiBase: stripe.apiBase },
+      ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+      log: (line) => log(`${contender.name}: ${line}`),
+    });
+    report(1);
+
+    const wallMs = Date.now() - started;
+    const snapshot = servicebus.inspect(queue);
+    watch.observe(snapshot);
+    const metrics = measure(workload, {
+      attempts: cardAttempts(stripe.ledger, directory),
+      paymentIntents: stripe.ledger.paymentIntents().length,
+      deadLetters: deadLetters(snapshot, directory),
+      deliveries: watch.deliveries,
+      recordedDeclines: await recordedDeclines(database, workload),
+      ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+      wallMs,
+    });
+    log(`${contender.name}: ${fleet.kills} replica(s) killed; ${verdict(metrics)}`);
+    return {
+      name: contender.name,
+      kind: contender.kind,
+      ...(contender.expectedFailure ? { expectedFailure: describeExpectedFailure(contender.expectedFailure) } : {}),
+      metrics,
+      verdict: verdict(metrics),
+      ...(error ? { error } : {}),
+    };
+  } finally {
+    await fleet?.stop();
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => log(`${contender.name}: cleanup: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+}

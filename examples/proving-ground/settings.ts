@@ -1,0 +1,43 @@
+// The harness's timing, scaled down so a 10,000-event chaos run takes minutes on two cores: a 2.5 s lock instead of
+// Azure's 60 s default, and every fault's duration set relative to it, so the same races happen, only faster.
+
+export interface HarnessSettings {
+  /** LockDuration of every contender's queue. */
+  lockDurationMs: number;
+  maxDeliveryCount: number;
+  /** Duplicate detection on, as a billing queue should have it (it must not swallow producer duplicates: new ids). */
+  duplicateDetectionWindowMs: number;
+  /** Stripe latency for `slow-stripe`: past the lock and past a renewal deadline of one lock plus one lock. */
+  slowStripeMs: number;
+  /** Handed to every contender: above `slowStripeMs`, so the slow call completes (the seed's ch_A) after the lock lapsed. */
+  stripeTimeoutMs: number;
+  /** 0: every injected Stripe fault reaches the consumer (stands for an outage longer than the SDK's own retries). */
+  stripeMaxNetworkRetries: number;
+  /** Concurrent handlers per replica. */
+  maxConcurrentCalls: number;
+  /** How long a killed replica's close() may take before the harness gives up on it and drops its connections. */
+  killCloseBoundMs: number;
+  /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
+  quietMs: number;
+  /** A contender that has not settled by then is stopped and judged on what happened. */
+  contenderTimeoutMs: number;
+  /** How far the clock moves for `dlq-resubmit` and `nightly-resend`: past Stripe's 24 h key window. */
+  keyWindowJumpMs: number;
+}
+
+export function harnessSettings(events: number): HarnessSettings {
+  const lockDurationMs = 2_500;
+  return {
+    lockDurationMs,
+    maxDeliveryCount: 10,
+    duplicateDetectionWindowMs: 10 * 60_000,
+    slowStripeMs: Math.round(lockDurationMs * 2.4),
+    stripeTimeoutMs: lockDurationMs * 4,
+    stripeMaxNetworkRetries: 0,
+    maxConcurrentCalls: 8,
+    killCloseBoundMs: 2_000,
+    quietMs: 1_000,
+    contenderTimeoutMs: 60_000 + events * 30,
+    keyWindowJumpMs: 25 * 60 * 60_000,
+  };
+}
