@@ -11,3 +11,4 @@ export * from "./vault/index.js";
 export * from "./billing-handler.js";
 export * from "./consumer.js";
 export * from "./dlq.js";
+export * from "./reconcile.js";
