@@ -30,11 +30,14 @@ const principalType = z.enum(["ServicePrincipal", "User", "Group"], {
   error: "expected ServicePrincipal (managed identities, the default), User or Group",
 });
 
-const stripeSchema = z.strictObject({
-  timeoutMs: wholeNumber("milliseconds"),
-  maxNetworkRetries: wholeNumber("retries"),
-  threeDsP99Ms: wholeNumber("milliseconds").optional(),
-});
+const stripeSchema = z.strictObject(
+  {
+    timeoutMs: wholeNumber("milliseconds"),
+    maxNetworkRetries: wholeNumber("retries"),
+    threeDsP99Ms: wholeNumber("milliseconds").optional(),
+  },
+  { error: "expected a map { timeoutMs, maxNetworkRetries, threeDsP99Ms? } as the Stripe client is configured" },
+);
 
 const queueSchema = z.strictObject({
   name: z
@@ -52,7 +55,7 @@ const queueSchema = z.strictObject({
   producerPrincipalId: z.guid({ error: "expected the producer's Entra object id (a GUID)" }).optional(),
   consumerPrincipalType: principalType.optional(),
   producerPrincipalType: principalType.optional(),
-});
+}, { error: "expected a map { name, stripe, ... } per queue" });
 
 const namespaceSchema = z.strictObject({
   name: z
@@ -77,7 +80,7 @@ const namespaceSchema = z.strictObject({
       error: "expected /subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.OperationalInsights/workspaces/<name>",
     })
     .optional(),
-});
+}, { error: "expected a map { name, sku, disableLocalAuth?, ... }" });
 
 const alertsSchema = z.strictObject({
   emails: z.array(z.email({ error: "expected an e-mail address" }), { error: "expected a list of e-mail addresses" }).optional(),
@@ -101,7 +104,7 @@ const alertsSchema = z.strictObject({
       backlog: severity.optional(),
     })
     .optional(),
-});
+}, { error: "expected a map { emails?, webhooks?, severities?, ... }" });
 
 export type NamespaceInput = z.infer<typeof namespaceSchema>;
 export type QueueInput = z.infer<typeof queueSchema>;

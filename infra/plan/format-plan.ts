@@ -36,6 +36,9 @@ function watches(alert: MockedResource, queueName: string): boolean {
   );
 }
 
+/** Resource kinds in the order a reader meets them; others follow alphabetically. */
+const typeOrder = ["Namespace", "Queue", "QueueAuthorizationRule", "RoleAssignment", "MetricAlert", "ActionGroup", "DiagnosticSetting"];
+
 /** Lays out rows whose cells may hold several lines, columns padded to their widest line. */
 export function table(header: string[], rows: string[][]): string {
   const cells = [header, ...rows].map((row) => row.map((cell) => cell.split("\n")));
@@ -105,8 +108,14 @@ export function formatPlan(plan: Plan): string {
     const short = resource.type.split(":").pop() ?? resource.type;
     counts.set(short, (counts.get(short) ?? 0) + 1);
   }
+  const rank = (type: string) => (typeOrder.includes(type) ? typeOrder.indexOf(type) : typeOrder.length);
+  const countLine = [...counts]
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .map(([type, count]) => `${count} ${type}`)
+    .join(", ");
   const ns = config.namespace;
-  const receivers = `${config.alerts.emails.length} e-mail, ${config.alerts.webhooks.length} webhook`;
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  const receivers = `${plural(config.alerts.emails.length, "e-mail")}, ${plural(config.alerts.webhooks.length, "webhook")}`;
   const mandatory = report.violations.filter((v) => v.level === "mandatory");
   const lines = [
     `Stack ${report.stack} (${basename(plan.file)}), planned offline under Pulumi mocks: no cloud calls.`,
@@ -114,7 +123,7 @@ export function formatPlan(plan: Plan): string {
     actionGroup
       ? `Alerts notify action group ${String(actionGroup.inputs.actionGroupName)} (${receivers}).`
       : "Alerts notify nobody: no e-mail or webhook receivers configured.",
-    `${report.resources.length} resources: ${[...counts].map(([type, count]) => `${count} ${type}`).join(", ")}.`,
+    `${report.resources.length} resources: ${countLine}.`,
     "",
     table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], rows),
     "",
