@@ -10,7 +10,7 @@ import stableIdempotencyKey from "./rules/stable-idempotency-key.js";
 
 const { name, version } = createRequire(import.meta.url)("../package.json") as { name: string; version: string };
 
-export const rules = {
+const rules = {
   "stable-idempotency-key": stableIdempotencyKey,
   "no-abandon-on-stripe-error": noAbandonOnStripeError,
   "require-idempotency-key": requireIdempotencyKey,

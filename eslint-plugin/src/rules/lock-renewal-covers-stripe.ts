@@ -1,9 +1,13 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
+import { analysisFor } from "../utils/analysis.js";
+import { unwrap as unwrapValue } from "../utils/unwrap.js";
 import { bindingOf } from "../utils/binding.js";
 import { moduleOrigin } from "../utils/module-origin.js";
-import { calleeName } from "../utils/static-name.js";
+import { calleeName, staticName } from "../utils/static-name.js";
 import { staticNumber } from "../utils/static-number.js";
+import { staticText } from "../utils/static-text.js";
+import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
 import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "../utils/stripe-call-budget.js";
 
 export interface LockRenewalOptions {
@@ -61,10 +65,16 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
   },
   create(context, [options]) {
     const sourceCode = context.sourceCode;
+    const analysis = analysisFor(context, false);
     const renewals: TSESTree.Property[] = [];
     const clients: (TSESTree.NewExpression | TSESTree.CallExpression)[] = [];
+    let movesMoney = false;
 
-    function collectClient(node: TSESTree.NewExpression | TSESTree.CallExpression): void {
+    function collect(node: TSESTree.NewExpression | TSESTree.CallExpression): void {
+      if (!movesMoney && node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.MemberExpression) {
+        const method = staticName(node.callee);
+        movesMoney = method !== null && MONEY_MOVING_METHODS.has(method) && isMoneyMovingCall(analysis, node);
+      }
       const name = calleeName(node);
       if (node.callee.type !== AST_NODE_TYPES.CallExpression && (name === null || !/stripe/i.test(name))) return;
       const origin = moduleOrigin(sourceCode, node.callee);
@@ -85,35 +95,57 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
     }
 
     return {
-      NewExpression: collectClient,
-      CallExpression: collectClient,
+      NewExpression: collect,
+      CallExpression: collect,
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== OPTION || node.computed) return;
-        if (isReceiverOptions(node.parent)) renewals.push(node);
+        const options = node.parent;
+        if (options.type === AST_NODE_TYPES.ObjectExpression && isReceiverOptions(options) && !readsDeadLetters(options)) renewals.push(node);
       },
       "Program:exit"() {
+        // Only receivers that bill need renewal covering a Stripe call: the file charges or holds a Stripe client.
+        if (!movesMoney && clients.length === 0 && !/(["'])stripe\1/.test(sourceCode.text)) return;
         for (const property of renewals) {
-          const value = staticNumber(sourceCode, property.value);
-          if (value === null) continue;
+          const renewal = renewalValue(property.value);
+          if (renewal === null) continue;
+          const value = renewal.ms;
           const needed = budget();
           if (value === 0) {
             const data = { budget: String(needed?.ms ?? worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES)), basis: needed?.basis ?? "stripe-node's defaults" };
-            context.report({ node: property, messageId: "renewalDisabled", data, suggest: [raise(property, data.budget)] });
+            context.report({ node: property, messageId: "renewalDisabled", data, suggest: [raise(property, renewal.node, data.budget)] });
           } else if (needed && value < needed.ms) {
             const data = { value: String(value), budget: String(needed.ms), basis: needed.basis };
-            context.report({ node: property, messageId: "renewalTooShort", data, suggest: [raise(property, data.budget)] });
+            context.report({ node: property, messageId: "renewalTooShort", data, suggest: [raise(property, renewal.node, data.budget)] });
           }
         }
       },
     };
 
-    function raise(property: TSESTree.Property, budgetMs: string) {
+    function raise(property: TSESTree.Property, value: TSESTree.Node, budgetMs: string) {
       return {
         messageId: "raiseRenewal" as const,
         data: { budget: budgetMs },
         fix: (fixer: TSESLint.RuleFixer) =>
-          property.shorthand ? fixer.replaceText(property, `${OPTION}: ${budgetMs}`) : fixer.replaceText(property.value, budgetMs),
+          property.shorthand ? fixer.replaceText(property, `${OPTION}: ${budgetMs}`) : fixer.replaceText(value, budgetMs),
       };
+    }
+
+    /** The value, or the fallback the code states for it (`settings.renewMs ?? 60_000`), with the node that holds it. */
+    function renewalValue(node: TSESTree.Node): { ms: number; node: TSESTree.Node } | null {
+      const exact = staticNumber(sourceCode, node);
+      if (exact !== null) return { ms: exact, node };
+      const value = unwrapValue(node);
+      return value.type === AST_NODE_TYPES.LogicalExpression && value.operator !== "&&" ? renewalValue(value.right) : null;
+    }
+
+    /** A dead-letter queue receiver (inspection, resubmission) never runs the billing. */
+    function readsDeadLetters(options: TSESTree.ObjectExpression): boolean {
+      return options.properties.some(
+        (property) =>
+          property.type === AST_NODE_TYPES.Property &&
+          staticName(property) === "subQueueType" &&
+          staticText(sourceCode, property.value) === "deadLetter",
+      );
     }
 
     /** The object is passed to a receiver call, directly, through a `const`, or spread into one that is. */

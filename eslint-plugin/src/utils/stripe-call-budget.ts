@@ -15,8 +15,9 @@ export function worstCaseCallMs(timeoutMs: number, maxNetworkRetries: number): n
 }
 
 /**
- * The worst-case call duration a Stripe client constructed as `new Stripe(key, options)` allows, or `null` when
- * its options are not known statically.
+ * The worst-case call duration a Stripe client constructed as `new Stripe(key, options)` allows, from the options
+ * written there (stripe-node's defaults for the rest; a spread of configuration is not followed), or `null` when a
+ * written `timeout` or `maxNetworkRetries` is not known statically.
  */
 export function clientBudgetMs(sourceCode: Readonly<TSESLint.SourceCode>, construction: TSESTree.NewExpression | TSESTree.CallExpression): number | null {
   const optionsArgument = construction.arguments[1];
@@ -26,7 +27,7 @@ export function clientBudgetMs(sourceCode: Readonly<TSESLint.SourceCode>, constr
   let timeout: number | null = STRIPE_DEFAULT_TIMEOUT_MS;
   let retries: number | null = STRIPE_DEFAULT_MAX_NETWORK_RETRIES;
   for (const property of options.properties) {
-    if (property.type === AST_NODE_TYPES.SpreadElement) return null;
+    if (property.type === AST_NODE_TYPES.SpreadElement) continue;
     const name = staticName(property);
     if (name === "timeout") timeout = staticNumber(sourceCode, property.value);
     if (name === "maxNetworkRetries") retries = staticNumber(sourceCode, property.value);

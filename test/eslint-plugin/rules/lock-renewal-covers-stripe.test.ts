@@ -45,6 +45,18 @@ const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationIn
       options: [{ stripeCallBudgetMs: 100_000 }],
     },
     {
+      name: "a dead-letter receiver (an operator's resubmission tool) never bills",
+      code: `${header}
+const stripe = new Stripe("rk_test_sandbox");
+const dlq = client.createReceiver("billing", { subQueueType: "deadLetter", maxAutoLockRenewalDurationInMs: 0 });`,
+    },
+    {
+      name: "a receiver in a file with nothing of Stripe",
+      code: `
+import { ServiceBusClient } from "@azure/service-bus";
+const receiver = new ServiceBusClient(process.env.SB!).createReceiver("audit", { maxAutoLockRenewalDurationInMs: 0 });`,
+    },
+    {
       name: "not receiver options (a test harness setting of the same name)",
       code: `
 const harness = { maxAutoLockRenewalDurationInMs: 0 };
@@ -118,10 +130,38 @@ const receiver = client.createReceiver("billing", { ...renewal, receiveMode: "pe
       ],
     },
     {
+      name: "a fallback below the budget of a client with a raised timeout (120 s x 3 + 10 s; the spread is not followed)",
+      code: `${header}
+declare const shared: { host?: string };
+declare const settings: { renewMs?: number };
+const queueLockDurationMs = 60_000;
+const stripe = new Stripe("rk_test_sandbox", { timeout: 120_000, ...shared });
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: settings.renewMs ?? queueLockDurationMs });`,
+      errors: [
+        {
+          messageId: "renewalTooShort",
+          data: { value: "60000", budget: "370000", basis: FROM_CLIENT },
+          suggestions: [
+            {
+              messageId: "raiseRenewal",
+              data: { budget: "370000" },
+              output: `${header}
+declare const shared: { host?: string };
+declare const settings: { renewMs?: number };
+const queueLockDurationMs = 60_000;
+const stripe = new Stripe("rk_test_sandbox", { timeout: 120_000, ...shared });
+const receiver = client.createReceiver("billing", { maxAutoLockRenewalDurationInMs: settings.renewMs ?? 370000 });`,
+            },
+          ],
+        },
+      ],
+    },
+    {
       name: "a shorthand property below the team's budget (CommonJS)",
       filename: "consumer.cjs",
       code: `
 const { ServiceBusClient } = require("@azure/service-bus");
+const stripe = require("stripe");
 const maxAutoLockRenewalDurationInMs = 45000;
 const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", { maxAutoLockRenewalDurationInMs });`,
       languageOptions: { sourceType: "commonjs" },
@@ -136,6 +176,7 @@ const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", 
               data: { budget: "60000" },
               output: `
 const { ServiceBusClient } = require("@azure/service-bus");
+const stripe = require("stripe");
 const maxAutoLockRenewalDurationInMs = 45000;
 const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", { maxAutoLockRenewalDurationInMs: 60000 });`,
             },

@@ -1,0 +1,47 @@
+// The repository lints itself with typescript-eslint's recommended rules (not type-checked: speed) and its own plugin.
+import { defineConfig, globalIgnores } from "eslint/config";
+import tseslint from "typescript-eslint";
+import chargeguard from "eslint-plugin-chargeguard";
+
+export default defineConfig(
+  globalIgnores([
+    "**/dist/",
+    "**/node_modules/",
+    ".tmp/",
+    ".data/",
+    "coverage/",
+    // Deliberately broken consumers: test/examples proves the plugin flags them.
+    "examples/broken/",
+    // Template sources with placeholders, not valid code until rendered.
+    "templates/files/",
+    // Code the rule tests lint in memory, with its own tsconfig.
+    "test/eslint-plugin/fixtures/",
+  ]),
+  tseslint.configs.recommended,
+  chargeguard.configs.recommended,
+  {
+    // Tests reproduce the seeds' failure modes on purpose (keyless charges against the emulator, renewal turned off
+    // to make a lock lapse, an abandon after a charge): the consumer-pattern rules guard production code. No test may
+    // hold a secret key, though.
+    name: "chargeguard/tests-reproduce-failures",
+    files: ["test/**"],
+    rules: {
+      "chargeguard/stable-idempotency-key": "off",
+      "chargeguard/require-idempotency-key": "off",
+      "chargeguard/no-abandon-on-stripe-error": "off",
+      "chargeguard/record-before-settle": "off",
+      "chargeguard/lock-renewal-covers-stripe": "off",
+      "chargeguard/no-receive-and-delete": "off",
+    },
+  },
+  {
+    name: "chargeguard/repository",
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
+    },
+  },
+);
