@@ -68,7 +68,9 @@ export function formatPlan(plan: Plan): string {
   const roles = ofType("authorization:RoleAssignment");
   const rules = ofType("servicebus:QueueAuthorizationRule");
 
-  const rows = ofType("servicebus:Queue").map((queue) => {
+  // In config order: registration order depends on when each queue's inputs resolved.
+  const queueOrder = (queue: MockedResource) => report.queues.findIndex((q) => q.name === queue.inputs.queueName);
+  const rows = [...ofType("servicebus:Queue")].sort((a, b) => queueOrder(a) - queueOrder(b)).map((queue) => {
     const name = String(queue.inputs.queueName ?? queue.name);
     const metadata = decodeQueueMetadata(queue.inputs.userMetadata);
     const planned = report.queues.find((q) => q.name === name);
