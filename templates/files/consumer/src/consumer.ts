@@ -1,6 +1,10 @@
 // The billing consumer: chargeguard's billing flow (validate the event, stable idempotency key, claim in the
 // billing guard, charge through Stripe, record, then settle) with the numbers of this queue's tuning.
-import { type BillingConsumerOptions, type StartConsumer, startBillingConsumer } from "chargeguard/runtime";
+import {
+  type BillingConsumerOptions,
+  type startConsumer as ConsumerContract,
+  startBillingConsumer,
+} from "chargeguard/runtime";
 import { tuneQueue } from "chargeguard/tuning";
 
 /**
@@ -17,5 +21,5 @@ export function startUsageBillingConsumer(options: ConsumerOptions) {
   return startBillingConsumer({ ...options, tuning: queueTuning });
 }
 
-/** chargeguard's consumer contract: the proving ground and the tests start the consumer through this. */
-export const startConsumer: StartConsumer = (context) => startUsageBillingConsumer(context);
+/** chargeguard's consumer contract (the runtime's own `startConsumer` signature): the proving ground starts it so. */
+export const startConsumer: typeof ConsumerContract = (context) => startUsageBillingConsumer(context);

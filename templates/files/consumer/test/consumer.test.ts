@@ -44,6 +44,8 @@ beforeAll(async () => {
     // The sandbox queue's lock is 3 s: renew it while a test holds a message.
     maxAutoLockRenewalDurationInMs: 60_000,
     retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
+    // A competing delivery waits for the guard's lease to lapse; keep it short so the lock-loss case is quick.
+    leaseMs: 3_000,
     hook: async (step, event) => {
       const hold = held;
       if (hold === undefined || hold.step !== step || hold.customerId !== event.customerId) return;

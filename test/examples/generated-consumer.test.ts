@@ -1,0 +1,44 @@
+// examples/generated-consumer is exactly what `chargeguard new consumer` writes today: regenerating it with the
+// options it was made with yields identical files, so the committed example never drifts from the template.
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { scaffoldConsumer } from "../../templates/index.js";
+
+const committed = path.resolve(import.meta.dirname, "../../examples/generated-consumer");
+/** What `npm install`, `npm test` and `npm start` leave in the example; not part of the template. */
+const produced = new Set(["node_modules", "dist", ".data", "package-lock.json", "eslint.sarif"]);
+let scratch: string | undefined;
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function filesUnder(root: string, prefix = ""): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(path.join(root, prefix), { withFileTypes: true })) {
+    if (prefix === "" && produced.has(entry.name)) continue;
+    const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) files.push(...(await filesUnder(root, relative)));
+    else files.push(relative);
+  }
+  return files.sort();
+}
+
+it("regenerating examples/generated-consumer yields identical files", async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-regenerate-"));
+  // The same relative --link as the committed example: the checkout sits two levels above the project.
+  const directory = path.join(scratch, "examples", "generated-consumer");
+  const checkoutCopyLink = path.relative(directory, path.resolve(committed, "../.."));
+  expect(existsSync(path.resolve(directory, checkoutCopyLink, "package.json"))).toBe(true);
+  const result = await scaffoldConsumer({ directory, name: "usage-billing-consumer", queue: "usage-billing", link: checkoutCopyLink });
+
+  expect(await filesUnder(committed)).toEqual(result.files);
+  for (const file of result.files) {
+    const expected = await readFile(path.join(directory, file), "utf8");
+    const actual = await readFile(path.join(committed, file), "utf8");
+    expect(actual.replaceAll(`file:${checkoutCopyLink}`, "file:../.."), file).toBe(expected.replaceAll(`file:${checkoutCopyLink}`, "file:../.."));
+  }
+});

@@ -1,0 +1,93 @@
+// End to end: `chargeguard new consumer --link <this checkout>` into a temporary directory, then the generated
+// project's own install, type-check, lint (zero findings) and tests against the sandbox, as a user would run them.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const checkout = path.resolve(import.meta.dirname, "../..");
+const cli = path.join(checkout, "dist", "cli", "index.js");
+const built = [cli, "dist/runtime/index.js", "dist/sandbox/index.js", "dist/infra/tuning.js", "eslint-plugin/dist/index.js"];
+
+/** The child runs as a user's shell would: no npm or vitest variables inherited from this test run. */
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TEST_DATABASE_URL$|NODE_ENV$)/i.test(name))),
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
+const inProject = (directory: string, timeoutMs: number) => ({ cwd: directory, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 });
+
+let scratch: string;
+let project: string;
+
+beforeAll(async () => {
+  // The generated project links to this checkout's built packages.
+  if (built.some((file) => !existsSync(path.resolve(checkout, file)))) {
+    await run("npm", ["run", "build"], inProject(checkout, 900_000));
+  }
+  scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-template-"));
+  project = path.join(scratch, "usage-billing");
+}, 900_000);
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe("a generated consumer project", () => {
+  it("is created by the CLI with --link", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [cli, "new", "consumer", project, "--name", "usage-billing", "--queue", "usage-billing", "--currency", "eur", "--link", checkout],
+      inProject(scratch, 60_000),
+    );
+    expect(stdout).toContain("Created usage-billing");
+    const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
+    expect(manifest.dependencies.chargeguard).toBe(`file:${checkout}`);
+  });
+
+  it("installs offline from the npm cache and builds", async () => {
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], inProject(project, 300_000));
+    expect(existsSync(path.join(project, "dist", "main.js"))).toBe(true);
+  }, 300_000);
+
+  it("type-checks", async () => {
+    await run("npm", ["run", "typecheck"], inProject(project, 180_000));
+  }, 180_000);
+
+  it("lints with zero findings under chargeguard's recommended rules", async () => {
+    const { stdout } = await run("npx", ["eslint", ".", "--format", "json"], inProject(project, 180_000));
+    const results = JSON.parse(stdout) as { filePath: string; messages: { ruleId: string | null; message: string }[] }[];
+    expect(results.map((result) => path.relative(project, result.filePath))).toEqual(
+      expect.arrayContaining(["src/consumer.ts", "src/main.ts", "test/consumer.test.ts"]),
+    );
+    expect(results.flatMap((result) => result.messages)).toEqual([]);
+  }, 180_000);
+
+  it("passes its own tests against the sandbox", async () => {
+    const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
+    expect(stdout).toMatch(/Tests\s+11 passed \(11\)/);
+  }, 300_000);
+
+  it("stops cleanly on a configuration error, naming what is missing", async () => {
+    const attempt = run("npm", ["start"], { ...inProject(project, 60_000), env: { ...env, SERVICEBUS_CONNECTION_STRING: "" } });
+    await expect(attempt).rejects.toMatchObject({ stderr: expect.stringContaining("SERVICEBUS_CONNECTION_STRING is not set") });
+  }, 60_000);
+});
+
+describe("npm create chargeguard", () => {
+  it("runs the same scaffolder", async () => {
+    const target = path.join(scratch, "created");
+    await run(
+      process.execPath,
+      [path.join(checkout, "create-chargeguard", "bin", "create-chargeguard.js"), target, "--name", "created", "--queue", "usage"],
+      inProject(scratch, 60_000),
+    );
+    const manifest = JSON.parse(await readFile(path.join(target, "package.json"), "utf8"));
+    expect(manifest.name).toBe("created");
+    expect(await readFile(path.join(target, "src", "settings.ts"), "utf8")).toContain('queue: "usage"');
+  });
+});
