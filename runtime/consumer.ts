@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { deliveryBudgetMs, worstCaseStripeMs, type QueueTuning } from "../infra/tuning.js";
+import { deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
 import { createBillingHandler } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";

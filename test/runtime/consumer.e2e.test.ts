@@ -5,6 +5,8 @@ import { consumerSteps, type ConsumerStep, type UsageEvent } from "../../runtime
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
+import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
+import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
 import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
@@ -176,6 +178,56 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     });
     expect(dead).toMatchObject({ messageId: "m-cap-2", deadLetterReason: "SpendCapExceeded" });
     expect(sandbox.stripe.ledger.paymentIntents(over.stripeCustomerId)).toHaveLength(0);
+  });
+
+  it("through per-period Keybrake vault keys: the proxy's cap refusal is dead-lettered SpendCapExceeded", async () => {
+    const keybrake = await startKeybrakeEmulator({ stripeApiBase: sandbox.stripe.apiBase, clock: sandbox.clock });
+    try {
+      const queue = sandbox.queue();
+      const first = await sandbox.event({ billingPeriod: "2032-01", amountCents: 700 });
+      const second = await sandbox.event({ billingPeriod: "2032-01", amountCents: 700 });
+      await start(queue, {
+        keyProvider: new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: keybrake.apiKey, clock: sandbox.clock }),
+        expectedPeriodTotalCents: 1_000,
+      });
+      await sandbox.send(queue, { body: first, messageId: "m-vault-1" });
+      await settledAs(first, "completed");
+      await sandbox.send(queue, { body: second, messageId: "m-vault-2" });
+      const [dead] = await waitFor("dead-lettered", () => {
+        const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+        return letters.length === 1 ? letters : undefined;
+      });
+      expect(dead).toMatchObject({ messageId: "m-vault-2", deadLetterReason: "SpendCapExceeded" });
+      expect(dead?.deadLetterDescription).toMatch(/vault key spend cap/);
+      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2032-01", capCents: 1_100 })]);
+      expect(succeeded(first)).toHaveLength(1);
+      expect(sandbox.stripe.ledger.paymentIntents(second.stripeCustomerId)).toHaveLength(0);
+    } finally {
+      await keybrake.stop();
+    }
+  });
+
+  it("an outage that never ends is retried with backoff, never abandoned, then dead-lettered with a reason", async () => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    const fault = sandbox.stripe.faults.inject({
+      method: "POST",
+      path: "/v1/payment_intents",
+      action: "serverError",
+      saved: false,
+      when: (request) => request.params.customer === event.stripeCustomerId,
+    });
+    await start(queue, { maxAttempts: 3 });
+    await sandbox.send(queue, { body: event, messageId: "m-outage" });
+    const [dead] = await waitFor("dead-lettered", () => {
+      const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+      return letters.length === 1 ? letters : undefined;
+    });
+    fault.remove();
+    expect(dead).toMatchObject({ messageId: "m-outage:retry:3", deadLetterReason: "RetryAttemptsExhausted" });
+    expect(dead?.deliveryCount).toBe(1);
+    expect(fault.hits).toBe(3);
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(0);
   });
 
   describe.each(consumerSteps)("a replica killed at %s", (step: ConsumerStep) => {
