@@ -1,0 +1,213 @@
+// Each broken example, run with the real SDKs against the sandbox, shows the failure its seed describes under the
+// fault that triggers it (examples/broken/index.ts). Small, direct reproductions; the proving ground runs them at scale.
+import { PGlite } from "@electric-sql/pglite";
+import { ServiceBusClient } from "@azure/service-bus";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConsumerContext, ConsumerStep, RunningConsumer, UsageEvent } from "../../runtime/consumer-contract.js";
+import { brokenExamples } from "../../examples/broken/index.js";
+import { AdjustableClock } from "../../sandbox/clock.js";
+import { type ServiceBusEmulator, startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
+import { type StripeEmulator, startStripeEmulator } from "../../sandbox/stripe/index.js";
+
+const apiKey = "rk_test_sandbox";
+const dayMs = 24 * 60 * 60 * 1000;
+let serviceBus: ServiceBusEmulator;
+let stripeEmulator: StripeEmulator;
+let stripe: Stripe;
+let client: ServiceBusClient;
+let pglite: PGlite | undefined;
+const clock = new AdjustableClock();
+const running = new Set<RunningConsumer>();
+
+beforeAll(async () => {
+  serviceBus = await startServiceBusEmulator({ queues: {} });
+  stripeEmulator = await startStripeEmulator({ clock });
+  stripe = new Stripe(apiKey, { ...stripeEmulator.stripeConfig, maxNetworkRetries: 0 });
+  client = new ServiceBusClient(serviceBus.connectionString);
+  // Real PostgreSQL under `npm test`; embedded PGlite otherwise.
+  if (process.env.TEST_DATABASE_URL === undefined) pglite = new PGlite();
+});
+
+afterAll(async () => {
+  for (const consumer of running) await bounded(consumer.close());
+  await client?.close();
+  await serviceBus?.stop();
+  await stripeEmulator?.stop();
+  await pglite?.close();
+});
+
+async function bounded(promise: Promise<unknown>, ms = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+let queues = 0;
+/** A fresh queue and customer for one example. */
+async function setUp(queueOptions: { lockDurationMs?: number; maxDeliveryCount?: number } = {}) {
+  queues += 1;
+  const queueName = `broken-${queues}`;
+  serviceBus.addQueue(queueName, { lockDurationMs: 5_000, maxDeliveryCount: 10, ...queueOptions });
+  const customer = await stripe.customers.create({ name: queueName });
+  const event: UsageEvent = {
+    customerId: `customer-${queues}`,
+    stripeCustomerId: customer.id,
+    paymentMethodId: "pm_card_visa",
+    billingPeriod: "2026-10",
+    amountCents: 2_500,
+    currency: "usd",
+  };
+  const sender = client.createSender(queueName);
+  const context = (overrides: Partial<ConsumerContext> = {}): ConsumerContext => ({
+    serviceBus: { connectionString: serviceBus.connectionString, queueName },
+    stripe: { apiKey, apiBase: stripeEmulator.apiBase, maxNetworkRetries: 0 },
+    ...(pglite ? { pglite } : { databaseUrl: process.env.TEST_DATABASE_URL }),
+    clock,
+    log: () => {},
+    ...overrides,
+  });
+  return { queueName, event, sender, context };
+}
+
+async function start(name: string, context: ConsumerContext): Promise<RunningConsumer> {
+  const example = brokenExamples.find((candidate) => candidate.name === name);
+  if (!example) throw new Error(`no broken example ${name}`);
+  const consumer = await (await example.load()).startConsumer(context);
+  running.add(consumer);
+  return consumer;
+}
+
+/** A replica killed at `step` for the first event to reach it: its flow never continues. */
+function killAt(step: ConsumerStep) {
+  let killed = false;
+  let reached!: () => void;
+  const arrived = new Promise<void>((resolve) => (reached = resolve));
+  const hook = (at: ConsumerStep) => {
+    if (at !== step || killed) return;
+    killed = true;
+    reached();
+    return new Promise<void>(() => {});
+  };
+  return { hook, arrived };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const succeeded = (customer: string) => stripeEmulator.ledger.paymentIntents(customer).filter((intent) => intent.status === "succeeded");
+const attempts = (customer: string) => stripeEmulator.ledger.paymentIntents(customer);
+const settled = (queueName: string) => {
+  const snapshot = serviceBus.inspect(queueName);
+  return snapshot.active.length === 0 && snapshot.locked.length === 0 && snapshot.scheduled.length === 0;
+};
+
+describe("each broken example shows its seed's failure", () => {
+  it("no-idempotency-key: a replica killed after the charge, the redelivery charges again", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const kill = killAt("afterStripe");
+    const first = await start("no-idempotency-key", context({ hook: kill.hook }));
+    await sender.sendMessages({ body: event, messageId: "no-key-1" });
+    await kill.arrived;
+    await bounded(first.close());
+    serviceBus.faults.expireLock(queueName);
+    await start("no-idempotency-key", context());
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "the second charge");
+  });
+
+  it("message-id-key: a producer duplicate (same event, new messageId) is charged twice", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    await start("message-id-key", context());
+    await sender.sendMessages([
+      { body: event, messageId: "message-id-1" },
+      { body: event, messageId: "message-id-1-resent" },
+    ]);
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "two charges");
+  });
+
+  it("random-uuid-key: a replica killed after the charge, the redelivery draws a new key and charges again", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const kill = killAt("afterStripe");
+    const first = await start("random-uuid-key", context({ hook: kill.hook }));
+    await sender.sendMessages({ body: event, messageId: "uuid-1" });
+    await kill.arrived;
+    await bounded(first.close());
+    serviceBus.faults.expireLock(queueName);
+    await start("random-uuid-key", context());
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "the second charge");
+  });
+
+  it("abandon-on-timeout: Stripe commits, the answer never comes, the abandon redelivers and charges again", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    stripeEmulator.faults.inject({
+      action: "commitThenHang",
+      method: "POST",
+      path: "/v1/payment_intents",
+      times: 1,
+      when: (request) => request.params.customer === event.stripeCustomerId,
+    });
+    await start("abandon-on-timeout", context({ stripe: { ...context().stripe, timeoutMs: 500 } }));
+    await sender.sendMessages({ body: event, messageId: "timeout-1" });
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "the second charge");
+  });
+
+  it("abandon-on-decline: the declined card is tried on every delivery until the message is dead-lettered", async () => {
+    const { event, sender, context, queueName } = await setUp({ maxDeliveryCount: 4 });
+    await start("abandon-on-decline", context());
+    await sender.sendMessages({ body: { ...event, paymentMethodId: "pm_card_chargeDeclined" }, messageId: "decline-1" });
+    await until(() => serviceBus.inspect(queueName).deadLettered.length === 1, "the dead-letter");
+    expect(attempts(event.stripeCustomerId)).toHaveLength(4);
+    expect(succeeded(event.stripeCustomerId)).toHaveLength(0);
+  });
+
+  it("complete-before-record: killed before the record commits, the event sent again a day later is charged again", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const kill = killAt("afterRecord");
+    const first = await start("complete-before-record", context({ hook: kill.hook }));
+    await sender.sendMessages({ body: event, messageId: "record-1" });
+    await kill.arrived;
+    await bounded(first.close());
+    expect(settled(queueName)).toBe(true); // completed: nothing will redeliver it
+
+    // The seed's nightly reconciliation re-sends usage with no billing record, past Stripe's 24 h key window.
+    clock.advance(dayMs + 60 * 60 * 1000);
+    await start("complete-before-record", context());
+    await sender.sendMessages({ body: event, messageId: "record-1-reconciled" });
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "the late second charge");
+  });
+
+  it("short-renewal-deadline: renewal stops at the lock duration, the lock lapses mid-charge, a second charge", async () => {
+    const { event, sender, context, queueName } = await setUp({ lockDurationMs: 2_000 });
+    stripeEmulator.faults.inject({
+      action: "latency",
+      ms: 6_000,
+      method: "POST",
+      path: "/v1/payment_intents",
+      times: 1,
+      when: (request) => request.params.customer === event.stripeCustomerId,
+    });
+    await start("short-renewal-deadline", context({ maxAutoLockRenewalDurationInMs: 2_000 }));
+    await sender.sendMessages({ body: event, messageId: "renewal-1" });
+    await until(() => succeeded(event.stripeCustomerId).length === 2 && settled(queueName), "the second charge");
+  });
+
+  it("receive-and-delete: a replica killed before the charge loses the billing for good", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const kill = killAt("afterClaim");
+    const first = await start("receive-and-delete", context({ hook: kill.hook }));
+    await sender.sendMessages({ body: event, messageId: "delete-1" });
+    await kill.arrived;
+    await bounded(first.close());
+    await start("receive-and-delete", context());
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    const snapshot = serviceBus.inspect(queueName);
+    expect([...snapshot.active, ...snapshot.locked, ...snapshot.deadLettered]).toEqual([]);
+    expect(attempts(event.stripeCustomerId)).toEqual([]);
+  });
+});
