@@ -196,7 +196,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   }
 
   const resourceGroupName = values[`${PROJECT}:resourceGroupName`];
-  if (typeof resourceGroupName !== "string" || !/^[-\w.()]{1,89}[-\w()]$/.test(resourceGroupName)) {
+  if (typeof resourceGroupName !== "string" || !/^[-\w.()]{0,89}[-\w()]$/.test(resourceGroupName)) {
     problems.push(
       `${PROJECT}:resourceGroupName: required, 1-90 letters, digits, '-', '_', '.', '(' or ')' not ending in '.' (got ${JSON.stringify(resourceGroupName)})`,
     );

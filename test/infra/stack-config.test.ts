@@ -141,6 +141,15 @@ describe("loadStackConfig", () => {
     ]);
   });
 
+  it("follows Azure's resource group naming: 1-90 characters, no trailing period", () => {
+    const withGroup = (name: string) => ({ ...goodValues(), "chargeguard:resourceGroupName": name });
+    expect(parseStackConfig(withGroup("r")).resourceGroupName).toBe("r");
+    expect(parseStackConfig(withGroup("a".repeat(90))).resourceGroupName).toHaveLength(90);
+    for (const bad of ["", "rg.", "a".repeat(91), "rg billing"]) {
+      expect(problemsOf(() => parseStackConfig(withGroup(bad))), bad).toEqual([expect.stringMatching(/^chargeguard:resourceGroupName: required, 1-90/)]);
+    }
+  });
+
   it("reads Pulumi's string-encoded config the same as the YAML values", () => {
     const values = goodValues();
     expect(parseStackConfig(fromPulumiConfig(toPulumiConfig(values)))).toEqual(parseStackConfig(values));
