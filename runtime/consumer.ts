@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
+import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
 import { createBillingHandler } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
@@ -15,8 +15,11 @@ import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
 export interface BillingConsumerOptions extends ConsumerContext {
-  /** The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. */
-  tuning?: Pick<QueueTuning, "consumer">;
+  /**
+   * The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. With its
+   * `lockDurationMs`, settings overridden in the context are checked against the queue's lock at start.
+   */
+  tuning?: Pick<QueueTuning, "consumer"> & Partial<Pick<QueueTuning, "lockDurationMs">>;
   /** The stable key's scope; default "billing". */
   scope?: string;
   /** Attempts before an unknown outcome is dead-lettered; default 8. */
@@ -51,6 +54,13 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   // asks for whenever one lock does not cover a delivery).
   const maxAutoLockRenewalDurationInMs =
     options.maxAutoLockRenewalDurationInMs ?? options.tuning?.consumer.maxAutoLockRenewalDurationInMs ?? Math.ceil((2 * budget) / 1000) * 1000;
+  if (options.tuning?.lockDurationMs !== undefined) {
+    const problems = coverageProblems(
+      { stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } },
+      { lockDurationMs: options.tuning.lockDurationMs, maxAutoLockRenewalDurationInMs },
+    );
+    if (problems.length > 0) throw new Error(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
+  }
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
 
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
