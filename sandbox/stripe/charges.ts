@@ -16,7 +16,7 @@ const createParams = new Set([
 const listParams = new Set([...listParamNames, "customer", "payment_intent"]);
 
 export const chargeRoutes: Route[] = [
-  route("POST", "/v1/charges", ({ store, params }) => {
+  route("POST", "/v1/charges", { object: "charge" }, ({ store, params }) => {
     rejectUnknown(params, createParams);
     const amount = requiredInteger(params, "amount", { min: 1, max: 99_999_999 });
     const chargeCurrency = currency(params);
@@ -46,9 +46,9 @@ export const chargeRoutes: Route[] = [
     return outcome.charge;
   }),
 
-  route("GET", "/v1/charges/:id", ({ store, pathParams: [id = ""] }) => store.charge(id, "id")),
+  route("GET", "/v1/charges/:id", { object: "charge" }, ({ store, pathParams: [id = ""] }) => store.charge(id, "id")),
 
-  route("GET", "/v1/charges", ({ store, params }) => {
+  route("GET", "/v1/charges", { object: "charge", list: true }, ({ store, params }) => {
     rejectUnknown(params, listParams);
     const customer = optionalString(params, "customer");
     const paymentIntent = optionalString(params, "payment_intent");

@@ -9,7 +9,7 @@ const createParams = new Set([
 ]);
 
 export const customerRoutes: Route[] = [
-  route("POST", "/v1/customers", ({ store, params }) => {
+  route("POST", "/v1/customers", { object: "customer" }, ({ store, params }) => {
     rejectUnknown(params, createParams);
     const paymentMethod = optionalString(params, "payment_method");
     if (paymentMethod !== undefined) cardBehaviour(paymentMethod, "payment_method");
@@ -33,5 +33,5 @@ export const customerRoutes: Route[] = [
     store.customers.set(customer.id, customer);
     return customer;
   }),
-  route("GET", "/v1/customers/:id", ({ store, pathParams: [customerId = ""] }) => store.customer(customerId, "id")),
+  route("GET", "/v1/customers/:id", { object: "customer" }, ({ store, pathParams: [customerId = ""] }) => store.customer(customerId, "id")),
 ];

@@ -6,6 +6,7 @@ import { AdjustableClock } from "../clock.js";
 import { chargeRoutes } from "./charges.js";
 import { customerRoutes } from "./customers.js";
 import { StripeFailure, type StripeErrorBody } from "./errors.js";
+import { expand, expansionPaths } from "./expand.js";
 import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from "./faults.js";
 import { canonicalForm, parseForm, type FormObject } from "./form.js";
 import { IdempotencyKeys, idempotencyWindowMs, type SavedResponse } from "./idempotency.js";
@@ -186,8 +187,10 @@ async function execute(
     return { response: { status: 500, body: errorJson(serverErrorBody), requestId }, saved: true };
   }
   try {
+    const expansions = expansionPaths(params, matched.route.returns);
     const result = matched.route.handle({ store: context.store, params, pathParams: matched.pathParams, searchLagMs: context.searchLagMs });
-    return { response: { status: 200, body: JSON.stringify(result), requestId }, saved: true };
+    const body = JSON.stringify(expand(result, expansions, matched.route.returns, context.store));
+    return { response: { status: 200, body, requestId }, saved: true };
   } catch (error) {
     if (!(error instanceof StripeFailure)) throw error;
     return { response: { status: error.status, body: errorJson(error.error), requestId }, saved: error.saved };

@@ -38,7 +38,7 @@ const searchParams = new Set(["query", "limit", "page", "expand"]);
 const confirmable: readonly PaymentIntentStatus[] = ["requires_payment_method", "requires_confirmation", "requires_action"];
 
 export const paymentIntentRoutes: Route[] = [
-  route("POST", "/v1/payment_intents", ({ store, params }) => {
+  route("POST", "/v1/payment_intents", { object: "payment_intent" }, ({ store, params }) => {
     rejectUnknown(params, createParams);
     const amount = requiredInteger(params, "amount", { min: 1, max: maxAmount });
     const intentCurrency = currency(params);
@@ -86,7 +86,7 @@ export const paymentIntentRoutes: Route[] = [
     return intent;
   }),
 
-  route("GET", "/v1/payment_intents/search", ({ store, params, searchLagMs }) => {
+  route("GET", "/v1/payment_intents/search", { object: "payment_intent", list: true }, ({ store, params, searchLagMs }) => {
     rejectUnknown(params, searchParams);
     const query = parseSearchQuery(requiredString(params, "query"));
     const limit = optionalInteger(params, "limit", { min: 1, max: 100 }) ?? 10;
@@ -105,9 +105,9 @@ export const paymentIntentRoutes: Route[] = [
     return body;
   }),
 
-  route("GET", "/v1/payment_intents/:id", ({ store, pathParams: [id = ""] }) => store.paymentIntent(id)),
+  route("GET", "/v1/payment_intents/:id", { object: "payment_intent" }, ({ store, pathParams: [id = ""] }) => store.paymentIntent(id)),
 
-  route("GET", "/v1/payment_intents", ({ store, params }) => {
+  route("GET", "/v1/payment_intents", { object: "payment_intent", list: true }, ({ store, params }) => {
     rejectUnknown(params, listParams);
     const customer = optionalString(params, "customer");
     const page = store.paymentIntents.list(listQuery(params), customer !== undefined ? { customer } : {});
@@ -115,7 +115,7 @@ export const paymentIntentRoutes: Route[] = [
     return body;
   }),
 
-  route("POST", "/v1/payment_intents/:id/confirm", ({ store, params, pathParams: [id = ""] }) => {
+  route("POST", "/v1/payment_intents/:id/confirm", { object: "payment_intent" }, ({ store, params, pathParams: [id = ""] }) => {
     rejectUnknown(params, confirmParams);
     const intent = store.paymentIntent(id);
     const paymentMethod = optionalString(params, "payment_method") ?? intent.payment_method ?? undefined;
@@ -133,7 +133,7 @@ export const paymentIntentRoutes: Route[] = [
     return intent;
   }),
 
-  route("POST", "/v1/payment_intents/:id/capture", ({ store, params, pathParams: [id = ""] }) => {
+  route("POST", "/v1/payment_intents/:id/capture", { object: "payment_intent" }, ({ store, params, pathParams: [id = ""] }) => {
     rejectUnknown(params, captureParams);
     const intent = store.paymentIntent(id);
     const amountToCapture = optionalInteger(params, "amount_to_capture", { min: 1 }) ?? intent.amount_capturable;

@@ -6,7 +6,7 @@ import { route, type Route } from "./routes.js";
 const createParams = new Set(["charge", "payment_intent", "amount", "reason", "metadata", "expand", "instructions_email"]);
 
 export const refundRoutes: Route[] = [
-  route("POST", "/v1/refunds", ({ store, params }) => {
+  route("POST", "/v1/refunds", { object: "refund" }, ({ store, params }) => {
     rejectUnknown(params, createParams);
     const chargeId = optionalString(params, "charge");
     const paymentIntentId = optionalString(params, "payment_intent");

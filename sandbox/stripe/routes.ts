@@ -1,3 +1,4 @@
+import type { Returns } from "./expand.js";
 import type { FormObject } from "./form.js";
 import type { StripeStore } from "./store.js";
 
@@ -13,12 +14,14 @@ export interface RouteContext {
 export interface Route {
   method: "GET" | "POST";
   pattern: RegExp;
+  /** What the 200 body holds, for `expand[]`. */
+  returns: Returns;
   /** Returns the 200 body; throws `StripeFailure` for Stripe errors. */
   handle(context: RouteContext): unknown;
 }
 
 const id = "([A-Za-z0-9_]+)";
 
-export function route(method: Route["method"], template: string, handle: Route["handle"]): Route {
-  return { method, pattern: new RegExp(`^${template.replaceAll(":id", id)}$`), handle };
+export function route(method: Route["method"], template: string, returns: Returns, handle: Route["handle"]): Route {
+  return { method, pattern: new RegExp(`^${template.replaceAll(":id", id)}$`), returns, handle };
 }

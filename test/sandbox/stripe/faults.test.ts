@@ -127,14 +127,4 @@ describe("fault injection", () => {
     expect(() => emulator.faults.inject({ action: "latency", ms: -1 })).toThrow(RangeError);
     expect(() => emulator.faults.inject({ action: "rateLimit", times: 0 })).toThrow(RangeError);
   });
-
-  it("stop() closes hung and slow connections", async () => {
-    const own = await startStripeEmulator();
-    own.faults.inject({ action: "commitThenHang" });
-    const client = stripeFor(own, { timeout: 30_000 });
-    const pending = client.customers.create({}).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await own.stop();
-    expect(await pending).toBeInstanceOf(Stripe.errors.StripeConnectionError);
-  });
 });

@@ -148,6 +148,25 @@ describe("payment intents", () => {
     expect(bad).toMatchObject({ param: "query" });
   });
 
+  it("expands ids into objects on request, and refuses a path it cannot expand before creating anything", async () => {
+    const { id: customerId } = await customer();
+    const intent = await stripe.paymentIntents.create(
+      { amount: 650, currency: "usd", customer: customerId, payment_method: "pm_card_visa", confirm: true },
+      { idempotencyKey: "expand-1" },
+    );
+    const expanded = await stripe.paymentIntents.retrieve(intent.id, { expand: ["latest_charge", "latest_charge.customer"] });
+    const charge = expanded.latest_charge as Stripe.Charge;
+    expect(charge).toMatchObject({ object: "charge", id: intent.latest_charge, amount: 650 });
+    expect((charge.customer as Stripe.Customer).id).toBe(customerId);
+    const listed = await stripe.paymentIntents.list({ customer: customerId, expand: ["data.customer"] });
+    expect((listed.data[0]?.customer as Stripe.Customer).object).toBe("customer");
+    expect((await stripe.paymentIntents.retrieve(intent.id)).latest_charge).toBe(intent.latest_charge);
+    const before = emulator.ledger.paymentIntents(customerId).length;
+    const bad = await stripe.paymentIntents.create({ amount: 650, currency: "usd", customer: customerId, expand: ["latest_charge.nope"] }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ statusCode: 400, param: "expand" });
+    expect(emulator.ledger.paymentIntents(customerId)).toHaveLength(before);
+  });
+
   it("rejects unknown and malformed parameters with Stripe's 400 codes", async () => {
     const unknown = await stripe.paymentIntents.create({ amount: 100, currency: "usd", amountt: 3 } as never).catch((e: unknown) => e);
     expect(unknown).toMatchObject({ statusCode: 400, code: "parameter_unknown", param: "amountt" });

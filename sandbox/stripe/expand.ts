@@ -1,0 +1,80 @@
+import { invalidRequest } from "./errors.js";
+import type { FormObject } from "./form.js";
+import type { StripeStore } from "./store.js";
+
+// Stripe's `expand[]`: replace an id in the response with the object it names (`latest_charge`,
+// `data.customer` in lists, `latest_charge.customer`). Paths are checked before the endpoint runs, so a bad
+// one never leaves a half-done request behind.
+
+export type ObjectKind = "customer" | "payment_intent" | "charge" | "refund";
+
+/** What a route answers: one object, or a list / search result of them. */
+export interface Returns {
+  object: ObjectKind;
+  list?: true;
+}
+
+const links: Record<ObjectKind, Partial<Record<string, ObjectKind>>> = {
+  customer: {},
+  payment_intent: { customer: "customer", latest_charge: "charge" },
+  charge: { customer: "customer", payment_intent: "payment_intent" },
+  refund: { charge: "charge", payment_intent: "payment_intent" },
+};
+
+/** The validated paths of `expand[]`, relative to each returned object. */
+export function expansionPaths(params: FormObject, returns: Returns): string[][] {
+  const raw = params["expand"];
+  if (raw === undefined || raw === "") return [];
+  const requested = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : undefined;
+  if (!requested || requested.some((path) => typeof path !== "string")) throw invalidRequest("Invalid expand: expected a list of paths.", { param: "expand" });
+  return (requested as string[]).map((path) => {
+    const segments = path.split(".");
+    if (returns.list && segments.shift() !== "data") throw notExpandable(path);
+    if (segments.length === 0 || segments.length > 4) throw notExpandable(path);
+    let kind = returns.object;
+    for (const segment of segments) {
+      const next = links[kind][segment];
+      if (!next) throw notExpandable(path);
+      kind = next;
+    }
+    return segments;
+  });
+}
+
+/** A copy of `result` with the paths expanded; the stored objects stay as they are. */
+export function expand(result: unknown, paths: string[][], returns: Returns, store: StripeStore): unknown {
+  if (paths.length === 0) return result;
+  const expandItem = (item: unknown) => paths.reduce((value, segments) => expandPath(value as Record<string, unknown>, segments, returns.object, store), item);
+  if (returns.list) {
+    const page = result as { data: unknown[] };
+    return { ...page, data: page.data.map(expandItem) };
+  }
+  return expandItem(result);
+}
+
+function expandPath(value: Record<string, unknown>, segments: string[], kind: ObjectKind, store: StripeStore): Record<string, unknown> {
+  const [head = "", ...rest] = segments;
+  const nextKind = links[kind][head] as ObjectKind;
+  const current = value[head];
+  // Already an object when an earlier path expanded it (expand[]=latest_charge&expand[]=latest_charge.customer).
+  let target = typeof current === "string" ? lookup(store, nextKind, current) : current;
+  if (target !== null && typeof target === "object" && rest.length > 0) target = expandPath(target as Record<string, unknown>, rest, nextKind, store);
+  return { ...value, [head]: target ?? current };
+}
+
+function lookup(store: StripeStore, kind: ObjectKind, id: string): unknown {
+  switch (kind) {
+    case "customer":
+      return store.customers.get(id);
+    case "payment_intent":
+      return store.paymentIntents.get(id);
+    case "charge":
+      return store.charges.get(id);
+    case "refund":
+      return store.refunds.get(id);
+  }
+}
+
+function notExpandable(path: string) {
+  return invalidRequest(`This property cannot be expanded (${path}).`, { param: "expand" });
+}
