@@ -151,10 +151,15 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
       headers["Original-Request"] = response.requestId;
       if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
     } else {
-      const executed = await execute(context, matched, params, faultRequest, requestId);
+      let executed: Awaited<ReturnType<typeof execute>>;
+      try {
+        executed = await execute(context, matched, params, faultRequest, requestId);
+      } finally {
+        // Saved only once the endpoint ran to an outcome; otherwise (validation, stop, a sandbox bug) free the key.
+        if (executed?.saved) context.keys.save(idempotencyKey, executed.response);
+        else context.keys.release(idempotencyKey);
+      }
       if (!executed) return;
-      if (executed.saved) context.keys.save(idempotencyKey, executed.response);
-      else context.keys.release(idempotencyKey);
       response = executed.response;
       if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
     }
