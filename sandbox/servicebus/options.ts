@@ -1,3 +1,5 @@
+import type { QueueTuning } from "../../infra/tuning.js";
+
 /** Per-queue settings, named after the Azure queue properties they stand for. */
 export interface EmulatedQueueOptions {
   /** LockDuration. Default 60 000 (Azure's default); Azure allows 5 s to 5 min, the emulator any value >= 100 ms. */
@@ -20,28 +22,26 @@ export interface ResolvedQueueOptions {
   deadLetteringOnMessageExpiration: boolean;
 }
 
-/**
- * The queue half of the infra tuning output (`QueueTuning` in infra/tuning.ts), so the emulator runs the numbers
- * `pulumi up` deploys. Declared structurally: any object with these fields fits.
- */
-export interface QueueTuningSettings {
-  lockDurationMs: number;
-  maxDeliveryCount: number;
-  defaultMessageTimeToLiveMs?: number;
-  duplicateDetectionWindowMs?: number;
-  deadLetteringOnMessageExpiration?: boolean;
-}
+/** The queue numbers of the infra tuning (what `pulumi up` deploys for a latency budget). */
+export type QueueTuningSettings = Pick<
+  QueueTuning,
+  "lockDurationMs" | "maxDeliveryCount" | "defaultMessageTimeToLiveMs" | "duplicateDetectionWindowMs"
+>;
 
-export function queueOptionsFromTuning(tuning: QueueTuningSettings): EmulatedQueueOptions {
+/**
+ * Queue options from the infra tuning, set as `BillingQueue` deploys them: dead-lettering on expiry always, and
+ * duplicate detection unless the namespace is Basic tier (`duplicateDetection: false`).
+ */
+export function queueOptionsFromTuning(
+  tuning: QueueTuningSettings,
+  deployment: { duplicateDetection?: boolean } = {},
+): EmulatedQueueOptions {
   return {
     lockDurationMs: tuning.lockDurationMs,
     maxDeliveryCount: tuning.maxDeliveryCount,
-    ...(tuning.defaultMessageTimeToLiveMs !== undefined ? { defaultTtlMs: tuning.defaultMessageTimeToLiveMs } : {}),
-    ...(tuning.duplicateDetectionWindowMs !== undefined
-      ? { duplicateDetectionWindowMs: tuning.duplicateDetectionWindowMs }
-      : {}),
-    // Billing queues keep what they cannot deliver: expiry dead-letters unless the tuning says otherwise.
-    deadLetteringOnMessageExpiration: tuning.deadLetteringOnMessageExpiration ?? true,
+    defaultTtlMs: tuning.defaultMessageTimeToLiveMs,
+    ...(deployment.duplicateDetection === false ? {} : { duplicateDetectionWindowMs: tuning.duplicateDetectionWindowMs }),
+    deadLetteringOnMessageExpiration: true,
   };
 }
 

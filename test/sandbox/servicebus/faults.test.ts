@@ -2,6 +2,7 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { tuneQueue } from "../../../infra/tuning.js";
 import { queueOptionsFromTuning, startServiceBusEmulator } from "../../../sandbox/index.js";
 import { errorCode, sleep, startHarness, waitFor } from "./support.js";
 
@@ -214,7 +215,16 @@ describe("emulator API", () => {
     expect(() => faults.expireLock("nope")).toThrow(/No queue named nope/);
   });
 
-  test("queueOptionsFromTuning maps the infra tuning onto queue options", () => {
+  test("queueOptionsFromTuning sets a queue up as BillingQueue deploys it from the infra tuning", () => {
+    const tuning = tuneQueue({ stripe: { timeoutMs: 10_000, maxNetworkRetries: 2 } });
+    expect(queueOptionsFromTuning(tuning)).toEqual({
+      lockDurationMs: tuning.lockDurationMs,
+      maxDeliveryCount: tuning.maxDeliveryCount,
+      defaultTtlMs: tuning.defaultMessageTimeToLiveMs,
+      duplicateDetectionWindowMs: tuning.duplicateDetectionWindowMs,
+      deadLetteringOnMessageExpiration: true,
+    });
+    expect(queueOptionsFromTuning(tuning, { duplicateDetection: false }).duplicateDetectionWindowMs).toBeUndefined();
     expect(
       queueOptionsFromTuning({
         lockDurationMs: 45_000,
