@@ -22,8 +22,12 @@ import type {
 
 export const defaultLeaseMs = 120_000;
 
-/** Thrown inside a claim transaction when a competing claim inserted the row first: roll back and look again. */
-class LostInsertRace extends Error {}
+/** Thrown inside a claim transaction to roll back the new record when its amount does not fit under the cap. */
+class OverCap extends Error {
+  constructor(readonly capCents: number) {
+    super("over the period cap");
+  }
+}
 
 const recordKey = "customer_id = $1 AND billing_period = $2";
 
@@ -107,17 +111,25 @@ export class BillingGuard {
     validateClaim(input, owner);
     const fingerprint = claimFingerprint(input);
     const cap = this.#capFor(input.billingPeriod);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#sql.transaction((tx) => this.#claimOnce(tx, input, owner, fingerprint, cap));
-      } catch (error) {
-        // Losing the insert race twice in a row would mean the row vanished in between: not a state we make.
-        if (!(error instanceof LostInsertRace) || attempt >= 3) throw error;
-      }
+    try {
+      return await this.#sql.transaction((tx) => this.#claimIn(tx, input, owner, fingerprint, cap));
+    } catch (error) {
+      if (!(error instanceof OverCap)) throw error;
+      // The transaction rolled back (no record, no reservation); report the ledger as it stands.
+      const spend = await this.periodSpend(input.billingPeriod);
+      const spoken = spend.reservedCents + spend.chargedCents;
+      return {
+        status: "cap-exceeded",
+        capCents: error.capCents,
+        reservedCents: spoken,
+        reason:
+          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${error.capCents} cents with ${spoken} reserved or ` +
+          `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
+      };
     }
   }
 
-  async #claimOnce(
+  async #claimIn(
     tx: SqlExecutor,
     input: ClaimInput,
     owner: string,
@@ -128,58 +140,9 @@ export class BillingGuard {
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const token = randomUUID();
     const lease: Lease = { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token, lockedUntil };
-    const [existing] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
-      input.customerId,
-      input.billingPeriod,
-    ]);
 
-    if (existing) {
-      const record = toRecord(existing);
-      if (record.fingerprint !== fingerprint) return { status: "mismatch", record, reason: mismatchReason(record, input) };
-      if (record.state === "charged" || record.state === "completed") return { status: "already-billed", record };
-      if (record.state === "declined") return { status: "declined", record };
-      if (record.lockedUntil && record.lockedUntil.getTime() > now.getTime()) {
-        return { status: "busy", record, retryAfterMs: record.lockedUntil.getTime() - now.getTime() };
-      }
-      const [taken] = await tx.query<BillingRow>(
-        `UPDATE billing_records
-            SET locked_until = $3, lock_owner = $4, lease_token = $5, attempts = attempts + 1, updated_at = $6
-          WHERE ${recordKey}
-          RETURNING *`,
-        [input.customerId, input.billingPeriod, lockedUntil, owner, token, now],
-      );
-      return { status: "claimed", record: toRecord(taken as BillingRow), lease };
-    }
-
-    // A new billing: reserve its amount first (the ledger row serialises reservations per period), then insert.
-    await tx.query(
-      `INSERT INTO spend_ledger (billing_period, cap_cents, reserved_cents, charged_cents, updated_at)
-       VALUES ($1, $2, 0, 0, $3) ON CONFLICT (billing_period) DO NOTHING`,
-      [input.billingPeriod, cap ?? null, now],
-    );
-    const [reserved] = await tx.query(
-      `UPDATE spend_ledger
-          SET reserved_cents = reserved_cents + $2, cap_cents = $3, updated_at = $4
-        WHERE billing_period = $1 AND ($3::bigint IS NULL OR reserved_cents + charged_cents + $2 <= $3::bigint)
-        RETURNING billing_period`,
-      [input.billingPeriod, input.amountCents, cap ?? null, now],
-    );
-    if (!reserved) {
-      const [ledger] = await tx.query<{ reserved_cents: string | number; charged_cents: string | number }>(
-        "SELECT reserved_cents, charged_cents FROM spend_ledger WHERE billing_period = $1",
-        [input.billingPeriod],
-      );
-      const spoken = Number(ledger?.reserved_cents ?? 0) + Number(ledger?.charged_cents ?? 0);
-      const capCents = cap as number;
-      return {
-        status: "cap-exceeded",
-        capCents,
-        reservedCents: spoken,
-        reason:
-          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${capCents} cents with ${spoken} reserved or ` +
-          `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
-      };
-    }
+    // Insert first: a competing claim for the same billing waits here on our uncommitted row, then finds it.
+    // Locks are always taken record first, ledger second (as markCharged/markDeclined do), so none deadlock.
     const [inserted] = await tx.query<BillingRow>(
       `INSERT INTO billing_records (customer_id, billing_period, state, idempotency_key, fingerprint, amount_cents,
                                     currency, attempts, locked_until, lock_owner, lease_token, request, created_at, updated_at)
@@ -200,80 +163,113 @@ export class BillingGuard {
         now,
       ],
     );
-    if (!inserted) throw new LostInsertRace();
-    return { status: "claimed", record: toRecord(inserted), lease };
-  }
+    if (inserted) {
+      // Reserve against the cap; the ledger row serialises reservations of one period.
+      const [reserved] = await tx.query(
+        `INSERT INTO spend_ledger AS l (billing_period, cap_cents, reserved_cents, charged_cents, updated_at)
+         SELECT $1, $2::bigint, $3::bigint, 0, $4 WHERE $2::bigint IS NULL OR $3::bigint <= $2::bigint
+         ON CONFLICT (billing_period) DO UPDATE
+            SET reserved_cents = l.reserved_cents + EXCLUDED.reserved_cents, cap_cents = EXCLUDED.cap_cents,
+                updated_at = EXCLUDED.updated_at
+          WHERE EXCLUDED.cap_cents IS NULL OR l.reserved_cents + l.charged_cents + EXCLUDED.reserved_cents <= EXCLUDED.cap_cents
+         RETURNING billing_period`,
+        [input.billingPeriod, cap ?? null, input.amountCents, now],
+      );
+      if (!reserved) throw new OverCap(cap as number);
+      return { status: "claimed", record: toRecord(inserted), lease };
+    }
 
-  async #lockRecord(tx: SqlExecutor, key: { customerId: string; billingPeriod: string }): Promise<BillingRecord> {
-    const [row] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
-      key.customerId,
-      key.billingPeriod,
+    const [existing] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
+      input.customerId,
+      input.billingPeriod,
     ]);
-    if (!row) throw new BillingStateError(`no billing record for customer ${key.customerId} period ${key.billingPeriod}`);
-    return toRecord(row);
+    if (!existing) throw new BillingStateError(`billing record for customer ${input.customerId} period ${input.billingPeriod} vanished during claim`);
+    const record = toRecord(existing);
+    if (record.fingerprint !== fingerprint) return { status: "mismatch", record, reason: mismatchReason(record, input) };
+    if (record.state === "charged" || record.state === "completed") return { status: "already-billed", record };
+    if (record.state === "declined") return { status: "declined", record };
+    if (record.lockedUntil && record.lockedUntil.getTime() > now.getTime()) {
+      return { status: "busy", record, retryAfterMs: record.lockedUntil.getTime() - now.getTime() };
+    }
+    // Pending and nobody holds it: take it over. Its amount is reserved already.
+    const [taken] = await tx.query<BillingRow>(
+      `UPDATE billing_records
+          SET locked_until = $3, lock_owner = $4, lease_token = $5, attempts = attempts + 1, updated_at = $6
+        WHERE ${recordKey}
+        RETURNING *`,
+      [input.customerId, input.billingPeriod, lockedUntil, owner, token, now],
+    );
+    return { status: "claimed", record: toRecord(taken as BillingRow), lease };
   }
 
   /**
-   * Records that Stripe charged this billing and moves its amount from reserved to charged. A Stripe outcome is a
-   * fact whoever holds the lease now (same idempotency key, same PaymentIntent), so a holder whose lease was taken
-   * over still records it; recording the same PaymentIntent twice is a no-op.
+   * Records that Stripe charged this billing and moves its amount from reserved to charged, in one statement. A
+   * Stripe outcome is a fact whoever holds the lease now (same idempotency key, same PaymentIntent), so a holder
+   * whose lease was taken over still records it; recording the same PaymentIntent twice is a no-op.
    */
   async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<void> {
     requireText("paymentIntentId", outcome?.paymentIntentId, 255);
-    await this.#sql.transaction(async (tx) => {
-      const record = await this.#lockRecord(tx, lease);
-      if (record.state === "charged" || record.state === "completed") {
-        if (record.paymentIntentId === outcome.paymentIntentId) return;
-        throw new BillingStateError(
-          `customer ${record.customerId} period ${record.billingPeriod} is already charged by ${record.paymentIntentId}, not ${outcome.paymentIntentId}`,
-        );
-      }
-      if (record.state === "declined") {
-        throw new BillingStateError(
-          `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`,
-        );
-      }
-      const now = this.#now();
-      await tx.query(
-        `UPDATE billing_records
+    const [moved] = await this.#sql.query<{ settled: string | number }>(
+      `WITH settled AS (
+         UPDATE billing_records
             SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
                 updated_at = $4
-          WHERE ${recordKey}`,
-        [record.customerId, record.billingPeriod, outcome.paymentIntentId, now],
-      );
-      await tx.query(
-        `UPDATE spend_ledger
-            SET reserved_cents = reserved_cents - $2, charged_cents = charged_cents + $2, updated_at = $3
-          WHERE billing_period = $1`,
-        [record.billingPeriod, record.amountCents, now],
-      );
-    });
+          WHERE ${recordKey} AND state = 'pending'
+          RETURNING billing_period, amount_cents
+       ), ledger AS (
+         UPDATE spend_ledger l
+            SET reserved_cents = l.reserved_cents - s.amount_cents, charged_cents = l.charged_cents + s.amount_cents,
+                updated_at = $4
+           FROM settled s
+          WHERE l.billing_period = s.billing_period
+          RETURNING 1
+       )
+       SELECT count(*) AS settled FROM settled`,
+      [lease.customerId, lease.billingPeriod, outcome.paymentIntentId, this.#now()],
+    );
+    if (Number(moved?.settled) === 1) return;
+    const record = await this.#settled(lease);
+    if ((record.state === "charged" || record.state === "completed") && record.paymentIntentId === outcome.paymentIntentId) return;
+    throw new BillingStateError(
+      record.state === "declined"
+        ? `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`
+        : `customer ${record.customerId} period ${record.billingPeriod} is already charged by ${record.paymentIntentId}, not ${outcome.paymentIntentId}`,
+    );
   }
 
-  /** Records a decline (card refused) and releases the reservation. Recording it twice is a no-op. */
+  /** Records a decline (card refused) and releases the reservation, in one statement. Recording it twice is a no-op. */
   async markDeclined(lease: Lease, outcome: { reason: string; paymentIntentId?: string }): Promise<void> {
     requireText("reason", outcome?.reason, 10_000);
-    await this.#sql.transaction(async (tx) => {
-      const record = await this.#lockRecord(tx, lease);
-      if (record.state === "declined") return;
-      if (record.state !== "pending") {
-        throw new BillingStateError(
-          `customer ${record.customerId} period ${record.billingPeriod} is ${record.state} (${record.paymentIntentId}); cannot record a decline`,
-        );
-      }
-      const now = this.#now();
-      await tx.query(
-        `UPDATE billing_records
+    const [moved] = await this.#sql.query<{ settled: string | number }>(
+      `WITH settled AS (
+         UPDATE billing_records
             SET state = 'declined', decline_reason = $3, payment_intent_id = $4, locked_until = NULL, lock_owner = NULL,
                 lease_token = NULL, updated_at = $5
-          WHERE ${recordKey}`,
-        [record.customerId, record.billingPeriod, outcome.reason, outcome.paymentIntentId ?? null, now],
-      );
-      await tx.query(
-        "UPDATE spend_ledger SET reserved_cents = reserved_cents - $2, updated_at = $3 WHERE billing_period = $1",
-        [record.billingPeriod, record.amountCents, now],
-      );
-    });
+          WHERE ${recordKey} AND state = 'pending'
+          RETURNING billing_period, amount_cents
+       ), ledger AS (
+         UPDATE spend_ledger l
+            SET reserved_cents = l.reserved_cents - s.amount_cents, updated_at = $5
+           FROM settled s
+          WHERE l.billing_period = s.billing_period
+          RETURNING 1
+       )
+       SELECT count(*) AS settled FROM settled`,
+      [lease.customerId, lease.billingPeriod, outcome.reason, outcome.paymentIntentId ?? null, this.#now()],
+    );
+    if (Number(moved?.settled) === 1) return;
+    const record = await this.#settled(lease);
+    if (record.state === "declined") return;
+    throw new BillingStateError(
+      `customer ${record.customerId} period ${record.billingPeriod} is ${record.state} (${record.paymentIntentId}); cannot record a decline`,
+    );
+  }
+
+  /** The record a settling statement did not find pending: it exists, or the caller named a billing never claimed. */
+  async #settled(key: { customerId: string; billingPeriod: string }): Promise<BillingRecord> {
+    const record = await this.get(key.customerId, key.billingPeriod);
+    if (!record) throw new BillingStateError(`no billing record for customer ${key.customerId} period ${key.billingPeriod}`);
+    return record;
   }
 
   /**

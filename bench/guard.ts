@@ -1,0 +1,191 @@
+// What the billing guard costs. `npm run bench:guard` (PostgreSQL started by scripts/with-postgres.mjs, which sets
+// TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [--json]`.
+//  1. Guard billings per second (claim + markCharged + markCompleted: three commits each) on embedded PGlite and
+//     on the PostgreSQL server, with 1 and 8 workers, beside the same server's raw single-row INSERT commit rate
+//     measured in the same run (the physical limit: one fsync'd commit), as ratios.
+//  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts).
+import { randomUUID } from "node:crypto";
+import { pathToFileURL } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { BillingGuard } from "../runtime/guard/billing-guard.js";
+import type { ClaimInput } from "../runtime/guard/types.js";
+import { stableKey } from "../runtime/stable-key.js";
+import { measureConsumerThroughput } from "./consumer-throughput.js";
+
+export interface RateRow {
+  name: string;
+  operations: number;
+  seconds: number;
+  perSecond: number;
+  /** perSecond divided by the raw insert rate it is compared with. */
+  ratio?: number;
+}
+
+interface Phase {
+  seconds: number;
+}
+
+/** Runs `workers` loops of `operation` until the phase's time is up; returns operations per second. */
+async function rate(name: string, phase: Phase, workers: number, operation: (worker: number, n: number) => Promise<void>): Promise<RateRow> {
+  const deadline = performance.now() + phase.seconds * 1000;
+  let operations = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, worker) => {
+      for (let n = 0; performance.now() < deadline; n++) {
+        await operation(worker, n);
+        operations++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { name, operations, seconds, perSecond: operations / seconds };
+}
+
+function billing(run: string, worker: number, n: number, periods: number): ClaimInput {
+  const customerId = `bench-${run}-${worker}-${n}`;
+  const billingPeriod = `2026-10-p${(worker + n) % periods}`;
+  const amountCents = 1_000 + (n % 100);
+  const idempotencyKey = stableKey({ customerId, billingPeriod, amountCents, currency: "usd" }, { scope: "billing" });
+  return {
+    customerId,
+    billingPeriod,
+    amountCents,
+    currency: "usd",
+    idempotencyKey,
+    request: {
+      amount: amountCents,
+      currency: "usd",
+      customer: "cus_bench",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      off_session: true,
+      metadata: { idempotency_key: idempotencyKey, customer_id: customerId, billing_period: billingPeriod },
+    },
+  };
+}
+
+/** One billing through the guard as a consumer does it (Stripe left out: this measures the guard alone). */
+async function guardedBilling(guard: BillingGuard, input: ClaimInput, worker: number): Promise<void> {
+  const claim = await guard.claim(input, `worker-${worker}`);
+  if (claim.status !== "claimed") throw new Error(`bench: expected a claim, got ${claim.status}`);
+  await guard.markCharged(claim.lease, { paymentIntentId: `pi_${input.customerId}` });
+  await guard.markCompleted(input);
+}
+
+const rawTable = `CREATE TABLE IF NOT EXISTS bench_raw_insert (id text PRIMARY KEY, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)`;
+
+async function measurePglite(phase: Phase): Promise<RateRow[]> {
+  const db = await PGlite.create();
+  try {
+    await db.query(rawTable);
+    const raw = await rate("PGlite (in memory): raw single-row INSERT", phase, 1, async () => {
+      await db.query("INSERT INTO bench_raw_insert VALUES ($1, $2, $3)", [randomUUID(), 1200, new Date()]);
+    });
+    const guard = await BillingGuard.open({ pglite: db, periodCapCents: Number.MAX_SAFE_INTEGER });
+    const run = randomUUID().slice(0, 8);
+    const guarded = await rate("PGlite (in memory): guard billing", phase, 1, (worker, n) =>
+      guardedBilling(guard, billing(run, worker, n, 1), worker),
+    );
+    await guard.close();
+    return [raw, { ...guarded, ratio: guarded.perSecond / raw.perSecond }];
+  } finally {
+    await db.close();
+  }
+}
+
+async function measurePostgres(databaseUrl: string, phase: Phase): Promise<RateRow[]> {
+  const rows: RateRow[] = [];
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  await pool.query(rawTable);
+  const rawRates = new Map<number, number>();
+  for (const workers of [1, 8]) {
+    const raw = await rate(`PostgreSQL: raw single-row INSERT, ${workers} client(s)`, phase, workers, async () => {
+      await pool.query("INSERT INTO bench_raw_insert VALUES ($1, $2, $3)", [randomUUID(), 1200, new Date()]);
+    });
+    rawRates.set(workers, raw.perSecond);
+    rows.push(raw);
+  }
+  await pool.end();
+
+  const guard = await BillingGuard.open({ databaseUrl, poolSize: 8, periodCapCents: Number.MAX_SAFE_INTEGER });
+  try {
+    const cases = [
+      { workers: 1, periods: 1, label: "1 worker" },
+      { workers: 8, periods: 1, label: "8 workers, one billing period" },
+      { workers: 8, periods: 8, label: "8 workers, 8 billing periods" },
+    ];
+    for (const { workers, periods, label } of cases) {
+      const run = randomUUID().slice(0, 8);
+      const guarded = await rate(`PostgreSQL: guard billing, ${label}`, phase, workers, (worker, n) =>
+        guardedBilling(guard, billing(run, worker, n, periods), worker),
+      );
+      rows.push({ ...guarded, ratio: guarded.perSecond / (rawRates.get(workers) as number) });
+    }
+  } finally {
+    await guard.close();
+  }
+  return rows;
+}
+
+export interface EndToEndRow {
+  name: string;
+  events: number;
+  seconds: number;
+  perSecond: number;
+  /** Throughput with the guard over throughput without it. */
+  ratio?: number;
+}
+
+async function measureEndToEnd(events: number, databaseUrl: string | undefined): Promise<EndToEndRow[]> {
+  const plain = await measureConsumerThroughput({ events, withGuard: false, stripeLatencyMs: 50 });
+  const rows: EndToEndRow[] = [{ name: "consumer end to end, no guard (Stripe 50 ms)", ...plain }];
+  const pglite = await measureConsumerThroughput({ events, withGuard: true, stripeLatencyMs: 50 });
+  rows.push({ name: "consumer end to end, guard on PGlite (Stripe 50 ms)", ...pglite, ratio: pglite.perSecond / plain.perSecond });
+  if (databaseUrl) {
+    const postgres = await measureConsumerThroughput({ events, withGuard: true, stripeLatencyMs: 50, databaseUrl });
+    rows.push({ name: "consumer end to end, guard on PostgreSQL (Stripe 50 ms)", ...postgres, ratio: postgres.perSecond / plain.perSecond });
+  }
+  return rows;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(" | ")} |`;
+  return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+const percent = (ratio: number | undefined) => (ratio === undefined ? "" : `${(ratio * 100).toFixed(0)}%`);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2).filter((a) => a !== "--json");
+  const json = process.argv.includes("--json");
+  const phase = { seconds: Number(args[0] ?? 5) };
+  const events = Number(args[1] ?? 2_000);
+  if (!(phase.seconds > 0) || !Number.isSafeInteger(events) || events < 1) {
+    console.error("usage: node dist/bench/guard.js [seconds per phase > 0] [end-to-end events >= 1] [--json]");
+    process.exit(2);
+  }
+  const databaseUrl = process.env.TEST_DATABASE_URL;
+  if (!databaseUrl) console.warn("bench:guard: TEST_DATABASE_URL not set (run under scripts/with-postgres.mjs): PostgreSQL rows left out");
+  const guardRows = [...(await measurePglite(phase)), ...(databaseUrl ? await measurePostgres(databaseUrl, phase) : [])];
+  const endToEnd = await measureEndToEnd(events, databaseUrl);
+  if (json) {
+    console.log(JSON.stringify({ guard: guardRows, endToEnd }, null, 2));
+  } else {
+    console.log(
+      table(
+        ["Guard (claim + markCharged + markCompleted)", "billings", "seconds", "rate", "of raw INSERT rate"],
+        guardRows.map((r) => [r.name, String(r.operations), r.seconds.toFixed(2), `${Math.round(r.perSecond)}/s`, percent(r.ratio)]),
+      ),
+    );
+    console.log();
+    console.log(
+      table(
+        ["Consumer end to end", "events", "seconds", "rate", "of no-guard rate"],
+        endToEnd.map((r) => [r.name, String(r.events), r.seconds.toFixed(2), `${r.perSecond.toFixed(1)}/s`, percent(r.ratio)]),
+      ),
+    );
+  }
+}
