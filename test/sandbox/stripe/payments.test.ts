@@ -218,6 +218,25 @@ describe("authentication and routing", () => {
     expect((error as Error).message).not.toContain("notreal0000");
   });
 
+  it("answers a request without a key with 401 in Stripe's error shape", async () => {
+    const response = await fetch(`${emulator.apiBase}/v1/customers`, { method: "POST" });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { type: string; message: string } }).error).toMatchObject({
+      type: "invalid_request_error",
+      message: expect.stringContaining("did not provide an API key"),
+    });
+  });
+
+  it("answers a malformed form body with 400 naming the parameter", async () => {
+    const response = await fetch(`${emulator.apiBase}/v1/customers`, {
+      method: "POST",
+      headers: { Authorization: "Bearer sk_test_sandbox", "Content-Type": "application/x-www-form-urlencoded" },
+      body: "metadata=flat&metadata[k]=nested",
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { param: string } }).error.param).toBe("metadata[k]");
+  });
+
   it("answers an unknown path with 404", async () => {
     const response = await fetch(`${emulator.apiBase}/v1/nothing`, { headers: { Authorization: "Bearer sk_test_sandbox" } });
     expect(response.status).toBe(404);
