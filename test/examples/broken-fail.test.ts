@@ -17,6 +17,7 @@ let stripeEmulator: StripeEmulator;
 let stripe: Stripe;
 let client: ServiceBusClient;
 let pglite: PGlite | undefined;
+let scratchDatabase: { url: string; drop(): Promise<void> } | undefined;
 const clock = new AdjustableClock();
 const running = new Set<RunningConsumer>();
 
@@ -25,8 +26,10 @@ beforeAll(async () => {
   stripeEmulator = await startStripeEmulator({ clock });
   stripe = new Stripe(apiKey, { ...stripeEmulator.stripeConfig, maxNetworkRetries: 0 });
   client = new ServiceBusClient(serviceBus.connectionString);
-  // Real PostgreSQL under `npm test`; embedded PGlite otherwise.
-  if (process.env.TEST_DATABASE_URL === undefined) pglite = new PGlite();
+  // A throw-away database on the real PostgreSQL server under `npm test`; embedded PGlite otherwise.
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (serverUrl === undefined) pglite = new PGlite();
+  else scratchDatabase = await (await import("../runtime/guard/databases.js")).createScratchDatabase(serverUrl);
 });
 
 afterAll(async () => {
@@ -35,6 +38,7 @@ afterAll(async () => {
   await serviceBus?.stop();
   await stripeEmulator?.stop();
   await pglite?.close();
+  await scratchDatabase?.drop();
 });
 
 async function bounded(promise: Promise<unknown>, ms = 5_000): Promise<void> {
@@ -62,7 +66,7 @@ async function setUp(queueOptions: { lockDurationMs?: number; maxDeliveryCount?:
   const context = (overrides: Partial<ConsumerContext> = {}): ConsumerContext => ({
     serviceBus: { connectionString: serviceBus.connectionString, queueName },
     stripe: { apiKey, apiBase: stripeEmulator.apiBase, maxNetworkRetries: 0 },
-    ...(pglite ? { pglite } : { databaseUrl: process.env.TEST_DATABASE_URL }),
+    ...(pglite ? { pglite } : { databaseUrl: scratchDatabase?.url }),
     clock,
     log: () => {},
     ...overrides,
