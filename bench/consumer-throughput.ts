@@ -22,6 +22,8 @@ export interface ConsumerThroughputOptions {
   concurrency?: number;
   /** PostgreSQL for the guard; absent: in-memory PGlite. */
   databaseUrl?: string;
+  /** Spread the events over this many billing periods (each period has one spend-ledger row); default 1. */
+  periods?: number;
 }
 
 export interface ConsumerThroughput {
@@ -51,7 +53,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
       customerId: `bench-${run}-${i}`,
       stripeCustomerId: customer.id,
       paymentMethodId: "pm_card_visa",
-      billingPeriod: "2026-10",
+      billingPeriod: periodNumber(i % (options.periods ?? 1)),
       amountCents: 1_000 + i,
       currency: "usd",
     }));
@@ -118,6 +120,11 @@ async function startPlainConsumer(connectionString: string, apiBase: string, con
       await client.close();
     },
   };
+}
+
+/** 0 -> "2026-01", 1 -> "2026-02", ... */
+function periodNumber(n: number): string {
+  return `${2026 + Math.floor(n / 12)}-${String((n % 12) + 1).padStart(2, "0")}`;
 }
 
 async function send(client: ServiceBusClient, messages: ServiceBusMessage[]): Promise<void> {
