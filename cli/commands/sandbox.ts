@@ -47,10 +47,12 @@ export function register(program: Command): void {
 
 async function runSandbox(options: SandboxOptions): Promise<void> {
   const queues = queuesFrom(options);
-  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort });
+  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort }).catch((error: unknown) => {
+    throw explainListenError(error, "--servicebus-port", options.servicebusPort);
+  });
   const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
     await serviceBus.stop();
-    throw error;
+    throw explainListenError(error, "--stripe-port", options.stripePort);
   });
 
   // Listen before printing: whoever reads the settings may signal at once.
@@ -124,6 +126,13 @@ function describeQueue(name: string, options: EmulatedQueueOptions | undefined):
   ];
   if (resolved.deadLetteringOnMessageExpiration) parts.push("expired messages dead-lettered");
   return parts.join(", ");
+}
+
+function explainListenError(error: unknown, flag: string, port: number): unknown {
+  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    return new Error(`127.0.0.1:${port} is already in use: pass ${flag} with another port, or 0 for any free one`);
+  }
+  return error;
 }
 
 function whole(value: string): number {

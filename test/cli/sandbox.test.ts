@@ -1,6 +1,7 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
@@ -23,13 +24,14 @@ beforeAll(() => {
       files: [join(root, "cli/index.ts")],
     }),
   );
+  // Before compiling: the compiler finds @types/node through the scratch directory's node_modules.
+  symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"));
   const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(scratch, "tsconfig.json")], { encoding: "utf8" });
   cli = join(outDir, "cli/index.js");
   // Type errors elsewhere still emit; a missing file is the failure that matters.
   spawnSync(process.execPath, ["-e", `require("node:fs").accessSync(${JSON.stringify(cli)})`]).status === 0 || expect.fail(`CLI did not build:\n${tsc.stdout}${tsc.stderr}`);
   // The CLI reads its version from the nearest package.json: give the scratch build the real one.
   copyFileSync(join(root, "package.json"), join(outDir, "package.json"));
-  symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"));
 }, 180_000);
 
 afterAll(() => {
@@ -116,6 +118,19 @@ describe("chargeguard sandbox", () => {
     expect(sandbox.stderr()).toMatch(/queue usage-billing: lock \d+ ms, max deliveries 7/);
     sandbox.child.kill("SIGTERM");
     expect((await sandbox.exited).code).toBe(0);
+  });
+
+  it("names the flag to change when a port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const taken = (blocker.address() as AddressInfo).port;
+    try {
+      const result = spawnSync(process.execPath, [cli, "sandbox", "--servicebus-port", "0", "--stripe-port", String(taken)], { cwd: scratch, encoding: "utf8", timeout: 30_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`127.0.0.1:${taken} is already in use: pass --stripe-port`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it("refuses bad input with a message naming the problem", () => {
