@@ -87,15 +87,14 @@ class LinkConsumer implements Consumer {
   ) {
     const internals = sender as unknown as SenderInternals;
     this.#internals = internals;
-    const consumer = this;
     // rhea answers a drain only while credit remains; the SDK also waits for it when credit ran out in flight.
     // Answer once every queued transfer has gone out (flows are written after transfers in one pass).
-    internals._get_drain = function (this: SenderInternals): boolean {
-      if (!this._draining || !this._drained || consumer.#sent !== this.delivery_count) return false;
-      consumer.#sent += this.credit;
-      this.delivery_count += this.credit;
-      this.credit = 0;
-      this._draining = false;
+    internals._get_drain = (): boolean => {
+      if (!internals._draining || !internals._drained || this.#sent !== internals.delivery_count) return false;
+      this.#sent += internals.credit;
+      internals.delivery_count += internals.credit;
+      internals.credit = 0;
+      internals._draining = false;
       return true;
     };
   }
