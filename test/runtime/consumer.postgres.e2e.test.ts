@@ -1,0 +1,67 @@
+// The billing consumer with its guard on real PostgreSQL (TEST_DATABASE_URL, set by scripts/with-postgres.mjs):
+// a charge, and a replica killed at each step boundary, as in consumer.e2e.test.ts on PGlite.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumerSteps, type RunningConsumer } from "../../runtime/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
+import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+
+const databaseUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(databaseUrl === undefined)("billing consumer on PostgreSQL", () => {
+  let sandbox: BillingSandbox;
+  let guard: BillingGuard;
+  const running: RunningConsumer[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startBillingSandbox();
+    guard = await BillingGuard.open({ databaseUrl, clock: sandbox.clock });
+  });
+  afterAll(async () => {
+    await Promise.all(running.map((consumer) => consumer.close()));
+    await guard?.close();
+    await sandbox?.stop();
+  });
+
+  async function start(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<RunningConsumer> {
+    const consumer = await startBillingConsumer({
+      serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
+      stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      clock: sandbox.clock,
+      leaseMs: 3_000,
+      retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
+      maxAutoLockRenewalDurationInMs: 30_000,
+      closeTimeoutMs: 2_000,
+      log: () => {},
+      ...extra,
+    });
+    running.push(consumer);
+    return consumer;
+  }
+
+  it.each(["none", ...consumerSteps] as const)("killed at %s, then a fresh replica: one charge, record completed", async (step) => {
+    const queue = sandbox.queue();
+    const event = await sandbox.event();
+    let reached!: () => void;
+    const frozen = new Promise<void>((resolve) => (reached = resolve));
+    const first = await start(queue, {
+      hook: (at, e) => {
+        if (at !== step || e.customerId !== event.customerId) return;
+        reached();
+        return new Promise<void>(() => {});
+      },
+    });
+    await sandbox.send(queue, { body: event, messageId: `m-pg-${step}` });
+    if (step !== "none") {
+      await frozen;
+      await first.close();
+      await start(queue);
+    }
+    await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
+    const intents = sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId);
+    expect(intents).toHaveLength(1);
+    expect(intents[0]?.status).toBe("succeeded");
+    expect((await guard.get(event.customerId, event.billingPeriod))?.paymentIntentId).toBe(intents[0]?.id);
+  });
+});
