@@ -1,12 +1,79 @@
-import type { Command } from "commander";
+import { writeFile } from "node:fs/promises";
+import { type Command, InvalidArgumentError } from "commander";
+import { faultCatalogue, faultNames, parseFaultNames } from "../../examples/proving-ground/faults.js";
+import { renderHtmlReport } from "../../examples/proving-ground/html-report.js";
+import { progressBar } from "../../examples/proving-ground/progress-bar.js";
+import { provingGroundDefaults, runProvingGround } from "../../examples/proving-ground/proving-ground.js";
+import { toJson } from "../../examples/proving-ground/results.js";
+import { renderTables } from "../../examples/proving-ground/table.js";
 
-// Placeholder until its room lands: says so instead of pretending to work.
+interface ProveOptions {
+  events: number;
+  replicas: number;
+  seed: number;
+  faults: string;
+  only?: string;
+  json?: boolean;
+  report?: string;
+  verbose?: boolean;
+}
+
+function positiveInteger(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return parsed;
+  };
+}
+
+function integer(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new InvalidArgumentError(`seed must be an integer, got "${value}"`);
+  return parsed;
+}
+
+// The proving ground: thin; the harness lives in examples/proving-ground.
 export function register(program: Command): void {
   program
     .command("prove")
-    .description("not built yet")
-    .action(() => {
-      console.error("chargeguard prove: not built yet");
-      process.exitCode = 2;
+    .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
+    .option("--events <n>", "billing events in the workload", positiveInteger("--events"), provingGroundDefaults.events)
+    .option("--replicas <n>", "competing replicas per contender", positiveInteger("--replicas"), provingGroundDefaults.replicas)
+    .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
+    .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
+    .option("--only <names>", "comma-separated contender names (default: all)")
+    .option("--json", "print the results as JSON on stdout instead of tables")
+    .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
+    .option("--verbose", "log what the harness and the consumers do, on stderr")
+    .addHelpText(
+      "after",
+      `\nFaults:\n${faultNames.map((name) => `  ${name.padEnd(21)} ${faultCatalogue[name]}`).join("\n")}\n\n` +
+        "Exit code 1 when the generated consumer does not pass.",
+    )
+    .action(async (options: ProveOptions) => {
+      const faults = parseFaultNames(options.faults);
+      const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
+      const bar = options.verbose ? undefined : progressBar();
+      try {
+        const result = await runProvingGround({
+          events: options.events,
+          replicas: options.replicas,
+          seed: options.seed,
+          faults,
+          ...(only ? { only } : {}),
+          ...(bar ? { onProgress: (update) => bar.update(update) } : {}),
+          ...(options.verbose ? { log: (line) => console.error(line) } : {}),
+        });
+        bar?.stop();
+        console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
+        if (options.report) {
+          await writeFile(options.report, renderHtmlReport(result));
+          console.error(`report written to ${options.report}`);
+        }
+        const generated = result.contenders.filter((contender) => contender.kind === "generated");
+        if (generated.some((contender) => !contender.verdict.startsWith("PASS"))) process.exitCode = 1;
+      } finally {
+        bar?.stop();
+      }
     });
 }

@@ -24,20 +24,29 @@ export function workloadMessages(workload: Workload, directory: CustomerDirector
 const deadLetterProperties = new Set(["DeadLetterReason", "DeadLetterErrorDescription"]);
 
 /**
- * Moves every dead-lettered message back to the queue the way operators do with portal tools: same body and
- * properties, a new messageId. Returns how many it moved.
+ * Moves the messages dead-lettered so far back to the queue the way operators do with portal tools: same body and
+ * properties, a new messageId. Consumers keep running meanwhile, so what they dead-letter again during the
+ * resubmission (a malformed event) stays in the dead-letter queue. Returns how many it moved.
  */
-export async function resubmitDeadLetters(client: ServiceBusClient, queue: string, newMessageId: () => string): Promise<number> {
+export async function resubmitDeadLetters(options: {
+  client: ServiceBusClient;
+  queue: string;
+  /** Sequence numbers in the dead-letter queue when the operator looked. */
+  toMove: ReadonlySet<number>;
+  newMessageId: () => string;
+}): Promise<number> {
+  const { client, queue, toMove, newMessageId } = options;
   // No auto-renewal: the harness's own renew-lock faults are for the consumers, not for the operator's tool.
   const receiver = client.createReceiver(queue, { subQueueType: "deadLetter", receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: 0 });
   const sender = client.createSender(queue);
-  // A copy sent whose complete then lost its lock comes round again: complete it, do not send it twice.
-  const copied = new Set<string>();
+  const moved = new Set<number>();
   try {
-    for (;;) {
+    while (moved.size < toMove.size) {
       const received = await receiver.receiveMessages(50, { maxWaitTimeInMs: 500 });
-      if (received.length === 0) return copied.size;
-      const fresh = received.filter((message) => !copied.has(String(message.sequenceNumber)));
+      if (received.length === 0) break;
+      const sequence = (message: (typeof received)[number]) => Number(message.sequenceNumber?.toString());
+      // A copy whose complete lost its lock comes round again: complete it, do not send it twice.
+      const fresh = received.filter((message) => toMove.has(sequence(message)) && !moved.has(sequence(message)));
       await sendAll(
         sender,
         fresh.map((message) => ({
@@ -49,9 +58,12 @@ export async function resubmitDeadLetters(client: ServiceBusClient, queue: strin
           ),
         })),
       );
-      for (const message of fresh) copied.add(String(message.sequenceNumber));
-      await Promise.allSettled(received.map((message) => receiver.completeMessage(message)));
+      for (const message of fresh) moved.add(sequence(message));
+      await Promise.allSettled(
+        received.map((message) => (toMove.has(sequence(message)) ? receiver.completeMessage(message) : receiver.abandonMessage(message))),
+      );
     }
+    return moved.size;
   } finally {
     await receiver.close();
     await sender.close();

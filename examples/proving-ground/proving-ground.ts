@@ -1,6 +1,7 @@
 // The proving ground: the same seeded workload and fault plan against every contender, one after another (each with
 // its own fresh emulators and database), and the results in one place.
 import { contenders as allContenders, selectContenders, type Contender } from "./contenders.js";
+import { FreshDatabases } from "./fresh-databases.js";
 import { faultNames, planFaults, type FaultName } from "./faults.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { runContender } from "./run-contender.js";
@@ -31,6 +32,7 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
   const plan = planFaults(workload, { faults, seed });
   const chosen: Contender[] = selectContenders(allContenders(), options.only);
 
+  const databases = new FreshDatabases();
   const started = Date.now();
   const results: ContenderResult[] = [];
   for (const [index, contender] of chosen.entries()) {
@@ -44,6 +46,7 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
           plan,
           replicas,
           settings,
+          databases,
           onProgress: progress,
           ...(options.log ? { log: options.log } : {}),
         }),

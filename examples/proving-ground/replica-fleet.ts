@@ -9,6 +9,8 @@ export interface ReplicaFleetOptions {
   /** Whether this replica, at this step, with this event, dies now (asked once per boundary crossing). */
   shouldKill(step: ConsumerStep, event: UsageEvent): boolean;
   closeBoundMs: number;
+  /** Called at each kill, before the fresh replica starts. */
+  onKill?(): void;
   /** Last resort when a killed replica's close() outlives the bound: cut every client connection (they reconnect). */
   dropConnections(): void;
   log?: (line: string) => void;
@@ -72,6 +74,7 @@ export class ReplicaFleet {
     this.kills++;
     this.#live.delete(replica);
     this.#options.log?.(`replica ${replica.id} killed at ${step}`);
+    this.#options.onKill?.();
     const closing = this.#close(replica).finally(() => this.#closing.delete(closing));
     this.#closing.add(closing);
     if (!this.#stopped) void this.#startReplica();

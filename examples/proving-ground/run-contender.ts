@@ -1,7 +1,6 @@
 // One contender, start to finish: a fresh Service Bus emulator, Stripe emulator and PGlite, the workload sent,
 // the plan's faults armed, R replicas until the queue settles, the 25-hours-later phase, the operator's reconciler
 // (generated consumer), then the judgement. Everything it starts, it stops.
-import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
 import type { ConsumerStep, UsageEvent } from "../../runtime/consumer-contract.js";
@@ -10,6 +9,7 @@ import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeFaultRequest } from "../../sandbox/stripe/index.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
+import type { FreshDatabases } from "./fresh-databases.js";
 import type { FaultPlan } from "./faults.js";
 import { eventForCharge, measure, verdict } from "./metrics.js";
 import { cardAttempts, deadLetters, recordedDeclines } from "./observe.js";
@@ -28,6 +28,7 @@ export interface ContenderRunOptions {
   plan: FaultPlan;
   replicas: number;
   settings: HarnessSettings;
+  databases: FreshDatabases;
   /** Share of the contender's work done so far, 0..1 (for a progress bar). */
   onProgress?(done: number): void;
   log?(line: string): void;
@@ -59,7 +60,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     stops.push(() => servicebus.stop());
     const stripe = await startStripeEmulator({ clock });
     stops.push(() => stripe.stop());
-    const database = await PGlite.create();
+    const database = await options.databases.create();
     stops.push(() => database.close());
     const client = new ServiceBusClient(servicebus.connectionString);
     stops.push(() => client.close());
@@ -128,6 +129,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       replicas,
       shouldKill,
       closeBoundMs: settings.killCloseBoundMs,
+      onKill: () => clock.advance(settings.restartDelayMs),
       dropConnections: () => servicebus.faults.dropConnections(),
       log: (line) => log(`${contender.name}: ${line}`),
     });
@@ -159,7 +161,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       const ids = seededRandom(workload.seed).fork(`late-ids:${contender.name}`);
       const newMessageId = () => `late-${ids.int(0, 2 ** 30).toString(36)}-${ids.int(0, 2 ** 30).toString(36)}`;
       let resent = 0;
-      if (plan.resubmitDeadLetters) resent += await resubmitDeadLetters(client, queue, newMessageId);
+      if (plan.resubmitDeadLetters) {
+        const toMove = new Set(servicebus.inspect(queue).deadLettered.map((message) => message.sequenceNumber));
+        resent += await resubmitDeadLetters({ client, queue, toMove, newMessageId });
+      }
       if (plan.resendUnrecorded) resent += await resendUnrecorded({ sender, database, workload, directory, newMessageId });
       log(`${contender.name}: ${resent} message(s) sent again 25 h later`);
       outcome = await settle(0.9, 0.1, resent);

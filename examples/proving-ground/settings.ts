@@ -15,6 +15,11 @@ export interface HarnessSettings {
   stripeMaxNetworkRetries: number;
   /** Concurrent handlers per replica. */
   maxConcurrentCalls: number;
+  /**
+   * Clock time a killed replica's replacement takes to come up (a pod restart): the clock moves this much at each
+   * kill, so the dead replica's guard lease lapses without the run waiting for it in real time.
+   */
+  restartDelayMs: number;
   /** How long a killed replica's close() may take before the harness gives up on it and drops its connections. */
   killCloseBoundMs: number;
   /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
@@ -35,9 +40,10 @@ export function harnessSettings(events: number): HarnessSettings {
     stripeTimeoutMs: lockDurationMs * 4,
     stripeMaxNetworkRetries: 0,
     maxConcurrentCalls: 8,
+    restartDelayMs: 30_000,
     killCloseBoundMs: 2_000,
     quietMs: 1_000,
-    contenderTimeoutMs: 60_000 + events * 30,
+    contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
   };
 }
