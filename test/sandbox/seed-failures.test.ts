@@ -201,7 +201,7 @@ describe("seed failure mode 3: abandon after a Stripe timeout", () => {
       const { queue, event, chargesFor, duplicates } = await setUp({ lockDurationMs: 30_000, maxDeliveryCount: 10 });
       // commitThenDrop twice: the SDK retries a reset connection once (same key, replayed) before giving up.
       stripeEmulator.faults.inject({ path: "/v1/charges", method: "POST", action, times: action === "commitThenDrop" ? 2 : 1 });
-      const consumer = startSeedConsumer({ queue, key: "none", stripeTimeoutMs: 500, stripeMaxNetworkRetries: 0 });
+      const consumer = startSeedConsumer({ queue, key: "none", stripeTimeoutMs: 1_500, stripeMaxNetworkRetries: 0 });
       await send(queue, event);
       await waitFor(() => chargesFor().length === 2 && drained(queue)(), "two charges and a drained queue");
       expect(consumer.errors).toEqual(["stripe: StripeConnectionError"]);
@@ -212,7 +212,7 @@ describe("seed failure mode 3: abandon after a Stripe timeout", () => {
   it("contrast, commitThenHang with a key from the business event: the redelivery replays, 1 charge", async () => {
     const { queue, event, chargesFor } = await setUp({ lockDurationMs: 30_000, maxDeliveryCount: 10 });
     stripeEmulator.faults.inject({ path: "/v1/charges", method: "POST", action: "commitThenHang", times: 1 });
-    const consumer = startSeedConsumer({ queue, key: "content", stripeTimeoutMs: 500, stripeMaxNetworkRetries: 0 });
+    const consumer = startSeedConsumer({ queue, key: "content", stripeTimeoutMs: 1_500, stripeMaxNetworkRetries: 0 });
     await send(queue, event);
     await waitFor(drained(queue), "a drained queue");
     expect(consumer.errors).toEqual(["stripe: StripeConnectionError"]);

@@ -56,7 +56,7 @@ describe("fault injection", () => {
 
   it("commitThenHang: the client's timeout fires after the charge was made", async () => {
     emulator.faults.inject({ path: "/v1/payment_intents", action: "commitThenHang", times: 1 });
-    const impatient = stripeFor(emulator, { timeout: 300 });
+    const impatient = stripeFor(emulator, { timeout: 1_000 });
     const error = await impatient.paymentIntents.create(params("hang-1")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeConnectionError);
     expect((error as Error).message).toContain("timeout");

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
+import { startStripeEmulator, type StripeEmulator, type StripeFaultHandle } from "../../../sandbox/stripe/index.js";
 import { stripeFor } from "./client.js";
 
 let emulator: StripeEmulator;
@@ -23,6 +23,11 @@ const params = (period: string, amount = 4200): Stripe.PaymentIntentCreateParams
   off_session: true,
   metadata: { billing_period: period },
 });
+
+/** Resolves once the first request is inside its latency fault, i.e. holds its key. */
+async function held(fault: StripeFaultHandle): Promise<void> {
+  while (fault.hits === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 describe("idempotency keys", () => {
   it("replays the saved response for the same key and parameters: same PaymentIntent, one charge", async () => {
@@ -55,9 +60,9 @@ describe("idempotency keys", () => {
   });
 
   it("answers a request whose key is still executing with 409 idempotency_key_in_use, not saved", async () => {
-    emulator.faults.inject({ path: "/v1/payment_intents", method: "POST", action: "latency", ms: 400, times: 1 });
+    const latency = emulator.faults.inject({ path: "/v1/payment_intents", method: "POST", action: "latency", ms: 400, times: 1 });
     const slow = stripe.paymentIntents.create(params("2026-04"), { idempotencyKey: "bill-2026-04" });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await held(latency);
     const conflict = await stripe.paymentIntents.create(params("2026-04"), { idempotencyKey: "bill-2026-04" }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect(conflict).toMatchObject({ statusCode: 409, code: "idempotency_key_in_use" });
@@ -68,9 +73,9 @@ describe("idempotency keys", () => {
   });
 
   it("lets the SDK's own retries wait out a 409 and get the replay", async () => {
-    emulator.faults.inject({ path: "/v1/payment_intents", method: "POST", action: "latency", ms: 300, times: 1 });
+    const latency = emulator.faults.inject({ path: "/v1/payment_intents", method: "POST", action: "latency", ms: 300, times: 1 });
     const slow = stripe.paymentIntents.create(params("2026-05"), { idempotencyKey: "bill-2026-05" });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await held(latency);
     const patient = await stripe.paymentIntents.create(params("2026-05"), { idempotencyKey: "bill-2026-05", maxNetworkRetries: 3 });
     expect(patient.id).toBe((await slow).id);
   });

@@ -8,12 +8,12 @@ it("stop() closes hung and held connections, runs nothing held back, and leaves 
   const sockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "TCPServerWrap" || kind === "TCPSocketWrap").length;
   const socketsBefore = sockets();
   const own = await startStripeEmulator();
-  own.faults.inject({ path: "/v1/customers", action: "commitThenHang" });
-  own.faults.inject({ path: "/v1/payment_intents", action: "latency", ms: 300 });
+  const hang = own.faults.inject({ path: "/v1/customers", action: "commitThenHang" });
+  const latency = own.faults.inject({ path: "/v1/payment_intents", action: "latency", ms: 300 });
   const client = stripeFor(own, { timeout: 30_000 });
   const hung = client.customers.create({}).catch((e: unknown) => e);
   const held = client.paymentIntents.create({ amount: 100, currency: "usd" }).catch((e: unknown) => e);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  while (hang.hits === 0 || latency.hits === 0) await new Promise((resolve) => setTimeout(resolve, 5));
   await own.stop();
   // Cut by stop(), not ended by the client's own 30 s timeout.
   for (const error of [await hung, await held]) {
