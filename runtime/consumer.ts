@@ -9,6 +9,7 @@ import { createBillingHandler } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
 import { connectServiceBus } from "./servicebus-connection.js";
+import { stableKey } from "./stable-key.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import { createStripeClient } from "./stripe/client.js";
 import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
@@ -63,6 +64,8 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   }
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
 
+  // A bad scope would fail every message; fail at start instead.
+  stableKey({}, { scope: options.scope ?? "billing" });
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
   if (options.keyProvider && expected === undefined) {
     throw new Error("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");

@@ -23,6 +23,10 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
     await expect(startBillingConsumer({ ...base, keyProvider })).rejects.toThrow(/expectedPeriodTotalCents/);
   });
 
+  it("an idempotency key scope stableKey refuses", async () => {
+    await expect(startBillingConsumer({ ...base, scope: "no spaces" })).rejects.toThrow(/scope "no spaces" is invalid/);
+  });
+
   it("a live secret key", async () => {
     await expect(startBillingConsumer({ ...base, stripe: { apiKey: "sk_live_" + "x" } })).rejects.toThrow(/live secret key/);
   });
