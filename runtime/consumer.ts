@@ -65,7 +65,7 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
 
   // A bad scope would fail every message; fail at start instead.
-  stableKey({}, { scope: options.scope ?? "billing" });
+  stableKey({ scope: "check" }, { scope: options.scope ?? "billing" });
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
   if (options.keyProvider && expected === undefined) {
     throw new Error("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
