@@ -6,11 +6,11 @@ import { PGlite } from "@electric-sql/pglite";
 import { systemClock, type Clock } from "../consumer-contract.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { BillingStateError } from "./errors.js";
-import { migrate } from "./migrations.js";
+import { migrate, overCapSqlState } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
-import type { SqlClient, SqlExecutor } from "./sql-client.js";
+import type { SqlClient } from "./sql-client.js";
 import type {
   BillingGuardOptions,
   BillingRecord,
@@ -21,13 +21,6 @@ import type {
 } from "./types.js";
 
 export const defaultLeaseMs = 120_000;
-
-/** Thrown inside a claim transaction to roll back the new record when its amount does not fit under the cap. */
-class OverCap extends Error {
-  constructor(readonly capCents: number) {
-    super("over the period cap");
-  }
-}
 
 const recordKey = "customer_id = $1 AND billing_period = $2";
 
@@ -103,103 +96,62 @@ export class BillingGuard {
   }
 
   /**
-   * Decides, in one transaction, whether `owner` may call Stripe for this billing now. A new billing is inserted
-   * `pending` with a lease, its amount reserved against the period cap; a pending one whose lease lapsed is taken
-   * over (no second reservation); anything else is reported as it stands.
+   * Decides, in one statement (the `chargeguard_claim` function, see migrations.ts), whether `owner` may call Stripe
+   * for this billing now. A new billing is inserted `pending` with a lease, its amount reserved against the period
+   * cap; a pending one whose lease lapsed is taken over (no second reservation); anything else is reported as it
+   * stands.
    */
   async claim(input: ClaimInput, owner: string): Promise<ClaimResult> {
     validateClaim(input, owner);
     const fingerprint = claimFingerprint(input);
     const cap = this.#capFor(input.billingPeriod);
-    try {
-      return await this.#sql.transaction((tx) => this.#claimIn(tx, input, owner, fingerprint, cap));
-    } catch (error) {
-      if (!(error instanceof OverCap)) throw error;
-      // The transaction rolled back (no record, no reservation); report the ledger as it stands.
-      const spend = await this.periodSpend(input.billingPeriod);
-      const spoken = spend.reservedCents + spend.chargedCents;
-      return {
-        status: "cap-exceeded",
-        capCents: error.capCents,
-        reservedCents: spoken,
-        reason:
-          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${error.capCents} cents with ${spoken} reserved or ` +
-          `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
-      };
-    }
-  }
-
-  async #claimIn(
-    tx: SqlExecutor,
-    input: ClaimInput,
-    owner: string,
-    fingerprint: string,
-    cap: number | undefined,
-  ): Promise<ClaimResult> {
     const now = this.#now();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const token = randomUUID();
-    const lease: Lease = { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token, lockedUntil };
-
-    // Insert first: a competing claim for the same billing waits here on our uncommitted row, then finds it.
-    // Locks are always taken record first, ledger second (as markCharged/markDeclined do), so none deadlock.
-    const [inserted] = await tx.query<BillingRow>(
-      `INSERT INTO billing_records (customer_id, billing_period, state, idempotency_key, fingerprint, amount_cents,
-                                    currency, attempts, locked_until, lock_owner, lease_token, request, created_at, updated_at)
-       VALUES ($1, $2, 'pending', $3, $4, $5, $6, 1, $7, $8, $9, $10::jsonb, $11, $11)
-       ON CONFLICT (customer_id, billing_period) DO NOTHING
-       RETURNING *`,
-      [
-        input.customerId,
-        input.billingPeriod,
-        input.idempotencyKey,
-        fingerprint,
-        input.amountCents,
-        input.currency,
-        lockedUntil,
-        owner,
-        token,
-        JSON.stringify(input.request),
-        now,
-      ],
-    );
-    if (inserted) {
-      // Reserve against the cap; the ledger row serialises reservations of one period.
-      const [reserved] = await tx.query(
-        `INSERT INTO spend_ledger AS l (billing_period, cap_cents, reserved_cents, charged_cents, updated_at)
-         SELECT $1, $2::bigint, $3::bigint, 0, $4 WHERE $2::bigint IS NULL OR $3::bigint <= $2::bigint
-         ON CONFLICT (billing_period) DO UPDATE
-            SET reserved_cents = l.reserved_cents + EXCLUDED.reserved_cents, cap_cents = EXCLUDED.cap_cents,
-                updated_at = EXCLUDED.updated_at
-          WHERE EXCLUDED.cap_cents IS NULL OR l.reserved_cents + l.charged_cents + EXCLUDED.reserved_cents <= EXCLUDED.cap_cents
-         RETURNING billing_period`,
-        [input.billingPeriod, cap ?? null, input.amountCents, now],
+    let answer: { is_claimed: boolean; row_json: BillingRow | string } | undefined;
+    try {
+      [answer] = await this.#sql.query<{ is_claimed: boolean; row_json: BillingRow | string }>(
+        "SELECT is_claimed, row_json FROM chargeguard_claim($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)",
+        [
+          input.customerId,
+          input.billingPeriod,
+          input.idempotencyKey,
+          fingerprint,
+          input.amountCents,
+          input.currency,
+          JSON.stringify(input.request),
+          cap ?? null,
+          now,
+          lockedUntil,
+          owner,
+          token,
+        ],
       );
-      if (!reserved) throw new OverCap(cap as number);
-      return { status: "claimed", record: toRecord(inserted), lease };
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== overCapSqlState) throw error;
+      // The statement rolled back (no record, no reservation); report the ledger as it stands.
+      const spend = await this.periodSpend(input.billingPeriod);
+      const spoken = spend.reservedCents + spend.chargedCents;
+      const capCents = cap as number;
+      return {
+        status: "cap-exceeded",
+        capCents,
+        reservedCents: spoken,
+        reason:
+          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${capCents} cents with ${spoken} reserved or ` +
+          `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
+      };
     }
-
-    const [existing] = await tx.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey} FOR UPDATE`, [
-      input.customerId,
-      input.billingPeriod,
-    ]);
-    if (!existing) throw new BillingStateError(`billing record for customer ${input.customerId} period ${input.billingPeriod} vanished during claim`);
-    const record = toRecord(existing);
+    if (!answer) throw new Error("chargeguard_claim returned no row");
+    const record = toRecord(typeof answer.row_json === "string" ? (JSON.parse(answer.row_json) as BillingRow) : answer.row_json);
+    if (answer.is_claimed) {
+      return { status: "claimed", record, lease: { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token, lockedUntil } };
+    }
     if (record.fingerprint !== fingerprint) return { status: "mismatch", record, reason: mismatchReason(record, input) };
     if (record.state === "charged" || record.state === "completed") return { status: "already-billed", record };
     if (record.state === "declined") return { status: "declined", record };
-    if (record.lockedUntil && record.lockedUntil.getTime() > now.getTime()) {
-      return { status: "busy", record, retryAfterMs: record.lockedUntil.getTime() - now.getTime() };
-    }
-    // Pending and nobody holds it: take it over. Its amount is reserved already.
-    const [taken] = await tx.query<BillingRow>(
-      `UPDATE billing_records
-          SET locked_until = $3, lock_owner = $4, lease_token = $5, attempts = attempts + 1, updated_at = $6
-        WHERE ${recordKey}
-        RETURNING *`,
-      [input.customerId, input.billingPeriod, lockedUntil, owner, token, now],
-    );
-    return { status: "claimed", record: toRecord(taken as BillingRow), lease };
+    const retryAfterMs = Math.max(0, (record.lockedUntil?.getTime() ?? 0) - now.getTime());
+    return { status: "busy", record, retryAfterMs };
   }
 
   /**

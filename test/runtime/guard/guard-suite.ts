@@ -263,13 +263,13 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
     it("runs its migrations once however many guards open the database", async () => {
       const again = await BillingGuard.open({ ...db.connection(), clock });
       await again.close();
-      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }]);
+      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }, { version: 2 }]);
       if (!db.scratch) return;
       const scratch = await db.scratch();
       try {
         const opened = await Promise.all(Array.from({ length: 4 }, () => BillingGuard.open({ ...scratch.connection, clock, poolSize: 2 })));
         await Promise.all(opened.map((g) => g.close()));
-        expect(await scratch.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }]);
+        expect(await scratch.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }, { version: 2 }]);
       } finally {
         await scratch.drop();
       }
