@@ -19,6 +19,8 @@ export interface MessageRecord {
   lock: Lock | undefined;
   /** Set on dead-lettered copies: the entity they came from. */
   deadLetterSource: string | undefined;
+  /** The sections that never change between deliveries, encoded once (see wire.ts); false: encode whole. */
+  encodedTail?: Buffer | false;
 }
 
 export interface Lock {
@@ -38,4 +40,5 @@ export function modifyApplicationProperties(record: MessageRecord, changes: Reco
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   if (entries.length === 0) return;
   record.message.application_properties = { ...applicationProperties(record), ...Object.fromEntries(entries) };
+  record.encodedTail = undefined;
 }

@@ -68,8 +68,46 @@ export interface DeliveryView {
   state?: number;
 }
 
-/** The message as a receiver gets it: the producer's message plus the broker's annotations. */
+const headerFields = new Set(["durable", "priority", "ttl", "first_acquirer", "delivery_count"]);
+const annotationFields = new Set(["message_annotations", "delivery_annotations"]);
+/** rhea always writes a header and a properties section, and a body section even when there is no body. */
+const emptyHeader = Buffer.from([0x00, 0x53, 0x70, 0x45]);
+const emptyPropertiesAndNullBody = Buffer.from([0x00, 0x53, 0x73, 0x45, 0x00, 0x53, 0x77, 0x40]);
+
+/**
+ * The message as a receiver gets it: the producer's message plus the broker's annotations. Only the header and the
+ * annotations change between deliveries, so the rest (properties, application properties, body) is encoded once
+ * per record and reused; the two parts are plain concatenations of AMQP sections.
+ */
 export function encodeForDelivery(record: MessageRecord, view: DeliveryView): Buffer {
+  const head: Record<string, unknown> = { delivery_count: view.deliveryCount, message_annotations: annotationsFor(record, view) };
+  for (const field of headerFields) {
+    const value = (record.message as unknown as Record<string, unknown>)[field];
+    if (value !== undefined && field !== "delivery_count") head[field] = value;
+  }
+  const encodedHead = rhea.message.encode(head);
+  const tail = (record.encodedTail ??= encodeTail(record.message));
+  if (!tail || !encodedHead.subarray(encodedHead.length - emptyPropertiesAndNullBody.length).equals(emptyPropertiesAndNullBody)) {
+    return rhea.message.encode({ ...head, ...withoutHeaderOrAnnotations(record.message) });
+  }
+  return Buffer.concat([encodedHead.subarray(0, encodedHead.length - emptyPropertiesAndNullBody.length), tail]);
+}
+
+/** Properties, application properties, body and footer, encoded; false when rhea's layout is not the expected one. */
+function encodeTail(message: Message): Buffer | false {
+  const encoded = rhea.message.encode(withoutHeaderOrAnnotations(message));
+  return encoded.subarray(0, emptyHeader.length).equals(emptyHeader) ? encoded.subarray(emptyHeader.length) : false;
+}
+
+function withoutHeaderOrAnnotations(message: Message): Record<string, unknown> {
+  const rest: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(message)) {
+    if (!headerFields.has(field) && !annotationFields.has(field)) rest[field] = value;
+  }
+  return rest;
+}
+
+function annotationsFor(record: MessageRecord, view: DeliveryView): Record<string, unknown> {
   const annotations: Record<string, unknown> = {
     ...(record.message.message_annotations as Record<string, unknown> | undefined),
     "x-opt-sequence-number": rhea.types.wrap_long(record.sequenceNumber),
@@ -78,12 +116,7 @@ export function encodeForDelivery(record: MessageRecord, view: DeliveryView): Bu
   if (view.lockedUntil !== undefined) annotations["x-opt-locked-until"] = new Date(view.lockedUntil);
   if (view.state !== undefined && view.state !== messageState.active) annotations["x-opt-message-state"] = view.state;
   if (record.deadLetterSource !== undefined) annotations["x-opt-deadletter-source"] = record.deadLetterSource;
-  const message: Message = {
-    ...record.message,
-    delivery_count: view.deliveryCount,
-    message_annotations: annotations,
-  } as Message;
-  return rhea.message.encode(message);
+  return annotations;
 }
 
 export function recordState(record: MessageRecord): number {

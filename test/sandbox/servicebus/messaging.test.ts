@@ -17,7 +17,15 @@ describe("sending", () => {
   test("single messages, arrays and batches arrive in order with broker-assigned ids and sequence numbers", async () => {
     const queue = harness.queue();
     const sender = harness.client.createSender(queue);
-    await sender.sendMessages({ body: { n: 1 }, messageId: "own-id", applicationProperties: { kind: "usage" } });
+    await sender.sendMessages({
+      body: { n: 1 },
+      messageId: "own-id",
+      applicationProperties: { kind: "usage" },
+      subject: "usage.recorded",
+      correlationId: "corr-1",
+      contentType: "application/json",
+      timeToLive: 3_600_000,
+    });
     await sender.sendMessages([{ body: { n: 2 } }, { body: { n: 3 } }]);
     const batch = await sender.createMessageBatch();
     for (const n of [4, 5, 6]) expect(batch.tryAddMessage({ body: { n } })).toBe(true);
@@ -38,7 +46,13 @@ describe("sending", () => {
     expect(received.map((message) => message.messageId)).toEqual(active.map((message) => message.messageId));
     expect(received.map((message) => message.sequenceNumber?.toString())).toEqual(["1", "2", "3", "4", "5", "6"]);
     expect(received.map((message) => message.deliveryCount)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect(received[0]?.applicationProperties).toEqual({ kind: "usage" });
+    expect(received[0]).toMatchObject({
+      applicationProperties: { kind: "usage" },
+      subject: "usage.recorded",
+      correlationId: "corr-1",
+      contentType: "application/json",
+      timeToLive: 3_600_000,
+    });
     expect(received[0]?.lockToken).toMatch(uuidPattern);
     expect(received[0]?.enqueuedTimeUtc).toBeInstanceOf(Date);
     expect(received[0]?.lockedUntilUtc?.getTime()).toBeGreaterThan(Date.now());
