@@ -3,6 +3,7 @@
 // `npm run bench:sandbox`; options: `node dist/bench/sandbox.js [messages] [maxConcurrentCalls]`.
 // The emulator runs in a worker thread, as a broker runs apart from its clients: the SDK's own per-message work
 // (tracing spans, lock-renewal timers, decoding) would otherwise share one thread with the broker's.
+import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
@@ -25,6 +26,8 @@ export interface Phase {
   perSecond: number;
   /** CPU time of the whole process (SDK client and emulator thread) per message: load-independent cost. */
   cpuMsPerMessage: number;
+  /** Share of the phase the emulator's thread was busy (event-loop utilisation): below 1, it was not the limit. */
+  emulatorBusy: number;
 }
 
 const usageEvent = (n: number) => ({
@@ -36,13 +39,21 @@ const usageEvent = (n: number) => ({
   currency: "usd",
 });
 
-async function timed(name: string, messages: number, run: () => Promise<void>): Promise<Phase> {
+async function timed(emulator: RemoteEmulator, name: string, messages: number, run: () => Promise<void>): Promise<Phase> {
+  await emulator.busy();
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   await run();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const used = process.cpuUsage(cpu);
-  return { name, messages, seconds, perSecond: messages / seconds, cpuMsPerMessage: (used.user + used.system) / 1000 / messages };
+  return {
+    name,
+    messages,
+    seconds,
+    perSecond: messages / seconds,
+    cpuMsPerMessage: (used.user + used.system) / 1000 / messages,
+    emulatorBusy: await emulator.busy(),
+  };
 }
 
 async function sendInBatches(sender: ServiceBusSender, from: number, count: number): Promise<void> {
@@ -62,12 +73,14 @@ interface RemoteEmulator {
   connectionString: string;
   /** Messages the queue still holds in any state (active, locked, scheduled, deferred, dead-lettered). */
   held(queue: string): Promise<number>;
+  /** The emulator thread's event-loop utilisation since the previous call. */
+  busy(): Promise<number>;
   stop(): Promise<void>;
 }
 
-type WorkerAsk = { kind: "held"; queue: string } | { kind: "stop" };
+type WorkerAsk = { kind: "held"; queue: string } | { kind: "busy" } | { kind: "stop" };
 type WorkerRequest = WorkerAsk & { id: number };
-type WorkerReply = { id: number; held?: number } | { ready: string } | { failed: string };
+type WorkerReply = { id: number; held?: number; busy?: number } | { ready: string } | { failed: string };
 
 async function startRemoteEmulator(queues: Record<string, EmulatedQueueOptions>): Promise<RemoteEmulator> {
   const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { role: "servicebus-emulator", queues } });
@@ -93,6 +106,7 @@ async function startRemoteEmulator(queues: Record<string, EmulatedQueueOptions>)
   return {
     connectionString,
     held: async (queue) => ((await ask({ kind: "held", queue })) as { held: number }).held,
+    busy: async () => ((await ask({ kind: "busy" })) as { busy: number }).busy,
     stop: async () => {
       await ask({ kind: "stop" });
       await worker.terminate();
@@ -104,7 +118,14 @@ async function serveEmulatorInWorker(queues: Record<string, EmulatedQueueOptions
   const port = parentPort;
   if (!port) return;
   const emulator = await startServiceBusEmulator({ queues });
+  let since: EventLoopUtilization = performance.eventLoopUtilization();
   port.on("message", (request: WorkerRequest) => {
+    if (request.kind === "busy") {
+      const now = performance.eventLoopUtilization();
+      port.postMessage({ id: request.id, busy: performance.eventLoopUtilization(now, since).utilization });
+      since = now;
+      return;
+    }
     if (request.kind === "stop") {
       void emulator.stop().then(() => port.postMessage({ id: request.id }));
       return;
@@ -132,12 +153,12 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
   try {
     const phases: Phase[] = [];
     const sender = client.createSender("subscribe");
-    phases.push(await timed("send (createMessageBatch)", messages, () => sendInBatches(sender, 0, messages)));
+    phases.push(await timed(emulator, "send (createMessageBatch)", messages, () => sendInBatches(sender, 0, messages)));
     await sender.close();
 
     const receiver = client.createReceiver("subscribe");
     phases.push(
-      await timed(`receive + complete (subscribe, maxConcurrentCalls ${maxConcurrentCalls})`, messages, async () => {
+      await timed(emulator, `receive + complete (subscribe, maxConcurrentCalls ${maxConcurrentCalls})`, messages, async () => {
         let handled = 0;
         let failure: Error | undefined;
         await new Promise<void>((resolve, reject) => {
@@ -166,7 +187,7 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
     await batchSender.close();
     const batchReceiver = client.createReceiver("batches");
     phases.push(
-      await timed(`receive + complete (receiveMessages ${receiveBatch})`, messages, async () => {
+      await timed(emulator, `receive + complete (receiveMessages ${receiveBatch})`, messages, async () => {
         let received = 0;
         while (received < messages) {
           const batch = await batchReceiver.receiveMessages(receiveBatch, { maxWaitTimeInMs: 1000 });
@@ -181,7 +202,7 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
     const end = client.createSender("subscribe");
     const endReceiver = client.createReceiver("subscribe");
     phases.push(
-      await timed("send and receive + complete at once (subscribe)", messages, async () => {
+      await timed(emulator, "send and receive + complete at once (subscribe)", messages, async () => {
         let handled = 0;
         const done = new Promise<void>((resolve, reject) => {
           endReceiver.subscribe(
@@ -229,6 +250,7 @@ if (!isMainThread && role === "servicebus-emulator") {
       phase.seconds.toFixed(2),
       `${Math.round(phase.perSecond)} msg/s`,
       phase.cpuMsPerMessage.toFixed(3),
+      `${Math.round(phase.emulatorBusy * 100)}%`,
     ]),
     [
       "Stripe: PaymentIntents create+confirm (concurrency 32, idempotency keys)",
@@ -236,9 +258,10 @@ if (!isMainThread && role === "servicebus-emulator") {
       stripe.seconds.toFixed(2),
       `${Math.round(stripe.perSecond)} req/s`,
       "",
+      "",
     ],
   ];
-  const header = ["Sandbox, real SDKs on 127.0.0.1", "count", "seconds", "rate", "CPU ms/msg"];
+  const header = ["Sandbox, real SDKs on 127.0.0.1", "count", "seconds", "rate", "CPU ms/msg", "emulator busy"];
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((r) => (r[i] ?? "").length)));
   console.log(row(header, widths));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
