@@ -3,7 +3,7 @@ import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName } from "../utils/idempotency-key.js";
 import { staticName } from "../utils/static-name.js";
-import { stripeCall } from "../utils/stripe-call.js";
+import { POST_METHODS, stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { unstableSourceOf } from "../utils/unstable-source.js";
 
@@ -36,6 +36,8 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
     return {
       CallExpression(node) {
         if (node.callee.type !== AST_NODE_TYPES.MemberExpression || node.arguments.length === 0) return;
+        const method = staticName(node.callee);
+        if (method === null || !POST_METHODS.has(method)) return;
         const info = stripeCall(analysis, node);
         if (!info) return;
         const lookup = idempotencyKeyOf(analysis, node, info);

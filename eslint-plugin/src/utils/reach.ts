@@ -36,6 +36,10 @@ export function firstReaching(analysis: Analysis, root: TSESTree.Node, check: No
 
 /** Every node under `root` that passes `check` or leads to one (see `firstReaching`), in source order. */
 export function allReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node[] {
+  return analysis.memo(`all:${check.name}`, root, () => collectReaching(analysis, root, check), []);
+}
+
+function collectReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node[] {
   const found: TSESTree.Node[] = [];
   walk(analysis.sourceCode, root, (node) => {
     if (check.test(analysis, node)) {

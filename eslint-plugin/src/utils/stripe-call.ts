@@ -40,6 +40,21 @@ const RESOURCES = new Set([
 
 export const MONEY_MOVING_METHODS: ReadonlySet<string> = new Set(Object.values(MONEY_MOVING).flatMap((methods) => [...methods]));
 
+/** stripe-node methods that send a POST (and so take an idempotency key). Any other method name exits early. */
+export const POST_METHODS: ReadonlySet<string> = new Set([
+  ...MONEY_MOVING_METHODS,
+  "update",
+  "cancel",
+  "del",
+  "finalizeInvoice",
+  "voidInvoice",
+  "sendInvoice",
+  "attach",
+  "detach",
+  "verifyMicrodeposits",
+  "applyCustomerBalance",
+]);
+
 export interface StripeCall {
   resource: string;
   method: string;
@@ -54,7 +69,15 @@ export function stripeCall(analysis: Analysis, call: TSESTree.CallExpression): S
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
   const method = staticName(callee);
   if (method === null) return null;
-  const resourceAccess = resourceMember(analysis, unwrap(callee.object));
+  const object = unwrap(callee.object);
+  // Cheap exits first: a resource name on the object, or a POST method before resolving a binding.
+  if (object.type === AST_NODE_TYPES.MemberExpression) {
+    const name = staticName(object);
+    if (name === null || !RESOURCES.has(name)) return null;
+  } else if (!POST_METHODS.has(method)) {
+    return null;
+  }
+  const resourceAccess = resourceMember(analysis, object);
   if (!resourceAccess) return null;
   const resource = staticName(resourceAccess);
   if (resource === null || !RESOURCES.has(resource)) return null;

@@ -1,0 +1,299 @@
+#!/usr/bin/env node
+// npm run bench:lint: how much eslint-plugin-chargeguard's recommended config adds to lint time.
+// Generates a deterministic corpus (seeded) of realistic TypeScript files (billing consumers, services, utilities),
+// then lints all of it in one process with the typescript-eslint parser and typescript-eslint's recommended rules
+// (what a TypeScript team runs anyway), without and with chargeguard's configs.recommended, in alternating rounds
+// after a warm-up, and prints the medians and the overhead ratio. Target: at most +5%.
+// The ratio is taken on the process's CPU time (user + system): on a shared machine wall-clock time mostly
+// measures the neighbours. Wall-clock medians are printed too, and a final run with ESLint's per-rule statistics
+// gives the time spent inside chargeguard's rules, a figure no neighbour can blur.
+// Options (environment): BENCH_FILES (default 2400), BENCH_ROUNDS (default 5), BENCH_SEED (default 20261130).
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { ESLint } from "eslint";
+import tseslint from "typescript-eslint";
+import chargeguard from "eslint-plugin-chargeguard";
+
+const FILES = Number(process.env.BENCH_FILES ?? 2400);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SEED = Number(process.env.BENCH_SEED ?? 20261130);
+const TARGET = 0.05;
+
+/** mulberry32: a small seeded generator, so every run lints the same corpus. */
+function seeded(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = seeded(SEED);
+const pick = (items) => items[Math.floor(random() * items.length)];
+const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+const NOUNS = ["invoice", "usage", "meter", "account", "customer", "plan", "seat", "credit", "ledger", "payout", "order", "quota"];
+const VERBS = ["load", "save", "sync", "apply", "record", "close", "open", "rate", "price", "settle", "audit", "export"];
+const capital = (word) => word[0].toUpperCase() + word.slice(1);
+
+function utility(index) {
+  const noun = pick(NOUNS);
+  const type = `${capital(noun)}${index}`;
+  const lines = [
+    `// Helpers for ${noun} values: formatting, money arithmetic, grouping.`,
+    `export interface ${type} { id: string; ${noun}Id: string; amountCents: number; currency: string; period: string; tags: string[] }`,
+    `export type ${type}Status = "open" | "closed" | "void";`,
+    `const CURRENCY_DIGITS: Record<string, number> = { usd: 2, eur: 2, jpy: 0, gbp: 2 };`,
+    ``,
+  ];
+  for (let fn = 0; fn < between(6, 12); fn += 1) {
+    const name = `${pick(VERBS)}${capital(noun)}${fn}`;
+    switch (fn % 4) {
+      case 0:
+        lines.push(
+          `export function ${name}(items: readonly ${type}[], currency = "usd"): Map<string, number> {`,
+          `  const totals = new Map<string, number>();`,
+          `  for (const item of items) {`,
+          `    if (item.currency !== currency) continue;`,
+          `    totals.set(item.period, (totals.get(item.period) ?? 0) + item.amountCents);`,
+          `  }`,
+          `  return totals;`,
+          `}`,
+        );
+        break;
+      case 1:
+        lines.push(
+          `export function ${name}(amountCents: number, currency: string): string {`,
+          `  const digits = CURRENCY_DIGITS[currency.toLowerCase()] ?? 2;`,
+          `  const value = (amountCents / 10 ** digits).toFixed(digits);`,
+          `  return \`\${value} \${currency.toUpperCase()}\`;`,
+          `}`,
+        );
+        break;
+      case 2:
+        lines.push(
+          `export function ${name}(value: ${type}, status: ${type}Status): ${type} {`,
+          `  const tags = value.tags.filter((tag) => !tag.startsWith("status:"));`,
+          `  return { ...value, tags: [...tags, \`status:\${status}\`].sort() };`,
+          `}`,
+        );
+        break;
+      default:
+        lines.push(
+          `export const ${name} = (items: ${type}[], size = ${between(5, 50)}): ${type}[][] =>`,
+          `  items.reduce<${type}[][]>((pages, item, position) => {`,
+          `    if (position % size === 0) pages.push([]);`,
+          `    pages[pages.length - 1]!.push(item);`,
+          `    return pages;`,
+          `  }, []);`,
+        );
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+function service(index) {
+  const noun = pick(NOUNS);
+  const entity = `${capital(noun)}Record${index}`;
+  return `import { Pool } from "pg";
+import { format${index % 7} } from "../utilities/format-${index % 7}.js";
+
+export interface ${entity} { id: string; customerId: string; amountCents: number; state: "pending" | "done"; updatedAt: Date }
+
+interface Repository<T> { create(row: Omit<T, "updatedAt">): Promise<T>; update(id: string, patch: Partial<T>): Promise<T>; find(id: string): Promise<T | null> }
+
+export class ${capital(noun)}Service${index} {
+  private readonly cache = new Map<string, ${entity}>();
+  constructor(private readonly pool: Pool, private readonly repository: Repository<${entity}>, private readonly log: (line: string) => void) {}
+
+  async get(id: string): Promise<${entity} | null> {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const result = await this.pool.query<${entity}>("SELECT * FROM ${noun}_records WHERE id = $1", [id]);
+    const row = result.rows[0] ?? null;
+    if (row) this.cache.set(id, row);
+    return row;
+  }
+
+  async open(customerId: string, amountCents: number): Promise<${entity}> {
+    if (!Number.isInteger(amountCents) || amountCents <= 0) throw new Error(\`amountCents must be a positive integer, got \${amountCents}\`);
+    const row = await this.repository.create({ id: \`${noun}-\${customerId}-\${amountCents}\`, customerId, amountCents, state: "pending" });
+    this.log(\`opened \${row.id} for \${format${index % 7}(amountCents)}\`);
+    return row;
+  }
+
+  async close(id: string): Promise<void> {
+    try {
+      await this.pool.query("UPDATE ${noun}_records SET state = 'done' WHERE id = $1", [id]);
+      this.cache.delete(id);
+    } catch (error) {
+      this.log(\`close \${id} failed: \${String(error)}\`);
+      throw error;
+    }
+  }
+
+  async totals(customerIds: readonly string[]): Promise<Record<string, number>> {
+    const rows = await Promise.all(customerIds.map((customerId) => this.pool.query<{ total: string }>(
+      "SELECT coalesce(sum(amount_cents), 0) AS total FROM ${noun}_records WHERE customer_id = $1", [customerId])));
+    return Object.fromEntries(customerIds.map((customerId, position) => [customerId, Number(rows[position]?.rows[0]?.total ?? 0)]));
+  }
+
+  async touch(id: string): Promise<${entity}> {
+    return this.repository.update(id, { updatedAt: new Date() });
+  }
+}
+`;
+}
+
+/** A billing consumer; one in ten carries one of the seeds' mistakes, so the plugin has something to report. */
+function consumer(index) {
+  const broken = index % 10 === 0 ? pick(["random-key", "message-id", "abandon", "no-key"]) : "none";
+  const timeout = pick([10_000, 20_000, 30_000]);
+  const retries = between(0, 2);
+  const key =
+    broken === "random-key" ? "randomUUID()" : broken === "message-id" ? "`charge-${message.messageId}`" : "keyFor(event)";
+  const options = broken === "no-key" ? "" : `, { idempotencyKey: ${key} }`;
+  const onUnknown =
+    broken === "abandon"
+      ? "await receiver.abandonMessage(message);"
+      : `await receiver.deadLetterMessage(message, { deadLetterReason: "stripe-outcome-unknown", deadLetterErrorDescription: String(error) });`;
+  return `import Stripe from "stripe";
+import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
+import { createHash, randomUUID } from "node:crypto";
+import { Pool } from "pg";
+
+interface UsageEvent { customerId: string; stripeCustomerId: string; billingPeriod: string; amountCents: number; currency: string }
+
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY ?? "", { timeout: ${timeout}, maxNetworkRetries: ${retries} });
+const pool = new Pool();
+const traceId = randomUUID();
+
+function parse(body: unknown): UsageEvent {
+  const event = body as Partial<UsageEvent>;
+  if (typeof event.customerId !== "string" || typeof event.amountCents !== "number") throw new Error("customerId and amountCents are required");
+  return event as UsageEvent;
+}
+
+function keyFor(event: UsageEvent): string {
+  return createHash("sha256").update(JSON.stringify([event.customerId, event.billingPeriod, event.amountCents, event.currency])).digest("hex");
+}
+
+export async function handle${index}(receiver: ServiceBusReceiver, message: ServiceBusReceivedMessage): Promise<void> {
+  const event = parse(message.body);
+  const claim = await pool.query("INSERT INTO billing_records (key, customer_id, period) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [keyFor(event), event.customerId, event.billingPeriod]);
+  if (claim.rowCount === 0) {
+    await receiver.completeMessage(message);
+    return;
+  }
+  try {
+    const intent = await stripe.paymentIntents.create(
+      { amount: event.amountCents, currency: event.currency, customer: event.stripeCustomerId, confirm: true, off_session: true, metadata: { trace: traceId } }${options},
+    );
+    await pool.query("UPDATE billing_records SET state = 'charged', intent = $2 WHERE key = $1", [keyFor(event), intent.id]);
+    await receiver.completeMessage(message);
+  } catch (error) {
+    ${onUnknown}
+  }
+}
+
+export function start${index}(connectionString: string) {
+  const client = new ServiceBusClient(connectionString);
+  const receiver = client.createReceiver("billing-${index % 5}", { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: ${timeout * (retries + 1) + 5_000 * retries + 60_000} });
+  return receiver.subscribe({
+    processMessage: (message) => handle${index}(receiver, message),
+    processError: async ({ error }) => console.error(error),
+  });
+}
+`;
+}
+
+function writeCorpus(directory) {
+  rmSync(directory, { recursive: true, force: true });
+  const counts = { consumers: 0, services: 0, utilities: 0 };
+  for (const folder of ["consumers", "services", "utilities"]) mkdirSync(path.join(directory, folder), { recursive: true });
+  for (let index = 0; index < FILES; index += 1) {
+    const roll = random();
+    if (roll < 0.15) {
+      writeFileSync(path.join(directory, "consumers", `consumer-${index}.ts`), consumer(index));
+      counts.consumers += 1;
+    } else if (roll < 0.55) {
+      writeFileSync(path.join(directory, "services", `service-${index}.ts`), service(index));
+      counts.services += 1;
+    } else {
+      writeFileSync(path.join(directory, "utilities", `utility-${index}.ts`), utility(index));
+      counts.utilities += 1;
+    }
+  }
+  return counts;
+}
+
+async function lint(directory, withPlugin, stats = false) {
+  const eslint = new ESLint({
+    cwd: directory,
+    overrideConfigFile: true,
+    stats,
+    overrideConfig: [
+      { files: ["**/*.ts"], languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: "module" } } },
+      ...tseslint.configs.recommended,
+      ...(withPlugin ? [chargeguard.configs.recommended] : []),
+    ],
+  });
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const results = await eslint.lintFiles(["."]);
+  const cpuUsed = process.cpuUsage(cpuBefore);
+  const wall = performance.now() - started;
+  const reports = results.reduce((sum, result) => sum + result.messages.filter((message) => message.ruleId?.startsWith("chargeguard/")).length, 0);
+  return { wall, cpu: (cpuUsed.user + cpuUsed.system) / 1000, files: results.length, reports, results };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const directory = path.join(tmpdir(), `chargeguard-bench-lint-${SEED}`);
+const counts = writeCorpus(directory);
+console.log(`corpus: ${FILES} TypeScript files (${counts.consumers} consumers, ${counts.services} services, ${counts.utilities} utilities), seed ${SEED}, in ${directory}`);
+
+await lint(directory, false); // warm-up: module loading, JIT
+await lint(directory, true);
+const runs = { without: [], with: [] };
+let files = 0;
+let reports = 0;
+for (let round = 0; round < ROUNDS; round += 1) {
+  // Alternate which goes first, so drift on a shared machine hits both sides.
+  const order = round % 2 === 0 ? [false, true] : [true, false];
+  for (const plugin of order) {
+    const run = await lint(directory, plugin);
+    runs[plugin ? "with" : "without"].push(run);
+    files = run.files;
+    if (plugin) reports = run.reports;
+    const label = plugin ? "with chargeguard   " : "typescript-eslint  ";
+    console.log(`round ${round + 1}: ${label} cpu ${run.cpu.toFixed(0)} ms, wall ${run.wall.toFixed(0)} ms, ${run.reports} reports`);
+  }
+}
+const cpuWithout = median(runs.without.map((run) => run.cpu));
+const cpuWith = median(runs.with.map((run) => run.cpu));
+const wallWithout = median(runs.without.map((run) => run.wall));
+const wallWith = median(runs.with.map((run) => run.wall));
+const overhead = cpuWith / cpuWithout - 1;
+console.log(`files linted: ${files}; chargeguard reports: ${reports} (the corpus's deliberately broken consumers)`);
+console.log(`median CPU time: ${cpuWithout.toFixed(0)} ms without the plugin, ${cpuWith.toFixed(0)} ms with configs.recommended`);
+console.log(`median wall time: ${wallWithout.toFixed(0)} ms without, ${wallWith.toFixed(0)} ms with (ratio ${(wallWith / wallWithout).toFixed(3)})`);
+console.log(`overhead: ${(overhead * 100).toFixed(1)}% of CPU time (ratio ${(cpuWith / cpuWithout).toFixed(3)}; target <= ${TARGET * 100}%): ${overhead <= TARGET ? "met" : "NOT met"}`);
+
+// ESLint's own accounting: time inside each rule, and the whole lint, in one run.
+const { results } = await lint(directory, true, true);
+let ruleTime = 0;
+let lintTime = 0;
+for (const result of results) {
+  for (const pass of result.stats?.times.passes ?? []) {
+    lintTime += pass.total;
+    for (const [rule, time] of Object.entries(pass.rules ?? {})) if (rule.startsWith("chargeguard/")) ruleTime += time.total;
+  }
+}
+console.log(`inside chargeguard's rules (eslint stats): ${ruleTime.toFixed(0)} ms of ${lintTime.toFixed(0)} ms lint time (${((ruleTime / lintTime) * 100).toFixed(1)}%)`);
+rmSync(directory, { recursive: true, force: true });
