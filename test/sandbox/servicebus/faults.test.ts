@@ -241,13 +241,28 @@ describe("emulator API", () => {
     });
   });
 
-  test("stop() closes client connections and the listener", async () => {
-    const emulator = await startServiceBusEmulator({ queues: { only: { lockDurationMs: 60_000 } } });
+  test("stop() closes client connections, the listener and its timers", async () => {
+    const tcpHandles = () =>
+      process.getActiveResourcesInfo().filter((kind) => kind === "TCPServerWrap" || kind === "TCPSocketWrap").length;
+    const before = tcpHandles();
+    const emulator = await startServiceBusEmulator({ queues: { only: { lockDurationMs: 60_000, defaultTtlMs: 600_000 } } });
     const client = new ServiceBusClient(emulator.connectionString);
     const sender = client.createSender("only");
-    await sender.sendMessages({ body: "left behind", scheduledEnqueueTimeUtc: new Date(Date.now() + 3_600_000) });
-    expect(emulator.inspect("only").scheduled).toHaveLength(1);
+    await sender.sendMessages([
+      { body: "locked" },
+      { body: "left behind", scheduledEnqueueTimeUtc: new Date(Date.now() + 3_600_000) },
+    ]);
+    const receiver = client.createReceiver("only", { maxAutoLockRenewalDurationInMs: 0 });
+    await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    emulator.faults.inject({ operation: "renewLock", action: "delay", delayMs: 3_600_000 });
+    expect(emulator.inspect("only")).toMatchObject({ locked: [{ body: "locked" }], scheduled: [{ body: "left behind" }] });
+    await client.close();
+    const lingering = connect(emulator.port, "127.0.0.1");
+    const lingeringClosed = new Promise<void>((resolve) => lingering.once("close", () => resolve()));
+    lingering.on("error", () => {});
+    await new Promise((resolve) => lingering.once("connect", resolve));
     await emulator.stop();
+    await lingeringClosed;
     const refused = await new Promise<boolean>((resolve) => {
       const socket = connect(emulator.port, "127.0.0.1");
       socket.once("connect", () => {
@@ -257,6 +272,6 @@ describe("emulator API", () => {
       socket.once("error", () => resolve(true));
     });
     expect(refused).toBe(true);
-    await client.close();
+    await waitFor(() => tcpHandles() <= before, 2000, "TCP handles to close");
   });
 });
