@@ -155,31 +155,22 @@ export class BillingGuard {
   }
 
   /**
-   * Records that Stripe charged this billing and moves its amount from reserved to charged, in one statement. A
-   * Stripe outcome is a fact whoever holds the lease now (same idempotency key, same PaymentIntent), so a holder
-   * whose lease was taken over still records it; recording the same PaymentIntent twice is a no-op.
+   * Records that Stripe charged this billing. Its amount stays committed in the period's ledger (reserved at the
+   * claim), so this touches only the record. A Stripe outcome is a fact whoever holds the lease now (same
+   * idempotency key, same PaymentIntent), so a holder whose lease was taken over still records it; recording the
+   * same PaymentIntent twice is a no-op.
    */
   async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<void> {
     requireText("paymentIntentId", outcome?.paymentIntentId, 255);
-    const [moved] = await this.#sql.query<{ settled: string | number }>(
-      `WITH settled AS (
-         UPDATE billing_records
-            SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
-                updated_at = $4
-          WHERE ${recordKey} AND state = 'pending'
-          RETURNING billing_period, amount_cents
-       ), ledger AS (
-         UPDATE spend_ledger l
-            SET reserved_cents = l.reserved_cents - s.amount_cents, charged_cents = l.charged_cents + s.amount_cents,
-                updated_at = $4
-           FROM settled s
-          WHERE l.billing_period = s.billing_period
-          RETURNING 1
-       )
-       SELECT count(*) AS settled FROM settled`,
+    const charged = await this.#sql.query(
+      `UPDATE billing_records
+          SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
+              updated_at = $4
+        WHERE ${recordKey} AND state = 'pending'
+        RETURNING state`,
       [lease.customerId, lease.billingPeriod, outcome.paymentIntentId, this.#now()],
     );
-    if (Number(moved?.settled) === 1) return;
+    if (charged.length === 1) return;
     const record = await this.#settled(lease);
     if ((record.state === "charged" || record.state === "completed") && record.paymentIntentId === outcome.paymentIntentId) return;
     throw new BillingStateError(
@@ -201,7 +192,7 @@ export class BillingGuard {
           RETURNING billing_period, amount_cents
        ), ledger AS (
          UPDATE spend_ledger l
-            SET reserved_cents = l.reserved_cents - s.amount_cents, updated_at = $5
+            SET committed_cents = l.committed_cents - s.amount_cents, updated_at = $5
            FROM settled s
           WHERE l.billing_period = s.billing_period
           RETURNING 1
@@ -275,13 +266,19 @@ export class BillingGuard {
     return rows.map(toRecord);
   }
 
+  /** The period's cap and spend. Charged is summed over the period's records: a reporting call, not the hot path. */
   async periodSpend(billingPeriod: string): Promise<PeriodSpend> {
-    const [row] = await this.#sql.query<{ cap_cents: string | number | null; reserved_cents: string | number; charged_cents: string | number }>(
-      "SELECT cap_cents, reserved_cents, charged_cents FROM spend_ledger WHERE billing_period = $1",
+    type Row = { cap_cents: string | number | null; committed_cents: string | number | null; charged_cents: string | number };
+    const [row] = await this.#sql.query<Row>(
+      `SELECT (SELECT cap_cents FROM spend_ledger WHERE billing_period = $1) AS cap_cents,
+              (SELECT committed_cents FROM spend_ledger WHERE billing_period = $1) AS committed_cents,
+              (SELECT COALESCE(SUM(amount_cents), 0) FROM billing_records
+                WHERE billing_period = $1 AND state IN ('charged', 'completed')) AS charged_cents`,
       [billingPeriod],
     );
+    const chargedCents = Number(row?.charged_cents ?? 0);
     const cap = this.#capFor(billingPeriod) ?? (row?.cap_cents == null ? null : Number(row.cap_cents));
-    return { capCents: cap, reservedCents: Number(row?.reserved_cents ?? 0), chargedCents: Number(row?.charged_cents ?? 0) };
+    return { capCents: cap, reservedCents: Number(row?.committed_cents ?? 0) - chargedCents, chargedCents };
   }
 
   async close(): Promise<void> {

@@ -41,11 +41,12 @@ export const migrations: readonly Migration[] = [
         CHECK (state NOT IN ('charged', 'completed') OR payment_intent_id IS NOT NULL)
       )`,
       `CREATE INDEX billing_records_pending_lease ON billing_records (locked_until) WHERE state = 'pending'`,
+      // committed = reserved (pending) + charged: only a claim adds and only a decline gives back, so recording a
+      // charge needs no write to this hot per-period row (one row lock per billing, not two).
       `CREATE TABLE spend_ledger (
         billing_period  text        PRIMARY KEY,
         cap_cents       bigint      CHECK (cap_cents IS NULL OR cap_cents >= 0),
-        reserved_cents  bigint      NOT NULL DEFAULT 0 CHECK (reserved_cents >= 0),
-        charged_cents   bigint      NOT NULL DEFAULT 0 CHECK (charged_cents >= 0),
+        committed_cents bigint      NOT NULL DEFAULT 0 CHECK (committed_cents >= 0),
         updated_at      timestamptz NOT NULL
       )`,
     ],
@@ -74,14 +75,13 @@ export const migrations: readonly Migration[] = [
         ON CONFLICT (customer_id, billing_period) DO NOTHING
         RETURNING * INTO rec;
         IF FOUND THEN
-          INSERT INTO spend_ledger AS l (billing_period, cap_cents, reserved_cents, charged_cents, updated_at)
-          SELECT p_billing_period, p_cap_cents, p_amount_cents, 0, p_now
+          INSERT INTO spend_ledger AS l (billing_period, cap_cents, committed_cents, updated_at)
+          SELECT p_billing_period, p_cap_cents, p_amount_cents, p_now
            WHERE p_cap_cents IS NULL OR p_amount_cents <= p_cap_cents
           ON CONFLICT (billing_period) DO UPDATE
-             SET reserved_cents = l.reserved_cents + EXCLUDED.reserved_cents, cap_cents = EXCLUDED.cap_cents,
+             SET committed_cents = l.committed_cents + EXCLUDED.committed_cents, cap_cents = EXCLUDED.cap_cents,
                  updated_at = EXCLUDED.updated_at
-           WHERE EXCLUDED.cap_cents IS NULL
-              OR l.reserved_cents + l.charged_cents + EXCLUDED.reserved_cents <= EXCLUDED.cap_cents;
+           WHERE EXCLUDED.cap_cents IS NULL OR l.committed_cents + EXCLUDED.committed_cents <= EXCLUDED.cap_cents;
           IF NOT FOUND THEN
             RAISE EXCEPTION 'billing period % is over its spend cap', p_billing_period USING ERRCODE = '${overCapSqlState}';
           END IF;
