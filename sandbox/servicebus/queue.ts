@@ -205,6 +205,7 @@ export class EmulatedQueue {
   snapshot(): QueueSnapshot {
     const snapshot: QueueSnapshot = {
       queue: this.name,
+      receivers: this.main.consumers.length,
       active: [],
       locked: [],
       scheduled: [],

@@ -21,6 +21,8 @@ export interface MessageSnapshot {
 /** Every message of a queue by where it is. Each list is in sequence-number order. */
 export interface QueueSnapshot {
   queue: string;
+  /** Receive links attached to the queue (not its dead-letter subqueue) right now. */
+  receivers: number;
   /** Waiting for a receiver. */
   active: MessageSnapshot[];
   /** Delivered under peek-lock and not yet settled (including locked deferred messages). */

@@ -145,6 +145,7 @@ describe("receiving", () => {
       return { receiver, subscription };
     };
     const consumers = [subscribe("one"), subscribe("two")];
+    await waitFor(() => harness.emulator.inspect(queue).receivers === 2, 10_000, "both receive links");
     const sender = harness.client.createSender(queue);
     await sender.sendMessages(Array.from({ length: 40 }, (_, n) => ({ body: `m${n}` })));
     await sender.close();
@@ -287,7 +288,7 @@ describe("settlement", () => {
   });
 
   test("renewMessageLock extends the lock past its first expiry", async () => {
-    const queue = harness.queue({ lockDurationMs: 2000 });
+    const queue = harness.queue({ lockDurationMs: 3000 });
     const sender = harness.client.createSender(queue);
     await sender.sendMessages({ body: "renew me" });
     await sender.close();
@@ -295,10 +296,10 @@ describe("settlement", () => {
     const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
     if (!message?.lockedUntilUtc) throw new Error("expected a locked message");
     const firstExpiry = message.lockedUntilUtc.getTime();
-    await sleep(1000);
+    await sleep(1500);
     const renewed = await receiver.renewMessageLock(message);
     expect(renewed.getTime()).toBeGreaterThan(firstExpiry);
-    await sleep(Math.max(0, firstExpiry - Date.now()) + 300);
+    await sleep(Math.max(0, firstExpiry - Date.now()) + 200);
     await receiver.completeMessage(message);
     await receiver.close();
     expect(harness.emulator.inspect(queue).locked).toEqual([]);
