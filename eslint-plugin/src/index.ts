@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { TSESLint } from "@typescript-eslint/utils";
+import type { ESLint, Linter } from "eslint";
 import lockRenewalCoversStripe from "./rules/lock-renewal-covers-stripe.js";
 import noAbandonOnStripeError from "./rules/no-abandon-on-stripe-error.js";
 import noReceiveAndDelete from "./rules/no-receive-and-delete.js";
@@ -31,7 +32,8 @@ const TYPE_AWARE: readonly RuleName[] = [
   "no-receive-and-delete",
 ];
 
-type Config = TSESLint.FlatConfig.Config;
+/** ESLint's own config type, so `defineConfig(chargeguard.configs.recommended)` type-checks in an eslint.config.ts. */
+type Config = Linter.Config;
 
 interface ChargeguardPlugin {
   meta: { name: string; version: string };
@@ -49,7 +51,7 @@ const plugin: ChargeguardPlugin = {
 
 plugin.configs.recommended = {
   name: "chargeguard/recommended",
-  plugins: { chargeguard: plugin as unknown as TSESLint.FlatConfig.Plugin },
+  plugins: { chargeguard: plugin as unknown as ESLint.Plugin },
   rules: Object.fromEntries(ruleNames.map((rule) => [`chargeguard/${rule}`, "error"])),
 };
 
@@ -60,7 +62,7 @@ plugin.configs.recommended = {
  */
 plugin.configs["recommended-type-checked"] = {
   name: "chargeguard/recommended-type-checked",
-  plugins: { chargeguard: plugin as unknown as TSESLint.FlatConfig.Plugin },
+  plugins: { chargeguard: plugin as unknown as ESLint.Plugin },
   rules: Object.fromEntries(
     ruleNames.map((rule) => [`chargeguard/${rule}`, TYPE_AWARE.includes(rule) ? ["error", { typeChecked: true }] : "error"]),
   ),

@@ -77,7 +77,7 @@ describe("SARIF formatter", () => {
 
     const stable = run.tool.driver.rules.find((rule) => rule.id === "chargeguard/stable-idempotency-key")!;
     expect(stable.helpUri).toMatch(/eslint-plugin\/docs\/rules\/stable-idempotency-key\.md$/);
-    expect(stable.shortDescription.text).toBe(plugin.rules["stable-idempotency-key"].meta.docs.description);
+    expect(stable.shortDescription.text).toBe(plugin.rules["stable-idempotency-key"].meta.docs?.description);
 
     const parseError = run.results.find((result) => result.ruleId === PARSE_ERROR_RULE)!;
     expect(parseError.level).toBe("error");

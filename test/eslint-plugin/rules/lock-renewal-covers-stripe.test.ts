@@ -164,7 +164,7 @@ const { ServiceBusClient } = require("@azure/service-bus");
 const stripe = require("stripe");
 const maxAutoLockRenewalDurationInMs = 45000;
 const receiver = new ServiceBusClient(process.env.SB).createReceiver("billing", { maxAutoLockRenewalDurationInMs });`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       options: [{ stripeCallBudgetMs: 60_000 }],
       errors: [
         {

@@ -158,7 +158,7 @@ async function handle(message) {
   }
 }
 module.exports = { handle };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [abandon("stripe.paymentIntents.create()")],
     },
   ],

@@ -52,7 +52,7 @@ exports.run = (client) => {
   const receiver = client.createReceiver("billing", options);
   return stripe.refunds.create({ charge: "ch_1" }, { idempotencyKey: "refund-ch_1" });
 };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [{ messageId: "receiveAndDelete", data: { charge: "stripe.refunds.create()" }, suggestions: [] }],
     },
   ],

@@ -49,7 +49,7 @@ ruleTester.run("no-stripe-secret-literal", rule, {
       name: "CommonJS",
       filename: "config.cjs",
       code: `module.exports = { stripeKey: '${liveSecret}' };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [
         {
           messageId: "keyLiteral",

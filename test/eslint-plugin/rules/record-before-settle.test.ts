@@ -176,7 +176,7 @@ async function handle(message) {
   await pool.query("INSERT INTO billing_records (key) VALUES ($1)", [message.body.key]);
 }
 module.exports = { handle };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [beforeRecord("stripe.paymentIntents.create()", "pool.query()", 12)],
     },
   ],

@@ -152,7 +152,19 @@ async function handle(message) {
   await receiver.completeMessage(message);
 }
 module.exports = { handle };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
+      errors: [missing("paymentIntents", "create")],
+    },
+    {
+      name: "a .tsx server action",
+      filename: "checkout.tsx",
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function Pay({ amount }: { amount: number }) {
+  await stripe.paymentIntents.create({ amount, currency: "usd", confirm: true });
+  return <p>paid {amount}</p>;
+}`,
       errors: [missing("paymentIntents", "create")],
     },
     {
@@ -161,7 +173,7 @@ module.exports = { handle };`,
       code: `
 const stripe = require("stripe")(process.env.STRIPE_SECRET_KEY);
 exports.charge = (amount) => stripe.charges.create({ amount, currency: "usd" });`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [missing("charges", "create")],
     },
   ],

@@ -338,7 +338,7 @@ async function handle(message) {
   await receiver.completeMessage(message);
 }
 module.exports = { handle };`,
-      languageOptions: { sourceType: "commonjs" },
+      languageOptions: { parserOptions: { sourceType: "script" } },
       errors: [unstable("crypto.randomUUID()"), unstable("uuid v4()"), unstable("uuid v4()")],
     },
     {
