@@ -1,12 +1,16 @@
 // End to end: `chargeguard new consumer --link <this checkout>` into a temporary directory, then the generated
 // project's own install, type-check, lint (zero findings) and tests against the sandbox, as a user would run them.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import Stripe from "stripe";
+import { ServiceBusClient } from "@azure/service-bus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
+import { startStripeEmulator } from "../../sandbox/stripe/index.js";
 
 const run = promisify(execFile);
 const checkout = path.resolve(import.meta.dirname, "../..");
@@ -71,6 +75,62 @@ describe("a generated consumer project", () => {
     const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
     expect(stdout).toMatch(/Tests\s+11 passed \(11\)/);
   }, 300_000);
+
+  it("npm start bills from the queue with the run contract's variables, and exits 0 on SIGTERM", async () => {
+    const serviceBus = await startServiceBusEmulator({ queues: { "usage-billing": {} } });
+    const stripeEmulator = await startStripeEmulator();
+    const client = new ServiceBusClient(serviceBus.connectionString);
+    const serverUrl = process.env.TEST_DATABASE_URL;
+    const scratchDatabase = serverUrl
+      ? await (await import("../runtime/guard/databases.js")).createScratchDatabase(serverUrl)
+      : undefined;
+    try {
+      const consumer = spawn("npm", ["start"], {
+        cwd: project,
+        env: {
+          ...env,
+          SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
+          SERVICEBUS_QUEUE: "usage-billing",
+          STRIPE_API_KEY: "rk_test_sandbox",
+          STRIPE_API_BASE: stripeEmulator.apiBase,
+          BILLING_PERIOD_CAP_CENTS: "1000000",
+          // Absent: embedded PGlite under ./.data, as in production without a server.
+          ...(scratchDatabase ? { DATABASE_URL: scratchDatabase.url } : {}),
+        },
+      });
+      let output = "";
+      consumer.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      consumer.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => consumer.on("exit", (code) => resolve(code)));
+
+      const customer = await new Stripe("rk_test_sandbox", stripeEmulator.stripeConfig).customers.create({});
+      await client.createSender("usage-billing").sendMessages({
+        body: {
+          customerId: "acme-1",
+          stripeCustomerId: customer.id,
+          paymentMethodId: "pm_card_visa",
+          billingPeriod: "2026-10",
+          amountCents: 4_200,
+          currency: "eur",
+        },
+      });
+      const deadline = Date.now() + 90_000;
+      while (stripeEmulator.ledger.paymentIntents(customer.id).length === 0) {
+        if (Date.now() > deadline) throw new Error(`no charge from npm start; its output:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(output).toContain("consuming usage-billing");
+
+      consumer.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(stripeEmulator.ledger.paymentIntents(customer.id)).toHaveLength(1);
+    } finally {
+      await client.close();
+      await serviceBus.stop();
+      await stripeEmulator.stop();
+      await scratchDatabase?.drop();
+    }
+  }, 180_000);
 
   it("stops cleanly on a configuration error, naming what is missing", async () => {
     const attempt = run("npm", ["start"], { ...inProject(project, 60_000), env: { ...env, SERVICEBUS_CONNECTION_STRING: "" } });
