@@ -77,7 +77,11 @@ export async function run(message: ServiceBusReceivedMessage) {
 // Without types, names decide: each of these is reported.
 ruleTester.run("stable-idempotency-key (names only)", stableIdempotencyKey, {
   valid: [],
-  invalid: [{ code: outboxKey, errors: [{ messageId: "unstableKey" }] }],
+  invalid: [
+    { code: outboxKey, errors: [{ messageId: "unstableKey" }] },
+    // typeChecked without a program (no parserOptions.projectService): falls back to names instead of throwing.
+    { name: "typeChecked without type information falls back to names", code: outboxKey, options: typed, errors: [{ messageId: "unstableKey" }] },
+  ],
 });
 ruleTester.run("require-idempotency-key (names only)", requireIdempotencyKey, {
   valid: [],

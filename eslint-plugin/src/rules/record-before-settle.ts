@@ -42,9 +42,10 @@ export default createRule<[TypeCheckedOption], "completeBeforeRecord" | "complet
           .find((candidate) => mayRunAfter(candidate, node));
         if (!charge) return;
         const chargeText = describe(analysis.sourceCode, charge);
-        const write = scopes
-          .flatMap((fn) => allReaching(analysis, fn.body, databaseWrite))
-          .find((candidate) => mayRunAfter(node, candidate));
+        const writes = scopes.flatMap((fn) => allReaching(analysis, fn.body, databaseWrite));
+        // Recorded between the charge and the complete: a later write (an audit row) is not the record.
+        const recorded = writes.some((candidate) => mayRunAfter(charge, candidate) && mayRunAfter(candidate, node));
+        const write = recorded ? undefined : writes.find((candidate) => mayRunAfter(node, candidate));
         if (write) {
           context.report({
             node,

@@ -73,6 +73,16 @@ async function handle(message: ServiceBusReceivedMessage) {
 }`,
     },
     {
+      name: "recorded before the complete; an audit row written after it is not the record",
+      code: `${dbHeader}
+async function handle(message: ServiceBusReceivedMessage) {
+  const intent = await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, { idempotencyKey: message.body.key });
+  await db.query("UPDATE billing_records SET state = 'charged', intent = $2 WHERE key = $1", [message.body.key, intent.id]);
+  await receiver.completeMessage(message);
+  await db.query("INSERT INTO audit_log (event) VALUES ($1)", ["settled"]);
+}`,
+    },
+    {
       name: "complete after the transaction commits",
       code: `${dbHeader}
 declare function transaction<T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
