@@ -5,6 +5,7 @@
 //     measured in the same run (the physical limit: one fsync'd commit), as ratios.
 //  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts).
 import { randomUUID } from "node:crypto";
+import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
@@ -171,9 +172,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (!databaseUrl) console.warn("bench:guard: TEST_DATABASE_URL not set (run under scripts/with-postgres.mjs): PostgreSQL rows left out");
   const guardRows = [...(await measurePglite(phase)), ...(databaseUrl ? await measurePostgres(databaseUrl, phase) : [])];
   const endToEnd = await measureEndToEnd(events, databaseUrl);
+  // Shared machines make absolute rates move with the load; the ratios, measured in the same run, move less.
+  const load = loadavg().map((n) => n.toFixed(2));
   if (json) {
-    console.log(JSON.stringify({ guard: guardRows, endToEnd }, null, 2));
+    console.log(JSON.stringify({ loadAverage: load, guard: guardRows, endToEnd }, null, 2));
   } else {
+    console.log(`load average ${load.join(" ")}\n`);
     console.log(
       table(
         ["Guard (claim + markCharged + markCompleted)", "billings", "seconds", "rate", "of raw INSERT rate"],
