@@ -36,7 +36,6 @@ export default defineConfig(
   },
   {
     name: "chargeguard/repository",
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
     rules: {
       "@typescript-eslint/no-unused-vars": [
         "error",
