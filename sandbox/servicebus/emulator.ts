@@ -1,14 +1,15 @@
 import type { AddressInfo, Server, Socket } from "node:net";
 import rhea, { type Connection, type Delivery, type EventContext, type Message, type Receiver, type Sender } from "rhea";
 import { DeadlineScheduler } from "./deadline-scheduler.js";
-import type { Consumer, Entity } from "./entity.js";
+import type { Entity } from "./entity.js";
 import { FaultBook, type FaultVerdict, type ServiceBusFaults, type SettleOperation } from "./faults.js";
 import { handleManagement, type ManagementReply } from "./management.js";
-import type { Lock, MessageRecord } from "./message-record.js";
+import { LinkConsumer, type SenderInternals } from "./link-consumer.js";
+import type { Lock } from "./message-record.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
 import { snapshotOf, type QueueSnapshot } from "./snapshot.js";
-import { deliveryTag, encodeForDelivery, recordState, unpackTransfer } from "./wire.js";
+import { unpackTransfer } from "./wire.js";
 
 export interface ServiceBusEmulatorOptions {
   queues: Record<string, EmulatedQueueOptions>;
@@ -46,18 +47,7 @@ const serverBusyError = {
   description: "The server is busy. Please retry the operation later (injected fault).",
 };
 
-/** rhea internals the emulator relies on (drain handshake, credit accounting, settlement bookkeeping). */
-interface SenderInternals {
-  credit: number;
-  delivery_count: number;
-  _draining: boolean;
-  _drained: boolean;
-  _get_drain(): boolean;
-  set_drained(drained: boolean): void;
-  session: { outgoing: { deliveries: { available(): number } } };
-  connection: { _register(): void };
-  local: { attach: Record<string, unknown> };
-}
+/** rhea delivery internals: the outcome the client asked for, and settling our side. */
 interface DeliveryInternals {
   remote_settled: boolean;
   remote_state?: { error?: { condition?: string; description?: string; info?: Record<string, unknown> }; undeliverable_here?: boolean; message_annotations?: Record<string, unknown> };
@@ -68,63 +58,11 @@ const outcomes = rhea.message as unknown as {
   rejected(fields: { error: { condition: string; description: string } }): { described(): unknown };
 };
 
-type ReceiveRoute = { kind: "receive"; queue: EmulatedQueue; entity: Entity; consumer: LinkConsumer };
+type ReceiveRoute = { queue: EmulatedQueue; entity: Entity; consumer: LinkConsumer };
 type RequestRoute =
   | { kind: "cbs" }
   | { kind: "management"; queue: EmulatedQueue; entity: Entity }
   | { kind: "send"; queue: EmulatedQueue };
-
-/** A receive link of an entity: credit accounting, delivery, and the drain answer `receiveMessages()` waits for. */
-class LinkConsumer implements Consumer {
-  #sent = 0;
-  #tag = 0;
-  readonly #internals: SenderInternals;
-
-  constructor(
-    readonly sender: Sender,
-    readonly peekLock: boolean,
-    private readonly track: (delivery: Delivery, lock: Lock) => void,
-  ) {
-    const internals = sender as unknown as SenderInternals;
-    this.#internals = internals;
-    // rhea answers a drain only while credit remains; the SDK also waits for it when credit ran out in flight.
-    // Answer once every queued transfer has gone out (flows are written after transfers in one pass).
-    internals._get_drain = (): boolean => {
-      if (!internals._draining || !internals._drained || this.#sent !== internals.delivery_count) return false;
-      this.#sent += internals.credit;
-      internals.delivery_count += internals.credit;
-      internals.credit = 0;
-      internals._draining = false;
-      return true;
-    };
-  }
-
-  capacity(): number {
-    if (!this.sender.is_open()) return 0;
-    const internals = this.#internals;
-    const queued = this.#sent - internals.delivery_count;
-    return Math.min(internals.credit - queued, internals.session.outgoing.deliveries.available());
-  }
-
-  deliver(record: MessageRecord, lock: Lock | undefined, deliveryCount: number): void {
-    const payload = encodeForDelivery(record, {
-      deliveryCount,
-      ...(lock ? { lockedUntil: lock.lockedUntil } : {}),
-      state: recordState(record),
-    });
-    const tag = lock ? deliveryTag(lock.token) : Buffer.from(String(this.#tag++));
-    const delivery = this.sender.send(payload, tag, 0);
-    this.#sent++;
-    if (lock) this.track(delivery, lock);
-  }
-
-  afterPump(): void {
-    const internals = this.#internals;
-    if (!internals._draining) return;
-    internals.set_drained(true);
-    internals.connection._register();
-  }
-}
 
 class ServiceBusBroker implements ServiceBusEmulator {
   readonly #queues = new Map<string, EmulatedQueue>();
@@ -334,7 +272,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const consumer = new LinkConsumer(sender, peekLock, (delivery, lock) =>
       this.#lockedDeliveries.set(delivery, { queue: resolved.queue, entity: resolved.entity, lock }),
     );
-    this.#receiveLinks.set(sender, { kind: "receive", ...resolved, consumer });
+    this.#receiveLinks.set(sender, { ...resolved, consumer });
     resolved.entity.addConsumer(consumer);
   }
 
