@@ -111,12 +111,12 @@ describe("settlement faults", () => {
   test("a delayed complete is applied when it is answered", async () => {
     const queue = harness.queue();
     await sendOne(queue, "slow ack");
-    harness.emulator.faults.inject({ operation: "complete", action: "delay", delayMs: 400, queue, times: 1 });
+    harness.emulator.faults.inject({ operation: "complete", action: "delay", delayMs: 1500, queue, times: 1 });
     const receiver = harness.client.createReceiver(queue);
     const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
     if (!message) throw new Error("expected a message");
     const completing = receiver.completeMessage(message);
-    await sleep(100);
+    await sleep(200);
     expect(harness.emulator.inspect(queue).locked).toHaveLength(1);
     await completing;
     expect(harness.emulator.inspect(queue).locked).toEqual([]);

@@ -380,7 +380,7 @@ describe("time", () => {
   test("scheduled messages arrive at their time and cancelled ones never do", async () => {
     const queue = harness.queue();
     const sender = harness.client.createSender(queue);
-    const at = new Date(Date.now() + 1200);
+    const at = new Date(Date.now() + 2500);
     const [keep, cancel] = await sender.scheduleMessages([{ body: "keep" }, { body: "cancel" }], at);
     if (!keep || !cancel) throw new Error("expected two sequence numbers");
     expect(harness.emulator.inspect(queue).scheduled.map((message) => message.body)).toEqual(["keep", "cancel"]);
@@ -392,7 +392,7 @@ describe("time", () => {
     const receiver = harness.client.createReceiver(queue);
     const [peeked] = await receiver.peekMessages(1);
     expect(peeked?.state).toBe("scheduled");
-    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 4000 });
+    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 6000 });
     expect(message?.body).toBe("keep");
     expect(message?.enqueuedTimeUtc?.getTime()).toBe(at.getTime());
     if (message) await receiver.completeMessage(message);
