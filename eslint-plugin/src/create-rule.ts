@@ -4,8 +4,6 @@ import { ESLintUtils } from "@typescript-eslint/utils";
 export interface ChargeguardDocs {
   /** In `configs.recommended` as an error. */
   recommended: boolean;
-  /** The rule reads type information when `typeChecked` is on (`configs["recommended-type-checked"]`). */
-  requiresTypeChecking?: boolean;
 }
 
 export const docsUrl = (name: string): string =>

@@ -1,6 +1,6 @@
 import { ASTUtils, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 
-export type Definition = TSESLint.Scope.Definition;
+type Definition = TSESLint.Scope.Definition;
 type Variable = TSESLint.Scope.Variable;
 
 /** An identifier's definition when it has exactly one and is never reassigned (so its value is knowable). */

@@ -79,7 +79,7 @@ export function enclosingClassBody(node: TSESTree.Node): TSESTree.ClassBody | nu
 }
 
 /** A class member's value: a method, or a field initialiser. */
-export function classMember(body: TSESTree.ClassBody, name: string, isStatic: boolean): TSESTree.Node | null {
+function classMember(body: TSESTree.ClassBody, name: string, isStatic: boolean): TSESTree.Node | null {
   for (const member of body.body) {
     if (member.type !== AST_NODE_TYPES.MethodDefinition && member.type !== AST_NODE_TYPES.PropertyDefinition) continue;
     if (member.static !== isStatic || staticName(member) !== name) continue;

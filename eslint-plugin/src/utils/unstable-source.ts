@@ -218,7 +218,7 @@ function callSource(analysis: Analysis, call: TSESTree.CallExpression, env: Env,
     const bound = bindArguments(fn, call.arguments, env);
     for (const value of returnedExpressions(analysis.sourceCode, fn)) {
       const found = trace(analysis, value, bound, depth + 1);
-      if (found) return { ...found, node: found.node };
+      if (found) return found;
     }
     return null;
   }
