@@ -75,5 +75,8 @@ export function register(program: Command): void {
       } finally {
         bar?.stop();
       }
+      // Killed replicas are abandoned like dead processes, SDK clients included (they would retry their lost
+      // connections forever): end the process once the results are out.
+      process.stdout.write("", () => process.exit());
     });
 }

@@ -6,7 +6,7 @@ import type { Workload } from "./workload.js";
 
 export const faultCatalogue = {
   "renew-busy": "lock renewal answered ServerBusy (a share of all renew-lock requests)",
-  "slow-stripe": "Stripe slower than the lock while the lock lapses (latency 1.5 x LockDuration, the lock expires mid-call)",
+  "slow-stripe": "Stripe slower than the lock (2.4 x LockDuration) while the lock lapses mid-call, as when renewal meets ServerBusy",
   "commit-drop": "Stripe commits the PaymentIntent, then drops the connection",
   "stripe-500": "Stripe answers 500 before committing",
   "stripe-409": "Stripe answers 409 idempotency_key_in_use (a request with that key still in flight)",

@@ -44,7 +44,7 @@ export interface ContenderMetrics {
   repeatedDeclines: number;
   deadLettered: Record<string, number>;
   malformedEvents: number;
-  /** Malformed events found in the dead-letter queue with a non-empty reason. */
+  /** Malformed events found in the dead-letter queue with a non-empty reason (and never charged). */
   malformedDeadLettered: number;
   /** Malformed events that reached a succeeded charge. */
   malformedCharged: number;
@@ -74,21 +74,18 @@ export function measure(workload: Workload, observed: RunObservations): Contende
   }
 
   const deadLettered: Record<string, number> = {};
-  const deadLetteredEvents = new Set<string>();
-  const malformedWithReason = new Set<string>();
   for (const letter of observed.deadLetters) {
     const reason = letter.reason.trim() === "" ? "(no reason)" : letter.reason;
     deadLettered[reason] = (deadLettered[reason] ?? 0) + 1;
-    const event = index.byMessageId.get(letter.messageId) ?? findByBody(index, letter.body);
-    if (!event) continue;
-    deadLetteredEvents.add(event.id);
-    if (event.expected === "dead-lettered" && letter.reason.trim() !== "") malformedWithReason.add(event.id);
   }
+  const deadLetteredEvents = deadLetteredEventIds(workload, observed.deadLetters);
+  const malformedWithReason = deadLetteredEventIds(workload, observed.deadLetters.filter((letter) => letter.reason.trim() !== ""));
 
   let duplicateCharges = 0;
   let lostBillings = 0;
   let repeatedDeclines = 0;
   let malformedCharged = 0;
+  let malformedDeadLettered = 0;
   for (const event of workload.events) {
     const charges = succeeded.get(event.id) ?? 0;
     const declines = declined.get(event.id) ?? 0;
@@ -96,6 +93,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
     repeatedDeclines += Math.max(0, declines - 1);
     if (event.expected === "dead-lettered") {
       if (charges > 0) malformedCharged++;
+      else if (malformedWithReason.has(event.id)) malformedDeadLettered++;
       continue;
     }
     const resolved = charges > 0 || declines > 0 || observed.recordedDeclines?.has(event.id) === true || deadLetteredEvents.has(event.id);
@@ -118,11 +116,22 @@ export function measure(workload: Workload, observed: RunObservations): Contende
     repeatedDeclines,
     deadLettered,
     malformedEvents: workload.events.filter((event) => event.expected === "dead-lettered").length,
-    malformedDeadLettered: malformedWithReason.size,
+    malformedDeadLettered,
     malformedCharged,
     unattributedCharges,
     wallMs: observed.wallMs,
   };
+}
+
+/** The workload events found in the dead-letter queue, by messageId or, for re-sent copies, by body. */
+export function deadLetteredEventIds(workload: Workload, letters: readonly DeadLetter[]): Set<string> {
+  const index = eventIndex(workload);
+  const found = new Set<string>();
+  for (const letter of letters) {
+    const event = index.byMessageId.get(letter.messageId) ?? findByBody(index, letter.body);
+    if (event) found.add(event.id);
+  }
+  return found;
 }
 
 /** What went wrong, worst first; empty when the contender did everything right. */

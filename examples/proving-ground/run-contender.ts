@@ -11,7 +11,7 @@ import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
 import type { FreshDatabases } from "./fresh-databases.js";
 import type { FaultPlan } from "./faults.js";
-import { eventForCharge, measure, verdict } from "./metrics.js";
+import { deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
 import { cardAttempts, deadLetters, recordedDeclines } from "./observe.js";
 import { resendUnrecorded, resubmitDeadLetters, sendAll, workloadMessages } from "./producer.js";
 import { QueueWatch } from "./queue-watch.js";
@@ -35,6 +35,8 @@ export interface ContenderRunOptions {
 }
 
 const queue = "billing";
+/** A stop that takes longer is reported and left behind, so one stuck handle cannot hang the whole run. */
+const cleanupBoundMs = 10_000;
 /** Obviously fake: the sandbox takes any restricted test key. */
 const sandboxKey = "rk_test_sandbox";
 
@@ -43,7 +45,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
   const log = options.log ?? (() => {});
   const clock = new AdjustableClock();
   const setupStarted = Date.now();
-  const stops: (() => Promise<void>)[] = [];
+  const stops: [string, () => Promise<void>][] = [];
   let fleet: ReplicaFleet | undefined;
   try {
     const servicebus = await startServiceBusEmulator({
@@ -57,13 +59,13 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       },
       port: 0,
     });
-    stops.push(() => servicebus.stop());
+    stops.push(["Service Bus emulator", () => servicebus.stop()]);
     const stripe = await startStripeEmulator({ clock });
-    stops.push(() => stripe.stop());
+    stops.push(["Stripe emulator", () => stripe.stop()]);
     const database = await options.databases.create();
-    stops.push(() => database.close());
+    stops.push(["database", () => database.close()]);
     const client = new ServiceBusClient(servicebus.connectionString);
-    stops.push(() => client.close());
+    stops.push(["harness client", () => client.close()]);
 
     const operator = new Stripe(sandboxKey, { ...stripe.stripeConfig, maxNetworkRetries: 2 });
     const directory = await createStripeCustomers(operator, workload.stripeCustomerIds);
@@ -194,6 +196,9 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       wallMs,
     });
     log(`${contender.name}: ${fleet.kills} replica(s) killed; ${verdict(metrics)}`);
+    const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, directory));
+    const missing = workload.events.filter((event) => event.expected === "dead-lettered" && !dlq.has(event.id));
+    if (missing.length > 0) log(`${contender.name}: malformed events not dead-lettered: ${missing.map((event) => `${event.id} (${event.malformation})`).join(", ")}`);
     return {
       name: contender.name,
       kind: contender.kind,
@@ -204,8 +209,22 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     };
   } finally {
     await fleet?.stop();
-    for (const stop of stops.reverse()) {
-      await stop().catch((error: unknown) => log(`${contender.name}: cleanup: ${error instanceof Error ? error.message : String(error)}`));
+    for (const [label, stop] of stops.reverse()) {
+      const outcome = await within(stop(), cleanupBoundMs).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+      if (outcome !== "done") log(`${contender.name}: cleanup of the ${label}: ${outcome}`);
     }
+  }
+}
+
+async function within(work: Promise<void>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`still running after ${ms} ms`), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work.then(() => "done"), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -143,7 +143,8 @@ export function generateWorkload(options: WorkloadOptions): Workload {
 function malform(usage: UsageEvent, kind: MalformationKind, random: Random): unknown {
   switch (kind) {
     case "bad-json":
-      return JSON.stringify(usage).slice(0, random.int(5, 40));
+      // Cut short before its closing brace: unique per event (it names the customer), and not JSON.
+      return JSON.stringify(usage).slice(0, -random.int(1, 12));
     case "missing-field": {
       const field = random.pick(["customerId", "stripeCustomerId", "paymentMethodId", "billingPeriod", "amountCents", "currency"] as const);
       const { [field]: _dropped, ...rest } = usage;

@@ -81,13 +81,15 @@ describe("metrics", () => {
     run.periodCapCents = spent - 500;
     const oversized = malformed.find((e) => e.malformation === "oversized-body") ?? (malformed[0] as WorkloadEvent);
     run.attempts.push(attempt(oversized, "succeeded"));
-    run.deadLetters = run.deadLetters.map((letter, i) => (i === 0 ? { ...letter, reason: " " } : letter));
+    const blank = malformed.find((e) => e !== oversized) as WorkloadEvent;
+    run.deadLetters = run.deadLetters.map((letter) => (letter.messageId === blank.messageIds[0] ? { ...letter, reason: " " } : letter));
     const metrics = measure(workload, { ...run });
     expect(metrics.overCapCents).toBeGreaterThanOrEqual(500);
     expect(metrics.malformedCharged).toBe(1);
-    expect(metrics.malformedDeadLettered).toBe(malformed.length - 1);
+    // the charged one counts as charged, not as dead-lettered; the one without a reason as neither
+    expect(metrics.malformedDeadLettered).toBe(malformed.length - 2);
     expect(metrics.deadLettered["(no reason)"]).toBe(1);
-    expect(verdict(metrics)).toMatch(/over the spend cap.*1 malformed event\(s\) charged/);
+    expect(verdict(metrics)).toMatch(/over the spend cap.*1 malformed event\(s\) charged, 1 malformed event\(s\) not dead-lettered with a reason/);
   });
 
   it("keeps charges that match no event apart", () => {

@@ -35,6 +35,8 @@ describe("workload", () => {
     expect(duplicated.every((e) => e.kind !== "malformed")).toBe(true);
     expect(workload.messages).toHaveLength(5000 + duplicated.length);
     expect(new Set(workload.events.map((e) => e.malformation).filter(Boolean))).toEqual(new Set(malformationKinds));
+    // every body is distinct, so a re-sent copy (new messageId) is still recognised as its event
+    expect(new Set(workload.events.map((e) => JSON.stringify(e.body))).size).toBe(workload.events.length);
   });
 
   it("states each event's expected outcome the way the runtime's schema sees the body", () => {
