@@ -23,7 +23,7 @@ export function register(program: Command): void {
         "look the PaymentIntent up by customer and metadata after it, charge only when Stripe has none (STRIPE_API_KEY from the environment)",
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records (default: env DATABASE_URL)")
-    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (e.g. the consumer's ./.data)")
+    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (e.g. the consumer's ./.data; PGlite is single-process: stop the consumer first)")
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
     .option("--limit <n>", "examine at most this many stale billings (default 100)", positiveInteger)
     .option("--dry-run", "look up and report what would be done; charge and record nothing")
