@@ -212,7 +212,8 @@ export class EmulatedQueue {
       deferred: [],
       deadLettered: [],
     };
-    for (const record of [...this.main.live.values()].sort((a, b) => a.sequenceNumber - b.sequenceNumber)) {
+    // The main entity's map is in sequence order already: numbers are assigned as messages are added.
+    for (const record of this.main.live.values()) {
       if (record.state !== "removed") snapshot[record.state].push(snapshotOf(record));
     }
     snapshot.deadLettered = [...this.deadLetter.live.values()]
