@@ -227,10 +227,15 @@ export class BillingGuard {
     );
   }
 
-  /** The message is settled: `charged -> completed` (completing twice is a no-op). */
+  /**
+   * The message is settled: `charged -> completed` (completing twice is a no-op). Committed without waiting for the
+   * disk flush (`synchronous_commit` off for this statement only): if a server crash loses it, the record stays
+   * `charged`, which a replay already treats as billed, so the fsync would buy nothing but latency.
+   */
   async markCompleted(key: { customerId: string; billingPeriod: string }): Promise<void> {
     const updated = await this.#sql.query(
       `UPDATE billing_records SET state = 'completed', updated_at = $3
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait
         WHERE ${recordKey} AND state IN ('charged', 'completed')
         RETURNING state`,
       [key.customerId, key.billingPeriod, this.#now()],
