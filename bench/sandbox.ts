@@ -17,6 +17,8 @@ export interface ServiceBusBenchOptions {
   maxConcurrentCalls?: number;
   /** `receiveMessages` batch size (default 500). */
   receiveBatch?: number;
+  /** Run the emulator on the SDK's own thread, as an in-process test harness does (default: a worker thread). */
+  sameThread?: boolean;
 }
 
 export interface Phase {
@@ -114,6 +116,20 @@ async function startRemoteEmulator(queues: Record<string, EmulatedQueueOptions>)
   };
 }
 
+/** The emulator on this thread, behind the same interface (its busy share is not separable here: NaN). */
+async function startLocalEmulator(queues: Record<string, EmulatedQueueOptions>): Promise<RemoteEmulator> {
+  const emulator = await startServiceBusEmulator({ queues });
+  return {
+    connectionString: emulator.connectionString,
+    held: async (queue) => {
+      const snapshot = emulator.inspect(queue);
+      return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length + snapshot.deferred.length + snapshot.deadLettered.length;
+    },
+    busy: async () => Number.NaN,
+    stop: () => emulator.stop(),
+  };
+}
+
 async function serveEmulatorInWorker(queues: Record<string, EmulatedQueueOptions>): Promise<void> {
   const port = parentPort;
   if (!port) return;
@@ -145,10 +161,8 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
   const messages = options.messages ?? 20_000;
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 100;
   const receiveBatch = options.receiveBatch ?? 500;
-  const emulator = await startRemoteEmulator({
-    subscribe: { lockDurationMs: 60_000 },
-    batches: { lockDurationMs: 60_000 },
-  });
+  const queues = { subscribe: { lockDurationMs: 60_000 }, batches: { lockDurationMs: 60_000 } };
+  const emulator = options.sameThread ? await startLocalEmulator(queues) : await startRemoteEmulator(queues);
   const client = new ServiceBusClient(emulator.connectionString);
   try {
     const phases: Phase[] = [];
@@ -241,7 +255,13 @@ if (!isMainThread && role === "servicebus-emulator") {
 } else if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const messages = Number(process.argv[2] ?? 20_000);
   const maxConcurrentCalls = Number(process.argv[3] ?? 100);
-  const phases = await measureServiceBus({ messages, maxConcurrentCalls });
+  const phases = [
+    ...(await measureServiceBus({ messages, maxConcurrentCalls })),
+    ...(await measureServiceBus({ messages, maxConcurrentCalls, sameThread: true })).map((phase) => ({
+      ...phase,
+      name: `${phase.name}, emulator on the SDK's thread`,
+    })),
+  ];
   const stripe = await measureStripeRequests();
   const rows = [
     ...phases.map((phase) => [
@@ -250,7 +270,7 @@ if (!isMainThread && role === "servicebus-emulator") {
       phase.seconds.toFixed(2),
       `${Math.round(phase.perSecond)} msg/s`,
       phase.cpuMsPerMessage.toFixed(3),
-      `${Math.round(phase.emulatorBusy * 100)}%`,
+      Number.isNaN(phase.emulatorBusy) ? "" : `${Math.round(phase.emulatorBusy * 100)}%`,
     ]),
     [
       "Stripe: PaymentIntents create+confirm (concurrency 32, idempotency keys)",
