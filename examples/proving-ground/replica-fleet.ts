@@ -1,5 +1,7 @@
 // R competing replicas of one contender, in process. A replica "killed" at a step boundary hangs there forever (its
-// hook never returns), is closed within a bound like a dead process's connections, and a fresh replica takes its place.
+// hook never returns), is closed in the background (its receiver stops renewing locks, as a dead process's would)
+// and a fresh replica takes its place at once. Dropping every connection instead would stall the live replicas for
+// the SDK's 30 s reconnect delay.
 import type { ConsumerContext, ConsumerStep, RunningConsumer, StartConsumer, UsageEvent } from "../../runtime/consumer-contract.js";
 
 export interface ReplicaFleetOptions {
@@ -8,11 +10,10 @@ export interface ReplicaFleetOptions {
   replicas: number;
   /** Whether this replica, at this step, with this event, dies now (asked once per boundary crossing). */
   shouldKill(step: ConsumerStep, event: UsageEvent): boolean;
+  /** A killed replica's close() that takes longer is logged and left behind, like a dead process's sockets. */
   closeBoundMs: number;
   /** Called at each kill, before the fresh replica starts. */
   onKill?(): void;
-  /** Last resort when a killed replica's close() outlives the bound: cut every client connection (they reconnect). */
-  dropConnections(): void;
   log?: (line: string) => void;
 }
 
@@ -98,9 +99,6 @@ export class ReplicaFleet {
     });
     const inTime = await Promise.race([closed, bounded]);
     clearTimeout(timer);
-    if (!inTime) {
-      this.#options.log?.(`replica ${replica.id} did not close within ${this.#options.closeBoundMs} ms: dropping connections`);
-      this.#options.dropConnections();
-    }
+    if (!inTime) this.#options.log?.(`replica ${replica.id} did not close within ${this.#options.closeBoundMs} ms: left behind`);
   }
 }

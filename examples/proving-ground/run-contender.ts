@@ -37,6 +37,7 @@ export interface ContenderRunOptions {
 const queue = "billing";
 /** A stop that takes longer is reported and left behind, so one stuck handle cannot hang the whole run. */
 const cleanupBoundMs = 10_000;
+const pendingLogEveryMs = 5_000;
 /** Obviously fake: the sandbox takes any restricted test key. */
 const sandboxKey = "rk_test_sandbox";
 
@@ -132,7 +133,6 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       shouldKill,
       closeBoundMs: settings.killCloseBoundMs,
       onKill: () => clock.advance(settings.restartDelayMs),
-      dropConnections: () => servicebus.faults.dropConnections(),
       log: (line) => log(`${contender.name}: ${line}`),
     });
 
@@ -145,6 +145,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       progress = Math.max(progress, Math.min(1, done));
       options.onProgress?.(progress);
     };
+    let lastPendingLog = Date.now();
     const twoPhases = plan.resubmitDeadLetters || plan.resendUnrecorded;
     const settle = (phaseStart: number, phaseShare: number, phaseMessages: number) =>
       watch.settle({
@@ -152,7 +153,13 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         busyOutsideQueue: () => Date.now() < slowCallsUntil,
         quietMs: settings.quietMs,
         deadline,
-        onPending: (pending) => report(phaseStart + phaseShare * (1 - Math.min(1, pending / Math.max(1, phaseMessages)))),
+        onPending: (pending) => {
+          report(phaseStart + phaseShare * (1 - Math.min(1, pending / Math.max(1, phaseMessages))));
+          if (Date.now() - lastPendingLog >= pendingLogEveryMs) {
+            lastPendingLog = Date.now();
+            log(`${contender.name}: ${pending} message(s) active, locked or scheduled after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+          }
+        },
       });
 
     let error: string | undefined;

@@ -20,7 +20,7 @@ export interface HarnessSettings {
    * kill, so the dead replica's guard lease lapses without the run waiting for it in real time.
    */
   restartDelayMs: number;
-  /** How long a killed replica's close() may take before the harness gives up on it and drops its connections. */
+  /** How long a killed replica's close() may take (the generated consumer waits up to 10 s for in-flight work). */
   killCloseBoundMs: number;
   /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
   quietMs: number;
@@ -41,7 +41,7 @@ export function harnessSettings(events: number): HarnessSettings {
     stripeMaxNetworkRetries: 0,
     maxConcurrentCalls: 8,
     restartDelayMs: 30_000,
-    killCloseBoundMs: 2_000,
+    killCloseBoundMs: 15_000,
     quietMs: 1_000,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
