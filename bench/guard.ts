@@ -1,9 +1,10 @@
 // What the billing guard costs. `npm run bench:guard` (PostgreSQL started by scripts/with-postgres.mjs, which sets
-// TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [--json]`.
+// TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [rounds] [--json]`.
 //  1. Guard billings per second (claim + markCharged + markCompleted: three commits each) on embedded PGlite and
 //     on the PostgreSQL server, with 1 and 8 workers, beside the same server's raw single-row INSERT commit rate
 //     measured in the same run (the physical limit: one fsync'd commit), as ratios.
-//  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts).
+//  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts),
+//     alternating in rounds, medians.
 import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -12,7 +13,7 @@ import pg from "pg";
 import { BillingGuard } from "../runtime/guard/billing-guard.js";
 import type { ClaimInput } from "../runtime/guard/types.js";
 import { stableKey } from "../runtime/stable-key.js";
-import { measureConsumerThroughput } from "./consumer-throughput.js";
+import { measureConsumerThroughput, type ConsumerThroughput } from "./consumer-throughput.js";
 
 export interface RateRow {
   name: string;
@@ -133,22 +134,64 @@ async function measurePostgres(databaseUrl: string, phase: Phase): Promise<RateR
 export interface EndToEndRow {
   name: string;
   events: number;
+  /** Median over the rounds. */
   seconds: number;
   perSecond: number;
-  /** Throughput with the guard over throughput without it. */
+  /** Each round's rate, in round order. */
+  roundRates: number[];
+  /** Median rate with the guard over median rate without it. */
   ratio?: number;
+  /** With over without, per round (the two measured back to back). */
+  roundRatios?: number[];
+  /** Mean milliseconds per guard step the handler waits for, averaged over the rounds. */
+  guardStepMs?: Record<string, number>;
 }
 
-async function measureEndToEnd(events: number, databaseUrl: string | undefined): Promise<EndToEndRow[]> {
-  const plain = await measureConsumerThroughput({ events, withGuard: false, stripeLatencyMs: 50 });
-  const rows: EndToEndRow[] = [{ name: "consumer end to end, no guard (Stripe 50 ms)", ...plain }];
-  const pglite = await measureConsumerThroughput({ events, withGuard: true, stripeLatencyMs: 50 });
-  rows.push({ name: "consumer end to end, guard on PGlite (Stripe 50 ms)", ...pglite, ratio: pglite.perSecond / plain.perSecond });
-  if (databaseUrl) {
-    const postgres = await measureConsumerThroughput({ events, withGuard: true, stripeLatencyMs: 50, databaseUrl });
-    rows.push({ name: "consumer end to end, guard on PostgreSQL (Stripe 50 ms)", ...postgres, ratio: postgres.perSecond / plain.perSecond });
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/**
+ * The consumer with and without the guard, side by side: every round measures each variant once, in an order that
+ * rotates from round to round (so neither always runs first or last while the load drifts); medians over rounds.
+ */
+async function measureEndToEnd(events: number, rounds: number, databaseUrl: string | undefined): Promise<EndToEndRow[]> {
+  const variants = [
+    { name: "billing consumer, no guard (pass-through port)", options: { withGuard: false } },
+    { name: "billing consumer, guard on PGlite", options: { withGuard: true } },
+    ...(databaseUrl ? [{ name: "billing consumer, guard on PostgreSQL", options: { withGuard: true, databaseUrl } }] : []),
+  ];
+  const results = variants.map(() => [] as ConsumerThroughput[]);
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < variants.length; i++) {
+      const v = (i + round) % variants.length;
+      const variant = variants[v] as (typeof variants)[number];
+      (results[v] as ConsumerThroughput[]).push(await measureConsumerThroughput({ events, stripeLatencyMs: 50, ...variant.options }));
+    }
   }
-  return rows;
+  const plainRates = (results[0] as ConsumerThroughput[]).map((r) => r.perSecond);
+  return variants.map((variant, v) => {
+    const runs = results[v] as ConsumerThroughput[];
+    const rates = runs.map((r) => r.perSecond);
+    const perSecond = median(rates);
+    const steps = [...new Set(runs.flatMap((r) => Object.keys(r.guardStepMs ?? {})))];
+    return {
+      name: variant.name,
+      events,
+      seconds: median(runs.map((r) => r.seconds)),
+      perSecond,
+      roundRates: rates,
+      ...(v === 0
+        ? {}
+        : {
+            ratio: perSecond / median(plainRates),
+            roundRatios: rates.map((rate, round) => rate / (plainRates[round] as number)),
+            guardStepMs: Object.fromEntries(steps.map((step) => [step, median(runs.map((r) => r.guardStepMs?.[step] ?? 0))])),
+          }),
+    };
+  });
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -163,15 +206,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const args = process.argv.slice(2).filter((a) => a !== "--json");
   const json = process.argv.includes("--json");
   const phase = { seconds: Number(args[0] ?? 5) };
-  const events = Number(args[1] ?? 2_000);
-  if (!(phase.seconds > 0) || !Number.isSafeInteger(events) || events < 1) {
-    console.error("usage: node dist/bench/guard.js [seconds per phase > 0] [end-to-end events >= 1] [--json]");
+  const events = Number(args[1] ?? 1_000);
+  const rounds = Number(args[2] ?? 3);
+  if (!(phase.seconds > 0) || !Number.isSafeInteger(events) || events < 1 || !Number.isSafeInteger(rounds) || rounds < 1) {
+    console.error("usage: node dist/bench/guard.js [seconds per phase > 0] [end-to-end events >= 1] [rounds >= 1] [--json]");
     process.exit(2);
   }
   const databaseUrl = process.env.TEST_DATABASE_URL;
   if (!databaseUrl) console.warn("bench:guard: TEST_DATABASE_URL not set (run under scripts/with-postgres.mjs): PostgreSQL rows left out");
   const guardRows = [...(await measurePglite(phase)), ...(databaseUrl ? await measurePostgres(databaseUrl, phase) : [])];
-  const endToEnd = await measureEndToEnd(events, databaseUrl);
+  const endToEnd = await measureEndToEnd(events, rounds, databaseUrl);
   // Shared machines make absolute rates move with the load; the ratios, measured in the same run, move less.
   const load = loadavg().map((n) => n.toFixed(2));
   if (json) {
@@ -187,8 +231,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log();
     console.log(
       table(
-        ["Consumer end to end", "events", "seconds", "rate", "of no-guard rate"],
-        endToEnd.map((r) => [r.name, String(r.events), r.seconds.toFixed(2), `${r.perSecond.toFixed(1)}/s`, percent(r.ratio)]),
+        [`Consumer end to end (Stripe 50 ms, 16 in flight), median of ${rounds}`, "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms"],
+        endToEnd.map((r) => [
+          r.name,
+          String(r.events),
+          r.seconds.toFixed(2),
+          `${r.perSecond.toFixed(1)}/s`,
+          percent(r.ratio),
+          r.roundRatios ? r.roundRatios.map(percent).join(" ") : r.roundRates.map((rate) => `${rate.toFixed(0)}/s`).join(" "),
+          Object.entries(r.guardStepMs ?? {}).map(([step, ms]) => `${step} ${ms.toFixed(1)}`).join(", "),
+        ]),
       ),
     );
   }

@@ -15,7 +15,7 @@ import { createPaymentIntent } from "./stripe/create-payment-intent.js";
 import { buildPaymentIntentParams } from "./stripe/payment-intent-params.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
-export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompleted">;
+export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions">;
 export type MessageSettler = Pick<ServiceBusReceiver, "completeMessage" | "deadLetterMessage">;
 export type RetryScheduler = Pick<ServiceBusSender, "scheduleMessages">;
 
@@ -197,11 +197,11 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
         const completed = await settleSafely("complete", () => receiver.completeMessage(message));
         log(`${who}: ${outcome.kind}${completed ? ", completed" : ""}`);
         if (completed && action.markCompleted && event) {
-          try {
-            await deps.guard.markCompleted({ customerId: event.customerId, billingPeriod: event.billingPeriod });
-          } catch (error) {
-            log(`${who}: marking the record completed failed (it stays charged, which is billed): ${describe(error)}`);
-          }
+          // Batched with other completions and not awaited: the message is settled, so this delivery's slot is free
+          // now. A completion never written leaves the record `charged`, which a replay already treats as billed.
+          deps.guard
+            .markCompletedLater({ customerId: event.customerId, billingPeriod: event.billingPeriod })
+            .catch((error: unknown) => log(`${who}: marking the record completed failed (it stays charged, which is billed): ${describe(error)}`));
         }
         return;
       }

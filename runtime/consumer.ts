@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
-import { createBillingHandler } from "./billing-handler.js";
+import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
 import { connectServiceBus } from "./servicebus-connection.js";
@@ -31,8 +31,8 @@ export interface BillingConsumerOptions extends ConsumerContext {
   keyProvider?: VaultKeyProvider;
   /** A period's expected total, sizing its vault key's cap; default `periodCapCents`. */
   expectedPeriodTotalCents?: number | ((billingPeriod: string) => number);
-  /** An open guard to share (not closed by the consumer); default: one opened from the context. */
-  guard?: BillingGuard;
+  /** An open guard to share (not closed by the consumer, its queued completions flushed); default: one opened from the context. */
+  guard?: BillingGuardPort;
   /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
   dataDir?: string;
   /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin). */
@@ -82,17 +82,21 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
     return client;
   };
 
-  const ownsGuard = options.guard === undefined;
-  const guard =
-    options.guard ??
-    (await BillingGuard.open({
-      ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
-      ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
-      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-      ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
-      leaseMs: options.leaseMs ?? budget,
-    }));
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
+  const sharedGuard = options.guard;
+  const ownGuard = sharedGuard
+    ? undefined
+    : await BillingGuard.open({
+        ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+        ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
+        leaseMs: options.leaseMs ?? budget,
+        // A connection per message in flight (and one for the batched completions): a delivery never queues for one.
+        poolSize: Math.max(10, maxConcurrentCalls + 1),
+      });
+  const guard: BillingGuardPort = sharedGuard ?? (ownGuard as BillingGuard);
 
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
@@ -136,7 +140,7 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
         log(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
       },
     },
-    { autoCompleteMessages: false, maxConcurrentCalls: options.maxConcurrentCalls ?? 1 },
+    { autoCompleteMessages: false, maxConcurrentCalls },
   );
 
   let closing: Promise<void> | undefined;
@@ -150,7 +154,8 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
         await bounded(receiver.close(), 5_000);
         await bounded(sender.close(), 5_000);
         await bounded(client.close(), 5_000);
-        if (ownsGuard) await bounded(guard.close(), 5_000);
+        if (ownGuard) await bounded(ownGuard.close(), 5_000);
+        else await bounded(guard.flushCompletions(), 5_000);
       })();
       return closing;
     },

@@ -5,8 +5,9 @@ import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { systemClock, type Clock } from "../consumer-contract.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
+import { createBatcher, type Batcher } from "./batcher.js";
 import { BillingStateError } from "./errors.js";
-import { migrate, overCapSqlState } from "./migrations.js";
+import { migrate } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
@@ -21,6 +22,47 @@ import type {
 } from "./types.js";
 
 export const defaultLeaseMs = 120_000;
+
+/**
+ * At most this many claims, charges or completions share one statement. Claims run one subtransaction each, and
+ * PostgreSQL keeps up to 64 per transaction in its fast cache.
+ */
+const maxBatch = 32;
+/**
+ * Claim and charge batches written at a time (each on its own connection): with one, a delivery arriving while a
+ * batch is written waits for it to finish; a few in parallel keep that wait short when every round trip is slow.
+ */
+const maxInFlight = 4;
+
+/** A claim checked and stamped, waiting for its batch. */
+interface QueuedClaim {
+  input: ClaimInput;
+  owner: string;
+  fingerprint: string;
+  cap: number | undefined;
+  now: Date;
+  lockedUntil: Date;
+  token: string;
+}
+
+type ClaimAnswer = {
+  is_claimed: boolean;
+  row_json: BillingRow | string | null;
+  over_cap: boolean;
+};
+
+type BillingKey = { customerId: string; billingPeriod: string };
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byKey = (a: BillingKey, b: BillingKey): number => compare(a.billingPeriod, b.billingPeriod) || compare(a.customerId, b.customerId);
+
+/**
+ * Items in (period, customer) order, with their original positions. Batches written at the same time (by this guard
+ * or by other replicas) then take the periods' ledger rows in one order and cannot deadlock on them.
+ */
+function sortedByKey<T>(items: T[], key: (item: T) => BillingKey): { item: T; at: number }[] {
+  return items.map((item, at) => ({ item, at })).sort((a, b) => byKey(key(a.item), key(b.item)));
+}
 
 const recordKey = "customer_id = $1 AND billing_period = $2";
 
@@ -52,12 +94,18 @@ export class BillingGuard {
   readonly leaseMs: number;
   readonly #sql: SqlClient;
   readonly #cap: BillingGuardOptions["periodCapCents"];
+  readonly #claims: Batcher<QueuedClaim, ClaimAnswer>;
+  readonly #charges: Batcher<{ lease: Lease; paymentIntentId: string; now: Date }, boolean>;
+  readonly #completions: Batcher<BillingKey & { now: Date }, void>;
 
   private constructor(sql: SqlClient, options: BillingGuardOptions) {
     this.#sql = sql;
     this.clock = options.clock ?? systemClock;
     this.leaseMs = options.leaseMs ?? defaultLeaseMs;
     this.#cap = options.periodCapCents;
+    this.#claims = createBatcher((items) => this.#writeClaims(items), { maxBatch, maxInFlight });
+    this.#charges = createBatcher((items) => this.#writeCharges(items), { maxBatch, maxInFlight });
+    this.#completions = createBatcher((items) => this.#writeCompletions(items), { maxBatch });
   }
 
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
@@ -96,10 +144,11 @@ export class BillingGuard {
   }
 
   /**
-   * Decides, in one statement (the `chargeguard_claim` function, see migrations.ts), whether `owner` may call Stripe
-   * for this billing now. A new billing is inserted `pending` with a lease, its amount reserved against the period
-   * cap; a pending one whose lease lapsed is taken over (no second reservation); anything else is reported as it
-   * stands.
+   * Decides whether `owner` may call Stripe for this billing now, in one statement (the `chargeguard_claim`
+   * function, see migrations.ts) shared with the claims made meanwhile (batcher.ts). A new billing is inserted
+   * `pending` with a lease, its amount reserved against the period cap; a pending one whose lease lapsed is taken
+   * over (no second reservation); anything else is reported as it stands. The claim is committed and flushed to disk
+   * before this resolves, so it is durable before anyone calls Stripe on it.
    */
   async claim(input: ClaimInput, owner: string): Promise<ClaimResult> {
     validateClaim(input, owner);
@@ -108,28 +157,9 @@ export class BillingGuard {
     const now = this.#now();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const token = randomUUID();
-    let answer: { is_claimed: boolean; row_json: BillingRow | string } | undefined;
-    try {
-      [answer] = await this.#sql.query<{ is_claimed: boolean; row_json: BillingRow | string }>(
-        "SELECT is_claimed, row_json FROM chargeguard_claim($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)",
-        [
-          input.customerId,
-          input.billingPeriod,
-          input.idempotencyKey,
-          fingerprint,
-          input.amountCents,
-          input.currency,
-          JSON.stringify(input.request),
-          cap ?? null,
-          now,
-          lockedUntil,
-          owner,
-          token,
-        ],
-      );
-    } catch (error) {
-      if ((error as { code?: unknown } | null)?.code !== overCapSqlState) throw error;
-      // The statement rolled back (no record, no reservation); report the ledger as it stands.
+    const answer = await this.#claims.add({ input, owner, fingerprint, cap, now, lockedUntil, token });
+    if (answer.over_cap || answer.row_json === null) {
+      // Its subtransaction rolled back (no record, no reservation); report the ledger as it stands.
       const spend = await this.periodSpend(input.billingPeriod);
       const spoken = spend.reservedCents + spend.chargedCents;
       const capCents = cap as number;
@@ -142,7 +172,6 @@ export class BillingGuard {
           `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
       };
     }
-    if (!answer) throw new Error("chargeguard_claim returned no row");
     const record = toRecord(typeof answer.row_json === "string" ? (JSON.parse(answer.row_json) as BillingRow) : answer.row_json);
     if (answer.is_claimed) {
       return { status: "claimed", record, lease: { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token, lockedUntil } };
@@ -154,23 +183,46 @@ export class BillingGuard {
     return { status: "busy", record, retryAfterMs };
   }
 
+  async #writeClaims(claims: QueuedClaim[]): Promise<(ClaimAnswer | Error)[]> {
+    const sorted = sortedByKey(claims, (claim) => claim.input);
+    const column = <T>(pick: (claim: QueuedClaim) => T): T[] => sorted.map(({ item }) => pick(item));
+    const rows = await this.#sql.query<ClaimAnswer & { item: number }>(
+      `SELECT item, is_claimed, row_json, over_cap
+         FROM chargeguard_claim_many($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[],
+                                     $8::bigint[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[])`,
+      [
+        column((c) => c.input.customerId),
+        column((c) => c.input.billingPeriod),
+        column((c) => c.input.idempotencyKey),
+        column((c) => c.fingerprint),
+        column((c) => c.input.amountCents),
+        column((c) => c.input.currency),
+        column((c) => JSON.stringify(c.input.request)),
+        column((c) => c.cap ?? null),
+        column((c) => c.now),
+        column((c) => c.lockedUntil),
+        column((c) => c.owner),
+        column((c) => c.token),
+      ],
+    );
+    const answers: (ClaimAnswer | Error)[] = claims.map(() => new Error("chargeguard_claim_many returned no row for this claim"));
+    for (const row of rows) {
+      const entry = sorted[Number(row.item) - 1];
+      if (entry) answers[entry.at] = row;
+    }
+    return answers;
+  }
+
   /**
-   * Records that Stripe charged this billing. Its amount stays committed in the period's ledger (reserved at the
-   * claim), so this touches only the record. A Stripe outcome is a fact whoever holds the lease now (same
+   * Records that Stripe charged this billing, in one statement shared with the charges recorded meanwhile, committed
+   * and flushed before this resolves. Its amount stays committed in the period's ledger (reserved at the claim), so
+   * this touches only the record. A Stripe outcome is a fact whoever holds the lease now (same
    * idempotency key, same PaymentIntent), so a holder whose lease was taken over still records it; recording the
    * same PaymentIntent twice is a no-op.
    */
   async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<void> {
     requireText("paymentIntentId", outcome?.paymentIntentId, 255);
-    const charged = await this.#sql.query(
-      `UPDATE billing_records
-          SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
-              updated_at = $4
-        WHERE ${recordKey} AND state = 'pending'
-        RETURNING state`,
-      [lease.customerId, lease.billingPeriod, outcome.paymentIntentId, this.#now()],
-    );
-    if (charged.length === 1) return;
+    if (await this.#charges.add({ lease, paymentIntentId: outcome.paymentIntentId, now: this.#now() })) return;
     const record = await this.#settled(lease);
     if ((record.state === "charged" || record.state === "completed") && record.paymentIntentId === outcome.paymentIntentId) return;
     throw new BillingStateError(
@@ -178,6 +230,28 @@ export class BillingGuard {
         ? `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`
         : `customer ${record.customerId} period ${record.billingPeriod} is already charged by ${record.paymentIntentId}, not ${outcome.paymentIntentId}`,
     );
+  }
+
+  /** One UPDATE for a batch of charges; true for each one that moved its record from pending to charged. */
+  async #writeCharges(charges: { lease: Lease; paymentIntentId: string; now: Date }[]): Promise<boolean[]> {
+    const sorted = sortedByKey(charges, (charge) => charge.lease);
+    const rows = await this.#sql.query<{ customer_id: string; billing_period: string; payment_intent_id: string }>(
+      `UPDATE billing_records r
+          SET state = 'charged', payment_intent_id = k.payment_intent_id, locked_until = NULL, lock_owner = NULL,
+              lease_token = NULL, updated_at = k.now
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS k(customer_id, billing_period, payment_intent_id, now)
+        WHERE r.customer_id = k.customer_id AND r.billing_period = k.billing_period AND r.state = 'pending'
+        RETURNING r.customer_id, r.billing_period, r.payment_intent_id`,
+      [
+        sorted.map(({ item }) => item.lease.customerId),
+        sorted.map(({ item }) => item.lease.billingPeriod),
+        sorted.map(({ item }) => item.paymentIntentId),
+        sorted.map(({ item }) => item.now),
+      ],
+    );
+    // The same billing twice in one batch updates its row once: only the PaymentIntent written counts as recorded.
+    const written = new Set(rows.map((row) => JSON.stringify([row.customer_id, row.billing_period, row.payment_intent_id])));
+    return charges.map((c) => written.has(JSON.stringify([c.lease.customerId, c.lease.billingPeriod, c.paymentIntentId])));
   }
 
   /** Records a decline (card refused) and releases the reservation, in one statement. Recording it twice is a no-op. */
@@ -249,6 +323,33 @@ export class BillingGuard {
     );
   }
 
+  /**
+   * `markCompleted` off the caller's critical path: written together with the completions queued meanwhile, in one
+   * UPDATE without waiting for the disk flush (as markCompleted). The promise settles when its batch is written; a
+   * consumer need not wait for it, because a completion that is never written leaves the record `charged`, which
+   * every replay already treats as billed. Unlike `markCompleted`, a key that is not charged is skipped, not reported.
+   */
+  markCompletedLater(key: BillingKey): Promise<void> {
+    return this.#completions.add({ customerId: key.customerId, billingPeriod: key.billingPeriod, now: this.#now() });
+  }
+
+  /** Resolves once every completion queued so far is written (or has failed). */
+  flushCompletions(): Promise<void> {
+    return this.#completions.drain();
+  }
+
+  async #writeCompletions(keys: (BillingKey & { now: Date })[]): Promise<void[]> {
+    const sorted = sortedByKey(keys, (key) => key).map(({ item }) => item);
+    await this.#sql.query(
+      `UPDATE billing_records r SET state = 'completed', updated_at = k.now
+         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait,
+              unnest($1::text[], $2::text[], $3::timestamptz[]) AS k(customer_id, billing_period, now)
+        WHERE r.customer_id = k.customer_id AND r.billing_period = k.billing_period AND r.state = 'charged'`,
+      [sorted.map((k) => k.customerId), sorted.map((k) => k.billingPeriod), sorted.map((k) => k.now)],
+    );
+    return keys.map(() => undefined);
+  }
+
   async get(customerId: string, billingPeriod: string): Promise<BillingRecord | undefined> {
     const [row] = await this.#sql.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey}`, [
       customerId,
@@ -286,7 +387,9 @@ export class BillingGuard {
     return { capCents: cap, reservedCents: Number(row?.committed_cents ?? 0) - chargedCents, chargedCents };
   }
 
+  /** Writes what is queued (claims, charges, completions), then closes the connection (when the guard opened it). */
   async close(): Promise<void> {
+    await Promise.all([this.#claims.drain(), this.#charges.drain(), this.#completions.drain()]);
     await this.#sql.close();
   }
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import { BillingStateError } from "../../../runtime/guard/errors.js";
+import { migrations } from "../../../runtime/guard/migrations.js";
 import type { BillingGuardOptions, ClaimInput } from "../../../runtime/guard/types.js";
 import { stableKey } from "../../../runtime/stable-key.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
@@ -19,6 +20,7 @@ export interface GuardBackend {
 }
 
 const leaseMs = 30_000;
+const allVersions = migrations.map((m) => ({ version: m.version }));
 
 export function claimFor(customerId: string, billingPeriod: string, amountCents = 1200, currency = "usd"): ClaimInput {
   const idempotencyKey = stableKey({ customerId, billingPeriod, amountCents, currency }, { scope: "billing" });
@@ -183,6 +185,52 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
       expect(await guard.periodSpend(input.billingPeriod)).toMatchObject({ reservedCents: 700 });
     });
 
+    it("records charges made at the same time together; of two PaymentIntents for one billing, only the one written counts", async () => {
+      const inputs = Array.from({ length: 6 }, () => claimFor(customer(), period()));
+      const leases = await Promise.all(
+        inputs.map(async (input) => {
+          const claim = await guard.claim(input, "replica-a");
+          if (claim.status !== "claimed") throw new Error(`expected claimed, got ${claim.status}`);
+          return claim.lease;
+        }),
+      );
+      const [first, ...rest] = leases as [(typeof leases)[number], ...typeof leases];
+      const outcomes = await Promise.allSettled([
+        guard.markCharged(first, { paymentIntentId: "pi_one" }),
+        guard.markCharged(first, { paymentIntentId: "pi_other" }),
+        guard.markCharged(first, { paymentIntentId: "pi_one" }),
+        ...rest.map((lease, i) => guard.markCharged(lease, { paymentIntentId: `pi_${i}` })),
+      ]);
+      const [one, other, oneAgain] = outcomes;
+      const recorded = (await guard.get(first.customerId, first.billingPeriod))?.paymentIntentId;
+      expect(["pi_one", "pi_other"]).toContain(recorded);
+      expect(one?.status === "fulfilled").toBe(recorded === "pi_one");
+      expect(oneAgain?.status).toBe(one?.status);
+      expect(other?.status === "fulfilled").toBe(recorded === "pi_other");
+      const refused = [one, other].find((o) => o?.status === "rejected") as PromiseRejectedResult;
+      expect(refused.reason).toBeInstanceOf(BillingStateError);
+      expect(outcomes.slice(3).every((o) => o.status === "fulfilled")).toBe(true);
+      for (const [i, lease] of rest.entries()) {
+        expect(await guard.get(lease.customerId, lease.billingPeriod)).toMatchObject({ state: "charged", paymentIntentId: `pi_${i}`, lockOwner: null });
+      }
+    });
+
+    it("writes completions queued with markCompletedLater in batches, skipping billings not charged", async () => {
+      const charged = Array.from({ length: 5 }, () => claimFor(customer(), period()));
+      const pending = claimFor(customer(), period());
+      for (const input of charged) {
+        const claim = await guard.claim(input, "replica-a");
+        if (claim.status !== "claimed") throw new Error(`expected claimed, got ${claim.status}`);
+        await guard.markCharged(claim.lease, { paymentIntentId: `pi_${input.customerId}` });
+      }
+      await guard.claim(pending, "replica-a");
+      const queued = [...charged, pending, charged[0] as ClaimInput].map((input) => guard.markCompletedLater(input));
+      await guard.flushCompletions();
+      await Promise.all(queued);
+      for (const input of charged) expect((await guard.get(input.customerId, input.billingPeriod))?.state).toBe("completed");
+      expect((await guard.get(pending.customerId, pending.billingPeriod))?.state).toBe("pending");
+    });
+
     it("refuses to complete what was never charged, and names a missing record", async () => {
       const input = claimFor(customer(), period());
       await expect(guard.markCompleted(input)).rejects.toThrow(/no billing record for customer/);
@@ -263,13 +311,13 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
     it("runs its migrations once however many guards open the database", async () => {
       const again = await BillingGuard.open({ ...db.connection(), clock });
       await again.close();
-      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual(allVersions);
       if (!db.scratch) return;
       const scratch = await db.scratch();
       try {
         const opened = await Promise.all(Array.from({ length: 4 }, () => BillingGuard.open({ ...scratch.connection, clock, poolSize: 2 })));
         await Promise.all(opened.map((g) => g.close()));
-        expect(await scratch.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(await scratch.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual(allVersions);
       } finally {
         await scratch.drop();
       }
