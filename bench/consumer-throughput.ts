@@ -4,9 +4,11 @@
 // billing consumer (same parse, stable key, Stripe client and call, settlement, concurrency) with a guard port that
 // claims everything and records nothing, so the difference between the two is the guard and nothing else.
 import { fork } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
+import pg from "pg";
 import Stripe from "stripe";
 import type { BillingGuardPort } from "../runtime/billing-handler.js";
 import { startBillingConsumer } from "../runtime/consumer.js";
@@ -27,6 +29,11 @@ export interface ConsumerThroughputOptions {
   databaseUrl?: string;
   /** Spread the events over this many billing periods (each period has one spend-ledger row); default 1. */
   periods?: number;
+  /**
+   * Without the guard, but with two fsync'd single-row INSERTs per message on `databaseUrl` in its place (one before
+   * the Stripe call, one after): what any durable claim and record would cost at the least on this server.
+   */
+  twoInserts?: boolean;
   /** Run the emulators in the consumer's own process (default: in a child process, as remote services would be). */
   sandboxInProcess?: boolean;
 }
@@ -50,6 +57,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
   let pglite: PGlite | undefined;
   let guard: BillingGuard | undefined;
   let consumer: RunningConsumer | undefined;
+  let floor: pg.Pool | undefined;
   try {
     // Everything slow to open (the database) is opened before the clock starts.
     if (options.withGuard) {
@@ -59,13 +67,18 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
         options.databaseUrl ? { databaseUrl: options.databaseUrl, poolSize: concurrency + 1 } : { pglite: pglite as PGlite },
       );
     }
+    if (options.twoInserts) {
+      if (options.withGuard || !options.databaseUrl) throw new Error("twoInserts replaces the guard and needs databaseUrl");
+      floor = new pg.Pool({ connectionString: options.databaseUrl, max: concurrency + 1 });
+      await floor.query("CREATE TABLE IF NOT EXISTS bench_two_inserts (id text PRIMARY KEY)");
+    }
     const timings = new Map<string, { calls: number; ms: number }>();
     const started = performance.now();
     const drained = sandbox.drained();
     consumer = await startBillingConsumer({
       serviceBus: { connectionString: sandbox.connectionString, queueName: queue },
       stripe: { apiKey, apiBase: sandbox.apiBase, timeoutMs: 10_000, maxNetworkRetries: 1 },
-      guard: guard ? timed(guard, timings) : passThroughGuard,
+      guard: guard ? timed(guard, timings) : floor ? twoInsertsPort(floor) : passThroughGuard,
       maxConcurrentCalls: concurrency,
       log: () => {},
     });
@@ -76,6 +89,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
     return { events: options.events, seconds, perSecond: options.events / seconds, ...(guard ? { guardStepMs } : {}) };
   } finally {
     await consumer?.close();
+    await floor?.end();
     await guard?.close();
     await pglite?.close();
     await sandbox.stop();
@@ -229,6 +243,21 @@ const passThroughGuard: BillingGuardPort = {
   markCompletedLater: async () => {},
   flushCompletions: async () => {},
 };
+
+/** The pass-through port plus one durable single-row INSERT where the claim and one where the record would be. */
+function twoInsertsPort(pool: pg.Pool): BillingGuardPort {
+  const insert = () => pool.query("INSERT INTO bench_two_inserts VALUES ($1)", [randomUUID()]);
+  return {
+    ...passThroughGuard,
+    claim: async (input, owner) => {
+      await insert();
+      return passThroughGuard.claim(input, owner);
+    },
+    markCharged: async () => {
+      await insert();
+    },
+  };
+}
 
 /** The guard, timing each step the handler awaits (the batched completion is not awaited, so not timed). */
 function timed(guard: BillingGuard, timings: Map<string, { calls: number; ms: number }>): BillingGuardPort {

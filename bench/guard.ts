@@ -1,10 +1,12 @@
 // What the billing guard costs. `npm run bench:guard` (PostgreSQL started by scripts/with-postgres.mjs, which sets
-// TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [rounds] [--json]`.
-//  1. Guard billings per second (claim + markCharged + markCompleted: three commits each) on embedded PGlite and
+// TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [rounds] [--json]
+// [--sandbox-in-process]` (the emulators in the consumer's process instead of a child process).
+//  1. Guard billings per second (claim + markCharged + markCompletedLater: three commits each, batched with the other
+//     workers', the completion not waiting for the disk flush) on embedded PGlite and
 //     on the PostgreSQL server, with 1 and 8 workers, beside the same server's raw single-row INSERT commit rate
 //     measured in the same run (the physical limit: one fsync'd commit), as ratios.
 //  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts),
-//     alternating in rounds, medians.
+//     alternating in rounds, medians; beside it the floor: the guard replaced by two durable single-row INSERTs.
 import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -68,12 +70,15 @@ function billing(run: string, worker: number, n: number, periods: number): Claim
   };
 }
 
-/** One billing through the guard as a consumer does it (Stripe left out: this measures the guard alone). */
+/**
+ * One billing through the guard as a consumer does it (Stripe left out: this measures the guard alone). The consumer
+ * does not wait for the batched completion; here it is awaited, so each billing's three writes are all counted.
+ */
 async function guardedBilling(guard: BillingGuard, input: ClaimInput, worker: number): Promise<void> {
   const claim = await guard.claim(input, `worker-${worker}`);
   if (claim.status !== "claimed") throw new Error(`bench: expected a claim, got ${claim.status}`);
   await guard.markCharged(claim.lease, { paymentIntentId: `pi_${input.customerId}` });
-  await guard.markCompleted(input);
+  await guard.markCompletedLater(input);
 }
 
 const rawTable = `CREATE TABLE IF NOT EXISTS bench_raw_insert (id text PRIMARY KEY, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)`;
@@ -157,11 +162,16 @@ const median = (values: number[]): number => {
  * The consumer with and without the guard, side by side: every round measures each variant once, in an order that
  * rotates from round to round (so neither always runs first or last while the load drifts); medians over rounds.
  */
-async function measureEndToEnd(events: number, rounds: number, databaseUrl: string | undefined): Promise<EndToEndRow[]> {
+async function measureEndToEnd(events: number, rounds: number, databaseUrl: string | undefined, sandboxInProcess: boolean): Promise<EndToEndRow[]> {
   const variants = [
-    { name: "billing consumer, no guard (pass-through port)", options: { withGuard: false } },
-    { name: "billing consumer, guard on PGlite", options: { withGuard: true } },
-    ...(databaseUrl ? [{ name: "billing consumer, guard on PostgreSQL", options: { withGuard: true, databaseUrl } }] : []),
+    { name: "billing consumer, no guard (pass-through port)", options: { withGuard: false, sandboxInProcess } },
+    { name: "billing consumer, guard on PGlite", options: { withGuard: true, sandboxInProcess } },
+    ...(databaseUrl
+      ? [
+          { name: "billing consumer, guard on PostgreSQL", options: { withGuard: true, databaseUrl, sandboxInProcess } },
+          { name: "floor: no guard, 2 fsync'd INSERTs per message instead", options: { withGuard: false, twoInserts: true, databaseUrl, sandboxInProcess } },
+        ]
+      : []),
   ];
   const results = variants.map(() => [] as ConsumerThroughput[]);
   for (let round = 0; round < rounds; round++) {
@@ -203,8 +213,10 @@ function table(header: string[], rows: string[][]): string {
 const percent = (ratio: number | undefined) => (ratio === undefined ? "" : `${(ratio * 100).toFixed(0)}%`);
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2).filter((a) => a !== "--json");
+  const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
   const json = process.argv.includes("--json");
+  const sandboxInProcess = process.argv.includes("--sandbox-in-process");
+  const loadBefore = loadavg().map((n) => n.toFixed(2));
   const phase = { seconds: Number(args[0] ?? 5) };
   const events = Number(args[1] ?? 1_000);
   const rounds = Number(args[2] ?? 3);
@@ -215,16 +227,16 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const databaseUrl = process.env.TEST_DATABASE_URL;
   if (!databaseUrl) console.warn("bench:guard: TEST_DATABASE_URL not set (run under scripts/with-postgres.mjs): PostgreSQL rows left out");
   const guardRows = [...(await measurePglite(phase)), ...(databaseUrl ? await measurePostgres(databaseUrl, phase) : [])];
-  const endToEnd = await measureEndToEnd(events, rounds, databaseUrl);
+  const endToEnd = await measureEndToEnd(events, rounds, databaseUrl, sandboxInProcess);
   // Shared machines make absolute rates move with the load; the ratios, measured in the same run, move less.
   const load = loadavg().map((n) => n.toFixed(2));
   if (json) {
-    console.log(JSON.stringify({ loadAverage: load, guard: guardRows, endToEnd }, null, 2));
+    console.log(JSON.stringify({ loadAverageBefore: loadBefore, loadAverage: load, sandboxInProcess, guard: guardRows, endToEnd }, null, 2));
   } else {
-    console.log(`load average ${load.join(" ")}\n`);
+    console.log(`load average before ${loadBefore.join(" ")}, after ${load.join(" ")}; emulators ${sandboxInProcess ? "in the consumer's process" : "in a child process"}\n`);
     console.log(
       table(
-        ["Guard (claim + markCharged + markCompleted)", "billings", "seconds", "rate", "of raw INSERT rate"],
+        ["Guard (claim + markCharged + markCompletedLater)", "billings", "seconds", "rate", "of raw INSERT rate"],
         guardRows.map((r) => [r.name, String(r.operations), r.seconds.toFixed(2), `${Math.round(r.perSecond)}/s`, percent(r.ratio)]),
       ),
     );
