@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import { faultCatalogue, faultNames, parseFaultNames } from "../../examples/proving-ground/faults.js";
 import { renderHtmlReport } from "../../examples/proving-ground/html-report.js";
@@ -10,6 +11,7 @@ import { renderTables } from "../../examples/proving-ground/table.js";
 interface ProveOptions {
   events: number;
   replicas: number;
+  parallel: number;
   seed: number;
   faults: string;
   only?: string;
@@ -39,6 +41,7 @@ export function register(program: Command): void {
     .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
     .option("--events <n>", "billing events in the workload", positiveInteger("--events"), provingGroundDefaults.events)
     .option("--replicas <n>", "competing replicas per contender", positiveInteger("--replicas"), provingGroundDefaults.replicas)
+    .option("--parallel <n>", "contenders run at once, each in a worker thread", positiveInteger("--parallel"), availableParallelism())
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
@@ -58,6 +61,7 @@ export function register(program: Command): void {
         const result = await runProvingGround({
           events: options.events,
           replicas: options.replicas,
+          parallel: options.parallel,
           seed: options.seed,
           faults,
           ...(only ? { only } : {}),

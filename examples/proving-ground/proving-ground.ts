@@ -1,5 +1,9 @@
-// The proving ground: the same seeded workload and fault plan against every contender, one after another (each with
-// its own fresh emulators and database), and the results in one place.
+// The proving ground: the same seeded workload and fault plan against every contender (each with its own fresh
+// emulators and database), one after another or `parallel` at a time in worker threads, and the results in one place.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ContenderJob, WorkerMessage } from "./contender-worker.js";
 import { contenders as allContenders, selectContenders, type Contender } from "./contenders.js";
 import { FreshDatabases } from "./fresh-databases.js";
 import { faultNames, planFaults, type FaultName } from "./faults.js";
@@ -16,6 +20,8 @@ export interface ProvingGroundOptions {
   /** Contender names; absent: all. */
   only?: readonly string[];
   settings?: Partial<HarnessSettings>;
+  /** Contenders run at once, each in a worker thread (built JavaScript only; from TypeScript sources: one at a time). */
+  parallel?: number;
   onProgress?(update: { contender: string; index: number; count: number; done: number }): void;
   log?(line: string): void;
 }
@@ -32,32 +38,87 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
   const plan = planFaults(workload, { faults, seed });
   const chosen: Contender[] = selectContenders(allContenders(), options.only);
 
-  const databases = new FreshDatabases();
   const started = Date.now();
-  const results: ContenderResult[] = [];
-  for (const [index, contender] of chosen.entries()) {
-    const progress = (done: number) => options.onProgress?.({ contender: contender.name, index, count: chosen.length, done });
-    progress(0);
+  const parallel = workerFile ? Math.max(1, Math.min(options.parallel ?? 1, chosen.length)) : 1;
+  // Progress over all contenders: finished ones count 1, running ones their share done.
+  const running = new Map<string, number>();
+  let finished = 0;
+  const report = () =>
+    options.onProgress?.({
+      contender: [...running.keys()].join(", "),
+      index: finished,
+      count: chosen.length,
+      done: [...running.values()].reduce((sum, done) => sum + done, 0),
+    });
+
+  const databases = new FreshDatabases();
+  const runOne = async (contender: Contender): Promise<ContenderResult> => {
+    running.set(contender.name, 0);
+    report();
+    const progress = (done: number) => {
+      running.set(contender.name, done);
+      report();
+    };
     try {
-      results.push(
-        await runContender({
-          contender,
-          workload,
-          plan,
-          replicas,
-          settings,
-          databases,
-          onProgress: progress,
-          ...(options.log ? { log: options.log } : {}),
-        }),
-      );
+      if (parallel > 1 && workerFile) {
+        const job: ContenderJob = { name: contender.name, events, seed, faults: plan.faults, replicas, settings, verbose: Boolean(options.log) };
+        return await runInWorker(workerFile, job, progress, options.log);
+      }
+      return await runContender({
+        contender,
+        workload,
+        plan,
+        replicas,
+        settings,
+        databases,
+        onProgress: progress,
+        ...(options.log ? { log: options.log } : {}),
+      });
     } catch (error) {
       options.log?.(`${contender.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      results.push(failedToRun(contender, events, error));
+      return failedToRun(contender, events, error);
+    } finally {
+      running.delete(contender.name);
+      finished++;
+      report();
     }
-    progress(1);
-  }
+  };
+
+  const results: ContenderResult[] = new Array(chosen.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < chosen.length) {
+      const index = next++;
+      results[index] = await runOne(chosen[index] as Contender);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
   return { seed, events, replicas, faults: plan.faults, contenders: results, wallMs: Date.now() - started };
+}
+
+/** The worker entry point, when this module runs as built JavaScript (a worker thread cannot load TypeScript). */
+const workerFile = ((): string | undefined => {
+  const url = new URL("./contender-worker.js", import.meta.url);
+  return import.meta.url.endsWith(".js") && existsSync(fileURLToPath(url)) ? fileURLToPath(url) : undefined;
+})();
+
+function runInWorker(
+  file: string,
+  job: ContenderJob,
+  onProgress: (done: number) => void,
+  log: ((line: string) => void) | undefined,
+): Promise<ContenderResult> {
+  const worker = new Worker(file, { workerData: job });
+  return new Promise<ContenderResult>((resolve, reject) => {
+    worker.on("message", (message: WorkerMessage) => {
+      if (message.type === "progress") onProgress(message.done);
+      else if (message.type === "log") log?.(message.line);
+      else if (message.type === "result") resolve(message.result);
+      else reject(new Error(message.message));
+    });
+    worker.on("error", reject);
+    worker.on("exit", (code) => reject(new Error(`the worker for ${job.name} exited (${code}) before its result`)));
+  }).finally(() => void worker.terminate());
 }
 
 /** A contender the harness could not run at all still gets a row, with the reason, instead of ending the run. */
