@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -55,6 +56,8 @@ export async function startStripeEmulator<C extends Clock = AdjustableClock>(opt
   const keys = new IdempotencyKeys(clock, idempotencyWindowMs);
   const faults = new StripeFaults();
   const stopping = new AbortController();
+  // Every request held by a latency fault listens on this one signal: hundreds at once is the normal case here.
+  setMaxListeners(0, stopping.signal);
   const context = { store, keys, faults, searchLagMs, stopping: stopping.signal };
 
   const server = createServer({ keepAlive: true }, (req, res) => {
