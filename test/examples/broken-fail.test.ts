@@ -4,8 +4,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConsumerContext, ConsumerStep, RunningConsumer, UsageEvent } from "../../runtime/consumer-contract.js";
+import type { ConsumerContext, RunningConsumer, UsageEvent } from "../../runtime/consumer-contract.js";
 import { brokenExamples } from "../../examples/broken/index.js";
+import { killAt } from "../support/kill-at.js";
 import { AdjustableClock } from "../../sandbox/clock.js";
 import { type ServiceBusEmulator, startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { type StripeEmulator, startStripeEmulator } from "../../sandbox/stripe/index.js";
@@ -80,20 +81,6 @@ async function start(name: string, context: ConsumerContext): Promise<RunningCon
   const consumer = await (await example.load()).startConsumer(context);
   running.add(consumer);
   return consumer;
-}
-
-/** A replica killed at `step` for the first event to reach it: its flow never continues. */
-function killAt(step: ConsumerStep) {
-  let killed = false;
-  let reached!: () => void;
-  const arrived = new Promise<void>((resolve) => (reached = resolve));
-  const hook = (at: ConsumerStep) => {
-    if (at !== step || killed) return;
-    killed = true;
-    reached();
-    return new Promise<void>(() => {});
-  };
-  return { hook, arrived };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {

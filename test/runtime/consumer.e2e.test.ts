@@ -7,6 +7,7 @@ import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
+import { killAt } from "../support/kill-at.js";
 import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
@@ -234,17 +235,10 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     it("leaves work a fresh replica finishes: exactly one charge, record completed", async () => {
       const queue = sandbox.queue();
       const event = await sandbox.event();
-      let reached!: () => void;
-      const frozen = new Promise<void>((resolve) => (reached = resolve));
-      const doomed = await start(queue, {
-        hook: (at, e) => {
-          if (at !== step || e.customerId !== event.customerId) return;
-          reached();
-          return new Promise<void>(() => {});
-        },
-      });
+      const kill = killAt(step, (e) => e.customerId === event.customerId);
+      const doomed = await start(queue, { hook: kill.hook });
       await sandbox.send(queue, { body: event, messageId: `m-crash-${step}` });
-      await frozen;
+      await kill.arrived;
       const closing = Date.now();
       await doomed.close();
       expect(Date.now() - closing).toBeLessThan(15_000);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerSteps, type RunningConsumer } from "../../runtime/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { killAt } from "../support/kill-at.js";
 import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -43,18 +44,11 @@ describe.skipIf(databaseUrl === undefined)("billing consumer on PostgreSQL", () 
   it.each(["none", ...consumerSteps] as const)("killed at %s, then a fresh replica: one charge, record completed", async (step) => {
     const queue = sandbox.queue();
     const event = await sandbox.event();
-    let reached!: () => void;
-    const frozen = new Promise<void>((resolve) => (reached = resolve));
-    const first = await start(queue, {
-      hook: (at, e) => {
-        if (at !== step || e.customerId !== event.customerId) return;
-        reached();
-        return new Promise<void>(() => {});
-      },
-    });
+    const kill = step === "none" ? undefined : killAt(step, (e) => e.customerId === event.customerId);
+    const first = await start(queue, kill ? { hook: kill.hook } : {});
     await sandbox.send(queue, { body: event, messageId: `m-pg-${step}` });
-    if (step !== "none") {
-      await frozen;
+    if (kill) {
+      await kill.arrived;
       await first.close();
       await start(queue);
     }
