@@ -12,7 +12,7 @@ import { defaultRetryPolicy, onSettleFailure, settle, type BillingOutcome, type 
 import { stableKey } from "./stable-key.js";
 import { classifyStripeError } from "./stripe/classify-error.js";
 import { createPaymentIntent } from "./stripe/create-payment-intent.js";
-import { buildPaymentIntentParams } from "./stripe/payment-intent-params.js";
+import { buildPaymentIntentParams, type PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
 export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions">;
@@ -37,6 +37,12 @@ export interface BillingHandlerDeps {
   isStopped?: () => boolean;
   /** Told when a message's flow waits on a step hook and when it resumes (close() does not wait for those). */
   onHookWait?: (message: ServiceBusReceivedMessage, waiting: boolean) => void;
+  /**
+   * Runs a Stripe call in one of a bounded number of slots (consumer.ts); default: no bound beyond the messages in
+   * flight. The claim before it and the record and settlement after it run outside the slot, so they overlap other
+   * messages' Stripe calls. The lease must then cover a wait for a slot as well as the call.
+   */
+  stripeSlot?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export type BillingHandler = (message: ServiceBusReceivedMessage, receiver: MessageSettler, sender: RetryScheduler) => Promise<void>;
@@ -76,6 +82,48 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     }
   };
 
+  /** Claim, then (claimed) the Stripe call: either an outcome that ends the flow or the lease with Stripe's answer. */
+  const claimAndCall = async (
+    event: UsageEvent,
+    key: string,
+    request: PaymentIntentRequest,
+    step: ReturnType<typeof stepsOf>,
+  ): Promise<{ outcome: BillingOutcome } | { lease: Lease; intent: Stripe.PaymentIntent } | { lease: Lease; error: unknown }> => {
+    let claim;
+    try {
+      claim = await deps.guard.claim(
+        { customerId: event.customerId, billingPeriod: event.billingPeriod, amountCents: event.amountCents, currency: event.currency, idempotencyKey: key, request: { ...request } },
+        deps.owner,
+      );
+    } catch (error) {
+      if (error instanceof TypeError) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: error.message } };
+      return { outcome: { kind: "unknown", detail: `guard unavailable: ${describe(error)}` } };
+    }
+    switch (claim.status) {
+      case "already-billed":
+        return { outcome: { kind: "already-billed" } };
+      case "declined":
+        return { outcome: { kind: "declined" } };
+      case "busy":
+        return { outcome: { kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: claim.retryAfterMs } };
+      case "mismatch":
+        return { outcome: { kind: "invalid", reason: "BillingRecordMismatch", detail: claim.reason } };
+      case "cap-exceeded":
+        return { outcome: { kind: "spend-cap", detail: claim.reason } };
+      case "claimed":
+        break;
+    }
+    const lease = claim.lease;
+    await step("afterClaim", event);
+    try {
+      const apiKey = await deps.keys.keyFor(event.billingPeriod, { expectedTotalCents: deps.expectedTotalCents(event.billingPeriod) });
+      const stripe = deps.stripeFor(apiKey);
+      return { lease, intent: await (deps.stripeSlot ?? runNow)(() => createPaymentIntent(stripe, request, key)) };
+    } catch (error) {
+      return { lease, error };
+    }
+  };
+
   /** Steps 1-5: everything up to, not including, settling the message. */
   const run = async (message: ServiceBusReceivedMessage, step: ReturnType<typeof stepsOf>): Promise<FlowResult> => {
     const parsed = parseUsageEvent(message.body);
@@ -88,39 +136,11 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     const request = buildPaymentIntentParams(event, key);
     const result = (outcome: BillingOutcome): FlowResult => ({ outcome, event, idempotencyKey: key });
 
-    let claim;
-    try {
-      claim = await deps.guard.claim(
-        { customerId: event.customerId, billingPeriod: event.billingPeriod, amountCents: event.amountCents, currency: event.currency, idempotencyKey: key, request: { ...request } },
-        deps.owner,
-      );
-    } catch (error) {
-      if (error instanceof TypeError) return result({ kind: "invalid", reason: "InvalidEvent", detail: error.message });
-      return result({ kind: "unknown", detail: `guard unavailable: ${describe(error)}` });
-    }
-    switch (claim.status) {
-      case "already-billed":
-        return result({ kind: "already-billed" });
-      case "declined":
-        return result({ kind: "declined" });
-      case "busy":
-        return result({ kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: claim.retryAfterMs });
-      case "mismatch":
-        return result({ kind: "invalid", reason: "BillingRecordMismatch", detail: claim.reason });
-      case "cap-exceeded":
-        return result({ kind: "spend-cap", detail: claim.reason });
-      case "claimed":
-        break;
-    }
-    const lease = claim.lease;
-    await step("afterClaim", event);
-
-    let intent: Stripe.PaymentIntent;
-    try {
-      const apiKey = await deps.keys.keyFor(event.billingPeriod, { expectedTotalCents: deps.expectedTotalCents(event.billingPeriod) });
-      intent = await createPaymentIntent(deps.stripeFor(apiKey), request, key);
-    } catch (error) {
-      const failure = classifyStripeError(error);
+    const attempt = await claimAndCall(event, key, request, step);
+    if ("outcome" in attempt) return result(attempt.outcome);
+    const { lease } = attempt;
+    if ("error" in attempt) {
+      const failure = classifyStripeError(attempt.error);
       await step("afterStripe", event);
       if (failure.kind !== "declined") {
         await releaseQuietly(lease);
@@ -139,6 +159,7 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
       await step("afterRecord", event);
       return result({ kind: "declined" });
     }
+    const { intent } = attempt;
     await step("afterStripe", event);
     try {
       if (intent.status === "succeeded" || intent.status === "processing" || intent.status === "requires_capture") {
@@ -231,6 +252,8 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     }
   };
 }
+
+const runNow = <T>(work: () => Promise<T>): Promise<T> => work();
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

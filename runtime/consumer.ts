@@ -2,6 +2,7 @@
 // that must agree (lock renewal deadline, Stripe timeout and retries, guard lease) taken from one queue tuning.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import pLimit from "p-limit";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
@@ -35,10 +36,17 @@ export interface BillingConsumerOptions extends ConsumerContext {
   guard?: BillingGuardPort;
   /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
   dataDir?: string;
-  /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin). */
+  /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin), twice that when messages may wait for a Stripe slot. */
   leaseMs?: number;
   /** Lease owner id; default host/pid/random. */
   owner?: string;
+  /**
+   * Stripe calls at a time (each with its claim just before it); default `maxConcurrentCalls`. Set below
+   * `maxConcurrentCalls` (at least half of it), the other messages in flight record outcomes and settle while the
+   * slots call Stripe, so the guard's round trips overlap Stripe's latency instead of adding to it. A message may
+   * then wait for a slot up to one delivery budget, which the lock renewal must cover as well.
+   */
+  maxConcurrentStripeCalls?: number;
   /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
   closeTimeoutMs?: number;
 }
@@ -48,9 +56,23 @@ const defaultStripeRetries = 1;
 
 export async function startBillingConsumer(options: BillingConsumerOptions): Promise<RunningConsumer> {
   const log = options.log ?? ((line: string) => console.log(line));
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
+  const stripeSlots = options.maxConcurrentStripeCalls ?? maxConcurrentCalls;
+  for (const [name, value] of [["maxConcurrentCalls", maxConcurrentCalls], ["maxConcurrentStripeCalls", stripeSlots]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  if (stripeSlots > maxConcurrentCalls || 2 * stripeSlots < maxConcurrentCalls) {
+    // More messages than twice the slots could wait longer than one Stripe call for a slot, past what the lock covers.
+    throw new RangeError(
+      `maxConcurrentStripeCalls (${stripeSlots}) must be between half of maxConcurrentCalls (${maxConcurrentCalls}) and all of it`,
+    );
+  }
+  const pipelined = stripeSlots < maxConcurrentCalls;
   const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? defaultStripeTimeoutMs;
   const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? defaultStripeRetries;
   const budget = deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
+  // A message waiting for a Stripe slot waits at most one delivery (FIFO, at most as many waiting as there are slots).
+  const heldMs = pipelined ? 2 * budget : budget;
   // Without a tuning we cannot know the queue's lock, so renew for twice the delivery budget (what tuneQueue
   // asks for whenever one lock does not cover a delivery).
   const maxAutoLockRenewalDurationInMs =
@@ -60,6 +82,13 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
       { stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } },
       { lockDurationMs: options.tuning.lockDurationMs, maxAutoLockRenewalDurationInMs },
     );
+    const lockCoversMs = Math.max(options.tuning.lockDurationMs, maxAutoLockRenewalDurationInMs);
+    if (pipelined && lockCoversMs < heldMs) {
+      problems.push(
+        `with ${maxConcurrentCalls} messages in flight for ${stripeSlots} Stripe calls a message may be held ${heldMs} ms ` +
+          `(a wait for a slot plus its own delivery) but the lock covers ${lockCoversMs} ms: set maxAutoLockRenewalDurationInMs to at least ${heldMs}`,
+      );
+    }
     if (problems.length > 0) throw new Error(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
   }
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
@@ -82,7 +111,6 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
     return client;
   };
 
-  const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
   const sharedGuard = options.guard;
   const ownGuard = sharedGuard
     ? undefined
@@ -92,7 +120,8 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
         ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
-        leaseMs: options.leaseMs ?? budget,
+        // Claimed before it waits for a Stripe slot, a billing is held for the wait and the call.
+        leaseMs: options.leaseMs ?? heldMs,
         // A connection per message in flight (and one for the batched completions): a delivery never queues for one.
         poolSize: Math.max(10, maxConcurrentCalls + 1),
       });
@@ -106,6 +135,7 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   /** In-flight messages; true while parked in a step hook (a simulated crash may never return from one). */
   const inFlight = new Map<ServiceBusReceivedMessage, { inHook: boolean }>();
   const handler = createBillingHandler({
+    ...(pipelined ? { stripeSlot: pLimit(stripeSlots) } : {}),
     guard,
     keys,
     stripeFor,

@@ -18,6 +18,26 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
     ).rejects.toThrow(/consumer settings do not fit queue billing: .*maxAutoLockRenewalDurationInMs to at least/);
   });
 
+  it.each([
+    { maxConcurrentCalls: 4, maxConcurrentStripeCalls: 5, error: /between half of maxConcurrentCalls \(4\) and all of it/ },
+    { maxConcurrentCalls: 9, maxConcurrentStripeCalls: 4, error: /between half of maxConcurrentCalls \(9\) and all of it/ },
+    { maxConcurrentCalls: 4, maxConcurrentStripeCalls: 0, error: /maxConcurrentStripeCalls must be a positive integer, got 0/ },
+    { maxConcurrentCalls: 2.5, maxConcurrentStripeCalls: 2, error: /maxConcurrentCalls must be a positive integer, got 2.5/ },
+  ])("Stripe calls at a time outside [messages in flight / 2, messages in flight]: $maxConcurrentStripeCalls for $maxConcurrentCalls", async (settings) => {
+    const { error, ...concurrency } = settings;
+    await expect(startBillingConsumer({ ...base, ...concurrency })).rejects.toThrow(error);
+  });
+
+  it("messages waiting for a Stripe slot when the lock covers only one delivery", async () => {
+    // Two 60 s attempts fit one lock with no renewal, but a wait for a slot plus a delivery does not.
+    const tuning = tuneQueue({ stripe: { timeoutMs: 60_000, maxNetworkRetries: 1 } });
+    expect(tuning.consumer.maxAutoLockRenewalDurationInMs).toBe(0);
+    expect(tuning.lockDurationMs).toBeGreaterThanOrEqual(tuning.deliveryBudgetMs);
+    await expect(startBillingConsumer({ ...base, tuning, maxConcurrentCalls: 8, maxConcurrentStripeCalls: 4 })).rejects.toThrow(
+      /with 8 messages in flight for 4 Stripe calls a message may be held \d+ ms .* but the lock covers \d+ ms/,
+    );
+  });
+
   it("a vault key provider without the period's expected total", async () => {
     const keyProvider = new KeybrakeKeyProvider({ baseUrl: "http://127.0.0.1:1", apiKey: "kb_test_sandbox" });
     await expect(startBillingConsumer({ ...base, keyProvider })).rejects.toThrow(/expectedPeriodTotalCents/);

@@ -89,6 +89,32 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     expect(record?.declineReason).toMatch(/generic_decline/);
   });
 
+  it.each([
+    { messages: 8, stripeCalls: 4 },
+    { messages: 8, stripeCalls: 8 },
+  ])("$messages messages in flight for $stripeCalls Stripe calls: never more calls at once, each event charged once", async ({ messages, stripeCalls }) => {
+    const queue = sandbox.queue(2_000, { duplicateDetection: false });
+    const latencyMs = 300;
+    // Every PaymentIntent create is held 300 ms; its arrival times give how many were at Stripe at once.
+    const arrivals: number[] = [];
+    const hold = sandbox.stripe.faults.inject({
+      method: "POST",
+      path: "/v1/payment_intents",
+      action: "latency",
+      ms: latencyMs,
+      when: () => arrivals.push(performance.now()) > 0,
+    });
+    const events = await Promise.all(Array.from({ length: 16 }, () => sandbox.event()));
+    await start(queue, { maxConcurrentCalls: messages, maxConcurrentStripeCalls: stripeCalls });
+    await Promise.all(events.map((event, i) => sandbox.send(queue, { body: event, messageId: `slots-${stripeCalls}-${i}` })));
+    for (const event of events) await settledAs(event, "completed");
+    hold.remove();
+    // Calls that started within one hold of each other overlapped at Stripe (a little slack for the timer).
+    const peak = Math.max(...arrivals.map((start) => arrivals.filter((other) => other >= start && other < start + latencyMs - 20).length));
+    expect(peak).toBe(stripeCalls);
+    expect(events.map((event) => succeeded(event).length)).toEqual(events.map(() => 1));
+  });
+
   it("a card that needs authentication off-session is a decline, not a retry", async () => {
     const queue = sandbox.queue();
     const event = await sandbox.event({ paymentMethodId: "pm_card_authenticationRequired" });
