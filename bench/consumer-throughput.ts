@@ -25,6 +25,8 @@ export interface ConsumerThroughputOptions {
   withGuard: boolean;
   /** Messages in flight per consumer; default 16. */
   concurrency?: number;
+  /** Stripe calls at a time (with their claims); default: `concurrency`. */
+  stripeConcurrency?: number;
   /** PostgreSQL for the guard; absent: in-memory PGlite. */
   databaseUrl?: string;
   /** Spread the events over this many billing periods (each period has one spend-ledger row); default 1. */
@@ -80,6 +82,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
       stripe: { apiKey, apiBase: sandbox.apiBase, timeoutMs: 10_000, maxNetworkRetries: 1 },
       guard: guard ? timed(guard, timings) : floor ? twoInsertsPort(floor) : passThroughGuard,
       maxConcurrentCalls: concurrency,
+      ...(options.stripeConcurrency === undefined ? {} : { maxConcurrentStripeCalls: options.stripeConcurrency }),
       log: () => {},
     });
     const charged = await drained;

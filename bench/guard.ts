@@ -6,7 +6,8 @@
 //     on the PostgreSQL server, with 1 and 8 workers, beside the same server's raw single-row INSERT commit rate
 //     measured in the same run (the physical limit: one fsync'd commit), as ratios.
 //  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts),
-//     alternating in rounds, medians; beside it the floor: the guard replaced by two durable single-row INSERTs.
+//     alternating in rounds, medians; beside it the floor: the guard replaced by two durable single-row INSERTs. Two
+//     shapes: pipelined (32 messages in flight, 16 Stripe calls) and every message holding a Stripe slot (16 / 16).
 import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -138,17 +139,19 @@ async function measurePostgres(databaseUrl: string, phase: Phase): Promise<RateR
 
 export interface EndToEndRow {
   name: string;
+  /** Messages in flight and Stripe calls at a time, e.g. "32 / 16". */
+  shape: string;
   events: number;
   /** Median over the rounds. */
   seconds: number;
   perSecond: number;
   /** Each round's rate, in round order. */
   roundRates: number[];
-  /** Median rate with the guard over median rate without it. */
+  /** Median rate over the median rate of the no-guard consumer of the same shape. */
   ratio?: number;
-  /** With over without, per round (the two measured back to back). */
+  /** Over the no-guard consumer of the same shape, per round (measured in the same round). */
   roundRatios?: number[];
-  /** Mean milliseconds per guard step the handler waits for, averaged over the rounds. */
+  /** Mean milliseconds per guard step the handler waits for, median over the rounds. */
   guardStepMs?: Record<string, number>;
 }
 
@@ -159,20 +162,39 @@ const median = (values: number[]): number => {
 };
 
 /**
+ * Two consumer shapes, each with and without the guard. Pipelined (the way to deploy it): twice as many messages in
+ * flight as Stripe calls, so claims, records and settlements overlap other messages' Stripe calls. Every message
+ * holding a Stripe slot (messages in flight = Stripe calls): each guard round trip adds to the time a slot is held,
+ * the guard's whole latency.
+ */
+const shapes = [
+  { label: "32 / 16", concurrency: 32, stripeConcurrency: 16 },
+  { label: "16 / 16", concurrency: 16, stripeConcurrency: 16 },
+];
+
+/**
  * The consumer with and without the guard, side by side: every round measures each variant once, in an order that
  * rotates from round to round (so neither always runs first or last while the load drifts); medians over rounds.
  */
 async function measureEndToEnd(events: number, rounds: number, databaseUrl: string | undefined, sandboxInProcess: boolean): Promise<EndToEndRow[]> {
-  const variants = [
-    { name: "billing consumer, no guard (pass-through port)", options: { withGuard: false, sandboxInProcess } },
-    { name: "billing consumer, guard on PGlite", options: { withGuard: true, sandboxInProcess } },
-    ...(databaseUrl
-      ? [
-          { name: "billing consumer, guard on PostgreSQL", options: { withGuard: true, databaseUrl, sandboxInProcess } },
-          { name: "floor: no guard, 2 fsync'd INSERTs per message instead", options: { withGuard: false, twoInserts: true, databaseUrl, sandboxInProcess } },
-        ]
-      : []),
-  ];
+  const variants = shapes.flatMap(({ label, concurrency, stripeConcurrency }) => {
+    const shape = { concurrency, stripeConcurrency, sandboxInProcess };
+    return [
+      { shape: label, name: "billing consumer, no guard (pass-through port)", baseline: true, options: { ...shape, withGuard: false } },
+      { shape: label, name: "billing consumer, guard on PGlite", baseline: false, options: { ...shape, withGuard: true } },
+      ...(databaseUrl
+        ? [
+            { shape: label, name: "billing consumer, guard on PostgreSQL", baseline: false, options: { ...shape, withGuard: true, databaseUrl } },
+            {
+              shape: label,
+              name: "floor: no guard, 2 fsync'd INSERTs per message instead",
+              baseline: false,
+              options: { ...shape, withGuard: false, twoInserts: true, databaseUrl },
+            },
+          ]
+        : []),
+    ];
+  });
   const results = variants.map(() => [] as ConsumerThroughput[]);
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < variants.length; i++) {
@@ -181,24 +203,26 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
       (results[v] as ConsumerThroughput[]).push(await measureConsumerThroughput({ events, stripeLatencyMs: 50, ...variant.options }));
     }
   }
-  const plainRates = (results[0] as ConsumerThroughput[]).map((r) => r.perSecond);
+  const ratesOf = (v: number) => (results[v] as ConsumerThroughput[]).map((r) => r.perSecond);
   return variants.map((variant, v) => {
     const runs = results[v] as ConsumerThroughput[];
-    const rates = runs.map((r) => r.perSecond);
+    const rates = ratesOf(v);
     const perSecond = median(rates);
     const steps = [...new Set(runs.flatMap((r) => Object.keys(r.guardStepMs ?? {})))];
+    const baseline = ratesOf(variants.findIndex((other) => other.baseline && other.shape === variant.shape));
     return {
       name: variant.name,
+      shape: variant.shape,
       events,
       seconds: median(runs.map((r) => r.seconds)),
       perSecond,
       roundRates: rates,
-      ...(v === 0
+      ...(variant.baseline
         ? {}
         : {
-            ratio: perSecond / median(plainRates),
-            roundRatios: rates.map((rate, round) => rate / (plainRates[round] as number)),
-            guardStepMs: Object.fromEntries(steps.map((step) => [step, median(runs.map((r) => r.guardStepMs?.[step] ?? 0))])),
+            ratio: perSecond / median(baseline),
+            roundRatios: rates.map((rate, round) => rate / (baseline[round] as number)),
+            ...(steps.length > 0 ? { guardStepMs: Object.fromEntries(steps.map((step) => [step, median(runs.map((r) => r.guardStepMs?.[step] ?? 0))])) } : {}),
           }),
     };
   });
@@ -243,9 +267,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log();
     console.log(
       table(
-        [`Consumer end to end (Stripe 50 ms, 16 in flight), median of ${rounds}`, "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms"],
+        [`Consumer end to end (Stripe 50 ms), median of ${rounds}`, "messages / Stripe calls", "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms"],
         endToEnd.map((r) => [
           r.name,
+          r.shape,
           String(r.events),
           r.seconds.toFixed(2),
           `${r.perSecond.toFixed(1)}/s`,
