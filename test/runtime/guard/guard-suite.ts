@@ -231,6 +231,19 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
       expect((await guard.get(pending.customerId, pending.billingPeriod))?.state).toBe("pending");
     });
 
+    it("a charge or completion alone in its batch: the same outcomes as in a batch", async () => {
+      const input = claimFor(customer(), period());
+      const claim = await guard.claim(input, "replica-a");
+      if (claim.status !== "claimed") throw new Error(`expected claimed, got ${claim.status}`);
+      await guard.markCompletedLater(input);
+      expect((await guard.get(input.customerId, input.billingPeriod))?.state).toBe("pending");
+      await guard.markCharged(claim.lease, { paymentIntentId: "pi_alone" });
+      await guard.markCharged(claim.lease, { paymentIntentId: "pi_alone" });
+      await expect(guard.markCharged(claim.lease, { paymentIntentId: "pi_else" })).rejects.toThrow(/already charged by pi_alone, not pi_else/);
+      await guard.markCompletedLater(input);
+      expect(await guard.get(input.customerId, input.billingPeriod)).toMatchObject({ state: "completed", paymentIntentId: "pi_alone", lockOwner: null });
+    });
+
     it("refuses to complete what was never charged, and names a missing record", async () => {
       const input = claimFor(customer(), period());
       await expect(guard.markCompleted(input)).rejects.toThrow(/no billing record for customer/);
