@@ -2,6 +2,7 @@
 // proving ground's contenders), so one harness can start any of them, crash them at a step boundary, and count
 // what reached Stripe. A consumer module exports `startConsumer: StartConsumer`.
 import type { PGlite } from "@electric-sql/pglite";
+import type { RetryPolicy } from "./settlement-policy.js";
 
 /** Milliseconds since the epoch. One clock drives Stripe's key window (sandbox), leases and the reconciler. */
 export interface Clock {
@@ -55,6 +56,8 @@ export interface ConsumerContext {
   /** Receiver settings; absent: the consumer's own (from the queue's tuning). */
   maxAutoLockRenewalDurationInMs?: number;
   maxConcurrentCalls?: number;
+  /** Backoff of the retries scheduled after an unknown outcome; absent: the consumer's own (settlement-policy.ts). */
+  retryPolicy?: Partial<RetryPolicy>;
   hook?: StepHook;
   log?: (line: string) => void;
 }

@@ -26,8 +26,6 @@ export interface BillingConsumerOptions extends ConsumerContext {
   scope?: string;
   /** Attempts before an unknown outcome is dead-lettered; default 8. */
   maxAttempts?: number;
-  /** Backoff of scheduled retries; default 5 s doubling up to 15 min. */
-  retryPolicy?: Partial<RetryPolicy>;
   /** Per-period Stripe keys; default: `stripe.apiKey` for every period (EnvironmentKeyProvider). */
   keyProvider?: VaultKeyProvider;
   /** A period's expected total, sizing its vault key's cap; default `periodCapCents`. */
@@ -92,6 +90,12 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
     if (problems.length > 0) throw new Error(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
   }
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
+  for (const [name, value] of Object.entries(retryPolicy)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`retry policy ${name} must be a positive integer, got ${String(value)}`);
+  }
+  if (retryPolicy.maxDelayMs < retryPolicy.baseDelayMs) {
+    throw new RangeError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
+  }
 
   // A bad scope would fail every message; fail at start instead.
   stableKey({ scope: "check" }, { scope: options.scope ?? "billing" });

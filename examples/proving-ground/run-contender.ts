@@ -126,6 +126,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         clock,
         ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
         maxConcurrentCalls: settings.maxConcurrentCalls,
+        retryPolicy: settings.retryPolicy,
         ...contender.contextFor?.(settings),
         log: (line) => log(`${contender.name}: ${line}`),
       },

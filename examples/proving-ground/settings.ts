@@ -13,6 +13,11 @@ export interface HarnessSettings {
   stripeTimeoutMs: number;
   /** 0: every injected Stripe fault reaches the consumer (stands for an outage longer than the SDK's own retries). */
   stripeMaxNetworkRetries: number;
+  /**
+   * Backoff of the retries a consumer schedules after an unknown outcome (for consumers that take one): scaled down
+   * with the lock, so a Stripe fault's retry comes round in a second, not in the production default's 5 s doubling.
+   */
+  retryPolicy: { baseDelayMs: number; maxDelayMs: number };
   /** Concurrent handlers per replica. */
   maxConcurrentCalls: number;
   /**
@@ -39,6 +44,7 @@ export function harnessSettings(events: number): HarnessSettings {
     slowStripeMs: Math.round(lockDurationMs * 2.4),
     stripeTimeoutMs: lockDurationMs * 4,
     stripeMaxNetworkRetries: 0,
+    retryPolicy: { baseDelayMs: lockDurationMs / 5, maxDelayMs: lockDurationMs * 4 },
     maxConcurrentCalls: 8,
     restartDelayMs: 30_000,
     killCloseBoundMs: 15_000,

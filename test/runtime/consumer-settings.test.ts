@@ -38,6 +38,14 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
     );
   });
 
+  it.each([
+    { retryPolicy: { baseDelayMs: 0 }, error: /retry policy baseDelayMs must be a positive integer, got 0/ },
+    { retryPolicy: { maxAttempts: 2.5 }, error: /retry policy maxAttempts must be a positive integer, got 2.5/ },
+    { retryPolicy: { baseDelayMs: 5_000, maxDelayMs: 1_000 }, error: /maxDelayMs \(1000\) must not be below baseDelayMs \(5000\)/ },
+  ])("a retry policy that cannot schedule: $retryPolicy", async ({ retryPolicy, error }) => {
+    await expect(startBillingConsumer({ ...base, retryPolicy })).rejects.toThrow(error);
+  });
+
   it("a vault key provider without the period's expected total", async () => {
     const keyProvider = new KeybrakeKeyProvider({ baseUrl: "http://127.0.0.1:1", apiKey: "kb_test_sandbox" });
     await expect(startBillingConsumer({ ...base, keyProvider })).rejects.toThrow(/expectedPeriodTotalCents/);
