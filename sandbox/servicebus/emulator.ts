@@ -8,7 +8,7 @@ import { LinkConsumer, type SenderInternals } from "./link-consumer.js";
 import type { Lock } from "./message-record.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
-import { snapshotOf, type QueueSnapshot } from "./snapshot.js";
+import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
 import { unpackTransfer } from "./wire.js";
 
 export interface ServiceBusEmulatorOptions {
@@ -26,6 +26,8 @@ export interface ServiceBusEmulator {
   readonly faults: ServiceBusFaults;
   /** Every message of a queue by state. Throws for an unknown queue. */
   inspect(queue: string): QueueSnapshot;
+  /** The queue in numbers, cheap enough to poll: messages by where they are and deliveries so far. */
+  counts(queue: string): QueueCounts;
   /** Adds a queue while running (e.g. a fresh queue per contender). Throws if it exists. */
   addQueue(name: string, options?: EmulatedQueueOptions): void;
   /** Closes every connection, the listener and every timer. */
@@ -132,6 +134,10 @@ class ServiceBusBroker implements ServiceBusEmulator {
 
   inspect(queue: string): QueueSnapshot {
     return this.#queue(queue).snapshot();
+  }
+
+  counts(queue: string): QueueCounts {
+    return this.#queue(queue).counts();
   }
 
   addQueue(name: string, options: EmulatedQueueOptions = {}): void {

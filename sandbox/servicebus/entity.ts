@@ -22,6 +22,8 @@ export class Entity {
   readonly locks = new Map<string, Lock>();
   readonly deferred = new Map<number, MessageRecord>();
   readonly consumers: Consumer[] = [];
+  /** Deliveries so far (peek-lock and receive-and-delete, redeliveries included). */
+  deliveries = 0;
   #fresh: MessageRecord[] = [];
   #head = 0;
   readonly #returned = new MinHeap<MessageRecord>((a, b) => a.sequenceNumber < b.sequenceNumber);

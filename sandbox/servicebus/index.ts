@@ -6,4 +6,4 @@ export {
   type EmulatedQueueOptions,
   type QueueTuningSettings,
 } from "./options.js";
-export type { MessageSnapshot, QueueSnapshot } from "./snapshot.js";
+export type { MessageSnapshot, QueueCounts, QueueSnapshot } from "./snapshot.js";

@@ -4,7 +4,7 @@ import type { DeadlineScheduler } from "./deadline-scheduler.js";
 import { Entity, type Consumer } from "./entity.js";
 import { modifyApplicationProperties, type Lock, type MessageRecord } from "./message-record.js";
 import type { ResolvedQueueOptions } from "./options.js";
-import { snapshotOf, type QueueSnapshot } from "./snapshot.js";
+import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
 
 export const deadLetterSuffix = "/$DeadLetterQueue";
 
@@ -183,6 +183,7 @@ export class EmulatedQueue {
       .filter((record) => record.state === "deferred")
       .map((record) => {
         const deliveryCount = record.deliveries++;
+        entity.deliveries++;
         if (!peekLock) {
           this.#remove(entity, record);
           return { record, lock: undefined, deliveryCount };
@@ -200,6 +201,23 @@ export class EmulatedQueue {
     // Live maps are in arrival order; the dead-letter subqueue receives out of sequence order.
     if (entity.isDeadLetter) found.sort((a, b) => a.sequenceNumber - b.sequenceNumber);
     return found.slice(0, count);
+  }
+
+  /** How many messages are where, and the deliveries so far: what `snapshot()` tells in numbers, without copying. */
+  counts(): QueueCounts {
+    const counts: QueueCounts = {
+      active: 0,
+      locked: 0,
+      scheduled: 0,
+      deferred: 0,
+      deadLettered: this.deadLetter.live.size,
+      deliveries: this.main.deliveries,
+      deadLetterDeliveries: this.deadLetter.deliveries,
+    };
+    for (const record of this.main.live.values()) {
+      if (record.state !== "removed") counts[record.state]++;
+    }
+    return counts;
   }
 
   snapshot(): QueueSnapshot {
@@ -256,6 +274,7 @@ export class EmulatedQueue {
 
   #hand(entity: Entity, consumer: Consumer, record: MessageRecord): void {
     const deliveryCount = record.deliveries++;
+    entity.deliveries++;
     if (consumer.peekLock) {
       consumer.deliver(record, this.#lock(entity, record), deliveryCount);
     } else {

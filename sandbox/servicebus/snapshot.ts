@@ -34,6 +34,19 @@ export interface QueueSnapshot {
   deadLettered: MessageSnapshot[];
 }
 
+/** A queue in numbers: messages by where they are (as in QueueSnapshot), and deliveries counted by the broker. */
+export interface QueueCounts {
+  active: number;
+  locked: number;
+  scheduled: number;
+  deferred: number;
+  deadLettered: number;
+  /** Deliveries from the queue so far, redeliveries included (every message's DeliveryCount, summed, ever). */
+  deliveries: number;
+  /** The same for its dead-letter subqueue. */
+  deadLetterDeliveries: number;
+}
+
 interface BodySection {
   typecode: number;
   content: unknown;

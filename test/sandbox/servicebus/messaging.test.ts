@@ -182,6 +182,15 @@ describe("settlement", () => {
 
     const snapshot = harness.emulator.inspect(queue);
     expect(snapshot.active).toEqual([]);
+    expect(harness.emulator.counts(queue)).toEqual({
+      active: 0,
+      locked: 0,
+      scheduled: 0,
+      deferred: 0,
+      deadLettered: 1,
+      deliveries: 3,
+      deadLetterDeliveries: 0,
+    });
     expect(snapshot.deadLettered).toHaveLength(1);
     expect(snapshot.deadLettered[0]).toMatchObject({
       messageId: "poison-1",
@@ -197,6 +206,7 @@ describe("settlement", () => {
     if (dead) await deadLetters.completeMessage(dead);
     await deadLetters.close();
     expect(harness.emulator.inspect(queue).deadLettered).toEqual([]);
+    expect(harness.emulator.counts(queue)).toMatchObject({ deadLettered: 0, deliveries: 3, deadLetterDeliveries: 1 });
   });
 
   test("abandon applies propertiesToModify", async () => {
@@ -252,6 +262,7 @@ describe("settlement", () => {
     await receiver.deferMessage(message);
     expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 300 })).toEqual([]);
     expect(harness.emulator.inspect(queue).deferred.map((deferred) => deferred.messageId)).toEqual(["deferred-1"]);
+    expect(harness.emulator.counts(queue)).toMatchObject({ active: 0, deferred: 1, deliveries: 1 });
 
     const [deferred] = await receiver.receiveDeferredMessages([message.sequenceNumber]);
     expect(deferred?.messageId).toBe("deferred-1");
@@ -263,6 +274,7 @@ describe("settlement", () => {
     const [again] = await receiver.receiveDeferredMessages([message.sequenceNumber]);
     if (!again) throw new Error("expected the deferred message again");
     await receiver.completeMessage(again);
+    expect(harness.emulator.counts(queue)).toMatchObject({ deferred: 0, locked: 0, deliveries: 3 });
     const snapshot = harness.emulator.inspect(queue);
     expect(snapshot.deferred).toEqual([]);
     expect(snapshot.locked).toEqual([]);
