@@ -142,8 +142,8 @@ async function startLoadedSandbox(workload: Workload): Promise<LoadedSandbox> {
       apiBase: stripe.apiBase,
       drained: async () => {
         await waitUntilDrained(() => {
-          const snapshot = serviceBus.inspect(queue);
-          return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;
+          const counts = serviceBus.counts(queue);
+          return counts.active + counts.locked + counts.scheduled === 0;
         });
         return stripe.ledger.paymentIntents(customer.id).filter((pi) => pi.status === "succeeded").length;
       },

@@ -7,7 +7,7 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
-import { startServiceBusEmulator, type EmulatedQueueOptions } from "../sandbox/servicebus/index.js";
+import { startServiceBusEmulator, type EmulatedQueueOptions, type QueueCounts } from "../sandbox/servicebus/index.js";
 import { measureStripeRequests } from "./stripe.js";
 
 export interface ServiceBusBenchOptions {
@@ -116,15 +116,15 @@ async function startRemoteEmulator(queues: Record<string, EmulatedQueueOptions>)
   };
 }
 
+/** Messages the queue still holds, in any state. */
+const heldBy = (counts: QueueCounts): number => counts.active + counts.locked + counts.scheduled + counts.deferred + counts.deadLettered;
+
 /** The emulator on this thread, behind the same interface (its busy share is not separable here: NaN). */
 async function startLocalEmulator(queues: Record<string, EmulatedQueueOptions>): Promise<RemoteEmulator> {
   const emulator = await startServiceBusEmulator({ queues });
   return {
     connectionString: emulator.connectionString,
-    held: async (queue) => {
-      const snapshot = emulator.inspect(queue);
-      return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length + snapshot.deferred.length + snapshot.deadLettered.length;
-    },
+    held: async (queue) => heldBy(emulator.counts(queue)),
     busy: async () => Number.NaN,
     stop: () => emulator.stop(),
   };
@@ -146,9 +146,7 @@ async function serveEmulatorInWorker(queues: Record<string, EmulatedQueueOptions
       void emulator.stop().then(() => port.postMessage({ id: request.id }));
       return;
     }
-    const snapshot = emulator.inspect(request.queue);
-    const held = Object.values(snapshot).reduce((sum, list) => sum + (Array.isArray(list) ? list.length : 0), 0);
-    port.postMessage({ id: request.id, held });
+    port.postMessage({ id: request.id, held: heldBy(emulator.counts(request.queue)) });
   });
   port.postMessage({ ready: emulator.connectionString });
 }

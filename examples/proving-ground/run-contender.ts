@@ -14,7 +14,7 @@ import type { FaultPlan } from "./faults.js";
 import { deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
 import { cardAttempts, deadLetters, recordedDeclines } from "./observe.js";
 import { resendUnrecorded, resubmitDeadLetters, sendAll, workloadMessages } from "./producer.js";
-import { QueueWatch } from "./queue-watch.js";
+import { waitUntilSettled } from "./queue-watch.js";
 import { seededRandom } from "./random.js";
 import { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./results.js";
@@ -139,8 +139,6 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
 
     const started = Date.now();
     const deadline = started + settings.contenderTimeoutMs;
-    const watch = new QueueWatch();
-    watch.observe(servicebus.inspect(queue));
     let progress = 0;
     const report = (done: number) => {
       progress = Math.max(progress, Math.min(1, done));
@@ -149,8 +147,8 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     let lastPendingLog = Date.now();
     const twoPhases = plan.resubmitDeadLetters || plan.resendUnrecorded;
     const settle = (phaseStart: number, phaseShare: number, phaseMessages: number) =>
-      watch.settle({
-        inspect: () => servicebus.inspect(queue),
+      waitUntilSettled({
+        counts: () => servicebus.counts(queue),
         busyOutsideQueue: () => Date.now() < slowCallsUntil,
         quietMs: settings.quietMs,
         deadline,
@@ -193,12 +191,11 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
 
     const wallMs = Date.now() - started;
     const snapshot = servicebus.inspect(queue);
-    watch.observe(snapshot);
     const metrics = measure(workload, {
       attempts: cardAttempts(stripe.ledger, directory),
       paymentIntents: stripe.ledger.paymentIntents().length,
       deadLetters: deadLetters(snapshot, directory),
-      deliveries: watch.deliveries,
+      deliveries: servicebus.counts(queue).deliveries,
       recordedDeclines: await recordedDeclines(database, workload),
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
