@@ -4,7 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { contenders, selectContenders } from "./contenders.js";
 import { planFaults, type FaultName } from "./faults.js";
-import { FreshDatabases } from "./fresh-databases.js";
+import { FreshDatabases, type DatabaseTemplate } from "./fresh-databases.js";
 import type { ContenderResult } from "./results.js";
 import { runContender } from "./run-contender.js";
 import type { HarnessSettings } from "./settings.js";
@@ -18,6 +18,8 @@ export interface ContenderJob {
   replicas: number;
   settings: HarnessSettings;
   verbose: boolean;
+  /** Built once by the parent, so the workers skip compiling PGlite and running initdb. */
+  databaseTemplate: DatabaseTemplate;
 }
 
 export type WorkerMessage =
@@ -39,7 +41,7 @@ async function main(job: ContenderJob): Promise<void> {
       plan,
       replicas: job.replicas,
       settings: job.settings,
-      databases: new FreshDatabases(),
+      databases: new FreshDatabases(job.databaseTemplate),
       onProgress: (done) => post({ type: "progress", done }),
       ...(job.verbose ? { log: (line: string) => post({ type: "log", line }) } : {}),
     });

@@ -61,7 +61,16 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
     };
     try {
       if (parallel > 1 && workerFile) {
-        const job: ContenderJob = { name: contender.name, events, seed, faults: plan.faults, replicas, settings, verbose: Boolean(options.log) };
+        const job: ContenderJob = {
+          name: contender.name,
+          events,
+          seed,
+          faults: plan.faults,
+          replicas,
+          settings,
+          verbose: Boolean(options.log),
+          databaseTemplate: await databases.template(),
+        };
         return await runInWorker(workerFile, job, progress, options.log);
       }
       return await runContender({
