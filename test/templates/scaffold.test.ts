@@ -73,7 +73,7 @@ describe("a generated consumer project", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
-    expect(stdout).toMatch(/Tests\s+11 passed \(11\)/);
+    expect(stdout).toMatch(/Tests\s+13 passed \(13\)/);
   }, 300_000);
 
   it("npm start bills from the queue with the run contract's variables, and exits 0 on SIGTERM", async () => {

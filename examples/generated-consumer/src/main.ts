@@ -19,6 +19,8 @@ function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
     ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
     ...(config.periodCapCents === undefined ? {} : { periodCapCents: config.periodCapCents }),
     ...(config.keybrake === undefined ? {} : { keyProvider: new KeybrakeKeyProvider(config.keybrake) }),
+    maxConcurrentCalls: config.maxConcurrentCalls,
+    maxConcurrentStripeCalls: config.maxConcurrentStripeCalls,
     log,
   };
 }

@@ -40,6 +40,20 @@ describe("readConfig", () => {
     expect(config).toMatchObject({ connectionString: "", fullyQualifiedNamespace: "billing.servicebus.windows.net" });
   });
 
+  it("reads messages in flight and Stripe calls at a time, one of each by default", () => {
+    expect(readConfig(base)).toMatchObject({ maxConcurrentCalls: 1, maxConcurrentStripeCalls: 1 });
+    expect(readConfig({ ...base, MAX_CONCURRENT_CALLS: "32" })).toMatchObject({ maxConcurrentCalls: 32, maxConcurrentStripeCalls: 32 });
+    expect(readConfig({ ...base, MAX_CONCURRENT_CALLS: "32", MAX_CONCURRENT_STRIPE_CALLS: "16" })).toMatchObject({ maxConcurrentStripeCalls: 16 });
+  });
+
+  it("refuses concurrency that is not a positive whole number, or more or under half as many Stripe calls as messages", () => {
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "0" })).toThrow(/MAX_CONCURRENT_CALLS must be a positive whole number, got "0"/);
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "8", MAX_CONCURRENT_STRIPE_CALLS: "3" })).toThrow(
+      /MAX_CONCURRENT_STRIPE_CALLS \(3\) must be between half of MAX_CONCURRENT_CALLS \(8\) and all of it/,
+    );
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_STRIPE_CALLS: "2" })).toThrow(/between half of MAX_CONCURRENT_CALLS \(1\)/);
+  });
+
   it("refuses a malformed spend cap", () => {
     expect(() => readConfig({ ...base, BILLING_PERIOD_CAP_CENTS: "12.50" })).toThrow(/BILLING_PERIOD_CAP_CENTS/);
   });

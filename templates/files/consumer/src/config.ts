@@ -14,6 +14,10 @@ export interface Config {
   stripeApiBase?: string;
   keybrake?: { baseUrl: string; apiKey: string };
   periodCapCents?: number;
+  /** Messages in flight. */
+  maxConcurrentCalls: number;
+  /** Stripe calls at a time among them. */
+  maxConcurrentStripeCalls: number;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +80,22 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push("BILLING_PERIOD_CAP_CENTS is not set (it sizes each billing period's vault key cap)");
   }
 
+  const wholeNumber = (name: string, fallback: number): number => {
+    const raw = value(name);
+    const parsed = Number(raw ?? fallback);
+    if (raw !== undefined && (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < 1)) {
+      problems.push(`${name} must be a positive whole number, got "${raw}"`);
+    }
+    return parsed;
+  };
+  const maxConcurrentCalls = wholeNumber("MAX_CONCURRENT_CALLS", 1);
+  const maxConcurrentStripeCalls = wholeNumber("MAX_CONCURRENT_STRIPE_CALLS", maxConcurrentCalls);
+  if (maxConcurrentStripeCalls > maxConcurrentCalls || 2 * maxConcurrentStripeCalls < maxConcurrentCalls) {
+    problems.push(
+      `MAX_CONCURRENT_STRIPE_CALLS (${maxConcurrentStripeCalls}) must be between half of MAX_CONCURRENT_CALLS (${maxConcurrentCalls}) and all of it`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     connectionString: connectionString ?? "",
@@ -86,5 +106,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(stripeApiBase === undefined ? {} : { stripeApiBase }),
     ...(keybrake === undefined ? {} : { keybrake }),
     ...(periodCapCents === undefined ? {} : { periodCapCents }),
+    maxConcurrentCalls,
+    maxConcurrentStripeCalls,
   };
 }
