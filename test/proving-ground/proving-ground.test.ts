@@ -1,10 +1,19 @@
 // The short proving ground CI runs: 1,000 events, every fault, real emulators, real SDKs and real PGlite. The
 // generated consumer must come out clean for two seeds; every broken example must show the failure its seed describes.
+// The broken examples run through the built bin (npm test builds first), two at a time in worker threads, as `npm
+// start` runs them: the JSON contract, the workers and the database template they share are exercised too.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { brokenExamples } from "../../examples/broken/index.js";
 import { faultNames } from "../../examples/proving-ground/faults.js";
 import { runProvingGround } from "../../examples/proving-ground/proving-ground.js";
-import type { ContenderResult } from "../../examples/proving-ground/results.js";
+import type { ContenderResult, ProvingGroundJson } from "../../examples/proving-ground/results.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const bin = join(root, "dist/cli/index.js");
 
 const events = 1_000;
 const runTimeoutMs = 240_000;
@@ -35,12 +44,26 @@ describe("proving ground, 1,000 events, all faults", () => {
     }, runTimeoutMs);
   }
 
-  it("every broken example shows the failure its seed describes", async () => {
-    const result = await runProvingGround({ events, seed: 7, only: brokenExamples.map((example) => example.name) });
+  it("every broken example shows the failure its seed describes (built bin, --parallel 2, --json)", async () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);
+    const names = brokenExamples.map((example) => example.name);
+    const args = [bin, "prove", "--events", String(events), "--seed", "7", "--only", names.join(","), "--parallel", "2", "--json"];
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, args, { cwd: root, timeout: runTimeoutMs * 2, maxBuffer: 16 * 1024 * 1024 }, (error, out) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out });
+      });
+    });
+    // No generated consumer among the contenders: nothing can fail the run's exit code.
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as ProvingGroundJson;
+    expect(result).toMatchObject({ seed: 7, events, faults: faultNames });
+    expect(result.contenders.map((contender) => contender.name)).toEqual(names);
     for (const example of brokenExamples) {
       if (example.triggeringFault !== "none") expect(result.faults).toContain(example.triggeringFault);
-      const { metrics } = only(result, example.name);
-      expect(metrics[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
+      const contender = result.contenders.find((candidate) => candidate.name === example.name);
+      expect(contender?.kind).toBe("example");
+      expect(contender?.paymentIntents, example.name).toBeGreaterThan(0);
+      expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
     }
   }, runTimeoutMs * 2);
 });
