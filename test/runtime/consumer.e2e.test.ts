@@ -8,7 +8,7 @@ import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
 import { killAt } from "../support/kill-at.js";
-import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
 let guard: BillingGuard;
@@ -27,14 +27,8 @@ afterAll(async () => {
 
 async function start(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<RunningConsumer> {
   const consumer = await startBillingConsumer({
-    serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
-    stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+    ...consumerOptionsFor(sandbox, queue),
     pglite: sandbox.pglite,
-    clock: sandbox.clock,
-    leaseMs: 3_000,
-    retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
-    maxAutoLockRenewalDurationInMs: 30_000,
-    closeTimeoutMs: 2_000,
     log: (line) => logs.push(line),
     ...extra,
   });

@@ -5,7 +5,7 @@ import { consumerSteps, type RunningConsumer } from "../../runtime/consumer-cont
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { killAt } from "../support/kill-at.js";
-import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -26,15 +26,8 @@ describe.skipIf(databaseUrl === undefined)("billing consumer on PostgreSQL", () 
 
   async function start(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<RunningConsumer> {
     const consumer = await startBillingConsumer({
-      serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
-      stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+      ...consumerOptionsFor(sandbox, queue),
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
-      clock: sandbox.clock,
-      leaseMs: 3_000,
-      retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
-      maxAutoLockRenewalDurationInMs: 30_000,
-      closeTimeoutMs: 2_000,
-      log: () => {},
       ...extra,
     });
     running.push(consumer);

@@ -4,6 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
 import type { UsageEvent } from "../../../runtime/consumer-contract.js";
+import type { BillingConsumerOptions } from "../../../runtime/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
@@ -24,6 +25,20 @@ export interface BillingSandbox {
 }
 
 let queues = 0;
+
+/** What the end-to-end consumer tests share: the sandbox's endpoints, its clock, and short leases, retries and closes. */
+export function consumerOptionsFor(sandbox: BillingSandbox, queue: string): BillingConsumerOptions {
+  return {
+    serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
+    stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+    clock: sandbox.clock,
+    leaseMs: 3_000,
+    retryPolicy: { baseDelayMs: 200, maxDelayMs: 1_000 },
+    maxAutoLockRenewalDurationInMs: 30_000,
+    closeTimeoutMs: 2_000,
+    log: () => {},
+  };
+}
 
 export async function startBillingSandbox(): Promise<BillingSandbox> {
   const clock = new AdjustableClock();
