@@ -11,7 +11,7 @@ export default defineConfig({
       "chargeguard/runtime": room("runtime"),
       "chargeguard/sandbox": room("sandbox"),
       "chargeguard/templates": room("templates"),
-      "chargeguard/tuning": fileURLToPath(new URL("./infra/tuning.ts", import.meta.url)),
+      "chargeguard/tuning": room("tuning"),
     },
   },
   test: {

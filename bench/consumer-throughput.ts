@@ -10,12 +10,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import pg from "pg";
 import Stripe from "stripe";
-import type { BillingGuardPort } from "../runtime/billing-handler.js";
-import { startBillingConsumer } from "../runtime/consumer.js";
-import type { RunningConsumer, UsageEvent } from "../runtime/consumer-contract.js";
-import { BillingGuard } from "../runtime/guard/billing-guard.js";
-import { startServiceBusEmulator } from "../sandbox/servicebus/index.js";
-import { startStripeEmulator } from "../sandbox/stripe/index.js";
+import { type BillingGuardPort, startBillingConsumer, type RunningConsumer, type UsageEvent, BillingGuard } from "../runtime/index.js";
+import { startServiceBusEmulator, startStripeEmulator } from "../sandbox/index.js";
 
 export interface ConsumerThroughputOptions {
   events: number;

@@ -13,9 +13,7 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { BillingGuard } from "../runtime/guard/billing-guard.js";
-import type { ClaimInput } from "../runtime/guard/types.js";
-import { stableKey } from "../runtime/stable-key.js";
+import { BillingGuard, type ClaimInput, stableKey } from "../runtime/index.js";
 import { measureConsumerThroughput, type ConsumerThroughput } from "./consumer-throughput.js";
 
 export interface RateRow {

@@ -7,7 +7,7 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
-import { startServiceBusEmulator, type EmulatedQueueOptions, type QueueCounts } from "../sandbox/servicebus/index.js";
+import { startServiceBusEmulator, type EmulatedQueueOptions, type QueueCounts } from "../sandbox/index.js";
 import { measureStripeRequests } from "./stripe.js";
 
 export interface ServiceBusBenchOptions {

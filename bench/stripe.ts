@@ -4,7 +4,7 @@
 import { Agent } from "node:http";
 import { pathToFileURL } from "node:url";
 import Stripe from "stripe";
-import { startStripeEmulator } from "../sandbox/stripe/index.js";
+import { startStripeEmulator } from "../sandbox/index.js";
 
 export interface StripeBenchOptions {
   /** PaymentIntents to create (default 5000). */

@@ -1,6 +1,5 @@
-// chargeguard/infra: Pulumi components for Service Bus queues safe for Stripe billing, the tuning maths they are
-// computed from, and the stack config loader. The tuning and config modules are pure and can be imported alone
-// (../infra/tuning.js, ../infra/load-stack-config.js) without loading Pulumi or the Azure SDK.
+// chargeguard/infra: Pulumi components for Service Bus queues safe for Stripe billing and the stack config loader.
+// The tuning maths they are computed from is its own room (chargeguard/tuning), re-exported here for convenience.
 export { BillingNamespace, type BillingNamespaceArgs, type BillingAlertReceivers } from "./components/billing-namespace.js";
 export { BillingQueue, type BillingQueueArgs, type AccessGrant, type PrincipalType } from "./components/billing-queue.js";
 export {
@@ -18,8 +17,8 @@ export {
   type LatencyBudget,
   type ConsumerSettings,
   type QueueTuning,
-} from "./tuning.js";
-export { parseIsoDuration, formatIsoDuration, DurationFormatError } from "./iso-duration.js";
+} from "../tuning/index.js";
+export { parseIsoDuration, formatIsoDuration, DurationFormatError } from "../tuning/index.js";
 export {
   loadStackConfig,
   readStackConfigFile,

@@ -4,7 +4,7 @@
 // reported together, one sentence each.
 import { z } from "zod";
 import { DEFAULT_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
-import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "./tuning.js";
+import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";

@@ -3,7 +3,8 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
 import type Stripe from "stripe";
-import type { StepHook, UsageEvent, ConsumerStep } from "./consumer-contract.js";
+import type { StepHook, ConsumerStep } from "./consumer-steps.js";
+import type { UsageEvent } from "./usage-event.js";
 import { parseUsageEvent } from "./event-schema.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { Lease } from "./guard/types.js";

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import pLimit from "p-limit";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../infra/tuning.js";
+import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
 import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";

@@ -1,7 +1,7 @@
 // The usage event a billing consumer accepts, validated before anything else happens: an event that fails here is
 // dead-lettered with a reason naming the field, and never reaches the guard or Stripe.
 import { z } from "zod";
-import type { UsageEvent } from "./consumer-contract.js";
+import type { UsageEvent } from "./usage-event.js";
 
 /** Currencies the consumer bills in (ISO 4217, lower case, as Stripe spells them). */
 export const supportedCurrencies = [

@@ -1,14 +1,82 @@
-// chargeguard/runtime: public entry point (filled in by its issue).
-export * from "./stable-key.js";
-export * from "./guard/types.js";
-export * from "./guard/billing-guard.js";
-export * from "./guard/errors.js";
-export * from "./event-schema.js";
-export * from "./settlement-policy.js";
-export * from "./retry-chain.js";
-export * from "./stripe/index.js";
-export * from "./vault/index.js";
-export * from "./billing-handler.js";
-export * from "./consumer.js";
-export * from "./dlq.js";
-export * from "./reconcile.js";
+// chargeguard/runtime: what a billing consumer imports at run time. Named exports only: what is not listed here is
+// an internal of the room (tests reach it by path).
+
+// The consumer contract and the default event.
+export { systemClock, type Clock } from "./clock.js";
+export type { UsageEvent } from "./usage-event.js";
+export { consumerSteps, type ConsumerStep, type StepHook } from "./consumer-steps.js";
+export type { ConsumerContext, RunningConsumer, StartConsumer, StripeSettings } from "./consumer-contract.js";
+
+// Keys and events.
+export { stableKey, maxIdempotencyKeyLength, type StableKeyOptions } from "./stable-key.js";
+export {
+  parseUsageEvent,
+  usageEventSchema,
+  supportedCurrencies,
+  maxEventBodyBytes,
+  type UsageEventParseResult,
+} from "./event-schema.js";
+
+// The billing guard (PostgreSQL or PGlite).
+export { BillingGuard, defaultLeaseMs } from "./guard/billing-guard.js";
+export { BillingStateError } from "./guard/errors.js";
+export type {
+  BillingState,
+  BillingRecord,
+  ClaimInput,
+  ClaimResult,
+  Lease,
+  BillingGuardOptions,
+  PeriodSpend,
+} from "./guard/types.js";
+
+// Stripe.
+export { classifyStripeError, type StripeFailure } from "./stripe/classify-error.js";
+export { createStripeClient, type StripeClientOptions } from "./stripe/client.js";
+export { createPaymentIntent } from "./stripe/create-payment-intent.js";
+export { buildPaymentIntentParams, type PaymentIntentRequest } from "./stripe/payment-intent-params.js";
+
+// Vault keys and spend caps.
+export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./vault/environment-key-provider.js";
+export { KeybrakeKeyProvider, capCents, type KeybrakeKeyProviderOptions } from "./vault/keybrake-key-provider.js";
+export { SpendCapExceededError, EndpointNotAllowedError, VaultKeyError } from "./vault/errors.js";
+export type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
+
+// Settlement, the consumer, and the operators' tools.
+export {
+  settle,
+  retryMessageId,
+  defaultRetryPolicy,
+  type BillingOutcome,
+  type RetryPolicy,
+  type AttemptInfo,
+  type SettlementAction,
+} from "./settlement-policy.js";
+export { attemptOf, chainIdOf, retryChainProperties } from "./retry-chain.js";
+export {
+  createBillingHandler,
+  type BillingHandler,
+  type BillingHandlerDeps,
+  type BillingGuardPort,
+  type MessageSettler,
+  type RetryScheduler,
+} from "./billing-handler.js";
+export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
+export {
+  peekDeadLetters,
+  resubmitDeadLetters,
+  resubmission,
+  type DeadLetterOptions,
+  type DeadLetterSummary,
+  type ResubmitOptions,
+  type ResubmitReport,
+} from "./dlq.js";
+export {
+  reconcile,
+  findPaymentIntent,
+  stripeKeyWindowMs,
+  type ReconcileAction,
+  type ReconcileOptions,
+  type ReconcileOutcome,
+  type ReconcileReport,
+} from "./reconcile.js";

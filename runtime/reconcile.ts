@@ -3,7 +3,7 @@
 // answer). After it the key may be pruned, so the PaymentIntent is looked up first, with `list` (consistent,
 // unlike search), by customer and the metadata the request carries; only when Stripe has none is it charged.
 import type Stripe from "stripe";
-import type { Clock } from "./consumer-contract.js";
+import type { Clock } from "./clock.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { BillingRecord, Lease } from "./guard/types.js";
 import { classifyStripeError } from "./stripe/classify-error.js";

@@ -1,4 +1,12 @@
-import type { Clock } from "../runtime/consumer-contract.js";
+/**
+ * Milliseconds since the epoch. The sandbox's own, not imported: it stands for Azure and Stripe, which know nothing
+ * of chargeguard. Any object with `now()` fits (chargeguard/runtime's `Clock` has the same shape).
+ */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * Real time plus an offset that tests move forward: "24 hours later" takes no real time, while timers that

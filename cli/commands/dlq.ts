@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { peekDeadLetters, resubmitDeadLetters, type DeadLetterSummary } from "../../runtime/dlq.js";
+import { peekDeadLetters, resubmitDeadLetters, type DeadLetterSummary } from "../../runtime/index.js";
 
 interface DlqOptions {
   queue: string;

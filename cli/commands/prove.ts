@@ -1,12 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
-import { faultCatalogue, faultNames, parseFaultNames } from "../../examples/proving-ground/faults.js";
-import { renderHtmlReport } from "../../examples/proving-ground/html-report.js";
-import { progressBar } from "../../examples/proving-ground/progress-bar.js";
-import { provingGroundDefaults, runProvingGround } from "../../examples/proving-ground/proving-ground.js";
-import { toJson } from "../../examples/proving-ground/results.js";
-import { renderTables } from "../../examples/proving-ground/table.js";
+import {
+  faultCatalogue,
+  faultNames,
+  parseFaultNames,
+  progressBar,
+  provingGroundDefaults,
+  renderHtmlReport,
+  renderTables,
+  runProvingGround,
+  toJson,
+} from "../../prove/index.js";
 
 interface ProveOptions {
   events: number;
@@ -34,7 +39,7 @@ function integer(value: string): number {
   return parsed;
 }
 
-// The proving ground: thin; the harness lives in examples/proving-ground.
+// The proving ground: thin; the harness lives in prove/.
 export function register(program: Command): void {
   program
     .command("prove")

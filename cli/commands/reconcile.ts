@@ -1,7 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import { reconcile, type ReconcileReport } from "../../runtime/reconcile.js";
-import { createStripeClient } from "../../runtime/stripe/client.js";
+import { BillingGuard, reconcile, type ReconcileReport, createStripeClient } from "../../runtime/index.js";
 
 interface ReconcileCommandOptions {
   databaseUrl?: string;

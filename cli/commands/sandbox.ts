@@ -1,8 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
+// The pure config loader, not the infra index: `sandbox` must start without loading Pulumi and the Azure SDK.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
-import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions } from "../../sandbox/servicebus/index.js";
-import { resolveQueueOptions } from "../../sandbox/servicebus/options.js";
-import { startStripeEmulator } from "../../sandbox/stripe/index.js";
+import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
 
 interface SandboxOptions {
   servicebusPort: number;

@@ -4,7 +4,7 @@
 // attempts per event, each a decline the customer's bank sees, before the message lands in the dead-letter queue.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { StartConsumer } from "../../runtime/consumer-contract.js";
+import type { StartConsumer } from "../../runtime/index.js";
 import { stripeOptions } from "./support/stripe-options.js";
 import { readUsageEvent } from "./support/usage-event.js";
 

@@ -1,7 +1,6 @@
 // The seeds' broken consumers, for the proving ground: each one, under the fault that triggers it, must show the
 // failure its seed describes. `file` is relative to this directory (the same in the sources and in dist/examples).
-import type { StartConsumer } from "../../runtime/consumer-contract.js";
-import type { FaultName } from "../proving-ground/faults.js";
+import type { StartConsumer } from "../../runtime/index.js";
 
 export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDeclines";
 
@@ -12,8 +11,11 @@ export interface BrokenExample {
   /** The seed's failure mode, in one sentence. */
   failureMode: string;
   expectedFailure: ExpectedFailure;
-  /** The proving ground's fault that makes the failure show; "none": the workload alone (duplicates, declines). */
-  triggeringFault: FaultName | "none";
+  /**
+   * The proving ground's fault that makes the failure show (a name of prove/faults.ts, checked there: examples are a
+   * leaf and import nothing of the proving ground); "none": the workload alone (duplicates, declines).
+   */
+  triggeringFault: string;
   /** How that fault leads to the failure. */
   howItFails: string;
 }

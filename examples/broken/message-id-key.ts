@@ -4,7 +4,7 @@
 // same event twice. Each copy carries a new key, so Stripe charges the customer once per copy.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { StartConsumer } from "../../runtime/consumer-contract.js";
+import type { StartConsumer } from "../../runtime/index.js";
 import { stripeOptions } from "./support/stripe-options.js";
 import { readUsageEvent } from "./support/usage-event.js";
 

@@ -5,7 +5,7 @@
 // (The SDK adds its own random `stripe-node-retry-*` key, which covers only its retries inside one call.)
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { StartConsumer } from "../../runtime/consumer-contract.js";
+import type { StartConsumer } from "../../runtime/index.js";
 import { stripeOptions } from "./support/stripe-options.js";
 import { readUsageEvent } from "./support/usage-event.js";
 

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { StartConsumer } from "../../runtime/consumer-contract.js";
+import type { StartConsumer } from "../../runtime/index.js";
 import { openBillingDatabase } from "./support/billing-records.js";
 import { stripeOptions } from "./support/stripe-options.js";
 import { readUsageEvent } from "./support/usage-event.js";

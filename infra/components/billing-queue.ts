@@ -15,7 +15,7 @@ import {
   type AlertSeverities,
 } from "../alert-specs.js";
 import { encodeQueueMetadata } from "../queue-metadata.js";
-import { tuneQueue, type ConsumerSettings, type LatencyBudget, type QueueTuning } from "../tuning.js";
+import { tuneQueue, type ConsumerSettings, type LatencyBudget, type QueueTuning } from "../../tuning/index.js";
 import type { BillingNamespace } from "./billing-namespace.js";
 
 export type PrincipalType = "ServicePrincipal" | "User" | "Group";

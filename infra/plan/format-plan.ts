@@ -2,7 +2,7 @@
 // so the table shows what `pulumi up` would create.
 import { basename } from "node:path";
 import { builtInRoles } from "../access.js";
-import { describeMs } from "../iso-duration.js";
+import { describeMs } from "../../tuning/index.js";
 import { billingPolicies } from "../policy/policies.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
 import type { MockedResource } from "./azure-mocks.js";

@@ -5,7 +5,7 @@ import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from ".
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings } from "../tuning.js";
+import type { ConsumerSettings } from "../../tuning/index.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 

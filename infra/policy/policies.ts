@@ -12,9 +12,9 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { DEAD_LETTER_METRIC } from "../alert-specs.js";
-import { parseIsoDuration } from "../iso-duration.js";
+import { parseIsoDuration } from "../../tuning/index.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
-import { coverageProblems, LOCK_MAX_MS, LOCK_MIN_MS, MAX_DELIVERY_COUNT, MIN_DELIVERY_COUNT } from "../tuning.js";
+import { coverageProblems, LOCK_MAX_MS, LOCK_MIN_MS, MAX_DELIVERY_COUNT, MIN_DELIVERY_COUNT } from "../../tuning/index.js";
 
 export const types = {
   namespace: "azure-native:servicebus:Namespace",

@@ -6,7 +6,7 @@ import { BillingNamespace } from "../components/billing-namespace.js";
 import { BillingQueue } from "../components/billing-queue.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
 import { parseStackConfig, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings } from "../tuning.js";
+import type { ConsumerSettings } from "../../tuning/index.js";
 
 export interface BuiltStack {
   namespace: BillingNamespace;

@@ -3,7 +3,7 @@
 // Every decision is one transaction; every time comes from the injected clock, never from the database's now().
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { systemClock, type Clock } from "../consumer-contract.js";
+import { systemClock, type Clock } from "../clock.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
 import { BillingStateError } from "./errors.js";

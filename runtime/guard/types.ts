@@ -1,7 +1,7 @@
 // The billing guard's contract: one row per (customer, billing period) that says whether Stripe was charged,
 // who may charge it now (a lease), and how much of the period's spend cap is taken.
 import type { PGlite } from "@electric-sql/pglite";
-import type { Clock } from "../consumer-contract.js";
+import type { Clock } from "../clock.js";
 
 /** `pending -> charged -> completed`, or `pending -> declined`. */
 export type BillingState = "pending" | "charged" | "completed" | "declined";

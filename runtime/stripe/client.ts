@@ -1,4 +1,4 @@
-// A Stripe client whose timeout and retries fit the queue's lock budget (see infra/tuning), optionally pointed at
+// A Stripe client whose timeout and retries fit the queue's lock budget (see chargeguard/tuning), optionally pointed at
 // a local or proxy API base such as the sandbox emulator or a Keybrake-compatible vault proxy.
 import Stripe from "stripe";
 

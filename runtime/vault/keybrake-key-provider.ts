@@ -3,7 +3,7 @@
 // period. The Stripe SDK then talks to the proxy with the vault key; the proxy refuses over the cap (429) and
 // outside the allowlist (403), see `../stripe/create-payment-intent.ts`.
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
-import { systemClock, type Clock } from "../consumer-contract.js";
+import { systemClock, type Clock } from "../clock.js";
 import { VaultKeyError } from "./errors.js";
 
 export interface KeybrakeKeyProviderOptions {

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { systemClock, type Clock } from "../../runtime/consumer-contract.js";
+import { systemClock, type Clock } from "../clock.js";
 
 export interface KeybrakeEmulatorOptions {
   /** Where allowed calls go, e.g. the Stripe emulator's `apiBase`. */

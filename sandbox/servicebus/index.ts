@@ -3,6 +3,7 @@ export { startServiceBusEmulator, type ServiceBusEmulator, type ServiceBusEmulat
 export type { FaultAction, FaultOperation, FaultRule, InjectedFault, ServiceBusFaults } from "./faults.js";
 export {
   queueOptionsFromTuning,
+  resolveQueueOptions,
   type EmulatedQueueOptions,
   type QueueTuningSettings,
 } from "./options.js";

@@ -1,5 +1,3 @@
-import type { QueueTuning } from "../../infra/tuning.js";
-
 /** Per-queue settings, named after the Azure queue properties they stand for. */
 export interface EmulatedQueueOptions {
   /** LockDuration. Default 60 000 (Azure's default); Azure allows 5 s to 5 min, the emulator any value >= 100 ms. */
@@ -22,11 +20,16 @@ export interface ResolvedQueueOptions {
   deadLetteringOnMessageExpiration: boolean;
 }
 
-/** The queue numbers of the infra tuning (what `pulumi up` deploys for a latency budget). */
-export type QueueTuningSettings = Pick<
-  QueueTuning,
-  "lockDurationMs" | "maxDeliveryCount" | "defaultMessageTimeToLiveMs" | "duplicateDetectionWindowMs"
->;
+/**
+ * The queue numbers of a tuning (what `pulumi up` deploys for a latency budget). Declared here, not imported: the
+ * sandbox stands for Azure and knows nothing of chargeguard; a `QueueTuning` from chargeguard/tuning fits it.
+ */
+export interface QueueTuningSettings {
+  lockDurationMs: number;
+  maxDeliveryCount: number;
+  defaultMessageTimeToLiveMs: number;
+  duplicateDetectionWindowMs: number;
+}
 
 /**
  * Queue options from the infra tuning, set as `BillingQueue` deploys them: dead-lettering on expiry always, and

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Clock } from "../../runtime/consumer-contract.js";
+import type { Clock } from "../clock.js";
 import { AdjustableClock } from "../clock.js";
 import { chargeRoutes } from "./charges.js";
 import { customerRoutes } from "./customers.js";

@@ -1,4 +1,4 @@
-import type { Clock } from "../../runtime/consumer-contract.js";
+import type { Clock } from "../clock.js";
 
 /** Stripe prunes keys once they are at least 24 hours old; after that the same key is a new request. */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;

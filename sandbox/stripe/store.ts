@@ -1,4 +1,4 @@
-import type { Clock } from "../../runtime/consumer-contract.js";
+import type { Clock } from "../clock.js";
 import { Collection } from "./collection.js";
 import { resourceMissing } from "./errors.js";
 import { IdGenerator } from "./ids.js";

@@ -14,7 +14,7 @@ import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { decodeQueueMetadata } from "../../infra/queue-metadata.js";
 import { StackConfigError } from "../../infra/stack-config.js";
-import { tuneQueue } from "../../infra/tuning.js";
+import { tuneQueue } from "../../tuning/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "chargeguard-components-"));

@@ -15,7 +15,7 @@ import {
   types,
 } from "../../infra/policy/policies.js";
 import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
-import { tuneQueue } from "../../infra/tuning.js";
+import { tuneQueue } from "../../tuning/index.js";
 
 const NS_ID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/sb-billing";
 

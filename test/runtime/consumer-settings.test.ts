@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tuneQueue } from "../../infra/tuning.js";
+import { tuneQueue } from "../../tuning/index.js";
 import { startBillingConsumer } from "../../runtime/consumer.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 

@@ -1,7 +1,8 @@
 // The billing consumer end to end: the real @azure/service-bus and stripe SDKs against the sandbox emulators,
 // the real guard on PGlite. Each test has its own queue and Stripe customer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerSteps, type ConsumerStep, type UsageEvent } from "../../runtime/consumer-contract.js";
+import { consumerSteps, type ConsumerStep } from "../../runtime/consumer-steps.js";
+import { type UsageEvent } from "../../runtime/usage-event.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { UsageEvent } from "../../runtime/consumer-contract.js";
+import type { UsageEvent } from "../../runtime/usage-event.js";
 import { buildPaymentIntentParams, contentHash } from "../../runtime/stripe/payment-intent-params.js";
 import { createStripeClient, parseApiBase } from "../../runtime/stripe/client.js";
 

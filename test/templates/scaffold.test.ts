@@ -15,7 +15,7 @@ import { startStripeEmulator } from "../../sandbox/stripe/index.js";
 const run = promisify(execFile);
 const checkout = path.resolve(import.meta.dirname, "../..");
 const cli = path.join(checkout, "dist", "cli", "index.js");
-const built = [cli, "dist/runtime/index.js", "dist/sandbox/index.js", "dist/infra/tuning.js", "eslint-plugin/dist/index.js"];
+const built = [cli, "dist/runtime/index.js", "dist/sandbox/index.js", "dist/tuning/index.js", "eslint-plugin/dist/index.js"];
 
 /** The child runs as a user's shell would: no npm or vitest variables inherited from this test run. */
 const env = {

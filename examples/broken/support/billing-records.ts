@@ -3,7 +3,7 @@
 // spend ledger; that is what chargeguard's guard adds.
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import type { ConsumerContext } from "../../../runtime/consumer-contract.js";
+import type { ConsumerContext } from "../../../runtime/index.js";
 
 export interface BillingDatabase {
   query<Row extends object>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;

@@ -1,7 +1,7 @@
 // Turns the harness's Stripe settings into the SDK's client options. Since stripe 22 the API host is set on the
 // client only, so a sandbox base URL ("http://127.0.0.1:12111") becomes host, port and protocol.
 import type Stripe from "stripe";
-import type { StripeSettings } from "../../../runtime/consumer-contract.js";
+import type { StripeSettings } from "../../../runtime/index.js";
 
 export function stripeOptions(settings: StripeSettings): Stripe.StripeConfig {
   const options: Stripe.StripeConfig = {};

@@ -1,7 +1,7 @@
 // How the seeds read a billing event: `json.loads(str(msg))` and trust it. No validation, on purpose: the broken
 // examples are faithful to the seeds, and a malformed body fails later (inside Stripe or the database).
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import type { UsageEvent } from "../../../runtime/consumer-contract.js";
+import type { UsageEvent } from "../../../runtime/index.js";
 
 export function readUsageEvent(message: ServiceBusReceivedMessage): UsageEvent {
   const body: unknown = message.body;

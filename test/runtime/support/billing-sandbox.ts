@@ -3,7 +3,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { UsageEvent } from "../../../runtime/consumer-contract.js";
+import type { UsageEvent } from "../../../runtime/usage-event.js";
 import type { BillingConsumerOptions } from "../../../runtime/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";

@@ -2,7 +2,7 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { tuneQueue } from "../../../infra/tuning.js";
+import { tuneQueue } from "../../../tuning/index.js";
 import { queueOptionsFromTuning, startServiceBusEmulator } from "../../../sandbox/index.js";
 import { errorCode, sleep, startHarness, waitFor } from "./support.js";
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseIsoDuration } from "../../infra/iso-duration.js";
+import { parseIsoDuration } from "../../tuning/index.js";
 import {
   coverageProblems,
   DUPLICATE_WINDOW_MAX_MS,
@@ -17,7 +17,7 @@ import {
   tuneQueue,
   worstCaseStripeMs,
   type LatencyBudget,
-} from "../../infra/tuning.js";
+} from "../../tuning/index.js";
 
 const budgetArb: fc.Arbitrary<LatencyBudget> = fc.record(
   {

@@ -1,7 +1,7 @@
 // The billing workload: N events for many customers and periods, with producer duplicates, card declines and
 // malformed events, generated from a seed. Every event carries the outcome a correct consumer must reach, so the
 // metrics can judge any contender against the same answer sheet.
-import type { UsageEvent } from "../../runtime/consumer-contract.js";
+import type { UsageEvent } from "../runtime/index.js";
 import { seededRandom, type Random } from "./random.js";
 
 export const malformationKinds = [

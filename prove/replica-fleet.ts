@@ -2,7 +2,7 @@
 // hook never returns), is closed in the background (its receiver stops renewing locks, as a dead process's would)
 // and a fresh replica takes its place at once. Dropping every connection instead would stall the live replicas for
 // the SDK's 30 s reconnect delay.
-import type { ConsumerContext, ConsumerStep, RunningConsumer, StartConsumer, UsageEvent } from "../../runtime/consumer-contract.js";
+import type { ConsumerContext, RunningConsumer, StartConsumer, ConsumerStep, UsageEvent } from "../runtime/index.js";
 
 export interface ReplicaFleetOptions {
   start: StartConsumer;

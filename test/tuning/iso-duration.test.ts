@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DurationFormatError, formatIsoDuration, parseIsoDuration } from "../../infra/iso-duration.js";
+import { DurationFormatError, formatIsoDuration, parseIsoDuration } from "../../tuning/index.js";
 
 describe("ISO 8601 durations", () => {
   it("parses the forms Service Bus uses", () => {

@@ -2,7 +2,7 @@
 // still in flight, for a quiet period. It polls the emulator's counts (numbers, no message copies), so watching a
 // queue of 10,000 messages costs next to nothing.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { QueueCounts } from "../../sandbox/servicebus/index.js";
+import type { QueueCounts } from "../sandbox/index.js";
 
 export interface SettleOptions {
   counts(): QueueCounts;

@@ -3,10 +3,8 @@
 // (generated consumer), then the judgement. Everything it starts, it stops.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { ConsumerStep, UsageEvent } from "../../runtime/consumer-contract.js";
-import { AdjustableClock } from "../../sandbox/clock.js";
-import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
-import { startStripeEmulator, type StripeFaultRequest } from "../../sandbox/stripe/index.js";
+import type { ConsumerStep, UsageEvent } from "../runtime/index.js";
+import { AdjustableClock, startServiceBusEmulator, startStripeEmulator, type StripeFaultRequest } from "../sandbox/index.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
 import type { FreshDatabases } from "./fresh-databases.js";

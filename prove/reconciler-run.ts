@@ -2,10 +2,8 @@
 // guard's leases), run the reconciler over the contender's database until no stale pending billing is left.
 import type { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
-import type { StripeSettings } from "../../runtime/consumer-contract.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import { reconcile } from "../../runtime/reconcile.js";
-import type { AdjustableClock } from "../../sandbox/clock.js";
+import { type StripeSettings, BillingGuard, reconcile } from "../runtime/index.js";
+import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
   database: PGlite;

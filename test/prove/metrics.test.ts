@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { measure, verdict, type RunObservations, type StripeAttempt } from "../../examples/proving-ground/metrics.js";
-import { generateWorkload, type WorkloadEvent } from "../../examples/proving-ground/workload.js";
+import { measure, verdict, type RunObservations, type StripeAttempt } from "../../prove/metrics.js";
+import { generateWorkload, type WorkloadEvent } from "../../prove/workload.js";
 
 const workload = generateWorkload({ events: 400, seed: 21 });
 const charges = workload.events.filter((e) => e.kind === "charge");

@@ -1,6 +1,6 @@
 // The queue tuning maths: one latency budget in, every number that must agree out (queue lock, consumer lock
 // renewal deadline, Stripe client timeout and retries, delivery count, TTL, duplicate-detection window).
-// PURE: no Pulumi import. The runtime, the sandbox and the templates import this file directly.
+// PURE: no Pulumi import. Infra, the runtime and the templates import it through this room's index.
 import { describeMs, formatIsoDuration, parseIsoDuration } from "./iso-duration.js";
 
 export interface StripeBudget {

@@ -1,8 +1,8 @@
 // The contenders: every broken example of the seeds (examples/broken) and the consumer `chargeguard new consumer`
 // generates (examples/generated-consumer). All follow runtime/consumer-contract.ts, so one harness runs them all.
-import type { ConsumerContext, StartConsumer } from "../../runtime/consumer-contract.js";
-import { brokenExamples, type ExpectedFailure } from "../broken/index.js";
-import type { FaultName } from "./faults.js";
+import type { ConsumerContext, StartConsumer } from "../runtime/index.js";
+import { brokenExamples, type ExpectedFailure } from "../examples/broken/index.js";
+import { faultCatalogue, type FaultName } from "./faults.js";
 import type { ContenderKind } from "./results.js";
 import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
 import type { HarnessSettings } from "./settings.js";
@@ -22,6 +22,12 @@ export interface Contender {
 
 export const generatedConsumerName = "generated-consumer";
 
+/** An example's triggering fault, checked against the catalogue (examples name it as plain text). */
+function triggeringFault(example: string, fault: string): FaultName | "none" {
+  if (fault === "none" || fault in faultCatalogue) return fault as FaultName | "none";
+  throw new Error(`broken example ${example}: triggeringFault "${fault}" is not a proving-ground fault`);
+}
+
 export function contenders(): Contender[] {
   const examples: Contender[] = brokenExamples.map((example) => ({
     name: example.name,
@@ -29,7 +35,7 @@ export function contenders(): Contender[] {
     load: example.load,
     failureMode: example.failureMode,
     expectedFailure: example.expectedFailure,
-    triggeringFault: example.triggeringFault,
+    triggeringFault: triggeringFault(example.name, example.triggeringFault),
     // Its bug is a renewal deadline equal to the queue's LockDuration: keep it equal to the harness's lock.
     ...(example.name === "short-renewal-deadline"
       ? { contextFor: (settings: HarnessSettings) => ({ maxAutoLockRenewalDurationInMs: settings.lockDurationMs }) }
@@ -40,7 +46,7 @@ export function contenders(): Contender[] {
     {
       name: generatedConsumerName,
       kind: "generated",
-      load: () => import("../generated-consumer/src/consumer.js"),
+      load: () => import("../examples/generated-consumer/src/consumer.js"),
       afterRun: runReconciler,
     },
   ];

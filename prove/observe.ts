@@ -1,8 +1,7 @@
 // Reads what a run left behind into the metrics' terms: card attempts from the Stripe ledger, the dead-letter queue,
 // and the declines the contender recorded in its own billing_records table (if it keeps one).
 import type { PGlite } from "@electric-sql/pglite";
-import type { StripeLedger } from "../../sandbox/stripe/index.js";
-import type { QueueSnapshot } from "../../sandbox/servicebus/index.js";
+import type { StripeLedger, QueueSnapshot } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
 import type { DeadLetter, StripeAttempt } from "./metrics.js";
 import type { Workload } from "./workload.js";

@@ -1,6 +1,6 @@
 // Puts the plan's Stripe faults into the emulator: each scheduled event's first charge request meets its fault.
 // Requests are recognised by customer and amount (unique per event), so it works for any consumer's request shape.
-import type { StripeFaultRequest, StripeFaults } from "../../sandbox/stripe/index.js";
+import type { StripeFaultRequest, StripeFaults } from "../sandbox/index.js";
 import type { FaultPlan, StripeFault } from "./faults.js";
 import type { HarnessSettings } from "./settings.js";
 import type { WorkloadEvent } from "./workload.js";

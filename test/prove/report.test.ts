@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { renderHtmlReport } from "../../examples/proving-ground/html-report.js";
-import type { ContenderMetrics } from "../../examples/proving-ground/metrics.js";
-import { toJson, type ProvingGroundResult } from "../../examples/proving-ground/results.js";
-import { renderTables } from "../../examples/proving-ground/table.js";
+import { renderHtmlReport } from "../../prove/html-report.js";
+import type { ContenderMetrics } from "../../prove/metrics.js";
+import { toJson, type ProvingGroundResult } from "../../prove/results.js";
+import { renderTables } from "../../prove/table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   events: 1000,

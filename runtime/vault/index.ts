@@ -1,4 +1,0 @@
-export * from "./environment-key-provider.js";
-export * from "./errors.js";
-export * from "./key-provider.js";
-export * from "./keybrake-key-provider.js";
