@@ -5,6 +5,7 @@ import { isServiceBusError } from "@azure/service-bus";
 import type Stripe from "stripe";
 import type { StepHook, ConsumerStep } from "./consumer-steps.js";
 import type { UsageEvent } from "./usage-event.js";
+import { InvalidEventError } from "./errors.js";
 import { parseUsageEvent } from "./event-schema.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { Lease } from "./guard/types.js";
@@ -97,8 +98,10 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
         deps.owner,
       );
     } catch (error) {
-      if (error instanceof TypeError) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: error.message } };
-      return { outcome: { kind: "unknown", detail: `guard unavailable: ${describe(error)}` } };
+      // Only a proven-invalid event is dead-lettered as InvalidEvent (the operator is told not to resubmit it). A
+      // TypeError, a configuration slip or a database failure is no verdict on the event: retry with backoff.
+      if (error instanceof InvalidEventError) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: error.message } };
+      return { outcome: { kind: "unknown", detail: `guard failed: ${describe(error)}` } };
     }
     switch (claim.status) {
       case "already-billed":

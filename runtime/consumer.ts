@@ -7,6 +7,7 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
 import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
+import { ConfigurationError } from "./errors.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
 import { connectServiceBus } from "./servicebus-connection.js";
@@ -57,11 +58,11 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
   const stripeSlots = options.maxConcurrentStripeCalls ?? maxConcurrentCalls;
   for (const [name, value] of [["maxConcurrentCalls", maxConcurrentCalls], ["maxConcurrentStripeCalls", stripeSlots]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${String(value)}`);
   }
   if (stripeSlots > maxConcurrentCalls || 2 * stripeSlots < maxConcurrentCalls) {
     // More messages than twice the slots could wait longer than one Stripe call for a slot, past what the lock covers.
-    throw new RangeError(
+    throw new ConfigurationError(
       `maxConcurrentStripeCalls (${stripeSlots}) must be between half of maxConcurrentCalls (${maxConcurrentCalls}) and all of it`,
     );
   }
@@ -87,21 +88,25 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
           `(a wait for a slot plus its own delivery) but the lock covers ${lockCoversMs} ms: set maxAutoLockRenewalDurationInMs to at least ${heldMs}`,
       );
     }
-    if (problems.length > 0) throw new Error(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
+    if (problems.length > 0) throw new ConfigurationError(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
   }
   const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
   for (const [name, value] of Object.entries(retryPolicy)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`retry policy ${name} must be a positive integer, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`retry policy ${name} must be a positive integer, got ${String(value)}`);
   }
   if (retryPolicy.maxDelayMs < retryPolicy.baseDelayMs) {
-    throw new RangeError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
+    throw new ConfigurationError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
   }
 
   // A bad scope would fail every message; fail at start instead.
-  stableKey({ scope: "check" }, { scope: options.scope ?? "billing" });
+  try {
+    stableKey({ scope: "check" }, { scope: options.scope ?? "billing" });
+  } catch (error) {
+    throw new ConfigurationError(`scope: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
   if (options.keyProvider && expected === undefined) {
-    throw new Error("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
+    throw new ConfigurationError("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
   }
   const keys: VaultKeyProvider = options.keyProvider ?? new EnvironmentKeyProvider({ apiKey: options.stripe.apiKey, warn: log });
   const apiBase = keys.apiBase ?? options.stripe.apiBase;

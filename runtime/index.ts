@@ -1,6 +1,17 @@
 // chargeguard/runtime: what a billing consumer imports at run time. Named exports only: what is not listed here is
 // an internal of the room (tests reach it by path).
 
+// Errors: one base class; branch on the class (InvalidEventError dead-letters, ConfigurationError stops at start).
+export {
+  ChargeguardError,
+  InvalidEventError,
+  ConfigurationError,
+  BillingStateError,
+  SpendCapExceededError,
+  EndpointNotAllowedError,
+  VaultKeyError,
+} from "./errors.js";
+
 // The consumer contract and the default event.
 export { systemClock, type Clock } from "./clock.js";
 export type { UsageEvent } from "./usage-event.js";
@@ -19,7 +30,6 @@ export {
 
 // The billing guard (PostgreSQL or PGlite).
 export { BillingGuard, defaultLeaseMs } from "./guard/billing-guard.js";
-export { BillingStateError } from "./guard/errors.js";
 export type {
   BillingState,
   BillingRecord,
@@ -39,7 +49,6 @@ export { buildPaymentIntentParams, type PaymentIntentRequest } from "./stripe/pa
 // Vault keys and spend caps.
 export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./vault/environment-key-provider.js";
 export { KeybrakeKeyProvider, capCents, type KeybrakeKeyProviderOptions } from "./vault/keybrake-key-provider.js";
-export { SpendCapExceededError, EndpointNotAllowedError, VaultKeyError } from "./vault/errors.js";
 export type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
 
 // Settlement, the consumer, and the operators' tools.

@@ -2,12 +2,13 @@
 // DefaultAzureCredential (managed identity in Azure, your az login locally).
 import { DefaultAzureCredential } from "@azure/identity";
 import { ServiceBusClient } from "@azure/service-bus";
+import { ConfigurationError } from "./errors.js";
 
 export function connectServiceBus(connectionString: string | undefined, env: NodeJS.ProcessEnv = process.env): ServiceBusClient {
   if (connectionString !== undefined && connectionString !== "") return new ServiceBusClient(connectionString);
   const namespace = env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
   if (namespace === undefined || namespace === "") {
-    throw new Error(
+    throw new ConfigurationError(
       "no Service Bus connection: set SERVICEBUS_CONNECTION_STRING (or pass a connection string), or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE for DefaultAzureCredential",
     );
   }

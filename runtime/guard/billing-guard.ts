@@ -6,7 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { systemClock, type Clock } from "../clock.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
-import { BillingStateError } from "./errors.js";
+import { BillingStateError, ConfigurationError, InvalidEventError } from "../errors.js";
 import { migrate } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
@@ -66,26 +66,37 @@ function sortedByKey<T>(items: T[], key: (item: T) => BillingKey): { item: T; at
 
 const recordKey = "customer_id = $1 AND billing_period = $2";
 
+/** An argument the caller builds (a key, a Stripe id, a reason): wrong is a bug in the caller. */
 function requireText(name: string, value: unknown, maxLength: number): void {
   if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
     throw new TypeError(`${name} must be a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}`);
   }
 }
 
+/** A field of the event the claim was built from: wrong means the event itself is invalid, not the consumer. */
+function requireEventText(name: string, value: unknown, maxLength: number): void {
+  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
+    throw new InvalidEventError(`${name} must be a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}`, name);
+  }
+}
+
 function validateClaim(input: ClaimInput, owner: string): void {
+  // What the caller builds (not the event's fields): a wrong type here is a bug in the caller, never an invalid event.
   if (input === null || typeof input !== "object") throw new TypeError("claim input must be an object");
-  requireText("customerId", input.customerId, 255);
-  requireText("billingPeriod", input.billingPeriod, 64);
   requireText("idempotencyKey", input.idempotencyKey, maxIdempotencyKeyLength);
-  requireText("owner", owner, 255);
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
-    throw new TypeError(`amountCents must be a positive integer (cents), got ${JSON.stringify(input.amountCents)}`);
-  }
-  if (typeof input.currency !== "string" || !/^[a-z]{3}$/.test(input.currency)) {
-    throw new TypeError(`currency must be a lower-case ISO 4217 code such as "usd", got ${JSON.stringify(input.currency)}`);
-  }
   if (input.request === null || typeof input.request !== "object" || Array.isArray(input.request)) {
     throw new TypeError("request must be the Stripe create params object");
+  }
+  if (typeof owner !== "string" || owner.length === 0 || owner.length > 255) {
+    throw new ConfigurationError(`owner must be a non-empty string of at most 255 characters, got ${JSON.stringify(owner)}`);
+  }
+  requireEventText("customerId", input.customerId, 255);
+  requireEventText("billingPeriod", input.billingPeriod, 64);
+  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
+    throw new InvalidEventError(`amountCents must be a positive integer (cents), got ${JSON.stringify(input.amountCents)}`, "amountCents");
+  }
+  if (typeof input.currency !== "string" || !/^[a-z]{3}$/.test(input.currency)) {
+    throw new InvalidEventError(`currency must be a lower-case ISO 4217 code such as "usd", got ${JSON.stringify(input.currency)}`, "currency");
   }
 }
 
@@ -111,10 +122,10 @@ export class BillingGuard {
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
   static async open(options: BillingGuardOptions = {}): Promise<BillingGuard> {
     if (options.leaseMs !== undefined && (!Number.isSafeInteger(options.leaseMs) || options.leaseMs <= 0)) {
-      throw new TypeError(`leaseMs must be a positive integer, got ${options.leaseMs}`);
+      throw new ConfigurationError(`leaseMs must be a positive integer, got ${options.leaseMs}`);
     }
     if (typeof options.periodCapCents === "number" && (!Number.isSafeInteger(options.periodCapCents) || options.periodCapCents < 0)) {
-      throw new TypeError(`periodCapCents must be a non-negative integer (cents), got ${options.periodCapCents}`);
+      throw new ConfigurationError(`periodCapCents must be a non-negative integer (cents), got ${options.periodCapCents}`);
     }
     const sql = options.databaseUrl
       ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
@@ -138,7 +149,7 @@ export class BillingGuard {
   #capFor(billingPeriod: string): number | undefined {
     const cap = typeof this.#cap === "function" ? this.#cap(billingPeriod) : this.#cap;
     if (cap !== undefined && (!Number.isSafeInteger(cap) || cap < 0)) {
-      throw new TypeError(`periodCapCents for ${billingPeriod} must be a non-negative integer (cents), got ${cap}`);
+      throw new ConfigurationError(`periodCapCents for ${billingPeriod} must be a non-negative integer (cents), got ${cap}`);
     }
     return cap;
   }

@@ -1,5 +1,6 @@
 // A Stripe key from the environment, the same for every period. Meant for a restricted key (`rk_...`) that can do
 // nothing but create PaymentIntents; it cannot cap amounts, so the guard's spend ledger is the only cap.
+import { ConfigurationError } from "../errors.js";
 import type { VaultKeyProvider } from "./key-provider.js";
 
 export interface EnvironmentKeyProviderOptions {
@@ -16,10 +17,10 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
   constructor(options: EnvironmentKeyProviderOptions = {}) {
     const apiKey = options.apiKey ?? (options.env ?? process.env).STRIPE_API_KEY;
     if (apiKey === undefined || apiKey.trim() === "") {
-      throw new Error("STRIPE_API_KEY is not set: give a restricted Stripe key (rk_...) allowed to write PaymentIntents");
+      throw new ConfigurationError("STRIPE_API_KEY is not set: give a restricted Stripe key (rk_...) allowed to write PaymentIntents");
     }
     if (apiKey.startsWith("sk_live_")) {
-      throw new Error(
+      throw new ConfigurationError(
         "STRIPE_API_KEY is a live secret key (sk_live_...): a billing consumer must run with a restricted key (rk_live_...) " +
           "limited to PaymentIntents, or a per-period vault key",
       );
@@ -29,7 +30,7 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
         "chargeguard: STRIPE_API_KEY is a full-access test key (sk_test_...); production needs a restricted key (rk_live_...)",
       );
     } else if (!apiKey.startsWith("rk_")) {
-      throw new Error("STRIPE_API_KEY does not look like a Stripe key: expected a restricted key (rk_...)");
+      throw new ConfigurationError("STRIPE_API_KEY does not look like a Stripe key: expected a restricted key (rk_...)");
     }
     this.#apiKey = apiKey;
   }

@@ -4,7 +4,7 @@
 // outside the allowlist (403), see `../stripe/create-payment-intent.ts`.
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
-import { VaultKeyError } from "./errors.js";
+import { ConfigurationError, VaultKeyError } from "../errors.js";
 
 export interface KeybrakeKeyProviderOptions {
   /** The proxy's base URL; vault keys are created at `${baseUrl}/vault/keys` and used against `baseUrl`. */
@@ -38,11 +38,11 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     try {
       url = new URL(options.baseUrl);
     } catch {
-      throw new Error(`KeybrakeKeyProvider: baseUrl must be a URL, got "${options.baseUrl}"`);
+      throw new ConfigurationError(`KeybrakeKeyProvider: baseUrl must be a URL, got "${options.baseUrl}"`);
     }
-    if (options.apiKey.trim() === "") throw new Error("KeybrakeKeyProvider: apiKey is empty");
+    if (options.apiKey.trim() === "") throw new ConfigurationError("KeybrakeKeyProvider: apiKey is empty");
     const capMargin = options.capMargin ?? 1.1;
-    if (!(capMargin >= 1)) throw new Error(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
+    if (!(capMargin >= 1)) throw new ConfigurationError(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
     this.apiBase = url.origin;
     this.#apiKey = options.apiKey;
     this.#capMargin = capMargin;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tuneQueue } from "../../tuning/index.js";
 import { startBillingConsumer } from "../../runtime/consumer.js";
+import { ChargeguardError, ConfigurationError } from "../../runtime/index.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 
 const base = {
@@ -57,5 +58,21 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
 
   it("a live secret key", async () => {
     await expect(startBillingConsumer({ ...base, stripe: { apiKey: "sk_live_" + "x" } })).rejects.toThrow(/live secret key/);
+  });
+
+  it("every refusal at start is a ConfigurationError (what a consumer's main stops on), exported by name", async () => {
+    const refusals = [
+      { maxConcurrentCalls: 0 },
+      { retryPolicy: { baseDelayMs: 0 } },
+      { scope: "no spaces" },
+      { stripe: { apiKey: "" } },
+      { leaseMs: -1 },
+      { tuning: tuneQueue({ stripe: { timeoutMs: 80_000, maxNetworkRetries: 3 } }), maxAutoLockRenewalDurationInMs: 60_000 },
+    ];
+    for (const refusal of refusals) {
+      const error = await startBillingConsumer({ ...base, ...refusal }).then(() => undefined, (caught: unknown) => caught);
+      expect(error, JSON.stringify(refusal)).toBeInstanceOf(ConfigurationError);
+      expect(error, JSON.stringify(refusal)).toBeInstanceOf(ChargeguardError);
+    }
   });
 });

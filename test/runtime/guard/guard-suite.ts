@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
-import { BillingStateError } from "../../../runtime/guard/errors.js";
+import { BillingStateError, ChargeguardError, ConfigurationError, InvalidEventError } from "../../../runtime/errors.js";
 import { migrations } from "../../../runtime/guard/migrations.js";
 import type { BillingGuardOptions, ClaimInput } from "../../../runtime/guard/types.js";
 import { stableKey } from "../../../runtime/stable-key.js";
@@ -281,6 +281,22 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
       await expect(guard.claim(input, "")).rejects.toThrow(/owner/);
       await expect(guard.claim({ ...input, request: { amount: Number.NaN } }, "a")).rejects.toThrow(/\$\.request\.amount is NaN/);
       expect(await guard.get(input.customerId, input.billingPeriod)).toBeUndefined();
+    });
+
+    it("types its refusals: the event's fields InvalidEventError, the consumer's settings ConfigurationError, a caller's slip neither", async () => {
+      const input = claimFor(customer(), period());
+      const refusal = (claim: Promise<unknown>) => claim.then(() => undefined, (error: unknown) => error);
+      const badAmount = await refusal(guard.claim({ ...input, amountCents: 0 }, "a"));
+      expect(badAmount).toBeInstanceOf(InvalidEventError);
+      expect(badAmount).toMatchObject({ name: "InvalidEventError", field: "amountCents" });
+      expect(await refusal(guard.claim({ ...input, currency: "EUR" }, "a"))).toMatchObject({ name: "InvalidEventError", field: "currency" });
+      expect(await refusal(guard.claim({ ...input, billingPeriod: "" }, "a"))).toMatchObject({ name: "InvalidEventError", field: "billingPeriod" });
+      expect(await refusal(guard.claim(input, ""))).toBeInstanceOf(ConfigurationError);
+      const slip = await refusal(guard.claim({ ...input, request: null as never }, "a"));
+      expect(slip).toBeInstanceOf(TypeError);
+      expect(slip).not.toBeInstanceOf(ChargeguardError);
+      expect(await refusal(guard.markCompleted(input))).toBeInstanceOf(ChargeguardError);
+      await expect(BillingGuard.open({ ...db.connection(), leaseMs: 0 })).rejects.toThrow(ConfigurationError);
     });
 
     it("lets exactly one of many concurrent claims for one billing win, across competing connections", async () => {
