@@ -13,6 +13,8 @@ import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIME
 export interface LockRenewalOptions {
   /** The longest one Stripe call may take in this code base, in ms (overrides what the file's clients imply). */
   stripeCallBudgetMs?: number;
+  /** The queue's LockDuration in ms: when one lock outlasts the Stripe budget, no renewal is needed (0 is right). */
+  lockDurationMs?: number;
 }
 
 /** `x as T`, `x satisfies T`: the value itself is used where the wrapper is. */
@@ -43,7 +45,7 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
     },
     messages: {
       renewalDisabled:
-        "maxAutoLockRenewalDurationInMs: 0 turns lock renewal off: a Stripe call that outlasts the queue's lock lets another consumer receive the message and charge again. Renew for at least {{budget}} ms ({{basis}}).",
+        "maxAutoLockRenewalDurationInMs: 0 turns lock renewal off: a Stripe call that outlasts the queue's lock lets another consumer receive the message and charge again. Renew for at least {{budget}} ms ({{basis}}), or, if the queue's lock alone outlasts that, give the rule the queue's lockDurationMs ({{lock}}).",
       renewalTooShort:
         "maxAutoLockRenewalDurationInMs is {{value}} ms, shorter than one Stripe call can take ({{budget}} ms: {{basis}}): renewal stops while the charge is in flight, the lock lapses and another consumer charges again.",
       raiseRenewal: "Renew for {{budget}} ms.",
@@ -56,6 +58,11 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
             type: "number",
             minimum: 1,
             description: "The longest one Stripe call may take in your code base, in ms; overrides the budget derived from the Stripe client options in the file.",
+          },
+          lockDurationMs: {
+            type: "number",
+            minimum: 1,
+            description: "The queue's LockDuration in ms (`chargeguard plan`'s LOCK); when it outlasts the Stripe budget, no renewal is needed and any deadline, 0 included, is accepted.",
           },
         },
         additionalProperties: false,
@@ -86,7 +93,7 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
       if (clients.length === 0) {
         return {
           ms: worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES),
-          basis: "stripe-node's defaults: 3 attempts of 80 s plus backoff",
+          basis: "stripe-node's defaults: 3 attempts of 80 s plus 1.5 s of backoff",
         };
       }
       const budgets = clients.map((client) => clientBudgetMs(sourceCode, client));
@@ -110,8 +117,15 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
           if (renewal === null) continue;
           const value = renewal.ms;
           const needed = budget();
+          // One lock that outlasts the call needs no renewal: `chargeguard plan` answers 0 then, and 0 is right.
+          const neededMs = needed?.ms ?? worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES);
+          if (options.lockDurationMs !== undefined && options.lockDurationMs >= neededMs) continue;
           if (value === 0) {
-            const data = { budget: String(needed?.ms ?? worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES)), basis: needed?.basis ?? "stripe-node's defaults" };
+            const data = {
+              budget: String(neededMs),
+              basis: needed?.basis ?? "stripe-node's defaults",
+              lock: options.lockDurationMs === undefined ? "none given" : `${options.lockDurationMs} ms given is shorter`,
+            };
             context.report({ node: property, messageId: "renewalDisabled", data, suggest: [raise(property, renewal.node, data.budget)] });
           } else if (needed && value < needed.ms) {
             const data = { value: String(value), budget: String(needed.ms), basis: needed.basis };

@@ -4,14 +4,29 @@ import { staticName } from "./static-name.js";
 import { staticNumber } from "./static-number.js";
 import { unwrap } from "./unwrap.js";
 
-/** stripe-node's defaults (stripe 23): 80 s per attempt, 2 retries, backoff capped at 5 s per retry. */
+/** stripe-node's defaults (stripe 23): 80 s per attempt, 2 retries. */
 export const STRIPE_DEFAULT_TIMEOUT_MS = 80_000;
 export const STRIPE_DEFAULT_MAX_NETWORK_RETRIES = 2;
+/** stripe-node 23 waits at most `min(0.5 s x 2^(n-1), 5 s)` before retry n (its jitter only shortens the wait). */
+const INITIAL_RETRY_DELAY_MS = 500;
 const MAX_RETRY_DELAY_MS = 5_000;
 
-/** The longest one Stripe call can take: every attempt times out, with the longest backoff between them. */
+/**
+ * The longest one Stripe call can take: every attempt times out, with the SDK's longest backoff between them.
+ * A copy of `worstCaseStripeMs` in chargeguard/tuning (this package imports nothing of the others):
+ * test/eslint-plugin/stripe-call-budget.test.ts proves the two equal over a grid of inputs.
+ */
 export function worstCaseCallMs(timeoutMs: number, maxNetworkRetries: number): number {
-  return timeoutMs * (maxNetworkRetries + 1) + MAX_RETRY_DELAY_MS * maxNetworkRetries;
+  let backoff = 0;
+  let retry = 1;
+  for (; retry <= maxNetworkRetries; retry++) {
+    const delay = INITIAL_RETRY_DELAY_MS * 2 ** (retry - 1);
+    if (delay >= MAX_RETRY_DELAY_MS) break;
+    backoff += delay;
+  }
+  // Every later retry waits the cap: counted, not looped (a written `maxNetworkRetries: 1e9` must not hang the lint).
+  backoff += Math.max(0, maxNetworkRetries - retry + 1) * MAX_RETRY_DELAY_MS;
+  return timeoutMs * (maxNetworkRetries + 1) + backoff;
 }
 
 /**
