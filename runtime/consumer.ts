@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import pLimit from "p-limit";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { coverageProblems, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
+import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
 import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
 import { ConfigurationError } from "./errors.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
@@ -50,8 +50,8 @@ export interface BillingConsumerOptions extends ConsumerContext {
   closeTimeoutMs?: number;
 }
 
-const defaultStripeTimeoutMs = 20_000;
-const defaultStripeRetries = 1;
+const defaultStripeTimeoutMs = DEFAULT_STRIPE_BUDGET.timeoutMs;
+const defaultStripeRetries = DEFAULT_STRIPE_BUDGET.maxNetworkRetries;
 
 export async function startBillingConsumer(options: BillingConsumerOptions): Promise<RunningConsumer> {
   const log = options.log ?? ((line: string) => console.log(line));

@@ -2,3 +2,4 @@
 export * from "./names.js";
 export * from "./scaffold.js";
 export * from "./prompt-options.js";
+export * from "./queue-budget.js";

@@ -5,7 +5,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
+import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
@@ -30,12 +32,19 @@ export interface ScaffoldOptions {
    * to the new project's directory, as npm reads them.
    */
   link?: string;
+  /**
+   * The queue's latency budget from a stack config (`--stack`), written to `src/queue-budget.json`; absent:
+   * chargeguard's default Stripe budget, and the file says how to take the stack's.
+   */
+  stackBudget?: StackQueueBudget;
 }
 
 export interface ScaffoldResult {
   directory: string;
   /** Written files, relative to `directory`, sorted. */
   files: string[];
+  /** What was written to `src/queue-budget.json`. */
+  queueBudget: QueueBudgetFile;
 }
 
 /** Published version ranges used when not linking to a checkout. */
@@ -60,7 +69,10 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
     await writeFile(target, fillPlaceholders(text, settings));
     written.push(outputName(relative));
   }
-  return { directory, files: written.sort() };
+  // Data, not a template: the queue's budget as the stack config (or the default) gives it.
+  await writeFile(path.join(directory, queueBudgetPath), renderQueueBudget(settings.queueBudget));
+  written.push(queueBudgetPath);
+  return { directory, files: written.sort(), queueBudget: settings.queueBudget };
 }
 
 interface Settings {
@@ -71,6 +83,7 @@ interface Settings {
   vault: VaultChoice;
   chargeguard: string;
   eslintPlugin: string;
+  queueBudget: QueueBudgetFile;
 }
 
 function checkOptions(options: ScaffoldOptions): Settings {
@@ -85,7 +98,14 @@ function checkOptions(options: ScaffoldOptions): Settings {
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
     options.link === undefined ? undefined : linkProblem(options.directory, options.link),
   ].filter((problem): problem is string => problem !== undefined);
-  if (problems.length > 0) throw new ScaffoldError(problems.join("\n"));
+  let queueBudget: QueueBudgetFile | undefined;
+  try {
+    queueBudget = queueBudgetFile(options.queue, options.stackBudget);
+  } catch (error) {
+    if (!(error instanceof TuningError)) throw error;
+    problems.push(...error.problems.map((problem) => `the queue's budget: ${problem}`));
+  }
+  if (problems.length > 0 || !queueBudget) throw new ScaffoldError(problems.join("\n"));
 
   const link = options.link?.split(path.sep).join("/");
   return {
@@ -96,6 +116,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
     vault,
     chargeguard: link === undefined ? publishedRange : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
+    queueBudget,
   };
 }
 

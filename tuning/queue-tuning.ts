@@ -72,6 +72,11 @@ export const DEFAULT_MAX_DELIVERY_COUNT = 10;
 export const MIN_TTL_MS = 14 * 86_400_000;
 export const DUPLICATE_WINDOW_MIN_MS = 10 * 60_000;
 export const DUPLICATE_WINDOW_MAX_MS = 7 * 86_400_000;
+/**
+ * The Stripe budget a consumer uses when no stack gives one (`chargeguard new consumer` without `--stack`, the runtime
+ * without a tuning): 20 s per attempt, one retry, so one lock of PT1M covers a delivery.
+ */
+export const DEFAULT_STRIPE_BUDGET: Readonly<StripeBudget> = Object.freeze({ timeoutMs: 20_000, maxNetworkRetries: 1 });
 export const MAX_STRIPE_RETRIES = 10;
 export const MAX_STRIPE_TIMEOUT_MS = 600_000;
 /** stripe-node 23: `min(0.5 s * 2^(n-1), 5 s)` before retry n; jitter only shortens it (never below 0.5 s). */

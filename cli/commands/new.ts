@@ -2,10 +2,17 @@
 // no option is given; otherwise takes the flags, with defaults for what is missing.
 import path from "node:path";
 import { type Command, Option } from "commander";
+// The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
+import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { StackConfigError } from "../../infra/stack-config.js";
 import {
   databaseChoices,
   promptScaffoldOptions,
+  queueBudgetPath,
+  regenerateCommand,
+  ScaffoldError,
   type ScaffoldOptions,
+  type StackQueueBudget,
   scaffoldConsumer,
   vaultChoices,
 } from "../../templates/index.js";
@@ -17,6 +24,20 @@ interface NewConsumerFlags {
   db?: ScaffoldOptions["database"];
   vault?: ScaffoldOptions["vault"];
   link?: string;
+  stack?: string;
+  configFile?: string;
+}
+
+/** The queue's budget from the stack config, read by the same loader `chargeguard plan` uses. */
+function stackBudget(queue: string, stack: string | undefined, configFile: string | undefined): StackQueueBudget {
+  const loaded = loadStackConfig({ ...(stack ? { stack } : {}), ...(configFile ? { configFile } : {}) });
+  const found = loaded.queues.find((q) => q.name === queue) ?? loaded.queues.find((q) => q.name.toLowerCase() === queue.toLowerCase());
+  if (!found) {
+    throw new StackConfigError(loaded.file, [
+      `no queue "${queue}" in stack ${loaded.stack} (its queues: ${loaded.queues.map((q) => q.name).join(", ")}): give one of them with --queue`,
+    ]);
+  }
+  return { stack: loaded.stack, configFile: loaded.file, budget: found.budget };
 }
 
 export function register(program: Command): void {
@@ -31,6 +52,8 @@ export function register(program: Command): void {
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for offline use")
+    .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
+    .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const options =
@@ -45,9 +68,25 @@ export function register(program: Command): void {
               vault: flags.vault ?? "env",
               ...(flags.link === undefined ? {} : { link: flags.link }),
             };
-      const result = await scaffoldConsumer(options);
+      let result: Awaited<ReturnType<typeof scaffoldConsumer>>;
+      try {
+        const fromStack = flags.stack || flags.configFile ? stackBudget(options.queue, flags.stack, flags.configFile) : undefined;
+        result = await scaffoldConsumer({ ...options, ...(fromStack ? { stackBudget: fromStack } : {}) });
+      } catch (error: unknown) {
+        if (!(error instanceof StackConfigError || error instanceof ScaffoldError)) throw error;
+        console.error(`chargeguard new consumer: ${error.message}`);
+        process.exitCode = 2;
+        return;
+      }
       const shown = path.relative(process.cwd(), result.directory) || ".";
-      console.log(`Created ${options.name} in ${shown} (${result.files.length} files). Next:`);
+      console.log(`Created ${options.name} in ${shown} (${result.files.length} files).`);
+      const budget = result.queueBudget;
+      if (budget.stack === null) {
+        console.log(`Tuning: ${budget.source}. ${queueBudgetPath} holds it; to take queue ${options.queue}'s budget from a stack, ${regenerateCommand(options.queue)}.`);
+      } else {
+        console.log(`Tuning: queue ${options.queue}'s budget from ${budget.source.split(",")[0]} (stack ${budget.stack}), in ${queueBudgetPath}.`);
+      }
+      console.log("Next:");
       console.log(`  cd ${shown}`);
       console.log("  npm install");
       console.log("  npm test        # runs the consumer against the local sandbox");

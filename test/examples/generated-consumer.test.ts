@@ -5,6 +5,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { scaffoldConsumer } from "../../templates/index.js";
 
 const committed = path.resolve(import.meta.dirname, "../../examples/generated-consumer");
@@ -33,7 +34,17 @@ it("regenerating examples/generated-consumer yields identical files", async () =
   const directory = path.join(scratch, "examples", "generated-consumer");
   const checkoutCopyLink = path.relative(directory, path.resolve(committed, "../.."));
   expect(existsSync(path.resolve(directory, checkoutCopyLink, "package.json"))).toBe(true);
-  const result = await scaffoldConsumer({ directory, name: "usage-billing-consumer", queue: "usage-billing", link: checkoutCopyLink });
+  // Its queue's budget comes from the dev stack, as `chargeguard new consumer --queue usage-billing --stack dev` takes it.
+  const dev = loadStackConfig({ stack: "dev", cwd: path.resolve(committed, "../..") });
+  const budget = dev.queues.find((queue) => queue.name === "usage-billing")?.budget;
+  expect(budget).toBeDefined();
+  const result = await scaffoldConsumer({
+    directory,
+    name: "usage-billing-consumer",
+    queue: "usage-billing",
+    link: checkoutCopyLink,
+    stackBudget: { stack: dev.stack, configFile: dev.file, budget: budget! },
+  });
 
   expect(await filesUnder(committed)).toEqual(result.files);
   for (const file of result.files) {

@@ -11,6 +11,7 @@ import { ServiceBusClient } from "@azure/service-bus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator } from "../../sandbox/stripe/index.js";
+import { parseIsoDuration } from "../../tuning/index.js";
 
 const run = promisify(execFile);
 const checkout = path.resolve(import.meta.dirname, "../..");
@@ -45,10 +46,14 @@ describe("a generated consumer project", () => {
   it("is created by the CLI with --link", async () => {
     const { stdout } = await run(
       process.execPath,
-      [cli, "new", "consumer", project, "--name", "usage-billing", "--queue", "usage-billing", "--currency", "eur", "--link", checkout],
+      [
+        cli, "new", "consumer", project, "--name", "usage-billing", "--queue", "usage-billing", "--currency", "eur", "--link", checkout,
+        "--stack", "dev", "--config-file", path.join(checkout, "Pulumi.dev.yaml"),
+      ],
       inProject(scratch, 60_000),
     );
     expect(stdout).toContain("Created usage-billing");
+    expect(stdout).toContain("Tuning: queue usage-billing's budget from Pulumi.dev.yaml (stack dev)");
     const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
     expect(manifest.dependencies.chargeguard).toBe(`file:${checkout}`);
   });
@@ -73,8 +78,26 @@ describe("a generated consumer project", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
-    expect(stdout).toMatch(/Tests\s+13 passed \(13\)/);
+    expect(stdout).toMatch(/Tests\s+16 passed \(16\)/);
   }, 300_000);
+
+  it("npm start -- --print-settings prints the queue's entry of `chargeguard plan --stack dev --json` and exits 0", async () => {
+    const [printed, planned] = await Promise.all([
+      run("npm", ["start", "--silent", "--", "--print-settings"], { ...inProject(project, 60_000), env: { ...env, STRIPE_API_KEY: "rk_test_51SECRETkey" } }),
+      run(process.execPath, [cli, "plan", "--stack", "dev", "--json"], inProject(checkout, 60_000)),
+    ]);
+    const settings = JSON.parse(printed.stdout) as { queue: string; tuning: Record<string, number> };
+    const plan = JSON.parse(planned.stdout) as { queues: { name: string; lockDuration: string; consumer: Record<string, number> }[] };
+    const queue = plan.queues.find((entry) => entry.name === "usage-billing");
+    expect(settings.queue).toBe("usage-billing");
+    expect(settings.tuning).toEqual({
+      lockDurationMs: parseIsoDuration(queue!.lockDuration),
+      maxAutoLockRenewalDurationInMs: queue!.consumer.maxAutoLockRenewalDurationInMs,
+      stripeTimeoutMs: queue!.consumer.stripeTimeoutMs,
+      stripeMaxNetworkRetries: queue!.consumer.stripeMaxNetworkRetries,
+    });
+    expect(printed.stdout).not.toContain("51SECRETkey");
+  }, 120_000);
 
   it("npm start bills from the queue with the run contract's variables, and exits 0 on SIGTERM", async () => {
     const serviceBus = await startServiceBusEmulator({ queues: { "usage-billing": {} } });

@@ -1,9 +1,11 @@
 // `npm start`: reads the run contract from the environment, runs the consumer, and stops cleanly on SIGTERM
 // (in-flight messages finish or are left to lapse; the guard makes whatever a crash left behind safe to redo).
+// `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
 import { mkdirSync } from "node:fs";
-import { KeybrakeKeyProvider } from "chargeguard/runtime";
+import { ConfigurationError, KeybrakeKeyProvider } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
+import { effectiveSettings } from "./print-settings.js";
 
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
 
@@ -26,16 +28,22 @@ function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.slice(2).includes("--print-settings")) {
+    console.log(JSON.stringify(effectiveSettings(), null, 2));
+    return;
+  }
   let config: ReturnType<typeof readConfig>;
+  let consumer: Awaited<ReturnType<typeof startUsageBillingConsumer>>;
   try {
     config = readConfig();
+    consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
+    // Wrong settings stop the consumer at start, named, with exit code 2; anything else is a crash (exit 1).
+    if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
+    console.error(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
     process.exitCode = 2;
     return;
   }
-  const consumer = await startUsageBillingConsumer(optionsFrom(config));
   const where = config.fullyQualifiedNamespace ?? "the connection string's namespace";
   log(`consuming ${config.queueName} on ${where} (database: ${config.databaseUrl === undefined ? config.dataDir : "DATABASE_URL"})`);
 

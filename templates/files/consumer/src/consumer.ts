@@ -6,13 +6,15 @@ import {
   startBillingConsumer,
 } from "chargeguard/runtime";
 import { tuneQueue } from "chargeguard/tuning";
+import queueBudget from "./queue-budget.json" with { type: "json" };
 
 /**
- * The queue's latency budget. `chargeguard plan` and the BillingQueue Pulumi component compute the queue's
- * LockDuration from the same budget, so the lock, this consumer's lock renewal deadline and its Stripe timeout
- * and retries agree. Change it in both places together.
+ * The queue's tuning: lock duration, lock renewal deadline, Stripe timeout and retries, computed from the queue's
+ * latency budget in queue-budget.json. `chargeguard new consumer --stack S` wrote that budget from the stack config
+ * that `chargeguard plan` and `pulumi up` deploy the queue with, so the numbers agree; when the stack's budget
+ * changes, regenerate the file (its `regenerate` field says how) rather than editing numbers here.
  */
-export const queueTuning = tuneQueue({ stripe: { timeoutMs: 20_000, maxNetworkRetries: 1 } });
+export const queueTuning = tuneQueue(queueBudget.budget);
 
 export type ConsumerOptions = Omit<BillingConsumerOptions, "tuning">;
 

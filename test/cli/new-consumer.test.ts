@@ -1,0 +1,74 @@
+// `chargeguard new consumer --stack`: the queue's budget comes from the stack config (the loader `chargeguard plan`
+// uses) into src/queue-budget.json; without --stack the defaults, and how to take a stack's. The built bin, as users run it.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { DEFAULT_STRIPE_BUDGET } from "../../tuning/index.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const cli = path.join(root, "dist/cli/index.js");
+let scratch: string;
+
+function run(args: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, "new", "consumer", ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const budgetFile = async (project: string) => JSON.parse(await readFile(path.join(project, "src/queue-budget.json"), "utf8"));
+
+beforeAll(async () => {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first (npm test does)`);
+  scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-new-consumer-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe("chargeguard new consumer", () => {
+  it("--stack takes the queue's budget from Pulumi.<stack>.yaml", async () => {
+    const project = path.join(scratch, "from-stack");
+    const { code, stdout } = await run([project, "--queue", "invoice-settlement", "--stack", "prod"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Tuning: queue invoice-settlement's budget from Pulumi.prod.yaml (stack prod), in src/queue-budget.json.");
+    const prod = loadStackConfig({ stack: "prod", cwd: root });
+    expect(await budgetFile(project)).toMatchObject({
+      queue: "invoice-settlement",
+      stack: "prod",
+      budget: prod.queues.find((queue) => queue.name === "invoice-settlement")?.budget,
+    });
+  });
+
+  it("--config-file reads any stack file of that shape", async () => {
+    const project = path.join(scratch, "from-file");
+    const { code } = await run([project, "--queue", "usage-billing", "--config-file", path.join(root, "Pulumi.dev.yaml")], scratch);
+    expect(code).toBe(0);
+    expect(await budgetFile(project)).toMatchObject({ stack: "dev", budget: { stripe: { timeoutMs: 30_000, maxNetworkRetries: 2 } } });
+  });
+
+  it("without --stack writes the default budget and says how to take a stack's", async () => {
+    const project = path.join(scratch, "defaults");
+    const { code, stdout } = await run([project, "--queue", "usage-billing"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Tuning: chargeguard's default Stripe budget .* --queue usage-billing --stack <stack>/);
+    expect(await budgetFile(project)).toMatchObject({ stack: null, budget: { stripe: { ...DEFAULT_STRIPE_BUDGET } } });
+  });
+
+  it.each([
+    { args: ["--queue", "usage-billing", "--stack", "staging"], error: /Pulumi\.staging\.yaml has 1 problem:\n {2}- file not found \(stack files here: Pulumi\.dev\.yaml, Pulumi\.prod\.yaml\)/ },
+    { args: ["--queue", "refunds", "--stack", "dev"], error: /no queue "refunds" in stack dev \(its queues: usage-billing\): give one of them with --queue/ },
+  ])("refuses $args with exit 2 and writes nothing", async ({ args, error }) => {
+    const project = path.join(scratch, `refused-${args[1]}`);
+    const { code, stderr } = await run([project, ...args]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^chargeguard new consumer: /);
+    expect(stderr).toMatch(error);
+    expect(existsSync(project)).toBe(false);
+  });
+});
