@@ -1,5 +1,6 @@
 // The committed generated consumer (examples/generated-consumer, built by `npm run build`) prints the settings it
-// would run with, and they are the numbers `chargeguard plan` deploys its queue with: one source for the tuning.
+// would run with, and they are the numbers `chargeguard plan` deploys its queue with: one source for the tuning. A
+// setting the runtime refuses (ConfigurationError) stops it at start.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -34,7 +35,7 @@ afterAll(async () => {
   await new Promise((resolve) => listener.close(resolve));
 });
 
-describe("npm start -- --print-settings (examples/generated-consumer)", () => {
+describe("examples/generated-consumer's main, built (what npm start runs)", () => {
   it("prints the queue's entry of `chargeguard plan --stack dev --json`, redacts secrets, exits 0 and connects nothing", async () => {
     const port = (listener.address() as { port: number }).port;
     const env = {
@@ -61,6 +62,21 @@ describe("npm start -- --print-settings (examples/generated-consumer)", () => {
     });
     expect(settings.problems).toEqual([]);
     for (const secret of ["c2VjcmV0LWtleQ==", "51SECRETsecretSECRET", "pa55word"]) expect(printed.stdout).not.toContain(secret);
+    expect(connections).toBe(0);
+  });
+
+  it("a setting the runtime refuses at start (a ConfigurationError) stops the consumer with exit 2, naming it, before connecting", async () => {
+    const port = (listener.address() as { port: number }).port;
+    const { code, stdout, stderr } = await run(main, [], {
+      PATH: process.env.PATH,
+      SERVICEBUS_CONNECTION_STRING: `Endpoint=sb://127.0.0.1:${port};SharedAccessKeyName=consumer;SharedAccessKey=c2VjcmV0LWtleQ==;UseDevelopmentEmulator=true`,
+      // A live secret key: present (the run contract is satisfied), refused by the runtime.
+      STRIPE_API_KEY: ["sk", "live", "51SECRETsecretSECRET"].join("_"),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^configuration: STRIPE_API_KEY is a live secret key/);
+    expect(stdout).toBe("");
+    expect(`${stdout}${stderr}`).not.toContain("51SECRETsecretSECRET");
     expect(connections).toBe(0);
   });
 });
