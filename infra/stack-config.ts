@@ -55,6 +55,8 @@ const queueSchema = z.strictObject({
   producerPrincipalId: z.guid({ error: "expected the producer's Entra object id (a GUID)" }).optional(),
   consumerPrincipalType: principalType.optional(),
   producerPrincipalType: principalType.optional(),
+  operatorPrincipalIds: z.array(z.guid({ error: "expected an operator's Entra object id (a GUID)" }), { error: "expected a list of Entra object ids" }).optional(),
+  operatorPrincipalType: principalType.optional(),
 }, { error: "expected a map { name, stripe, ... } per queue" });
 
 const namespaceSchema = z.strictObject({

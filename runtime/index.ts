@@ -89,3 +89,7 @@ export {
   type ReconcileOutcome,
   type ReconcileReport,
 } from "./reconcile.js";
+
+// The rights a consumer (and an operator) holds on its queue, as BillingQueue deploys them (one definition, in the
+// tuning room): the proving ground and the generated project's tests run consumers with exactly these.
+export { consumerQueueRights, operatorQueueRights, type QueueRights, type SasRight } from "../tuning/index.js";

@@ -27,4 +27,12 @@ export {
   type ConsumerSettings,
   type QueueTuning,
 } from "./queue-tuning.js";
+export {
+  consumerQueueRights,
+  producerQueueRights,
+  operatorQueueRights,
+  type QueueRights,
+  type SasRight,
+  type ServiceBusDataRole,
+} from "./queue-rights.js";
 export { parseIsoDuration, formatIsoDuration, describeMs, DurationFormatError } from "./iso-duration.js";

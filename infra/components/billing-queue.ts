@@ -6,7 +6,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
 import { Queue, QueueAuthorizationRule } from "@pulumi/azure-native/servicebus/index.js";
-import { builtInRoles, roleDefinitionId } from "../access.js";
+import {
+  consumerQueueRights,
+  operatorQueueRights,
+  producerQueueRights,
+  roleAssignmentName,
+  roleDefinitionId,
+  roleGuidOf,
+  type QueueRights,
+} from "../access.js";
 import {
   DEFAULT_BACKLOG_THRESHOLD,
   defaultSeverities,
@@ -26,13 +34,17 @@ export interface BillingQueueArgs {
   queueName: string;
   /** The latency budget; the queue and consumer numbers are computed from it (tuneQueue). */
   budget: LatencyBudget;
-  /** Entra object id of the consumer's identity: gets "Azure Service Bus Data Receiver" on this queue only. */
+  /** Entra object id of the consumer's identity: gets consumerQueueRights' roles (Receiver + Sender) on this queue only. */
   consumerPrincipalId?: pulumi.Input<string>;
   /** Entra object id of the producer's identity: gets "Azure Service Bus Data Sender" on this queue only. */
   producerPrincipalId?: pulumi.Input<string>;
   /** Default "ServicePrincipal" (managed identities, app registrations); Azure refuses a mismatched type. */
   consumerPrincipalType?: PrincipalType;
   producerPrincipalType?: PrincipalType;
+  /** Entra object ids of operators: what `chargeguard dlq peek|resubmit` needs (operatorQueueRights) on this queue only. */
+  operatorPrincipalIds?: pulumi.Input<string>[];
+  /** Default "Group" (an on-call group); Azure refuses a mismatched type. */
+  operatorPrincipalType?: PrincipalType;
   alerts?: { severities?: Partial<AlertSeverities>; backlogThreshold?: number };
 }
 
@@ -124,45 +136,61 @@ export class BillingQueue extends pulumi.ComponentResource {
         ),
     );
 
-    const grants: [pulumi.Input<string> | undefined, PrincipalType | undefined, string, string, string][] = [
-      [args.consumerPrincipalId, args.consumerPrincipalType, "consumer", "Azure Service Bus Data Receiver", builtInRoles.serviceBusDataReceiver],
-      [args.producerPrincipalId, args.producerPrincipalType, "producer", "Azure Service Bus Data Sender", builtInRoles.serviceBusDataSender],
+    const parties: { party: string; principalId: pulumi.Input<string>; principalType: PrincipalType; rights: QueueRights }[] = [
+      ...(args.consumerPrincipalId === undefined
+        ? []
+        : [{ party: "consumer", principalId: args.consumerPrincipalId, principalType: args.consumerPrincipalType ?? "ServicePrincipal", rights: consumerQueueRights }]),
+      ...(args.producerPrincipalId === undefined
+        ? []
+        : [{ party: "producer", principalId: args.producerPrincipalId, principalType: args.producerPrincipalType ?? "ServicePrincipal", rights: producerQueueRights }]),
+      ...(args.operatorPrincipalIds ?? []).map((principalId, index) => ({
+        party: `operator-${index + 1}`,
+        principalId,
+        principalType: args.operatorPrincipalType ?? "Group",
+        rights: operatorQueueRights,
+      })),
     ];
-    for (const [principalId, principalType, role, right, roleGuid] of grants) {
-      if (principalId === undefined) continue;
-      this.roleAssignments.push(
-        new RoleAssignment(
-          `${name}-${role}`,
-          {
-            principalId,
-            principalType: principalType ?? "ServicePrincipal",
-            scope: this.queue.id,
-            roleDefinitionId: this.queue.id.apply((id) => roleDefinitionId(id, roleGuid)),
-            description: `chargeguard: ${role} of billing queue ${queueName}`,
-          },
-          { parent: this },
-        ),
-      );
-      this.access.push({ kind: "role", right, holder: typeof principalId === "string" ? principalId : `${role} principal` });
+    for (const { party, principalId, principalType, rights } of parties) {
+      for (const role of rights.roles) {
+        const roleGuid = roleGuidOf[role];
+        const suffix = role.replace("Azure Service Bus Data ", "").toLowerCase();
+        this.roleAssignments.push(
+          new RoleAssignment(
+            `${name}-${party}-${suffix}`,
+            {
+              roleAssignmentName: pulumi.all([this.queue.id, principalId]).apply(([scope, principal]) => roleAssignmentName(scope, principal, roleGuid)),
+              principalId,
+              principalType,
+              scope: this.queue.id,
+              roleDefinitionId: this.queue.id.apply((id) => roleDefinitionId(id, roleGuid)),
+              description: `chargeguard: ${party} of billing queue ${queueName} (${rights.because})`,
+            },
+            // A new name cannot be created beside an assignment of the same principal, role and scope (Azure
+            // refuses RoleAssignmentExists), so a replacement deletes first.
+            { parent: this, deleteBeforeReplace: true },
+          ),
+        );
+        this.access.push({ kind: "role", right: role, holder: typeof principalId === "string" ? principalId : `${party} principal` });
+      }
     }
 
     if (namespace.localAuthEnabled) {
-      for (const [suffix, right] of [["listen", "Listen"], ["send", "Send"]] as const) {
-        const ruleName = `${queueName}-${suffix}`;
+      for (const [party, rights] of [["consumer", consumerQueueRights], ["producer", producerQueueRights]] as const) {
+        const ruleName = `${queueName}-${party}`;
         this.authorizationRules.push(
           new QueueAuthorizationRule(
-            `${name}-${suffix}`,
+            `${name}-${party}`,
             {
               resourceGroupName: namespace.resourceGroupName,
               namespaceName: namespace.namespaceName,
               queueName: this.queue.name,
               authorizationRuleName: ruleName,
-              rights: [right],
+              rights: [...rights.sasRights],
             },
             { parent: this },
           ),
         );
-        this.access.push({ kind: "sasRule", right, holder: ruleName });
+        this.access.push({ kind: "sasRule", right: rights.sasRights.join("+"), holder: ruleName });
       }
     }
 

@@ -11,6 +11,7 @@ import type { Plan } from "./run-plan.js";
 const roleNames: Record<string, string> = {
   [builtInRoles.serviceBusDataReceiver]: "Data Receiver",
   [builtInRoles.serviceBusDataSender]: "Data Sender",
+  [builtInRoles.serviceBusDataOwner]: "Data Owner",
 };
 
 const alertLabels: Record<string, string> = {
@@ -92,7 +93,7 @@ export function formatPlan(plan: Plan): string {
         }),
       ...rules
         .filter((rule) => rule.inputs.queueName === name)
-        .map((rule) => `${(rule.inputs.rights as string[]).join("+")}-only SAS rule ${String(rule.inputs.authorizationRuleName)}`),
+        .map((rule) => `${(rule.inputs.rights as string[]).join("+")} SAS rule ${String(rule.inputs.authorizationRuleName)}`),
     ];
     return [
       name,

@@ -11,6 +11,7 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import { consumerQueueRights, dataRoleNameOf } from "../access.js";
 import { DEAD_LETTER_METRIC } from "../alert-specs.js";
 import { parseIsoDuration } from "../../tuning/index.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
@@ -22,7 +23,11 @@ export const types = {
   namespaceRule: "azure-native:servicebus:NamespaceAuthorizationRule",
   queueRule: "azure-native:servicebus:QueueAuthorizationRule",
   metricAlert: "azure-native:monitor:MetricAlert",
+  roleAssignment: "azure-native:authorization:RoleAssignment",
 } as const;
+
+/** `azure-native:authorization:RoleAssignment` and its API-versioned aliases (`azure-native:authorization/v20220401:...`). */
+const roleAssignmentType = /^azure-native:authorization(?:\/v[0-9a-z]+)?:RoleAssignment$/i;
 
 export const DEFAULT_PRODUCTION_STACKS = ["prod", "production"];
 
@@ -149,10 +154,40 @@ export const noManageRules: ResourceValidationPolicy = {
     }),
     forType(types.queueRule, (props, args, report) => {
       if (rightsOf(props).includes("Manage")) {
-        report(`queue rule ${String(props.authorizationRuleName ?? args.name)} grants Manage: consumers need Listen only, producers Send only`);
+        report(`queue rule ${String(props.authorizationRuleName ?? args.name)} grants Manage: consumers need ${consumerQueueRights.sasRights.join(" and ")} only, producers Send only`);
       }
     }),
   ],
+};
+
+/** The entity part of a Service Bus resource id: queue (or topic/subscription) scope, or wider. */
+function serviceBusEntityScope(scope: string): "entity" | "namespace" | "wider" {
+  if (/\/providers\/Microsoft\.ServiceBus\/namespaces\/[^/]+\/(queues|topics)\/[^/]+/i.test(scope)) return "entity";
+  if (/\/providers\/Microsoft\.ServiceBus\/namespaces\/[^/]+\/?$/i.test(scope)) return "namespace";
+  return "wider";
+}
+
+export const dataRolesAtQueueScope: ResourceValidationPolicy = {
+  name: "servicebus-data-roles-queue-scoped",
+  description: `Service Bus data roles are granted on one queue, never on the namespace or wider; Data Owner (entity management) is never granted. A consumer holds ${consumerQueueRights.roles.join(" and ")} on its own queue.`,
+  enforcementLevel: "mandatory",
+  validateResource: (args: ResourceValidationArgs, report: ReportViolation) => {
+    if (!roleAssignmentType.test(args.type)) return;
+    const roleGuid = String(args.props.roleDefinitionId ?? "").split("/").pop()?.toLowerCase() ?? "";
+    const role = dataRoleNameOf[roleGuid];
+    if (role === undefined) return; // not a Service Bus data role
+    const label = `role assignment ${String(args.props.roleAssignmentName ?? args.name)}`;
+    if (role === "Azure Service Bus Data Owner") {
+      report(`${label} grants ${role}, which manages entities: applications and operators need Data Receiver and/or Data Sender on their queue`);
+      return;
+    }
+    const scope = args.props.scope;
+    if (typeof scope !== "string") return; // unknown until the queue exists: checked again at update
+    const width = serviceBusEntityScope(scope);
+    if (width !== "entity") {
+      report(`${label} grants ${role} on ${width === "namespace" ? "the whole namespace" : "a scope wider than a namespace"} (${scope}): grant it on the one queue the identity uses`);
+    }
+  },
 };
 
 interface AlertCriterion {
@@ -216,4 +251,5 @@ export const billingPolicies: (ResourceValidationPolicy | StackValidationPolicy)
   namespaceMinimumTls,
   namespaceLocalAuthInProduction,
   noManageRules,
+  dataRolesAtQueueScope,
 ];

@@ -39,6 +39,8 @@ export function buildStack(config: StackConfig): BuiltStack {
         ...(queue.producerPrincipalId !== undefined ? { producerPrincipalId: queue.producerPrincipalId } : {}),
         ...(queue.consumerPrincipalType !== undefined ? { consumerPrincipalType: queue.consumerPrincipalType } : {}),
         ...(queue.producerPrincipalType !== undefined ? { producerPrincipalType: queue.producerPrincipalType } : {}),
+        ...(queue.operatorPrincipalIds !== undefined ? { operatorPrincipalIds: queue.operatorPrincipalIds } : {}),
+        ...(queue.operatorPrincipalType !== undefined ? { operatorPrincipalType: queue.operatorPrincipalType } : {}),
         alerts: { severities: config.alerts.severities, backlogThreshold: config.alerts.backlogThreshold },
       }),
   );

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { builtInRoles } from "../../infra/access.js";
+import { builtInRoles, consumerQueueRights, roleAssignmentName, roleGuidOf, uuidV5 } from "../../infra/access.js";
 import { BillingNamespace } from "../../infra/components/billing-namespace.js";
 import { BillingQueue } from "../../infra/components/billing-queue.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
@@ -103,20 +103,33 @@ describe("the dev stack under mocks", () => {
     });
   });
 
-  it("grants the consumer Data Receiver on the queue only, and Listen-only/Send-only SAS rules (local auth is on)", () => {
+  it("grants the consumer its rights (Receiver + Sender) on the queue only, under deterministic names, and a Listen+Send SAS rule", () => {
     const queue = only(ofType(plan, "servicebus:Queue"));
-    const role = only(ofType(plan, "authorization:RoleAssignment"));
-    expect(role.inputs).toMatchObject({
-      principalId: "00000000-0000-0000-0000-000000000001",
-      principalType: "ServicePrincipal",
-      scope: queue.id,
-      roleDefinitionId: `${String(queue.id).split("/resourceGroups/")[0]}/providers/Microsoft.Authorization/roleDefinitions/${builtInRoles.serviceBusDataReceiver}`,
-    });
-    const rules = ofType(plan, "servicebus:QueueAuthorizationRule").map((rule) => rule.inputs);
+    const roles = ofType(plan, "authorization:RoleAssignment");
+    const principal = "00000000-0000-0000-0000-000000000001";
+    const subscription = String(queue.id).split("/resourceGroups/")[0] ?? "";
+    const byRole = (a: MockedResource, b: MockedResource) => String(a.inputs.roleDefinitionId).localeCompare(String(b.inputs.roleDefinitionId));
+    const expectedOrder = [...consumerQueueRights.roles].sort((a, b) => roleGuidOf[a].localeCompare(roleGuidOf[b]));
+    expect(roles.sort(byRole).map((role) => role.inputs)).toEqual(
+      expectedOrder.map((role) =>
+        expect.objectContaining({
+          principalId: principal,
+          principalType: "ServicePrincipal",
+          scope: queue.id,
+          roleDefinitionId: `${subscription}/providers/Microsoft.Authorization/roleDefinitions/${roleGuidOf[role]}`,
+          roleAssignmentName: roleAssignmentName(String(queue.id), principal, roleGuidOf[role]),
+        }),
+      ),
+    );
+    expect(consumerQueueRights.roles).toEqual(["Azure Service Bus Data Receiver", "Azure Service Bus Data Sender"]);
+    const rules = ofType(plan, "servicebus:QueueAuthorizationRule")
+      .map((rule) => rule.inputs)
+      .sort((a, b) => String(a.authorizationRuleName).localeCompare(String(b.authorizationRuleName)));
     expect(rules).toEqual([
-      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-listen", rights: ["Listen"] }),
-      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-send", rights: ["Send"] }),
+      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-consumer", rights: [...consumerQueueRights.sasRights] }),
+      expect.objectContaining({ queueName: "usage-billing", authorizationRuleName: "usage-billing-producer", rights: ["Send"] }),
     ]);
+    expect(consumerQueueRights.sasRights).toEqual(["Listen", "Send"]);
     expect(ofType(plan, "servicebus:NamespaceAuthorizationRule")).toEqual([]);
   });
 
@@ -155,22 +168,32 @@ describe("the prod stack under mocks, planned in the same process after dev", ()
     });
   });
 
-  it("gives no SAS rules at all and queue-scoped roles to each consumer and producer", () => {
+  it("gives no SAS rules at all and queue-scoped roles to each consumer, producer and operator", () => {
     expect(ofType(plan, "servicebus:QueueAuthorizationRule")).toEqual([]);
     const queues = ofType(plan, "servicebus:Queue");
     const roles = ofType(plan, "authorization:RoleAssignment");
-    expect(roles).toHaveLength(4);
+    expect(roles).toHaveLength(8);
+    const receiver = builtInRoles.serviceBusDataReceiver;
+    const sender = builtInRoles.serviceBusDataSender;
     for (const queue of queues) {
       const granted = roles
         .filter((role) => role.inputs.scope === queue.id)
-        .map((role) => [String(role.inputs.roleDefinitionId).split("/").pop(), role.inputs.principalId]);
+        .map((role) => [String(role.inputs.roleDefinitionId).split("/").pop(), role.inputs.principalId, role.inputs.principalType]);
+      const usage = queue.inputs.queueName === "usage-billing";
+      const consumer = usage ? "00000000-0000-0000-0000-000000000001" : "00000000-0000-0000-0000-000000000003";
+      const producer = "00000000-0000-0000-0000-000000000002";
+      const operator = "00000000-0000-0000-0000-000000000004";
       expect(granted.sort()).toEqual(
         [
-          [builtInRoles.serviceBusDataReceiver, queue.inputs.queueName === "usage-billing" ? "00000000-0000-0000-0000-000000000001" : "00000000-0000-0000-0000-000000000003"],
-          [builtInRoles.serviceBusDataSender, "00000000-0000-0000-0000-000000000002"],
+          [receiver, consumer, "ServicePrincipal"],
+          [sender, consumer, "ServicePrincipal"],
+          [sender, producer, "ServicePrincipal"],
+          ...(usage ? [[receiver, operator, "Group"], [sender, operator, "Group"]] : []),
         ].sort(),
       );
     }
+    const names = roles.map((role) => role.inputs.roleAssignmentName);
+    expect(new Set(names).size).toBe(names.length);
   });
 
   it("renews locks for the slow queue and alarms with stricter severities", () => {
@@ -266,6 +289,47 @@ describe("the components on their own", () => {
     expect(mocked.map((r) => r.type)).toEqual(
       expect.arrayContaining(["chargeguard:infra:BillingNamespace", "chargeguard:infra:BillingQueue"]),
     );
+  });
+
+  it("names role assignments by a UUID v5 of scope, principal and role: the same every time, different per grant", async () => {
+    expect(uuidV5("www.example.com", "6ba7b810-9dad-11d1-80b4-00c04fd430c8")).toBe("2ed6657d-e927-568b-95e1-2665a8aea6a2");
+    const scope = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/ns/queues/q";
+    const name = roleAssignmentName(scope, "00000000-0000-0000-0000-00000000000a", builtInRoles.serviceBusDataSender);
+    expect(name).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(roleAssignmentName(scope.toUpperCase(), "00000000-0000-0000-0000-00000000000A", builtInRoles.serviceBusDataSender)).toBe(name);
+    expect(roleAssignmentName(scope, "00000000-0000-0000-0000-00000000000a", builtInRoles.serviceBusDataReceiver)).not.toBe(name);
+    expect(roleAssignmentName(`${scope}2`, "00000000-0000-0000-0000-00000000000a", builtInRoles.serviceBusDataSender)).not.toBe(name);
+
+    const build = async () => {
+      const mocked: MockedResource[] = [];
+      await pulumi.runtime.setMocks(azureMocks((r) => mocked.push(r)), "chargeguard", "test", false);
+      const namespace = new BillingNamespace("ops", { resourceGroupName: "rg", namespaceName: "sb-ops-test", sku: "Standard", disableLocalAuth: false });
+      const queue = new BillingQueue("ops", {
+        namespace,
+        queueName: "ops",
+        budget: { stripe: { timeoutMs: 20_000, maxNetworkRetries: 1 } },
+        consumerPrincipalId: "00000000-0000-0000-0000-00000000000c",
+        operatorPrincipalIds: ["00000000-0000-0000-0000-00000000000d", "00000000-0000-0000-0000-00000000000e"],
+      });
+      await new Promise((resolve) => queue.childIds.apply(resolve));
+      return { queue, roles: mocked.filter((r) => r.type === "azure-native:authorization:RoleAssignment") };
+    };
+    const first = await build();
+    const second = await build();
+    const names = (roles: MockedResource[]) => roles.map((r) => `${r.name}=${String(r.inputs.roleAssignmentName)}`).sort();
+    expect(names(first.roles)).toEqual(names(second.roles));
+    expect(first.roles.map((r) => [r.name, r.inputs.principalType]).sort()).toEqual([
+      ["ops-consumer-receiver", "ServicePrincipal"],
+      ["ops-consumer-sender", "ServicePrincipal"],
+      ["ops-operator-1-receiver", "Group"],
+      ["ops-operator-1-sender", "Group"],
+      ["ops-operator-2-receiver", "Group"],
+      ["ops-operator-2-sender", "Group"],
+    ]);
+    expect(first.queue.access.filter((grant) => grant.kind === "sasRule").sort((a, b) => a.holder.localeCompare(b.holder))).toEqual([
+      { kind: "sasRule", right: "Listen+Send", holder: "ops-consumer" },
+      { kind: "sasRule", right: "Send", holder: "ops-producer" },
+    ]);
   });
 
   it("refuses an unsafe budget at construction, naming the fix", async () => {

@@ -32,8 +32,8 @@ describe("chargeguard plan", () => {
     expect(stdout).toContain("Stack dev (Pulumi.dev.yaml), planned offline under Pulumi mocks");
     expect(stdout).toMatch(/QUEUE\s+LOCK\s+MAX DELIVERIES\s+RENEWAL DEADLINE\s+STRIPE WORST CASE\s+ALERTS\s+ACCESS/);
     expect(stdout).toMatch(/usage-billing\s+PT2M\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: 00000000-0000-0000-0000-000000000001/);
-    expect(stdout).toContain("Listen-only SAS rule usage-billing-listen");
-    expect(stdout).toContain("Policies: 7 checked, all passed.");
+    expect(stdout).toContain("Listen+Send SAS rule usage-billing-consumer");
+    expect(stdout).toContain("Policies: 8 checked, all passed.");
   });
 
   it("prints exactly { stack, resources, queues, violations } with --json", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { resourceArgs, stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
 import {
   billingPolicies,
+  dataRolesAtQueueScope,
   deadLetterAlertPerQueue,
   namespaceLocalAuthInProduction,
   namespaceMinimumTls,
@@ -14,6 +15,7 @@ import {
   queueMaxDeliveryCount,
   types,
 } from "../../infra/policy/policies.js";
+import { builtInRoles, consumerQueueRights, roleGuidOf } from "../../infra/access.js";
 import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
 import { tuneQueue } from "../../tuning/index.js";
 
@@ -152,10 +154,47 @@ describe("servicebus-no-manage-rule", () => {
       "namespace rule app grants Manage on the whole namespace: give applications queue-level Listen-only or Send-only rules, or Entra roles",
     ]);
     expect(await resourceViolations(noManageRules, rule(types.queueRule, ["Manage", "Listen", "Send"]))).toEqual([
-      "queue rule app grants Manage: consumers need Listen only, producers Send only",
+      "queue rule app grants Manage: consumers need Listen and Send only, producers Send only",
     ]);
     expect(await resourceViolations(noManageRules, rule(types.queueRule, ["Listen"]))).toEqual([]);
     expect(await resourceViolations(noManageRules, rule(types.namespaceRule, ["Send"]))).toEqual([]);
+  });
+});
+
+describe("servicebus-data-roles-queue-scoped", () => {
+  const QUEUE_ID = `${NS_ID}/queues/usage-billing`;
+  const assignment = (roleGuid: string, scope: unknown, type: string = types.roleAssignment) =>
+    target(type, "usage-billing-consumer", {
+      roleAssignmentName: "6f0e4bde-0000-5000-8000-000000000000",
+      principalId: "00000000-0000-0000-0000-000000000001",
+      roleDefinitionId: `/subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/${roleGuid}`,
+      scope,
+    });
+
+  it("accepts the consumer's rights (Receiver and Sender) on its queue", async () => {
+    for (const role of consumerQueueRights.roles) {
+      expect(await resourceViolations(dataRolesAtQueueScope, assignment(roleGuidOf[role], QUEUE_ID))).toEqual([]);
+    }
+  });
+
+  it("refuses a data role on the namespace or wider, also under a versioned type token", async () => {
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataSender, NS_ID))).toEqual([
+      `role assignment 6f0e4bde-0000-5000-8000-000000000000 grants Azure Service Bus Data Sender on the whole namespace (${NS_ID}): grant it on the one queue the identity uses`,
+    ]);
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataReceiver, "/subscriptions/s/resourceGroups/rg"))).toEqual([
+      expect.stringContaining("grants Azure Service Bus Data Receiver on a scope wider than a namespace"),
+    ]);
+    const versioned = assignment(builtInRoles.serviceBusDataReceiver, NS_ID, "azure-native:authorization/v20220401:RoleAssignment");
+    expect(await resourceViolations(dataRolesAtQueueScope, versioned)).toHaveLength(1);
+  });
+
+  it("refuses Data Owner even on a queue, and leaves other roles and unknown scopes alone", async () => {
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataOwner, QUEUE_ID))).toEqual([
+      expect.stringContaining("grants Azure Service Bus Data Owner, which manages entities"),
+    ]);
+    const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7";
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(reader, NS_ID))).toEqual([]);
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataSender, undefined))).toEqual([]);
   });
 });
 
@@ -220,6 +259,7 @@ describe("the policy set", () => {
       "servicebus-minimum-tls-1-2",
       "servicebus-local-auth-disabled-in-prod",
       "servicebus-no-manage-rule",
+      "servicebus-data-roles-queue-scoped",
     ]);
     expect(new Set(billingPolicies.map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
   });
