@@ -87,7 +87,7 @@ describe("chargeguard plan", () => {
     expect(text.stdout).toContain(
       "[mandatory] servicebus-local-auth-disabled-in-prod on sb-billing-prod: namespace sb-billing-prod: stack prod is production: set disableLocalAuth: true (Entra ID only)",
     );
-    expect(text.stdout).toContain("Policies: 7 checked, 1 violation(s), 1 mandatory.");
+    expect(text.stdout).toContain("Policies: 8 checked, 1 violation(s), 1 mandatory.");
   });
 
   it("exits 2 with one line per problem for an invalid config", async () => {
