@@ -1,9 +1,20 @@
 import type { AddressInfo, Server, Socket } from "node:net";
 import rhea, { type Connection, type Delivery, type EventContext, type Message, type Receiver, type Sender } from "rhea";
+import {
+  resolveAuthorizationRules,
+  rootRuleName,
+  unauthorized,
+  unauthorizedCondition,
+  verifyPutToken,
+  type AccessRight,
+  type AuthorizationRule,
+  type AuthorizationRuleOptions,
+  type Claim,
+} from "./authorization.js";
 import { DeadlineScheduler } from "./deadline-scheduler.js";
 import type { Entity } from "./entity.js";
 import { FaultBook, type FaultVerdict, type ServiceBusFaults, type SettleOperation } from "./faults.js";
-import { handleManagement, type ManagementReply } from "./management.js";
+import { handleManagement, rightForOperation, type ManagementReply } from "./management.js";
 import { LinkConsumer, type SenderInternals } from "./link-consumer.js";
 import type { Lock } from "./message-record.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
@@ -13,6 +24,11 @@ import { unpackTransfer } from "./wire.js";
 
 export interface ServiceBusEmulatorOptions {
   queues: Record<string, EmulatedQueueOptions>;
+  /**
+   * Shared access rules beside the root rule (RootManageSharedAccessKey: every right, namespace scope), enforced as
+   * Azure enforces them: a receiver or settlement needs Listen, a send or a scheduled message Send.
+   */
+  authorizationRules?: Record<string, AuthorizationRuleOptions>;
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   /** Diagnostics (link errors, malformed requests); default silent. */
@@ -20,8 +36,13 @@ export interface ServiceBusEmulatorOptions {
 }
 
 export interface ServiceBusEmulator {
-  /** For `new ServiceBusClient(connectionString)`: plain AMQP on 127.0.0.1 (`UseDevelopmentEmulator=true`). */
+  /**
+   * For `new ServiceBusClient(connectionString)`: plain AMQP on 127.0.0.1 (`UseDevelopmentEmulator=true`), signed
+   * with the root rule (every right).
+   */
   readonly connectionString: string;
+  /** The connection string of one authorization rule (with `EntityPath` for a queue rule). Throws for an unknown rule. */
+  connectionStringFor(ruleName: string): string;
   readonly port: number;
   readonly faults: ServiceBusFaults;
   /** Every message of a queue by state. Throws for an unknown queue. */
@@ -63,13 +84,16 @@ const outcomes = rhea.message as unknown as {
 type ReceiveRoute = { queue: EmulatedQueue; entity: Entity; consumer: LinkConsumer };
 type RequestRoute =
   | { kind: "cbs" }
-  | { kind: "management"; queue: EmulatedQueue; entity: Entity }
+  | { kind: "management"; queue: EmulatedQueue; entity: Entity; address: string }
   | { kind: "send"; queue: EmulatedQueue };
 
 class ServiceBusBroker implements ServiceBusEmulator {
   readonly #queues = new Map<string, EmulatedQueue>();
   readonly #scheduler = new DeadlineScheduler();
   readonly #faultBook = new FaultBook();
+  readonly #rules: ReadonlyMap<string, AuthorizationRule>;
+  /** The claims each connection earned on $cbs (tokens are per connection, as on Azure). */
+  readonly #claims = new WeakMap<Connection, Claim[]>();
   readonly #container = rhea.create_container({
     id: "chargeguard-servicebus-emulator",
     sender_options: { autosettle: false, treat_modified_as_released: false },
@@ -99,6 +123,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
 
   constructor(options: ServiceBusEmulatorOptions) {
     this.#log = options.log ?? (() => {});
+    this.#rules = resolveAuthorizationRules(options.authorizationRules);
     for (const [name, queueOptions] of Object.entries(options.queues)) this.addQueue(name, queueOptions);
     this.#wire();
   }
@@ -108,9 +133,15 @@ class ServiceBusBroker implements ServiceBusEmulator {
   }
 
   get connectionString(): string {
+    return this.connectionStringFor(rootRuleName);
+  }
+
+  connectionStringFor(ruleName: string): string {
+    const rule = this.#rules.get(ruleName);
+    if (!rule) throw new Error(`No authorization rule named ${ruleName}; known: ${[...this.#rules.keys()].join(", ")}`);
     return (
-      `Endpoint=sb://127.0.0.1:${this.#port};SharedAccessKeyName=RootManageSharedAccessKey;` +
-      `SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true`
+      `Endpoint=sb://127.0.0.1:${this.#port};SharedAccessKeyName=${rule.name};SharedAccessKey=${rule.key};` +
+      `UseDevelopmentEmulator=true${rule.queue === undefined ? "" : `;EntityPath=${rule.queue}`}`
     );
   }
 
@@ -257,6 +288,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
     sender.set_source({ address: source });
     if (target) sender.set_target({ address: target });
     const internals = sender as unknown as SenderInternals;
+    if (source.endsWith("/$management") && !this.#authorize(sender, source, undefined)) return;
     if (source === "$cbs" || source.endsWith("/$management")) {
       // Replies are pre-settled, so reply links never accumulate unsettled deliveries.
       internals.local.attach.snd_settle_mode = 1;
@@ -266,6 +298,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
       if (target) links.set(target, sender);
       return;
     }
+    if (!this.#authorize(sender, source, "Listen")) return;
     const resolved = this.#entity(source);
     if (!resolved) {
       sender.close({ condition: "amqp:not-found", description: `The messaging entity '${source}' could not be found.` });
@@ -293,6 +326,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
       return;
     }
     const management = target.endsWith("/$management");
+    if (!this.#authorize(receiver, target, management ? undefined : "Send")) return;
     const resolved = this.#entity(management ? target.slice(0, -"/$management".length) : target);
     if (!resolved || (!management && resolved.entity.isDeadLetter)) {
       receiver.close({ condition: "amqp:not-found", description: `The messaging entity '${target}' could not be found.` });
@@ -301,8 +335,34 @@ class ServiceBusBroker implements ServiceBusEmulator {
     (receiver as unknown as SenderInternals).local.attach.max_message_size = maxMessageSize;
     this.#requestLinks.set(
       receiver,
-      management ? { kind: "management", ...resolved } : { kind: "send", queue: resolved.queue },
+      management ? { kind: "management", ...resolved, address: target } : { kind: "send", queue: resolved.queue },
     );
+  }
+
+  /** CBS put-token: verify the SAS token and remember the claim for this connection; 401 when it does not verify. */
+  #putToken(connection: Connection, request: Message): void {
+    const properties = (request.application_properties ?? {}) as Record<string, unknown>;
+    const verdict = verifyPutToken(this.#rules, { type: properties.type, audience: properties.name, token: request.body }, Date.now());
+    if (!verdict.ok) {
+      this.#log(`servicebus emulator: refused a token: ${verdict.description}`);
+      this.#reply(connection, request, { "status-code": 401, "status-description": verdict.description });
+      return;
+    }
+    const now = Date.now();
+    this.#claims.set(connection, [...this.#claimsOf(connection).filter((claim) => claim.expiresAt > now), verdict.claim]);
+    this.#reply(connection, request, { "status-code": 202, "status-description": "Accepted" });
+  }
+
+  #claimsOf(connection: Connection): Claim[] {
+    return this.#claims.get(connection) ?? [];
+  }
+
+  /** Refuses (detaches) a link whose connection holds no claim with `right` on `address`, as Azure does. */
+  #authorize(link: Sender | Receiver, address: string, right: AccessRight | undefined): boolean {
+    const refused = unauthorized(this.#claimsOf(link.connection), address, right, Date.now());
+    if (refused === undefined) return true;
+    link.close({ condition: unauthorizedCondition, description: refused });
+    return false;
   }
 
   #forgetReceiveLink(sender: Sender): void {
@@ -330,13 +390,9 @@ class ServiceBusBroker implements ServiceBusEmulator {
       delivery.accept();
       const request = context.message as Message;
       if (route.kind === "cbs") {
-        this.#reply(receiver.connection, request, {
-          "status-code": 202,
-          "status-description": "Accepted",
-        });
+        this.#putToken(receiver.connection, request);
         return;
       }
-      const outcome = handleManagement(request, route.queue, route.entity, this.#faultBook);
       const send = (reply: ManagementReply): void => {
         const properties: Record<string, unknown> = {
           statusCode: reply.statusCode,
@@ -345,6 +401,13 @@ class ServiceBusBroker implements ServiceBusEmulator {
         if (reply.errorCondition) properties.errorCondition = reply.errorCondition;
         this.#reply(receiver.connection, request, properties, reply.body);
       };
+      const operation = (request.application_properties as Record<string, unknown> | undefined)?.operation;
+      const refused = unauthorized(this.#claimsOf(receiver.connection), route.address, rightForOperation(operation), Date.now());
+      if (refused !== undefined) {
+        send({ statusCode: 401, statusDescription: refused, errorCondition: unauthorizedCondition });
+        return;
+      }
+      const outcome = handleManagement(request, route.queue, route.entity, this.#faultBook);
       if (outcome.kind === "reply") send(outcome.reply);
       else if (outcome.kind === "later") this.#later(outcome.delayMs, () => send(outcome.run()));
     } catch (error) {

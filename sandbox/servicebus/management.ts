@@ -1,4 +1,5 @@
 import rhea, { type Message } from "rhea";
+import type { AccessRight } from "./authorization.js";
 import type { Entity } from "./entity.js";
 import type { FaultBook, FaultVerdict, SettleOperation } from "./faults.js";
 import { MessageNotFoundError, type EmulatedQueue, type Settlement } from "./queue.js";
@@ -47,6 +48,20 @@ const dispositions: Record<string, { operation: SettleOperation; settlement: (bo
 };
 
 type RequestBody = Record<string, unknown>;
+
+/** Reading and settling need Listen; scheduling (a send) and cancelling need Send; anything else Manage. */
+const operationRights: Record<string, AccessRight> = {
+  "com.microsoft:peek-message": "Listen",
+  "com.microsoft:renew-lock": "Listen",
+  "com.microsoft:update-disposition": "Listen",
+  "com.microsoft:receive-by-sequence-number": "Listen",
+  "com.microsoft:schedule-message": "Send",
+  "com.microsoft:cancel-scheduled-message": "Send",
+};
+
+export function rightForOperation(operation: unknown): AccessRight {
+  return (typeof operation === "string" ? operationRights[operation] : undefined) ?? "Manage";
+}
 
 /** Serves one $management request for an entity of a queue. Throws TypeError on a malformed request. */
 export function handleManagement(

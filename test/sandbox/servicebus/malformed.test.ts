@@ -2,7 +2,7 @@
 // since the SDK never sends such frames.
 import rhea, { type Connection, type EventContext, type Message } from "rhea";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { startHarness } from "./support.js";
+import { putToken, sasToken, startHarness } from "./support.js";
 
 let harness: Awaited<ReturnType<typeof startHarness>>;
 let connection: Connection;
@@ -11,6 +11,9 @@ beforeAll(async () => {
   const container = rhea.create_container();
   connection = container.connect({ host: "127.0.0.1", port: harness.emulator.port, reconnect: false });
   await new Promise((resolve) => connection.once("connection_open", resolve));
+  // A namespace-wide token with every right, as the SDK puts one per link.
+  const namespace = `sb://127.0.0.1:${harness.emulator.port}`;
+  expect(await putToken(connection, namespace, sasToken(namespace, "RootManageSharedAccessKey", "SAS_KEY_VALUE"))).toBe(202);
 });
 afterAll(async () => {
   connection.close();
