@@ -3,7 +3,7 @@
 // (generated consumer), then the judgement. Everything it starts, it stops.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import type { ConsumerStep, UsageEvent } from "../runtime/index.js";
+import { consumerQueueRights, type ConsumerStep, type UsageEvent } from "../runtime/index.js";
 import { AdjustableClock, startServiceBusEmulator, startStripeEmulator, type StripeFaultRequest } from "../sandbox/index.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
@@ -33,6 +33,8 @@ export interface ContenderRunOptions {
 }
 
 const queue = "billing";
+/** The SAS rule every replica connects with: exactly the rights BillingQueue deploys for a consumer. */
+const consumerRule = "consumer";
 /** A stop that takes longer is reported and left behind, so one stuck handle cannot hang the whole run. */
 const cleanupBoundMs = 10_000;
 const pendingLogEveryMs = 5_000;
@@ -56,6 +58,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
           deadLetteringOnMessageExpiration: true,
         },
       },
+      authorizationRules: { [consumerRule]: { queue, rights: consumerQueueRights.sasRights } },
       port: 0,
     });
     stops.push(["Service Bus emulator", () => servicebus.stop()]);
@@ -113,7 +116,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     fleet = new ReplicaFleet({
       start: startConsumer,
       context: {
-        serviceBus: { connectionString: servicebus.connectionString, queueName: queue },
+        serviceBus: { connectionString: servicebus.connectionStringFor(consumerRule), queueName: queue },
         stripe: {
           apiKey: sandboxKey,
           apiBase: stripe.apiBase,

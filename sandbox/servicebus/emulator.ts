@@ -361,6 +361,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
   #authorize(link: Sender | Receiver, address: string, right: AccessRight | undefined): boolean {
     const refused = unauthorized(this.#claimsOf(link.connection), address, right, Date.now());
     if (refused === undefined) return true;
+    this.#log(`servicebus emulator: refused a link to ${address}: ${refused}`);
     link.close({ condition: unauthorizedCondition, description: refused });
     return false;
   }
@@ -404,6 +405,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
       const operation = (request.application_properties as Record<string, unknown> | undefined)?.operation;
       const refused = unauthorized(this.#claimsOf(receiver.connection), route.address, rightForOperation(operation), Date.now());
       if (refused !== undefined) {
+        this.#log(`servicebus emulator: refused ${String(operation)}: ${refused}`);
         send({ statusCode: 401, statusDescription: refused, errorCondition: unauthorizedCondition });
         return;
       }

@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import Stripe from "stripe";
 import { ServiceBusClient } from "@azure/service-bus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumerQueueRights } from "../../runtime/index.js";
 import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator } from "../../sandbox/stripe/index.js";
 import { parseIsoDuration } from "../../tuning/index.js";
@@ -100,7 +101,11 @@ describe("a generated consumer project", () => {
   }, 120_000);
 
   it("npm start bills from the queue with the run contract's variables, and exits 0 on SIGTERM", async () => {
-    const serviceBus = await startServiceBusEmulator({ queues: { "usage-billing": {} } });
+    // With exactly the rights BillingQueue deploys for a consumer, as in Azure.
+    const serviceBus = await startServiceBusEmulator({
+      queues: { "usage-billing": {} },
+      authorizationRules: { consumer: { queue: "usage-billing", rights: consumerQueueRights.sasRights } },
+    });
     const stripeEmulator = await startStripeEmulator();
     const client = new ServiceBusClient(serviceBus.connectionString);
     const serverUrl = process.env.TEST_DATABASE_URL;
@@ -112,7 +117,7 @@ describe("a generated consumer project", () => {
         cwd: project,
         env: {
           ...env,
-          SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
+          SERVICEBUS_CONNECTION_STRING: serviceBus.connectionStringFor("consumer"),
           SERVICEBUS_QUEUE: "usage-billing",
           STRIPE_API_KEY: "rk_test_sandbox",
           STRIPE_API_BASE: stripeEmulator.apiBase,

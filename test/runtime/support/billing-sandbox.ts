@@ -3,6 +3,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
+import { consumerQueueRights } from "../../../runtime/index.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import type { BillingConsumerOptions } from "../../../runtime/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
@@ -26,10 +27,16 @@ export interface BillingSandbox {
 
 let queues = 0;
 
-/** What the end-to-end consumer tests share: the sandbox's endpoints, its clock, and short leases, retries and closes. */
+/** The rule every consumer connects with: exactly the SAS rights BillingQueue deploys for a consumer. */
+export const consumerRule = "consumer";
+
+/**
+ * What the end-to-end consumer tests share: the sandbox's endpoints with the consumer's rights, its clock, and
+ * short leases, retries and closes.
+ */
 export function consumerOptionsFor(sandbox: BillingSandbox, queue: string): BillingConsumerOptions {
   return {
-    serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
+    serviceBus: { connectionString: sandbox.serviceBus.connectionStringFor(consumerRule), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
     clock: sandbox.clock,
     leaseMs: 3_000,
@@ -40,10 +47,14 @@ export function consumerOptionsFor(sandbox: BillingSandbox, queue: string): Bill
   };
 }
 
-export async function startBillingSandbox(): Promise<BillingSandbox> {
+/** `authorizationRules`: more rules beside the consumer's (e.g. narrower ones, to show what fails without a right). */
+export async function startBillingSandbox(
+  options: Pick<Parameters<typeof startServiceBusEmulator>[0], "authorizationRules" | "log"> = {},
+): Promise<BillingSandbox> {
   const clock = new AdjustableClock();
   const [serviceBus, stripe, pglite] = await Promise.all([
-    startServiceBusEmulator({ queues: {} }),
+    // Namespace scope, as the queues are made per test; the rights are the consumer's (Listen + Send), no Manage.
+    startServiceBusEmulator({ queues: {}, ...(options.log ? { log: options.log } : {}), authorizationRules: { ...options.authorizationRules, [consumerRule]: { rights: consumerQueueRights.sasRights } } }),
     startStripeEmulator({ clock }),
     PGlite.create(),
   ]);

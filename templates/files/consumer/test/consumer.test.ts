@@ -8,6 +8,7 @@ import {
   startServiceBusEmulator,
   startStripeEmulator,
 } from "chargeguard/sandbox";
+import { consumerQueueRights } from "chargeguard/runtime";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsumerOptions, startUsageBillingConsumer } from "../src/consumer.js";
@@ -27,17 +28,25 @@ let consumer: { close(): Promise<void> };
 let stripe: Stripe;
 const clock = new AdjustableClock();
 
+/** What the consumer logged: a scheduled retry is logged only once Service Bus accepted it. */
+const logs: string[] = [];
+
 /** A test may hold the flow of one customer's event at one step boundary, as a slow or stuck replica would. */
 let held: { step: Step; customerId: string; reached: () => void; released: Promise<void> } | undefined;
 
 beforeAll(async () => {
-  serviceBus = await startServiceBusEmulator({ queues: { [queue]: { lockDurationMs: 3_000, maxDeliveryCount: 10 } } });
+  // The consumer runs with exactly the rights BillingQueue deploys for it (Listen + Send on its queue): a consumer
+  // that needs more fails here, not in Azure.
+  serviceBus = await startServiceBusEmulator({
+    queues: { [queue]: { lockDurationMs: 3_000, maxDeliveryCount: 10 } },
+    authorizationRules: { consumer: { queue, rights: consumerQueueRights.sasRights } },
+  });
   stripeEmulator = await startStripeEmulator({ clock });
   stripe = new Stripe("rk_test_sandbox", { ...stripeEmulator.stripeConfig, maxNetworkRetries: 0 });
   client = new ServiceBusClient(serviceBus.connectionString);
   sender = client.createSender(queue);
   consumer = await startUsageBillingConsumer({
-    serviceBus: { connectionString: serviceBus.connectionString, queueName: queue },
+    serviceBus: { connectionString: serviceBus.connectionStringFor("consumer"), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: stripeEmulator.apiBase, timeoutMs: 1_000, maxNetworkRetries: 0 },
     clock,
     maxConcurrentCalls: 2,
@@ -53,7 +62,7 @@ beforeAll(async () => {
       hold.reached();
       await hold.released;
     },
-    log: () => {},
+    log: (line) => logs.push(line),
   });
 });
 
@@ -158,6 +167,10 @@ describe("the billing consumer", () => {
     });
     await sender.sendMessages({ body: event, messageId: "timeout-1" });
     await until(() => fault.hits === 1, "the hung Stripe call");
+    await until(() => {
+      if (logs.some((line) => line.includes("retry not scheduled"))) throw new Error(`the retry was refused: ${logs.join("\n")}`);
+      return logs.some((line) => /retry \d+ as timeout-1:retry:\d+/.test(line));
+    }, "the scheduled retry");
     await until(() => settled() && paymentIntentsOf(event.stripeCustomerId).length > 0, "the retry");
 
     expect(paymentIntentsOf(event.stripeCustomerId)).toHaveLength(1);
