@@ -75,10 +75,14 @@ export {
   peekDeadLetters,
   resubmitDeadLetters,
   resubmission,
+  resubmitMessageId,
+  resubmitIdReason,
+  type DeadLetterFilter,
   type DeadLetterOptions,
   type DeadLetterSummary,
   type ResubmitOptions,
   type ResubmitReport,
+  type ResubmittedMessage,
 } from "./dlq.js";
 export {
   reconcile,

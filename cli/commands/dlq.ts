@@ -1,5 +1,13 @@
-import { InvalidArgumentError, type Command } from "commander";
-import { peekDeadLetters, resubmitDeadLetters, type DeadLetterSummary } from "../../runtime/index.js";
+import { isServiceBusError } from "@azure/service-bus";
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { parseIsoDuration } from "../../infra/index.js";
+import {
+  operatorQueueRights,
+  peekDeadLetters,
+  resubmitDeadLetters,
+  type DeadLetterFilter,
+  type DeadLetterSummary,
+} from "../../runtime/index.js";
 
 interface DlqOptions {
   queue: string;
@@ -7,7 +15,9 @@ interface DlqOptions {
   max?: number;
   json?: boolean;
   dryRun?: boolean;
-  deriveMessageId?: boolean;
+  reason: string[];
+  messageId: string[];
+  since?: Date;
 }
 
 export function register(program: Command): void {
@@ -17,41 +27,75 @@ export function register(program: Command): void {
       .requiredOption("--queue <name>", "the queue whose dead-letter subqueue to read")
       .option("--connection-string <string>", "Service Bus connection string (default: env SERVICEBUS_CONNECTION_STRING, else SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential)")
       .option("--max <n>", "at most this many messages (default 100)", positiveInteger)
+      .option("--reason <reason>", "only dead letters with this DeadLetterReason (repeatable)", collect, [])
+      .option("--message-id <id>", "only the dead letter with this messageId (repeatable)", collect, [])
+      .option("--since <when>", "only messages enqueued at or after an ISO 8601 time (2026-12-01T05:00:00Z) or that long ago (PT2H, P1D)", sinceOf)
       .option("--json", "print JSON");
 
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
-    const messages = await peekDeadLetters(connection(options));
+    const messages = await explained(options.queue, peekDeadLetters(connection(options)));
     if (options.json) return print(JSON.stringify(messages, null, 2));
     if (messages.length === 0) return print(`${options.queue}/$DeadLetterQueue is empty`);
     for (const message of messages) print(describe(message));
   });
 
-  common(dlq.command("resubmit").description("send dead-lettered messages back to the queue, keeping their messageId"))
-    .option("--dry-run", "only list what would move")
-    .option(
-      "--derive-message-id",
-      "send as <messageId>:resubmit:<sequence> instead of the original id (for queues with duplicate detection, whose window would drop a kept id)",
-    )
+  common(
+    dlq
+      .command("resubmit")
+      .description("send dead-lettered messages back to the queue as new messages (fresh deterministic messageId), then complete them"),
+  )
+    .option("--dry-run", "only list what would move, and under which id")
+    // Resubmissions always get a fresh id now (a kept id would be dropped by duplicate detection); accepted so
+    // scripts written for the old opt-in keep working.
+    .addOption(new Option("--derive-message-id").hideHelp())
     .action(async (options: DlqOptions) => {
-      const report = await resubmitDeadLetters({
-        ...connection(options),
-        dryRun: options.dryRun ?? false,
-        messageId: options.deriveMessageId ? "derive" : "keep",
-      });
+      const report = await explained(options.queue, resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2));
       else {
-        const verb = report.dryRun ? "would move" : "moved";
-        print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue}`);
-        for (const message of report.moved) print(`  ${describe(message)}${message.sentAs === undefined || message.sentAs === message.messageId ? "" : ` (sent as ${message.sentAs})`}`);
-        if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error}`);
+        const verb = report.dryRun ? "would send" : "sent";
+        const skipped = report.skipped > 0 ? `; ${report.skipped} left in place (filter)` : "";
+        print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue} as new messages${skipped}`);
+        const [first] = report.moved;
+        if (first) print(`  (${first.why})`);
+        for (const message of report.moved) {
+          print(`  ${describe(message)} -> ${verb} as ${message.sentAs}`);
+          if (message.completeFailed) print(`    completing the dead-letter copy failed (${message.completeFailed}): it stays there; a re-run sends the same id, which the queue drops as a duplicate`);
+        }
+        if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
       }
       if (report.failure) process.exitCode = 1;
     });
 }
 
+/** Missing rights get a message naming what the operator needs instead of the SDK's bare UnauthorizedAccess. */
+async function explained<T>(queue: string, operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    const unauthorized =
+      (isServiceBusError(error) && error.code === "UnauthorizedAccess") ||
+      (error instanceof AggregateError && error.errors.some((e: unknown) => isServiceBusError(e) && e.code === "UnauthorizedAccess"));
+    if (!unauthorized) throw error;
+    throw new Error(
+      `not authorized on queue ${queue}: dlq peek needs Listen, dlq resubmit Listen and Send (${operatorQueueRights.roles.join(" + ")} for an Entra identity; BillingQueue grants them to its operatorPrincipalIds); never Manage`,
+      { cause: error },
+    );
+  }
+}
+
 function connection(options: DlqOptions) {
   const connectionString = options.connectionString ?? process.env.SERVICEBUS_CONNECTION_STRING;
-  return { queue: options.queue, ...(connectionString ? { connectionString } : {}), ...(options.max === undefined ? {} : { max: options.max }) };
+  const filter: DeadLetterFilter = {
+    ...(options.reason.length > 0 ? { reasons: options.reason } : {}),
+    ...(options.messageId.length > 0 ? { messageIds: options.messageId } : {}),
+    ...(options.since === undefined ? {} : { since: options.since }),
+  };
+  return {
+    queue: options.queue,
+    ...(connectionString ? { connectionString } : {}),
+    ...(options.max === undefined ? {} : { max: options.max }),
+    filter,
+  };
 }
 
 function describe(message: DeadLetterSummary): string {
@@ -66,4 +110,22 @@ function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`must be a positive integer, got "${value}"`);
   return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** An ISO 8601 instant with a date, or an ISO 8601 duration meaning "that long before now". */
+function sinceOf(value: string): Date {
+  if (/^P/i.test(value)) {
+    try {
+      return new Date(Date.now() - parseIsoDuration(value));
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(at)) throw new InvalidArgumentError(`expected an ISO 8601 time such as 2026-12-01T05:00:00Z or a duration such as PT2H, got "${value}"`);
+  return new Date(at);
 }

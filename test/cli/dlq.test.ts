@@ -3,13 +3,20 @@ import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/dlq.js";
+import { operatorQueueRights, resubmitIdReason } from "../../runtime/index.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 
 let emulator: ServiceBusEmulator;
 let client: ServiceBusClient;
 
 beforeAll(async () => {
-  emulator = await startServiceBusEmulator({ queues: { billing: { lockDurationMs: 2_000 } } });
+  emulator = await startServiceBusEmulator({
+    queues: { billing: { lockDurationMs: 2_000, duplicateDetectionWindowMs: 600_000 } },
+    authorizationRules: {
+      operator: { queue: "billing", rights: operatorQueueRights.sasRights },
+      "send-only": { queue: "billing", rights: ["Send"] },
+    },
+  });
   client = new ServiceBusClient(emulator.connectionString);
   const sender = client.createSender("billing");
   await sender.sendMessages([
@@ -66,18 +73,45 @@ describe("chargeguard dlq", () => {
     }
   });
 
-  it("resubmit --dry-run moves nothing; resubmit moves them keeping messageId and reports it", async () => {
-    const dry = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", emulator.connectionString, "--dry-run");
-    expect(dry).toMatch(/^would move 2 message\(s\) from billing\/\$DeadLetterQueue to billing/);
+  it("resubmit --dry-run moves nothing; resubmit --message-id sends that one under a new id and says why", async () => {
+    const operator = emulator.connectionStringFor("operator");
+    const dry = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--dry-run");
+    const lines = dry.trim().split("\n");
+    expect(lines[0]).toBe("would send 2 message(s) from billing/$DeadLetterQueue to billing as new messages");
+    expect(lines[1]).toBe(`  (${resubmitIdReason})`);
+    expect(lines[2]).toMatch(/^ {2}#(\d+) m-1 InvalidEvent: bad m-1 -> would send as m-1:resubmit:\1$/);
     expect(emulator.inspect("billing").deadLettered).toHaveLength(2);
-    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", emulator.connectionString, "--max", "1", "--json");
-    const report = JSON.parse(out) as { moved: { messageId: string; sentAs: string }[] };
-    expect(report.moved).toEqual([expect.objectContaining({ messageId: "m-1", sentAs: "m-1" })]);
+
+    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--json");
+    const report = JSON.parse(out) as { skipped: number; moved: { messageId: string; sentAs: string; why: string }[] };
+    expect(report.skipped).toBe(1);
+    expect(report.moved).toEqual([expect.objectContaining({ messageId: "m-2", sentAs: expect.stringMatching(/^m-2:resubmit:\d+$/), why: resubmitIdReason })]);
     const snapshot = emulator.inspect("billing");
-    expect(snapshot.deadLettered.map((m) => m.messageId)).toEqual(["m-2"]);
-    expect(snapshot.active.map((m) => [m.messageId, m.applicationProperties])).toEqual([
-      ["m-1", { tenant: "a", "chargeguard-resubmitted-from": expect.stringMatching(/^billing\/\$DeadLetterQueue#\d+$/) }],
-    ]);
+    expect(snapshot.deadLettered.map((m) => m.messageId)).toEqual(["m-1"]);
+    expect(snapshot.active.map((m) => m.messageId)).toEqual([report.moved[0]?.sentAs]);
+  });
+
+  it("resubmit --reason and --since select nothing that does not match, and say so", async () => {
+    const operator = emulator.connectionStringFor("operator");
+    const none = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--reason", "RetryAttemptsExhausted");
+    expect(none.trim()).toBe("sent 0 message(s) from billing/$DeadLetterQueue to billing as new messages; 1 left in place (filter)");
+    const future = await run("dlq", "peek", "--queue", "billing", "--connection-string", operator, "--since", "2999-01-01T00:00:00Z");
+    expect(future.trim()).toBe("billing/$DeadLetterQueue is empty");
+    const recent = await run("dlq", "peek", "--queue", "billing", "--connection-string", operator, "--since", "PT1H", "--reason", "InvalidEvent", "--json");
+    expect((JSON.parse(recent) as { messageId: string }[]).map((m) => m.messageId)).toEqual(["m-1"]);
+    expect(emulator.inspect("billing").deadLettered).toHaveLength(1);
+  });
+
+  it("refuses a bad --since", async () => {
+    await expect(run("dlq", "peek", "--queue", "billing", "--since", "yesterday")).rejects.toThrow(/expected an ISO 8601 time/);
+    await expect(run("dlq", "peek", "--queue", "billing", "--since", "P1M")).rejects.toThrow(/months/);
+  });
+
+  it("names the rights an operator needs when the connection lacks them", async () => {
+    const sendOnly = emulator.connectionStringFor("send-only");
+    await expect(run("dlq", "peek", "--queue", "billing", "--connection-string", sendOnly)).rejects.toThrow(
+      /^not authorized on queue billing: dlq peek needs Listen, dlq resubmit Listen and Send \(Azure Service Bus Data Receiver \+ Azure Service Bus Data Sender/,
+    );
   });
 
   it("refuses a bad --max and a missing --queue", async () => {

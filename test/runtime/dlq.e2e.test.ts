@@ -2,9 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { startBillingConsumer } from "../../runtime/consumer.js";
-import { peekDeadLetters, resubmitDeadLetters } from "../../runtime/dlq.js";
+import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/dlq.js";
+import { operatorQueueRights } from "../../runtime/index.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import { startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
 let guard: BillingGuard;
@@ -12,7 +13,7 @@ const running: RunningConsumer[] = [];
 const logs: string[] = [];
 
 beforeAll(async () => {
-  sandbox = await startBillingSandbox();
+  sandbox = await startBillingSandbox({ authorizationRules: { operator: { rights: operatorQueueRights.sasRights } } });
   guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
 });
 afterAll(async () => {
@@ -21,16 +22,25 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-async function deadLetter(queue: string, reason: string): Promise<void> {
+async function deadLetter(queue: string, reason: string, count = 1): Promise<void> {
   const receiver = sandbox.client.createReceiver(queue);
-  const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
-  if (!message) throw new Error("nothing to dead-letter");
-  await receiver.deadLetterMessage(message, { deadLetterReason: reason, deadLetterErrorDescription: `${reason} for the test` });
+  let done = 0;
+  while (done < count) {
+    const messages = await receiver.receiveMessages(count - done, { maxWaitTimeInMs: 5_000 });
+    if (messages.length === 0) throw new Error("nothing to dead-letter");
+    for (const message of messages) {
+      await receiver.deadLetterMessage(message, { deadLetterReason: reason, deadLetterErrorDescription: `${reason} for the test` });
+      done++;
+    }
+  }
   await receiver.close();
 }
 
+/** The operator's connection: exactly what BillingQueue grants operators (Listen + Send), never Manage. */
+const operator = () => sandbox.serviceBus.connectionStringFor("operator");
+
 describe("DLQ tools", () => {
-  it("peeks without taking, and resubmits keeping messageId, body and properties (dead-letter fields dropped)", async () => {
+  it("peeks without taking, and resubmits as a new message under a derived id, keeping body and properties (dead-letter fields dropped)", async () => {
     const queue = sandbox.queue(2_000, { duplicateDetection: false });
     await sandbox.send(queue, {
       body: { hello: "world" },
@@ -40,37 +50,94 @@ describe("DLQ tools", () => {
       applicationProperties: { tenant: "t1", "chargeguard-attempt": 5, "chargeguard-chain": "old" },
     });
     await deadLetter(queue, "Poison");
-    const connectionString = sandbox.serviceBus.connectionString;
+    const connectionString = operator();
     const peeked = await peekDeadLetters({ connectionString, queue });
     expect(peeked).toEqual([expect.objectContaining({ messageId: "m-keep", deadLetterReason: "Poison", body: { hello: "world" } })]);
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toHaveLength(1);
+    const sentAs = `m-keep:resubmit:${peeked[0]?.sequenceNumber}`;
 
     const dry = await resubmitDeadLetters({ connectionString, queue, dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, moved: [{ messageId: "m-keep" }] });
+    expect(dry).toMatchObject({ dryRun: true, skipped: 0, moved: [{ messageId: "m-keep", sentAs, why: resubmitIdReason }] });
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toHaveLength(1);
 
     const report = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 500 });
-    expect(report).toMatchObject({ dryRun: false, moved: [{ messageId: "m-keep", sentAs: "m-keep", deadLetterReason: "Poison" }] });
+    expect(report).toMatchObject({ dryRun: false, skipped: 0, moved: [{ messageId: "m-keep", sentAs, deadLetterReason: "Poison" }] });
     expect(report.failure).toBeUndefined();
     const snapshot = sandbox.serviceBus.inspect(queue);
     expect(snapshot.deadLettered).toHaveLength(0);
     const receiver = sandbox.client.createReceiver(queue);
     const [back] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
-    expect(back).toMatchObject({ messageId: "m-keep", body: { hello: "world" }, contentType: "application/json", correlationId: "corr-1" });
+    expect(back).toMatchObject({ messageId: sentAs, body: { hello: "world" }, contentType: "application/json", correlationId: "corr-1" });
     expect(back?.applicationProperties).toEqual({ tenant: "t1", "chargeguard-resubmitted-from": `${queue}/$DeadLetterQueue#${peeked[0]?.sequenceNumber}` });
     if (back) await receiver.completeMessage(back);
     await receiver.close();
   });
 
-  it("derives a deterministic new id on request (a kept id inside a duplicate-detection window would be dropped)", async () => {
+  it("with duplicate detection on, re-sending the kept id (the old default) loses both events; the default resubmit loses none", async () => {
+    const twoDeadLetters = async () => {
+      const queue = sandbox.queue();
+      await sandbox.send(queue, { body: { n: 1 }, messageId: "evt-1" });
+      await sandbox.send(queue, { body: { n: 2 }, messageId: "evt-2" });
+      await deadLetter(queue, "MaxDeliveryCountExceeded", 2);
+      return queue;
+    };
+    // The old behaviour, step by step: send a copy with the kept messageId, then complete the dead-letter copy.
+    const old = await twoDeadLetters();
+    const receiver = sandbox.client.createReceiver(old, { subQueueType: "deadLetter" });
+    const sender = sandbox.client.createSender(old);
+    for (const message of await receiver.receiveMessages(2, { maxWaitTimeInMs: 5_000 })) {
+      await sender.sendMessages({ body: message.body, messageId: message.messageId });
+      await receiver.completeMessage(message);
+    }
+    await receiver.close();
+    await sender.close();
+    expect(sandbox.serviceBus.counts(old)).toMatchObject({ active: 0, scheduled: 0, deadLettered: 0 });
+
+    const queue = await twoDeadLetters();
+    const report = await resubmitDeadLetters({ connectionString: operator(), queue, maxWaitTimeInMs: 500 });
+    expect(report.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^evt-1:resubmit:\d+$/), expect.stringMatching(/^evt-2:resubmit:\d+$/)]);
+    const snapshot = sandbox.serviceBus.inspect(queue);
+    expect(snapshot.deadLettered).toEqual([]);
+    expect(snapshot.active.map((m) => [m.messageId, m.body])).toEqual(report.moved.map((m) => [m.sentAs, m.body]));
+  });
+
+  it("a re-run after a crash between send and complete sends the same id, which the window drops: one copy", async () => {
     const queue = sandbox.queue();
-    await sandbox.send(queue, { body: { n: 1 }, messageId: "m-dedupe" });
+    await sandbox.send(queue, { body: { n: 1 }, messageId: "evt-crash" });
     await deadLetter(queue, "Poison");
-    const connectionString = sandbox.serviceBus.connectionString;
-    const report = await resubmitDeadLetters({ connectionString, queue, messageId: "derive", maxWaitTimeInMs: 500 });
-    const sentAs = report.moved[0]?.sentAs;
-    expect(sentAs).toMatch(/^m-dedupe:resubmit:\d+$/);
-    await waitFor("resubmission enqueued", () => sandbox.serviceBus.inspect(queue).active.some((m) => m.messageId === sentAs));
+    const receiver = sandbox.client.createReceiver(queue, { subQueueType: "deadLetter" });
+    const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
+    if (!message) throw new Error("no dead letter");
+    await sandbox.client.createSender(queue).sendMessages(resubmission(message, queue));
+    await receiver.close(); // "crashed": the dead-letter copy was never completed; it comes back when its lock lapses
+
+    const report = await resubmitDeadLetters({ connectionString: operator(), queue, maxWaitTimeInMs: 5_000 });
+    expect(report.moved.map((m) => m.sentAs)).toEqual([resubmission(message, queue).messageId]);
+    const snapshot = sandbox.serviceBus.inspect(queue);
+    expect(snapshot.deadLettered).toEqual([]);
+    expect(snapshot.active.map((m) => m.messageId)).toEqual([resubmission(message, queue).messageId]);
+  });
+
+  it("filters by reason, messageId and enqueue time, leaving the rest in the dead-letter queue", async () => {
+    const queue = sandbox.queue();
+    const before = new Date(Date.now() - 1_000);
+    await sandbox.send(queue, { body: { n: 1 }, messageId: "poison-1" });
+    await deadLetter(queue, "InvalidEvent");
+    await sandbox.send(queue, { body: { n: 2 }, messageId: "good-1" });
+    await sandbox.send(queue, { body: { n: 3 }, messageId: "good-2" });
+    await deadLetter(queue, "RetryAttemptsExhausted", 2);
+    const connectionString = operator();
+
+    const byReason = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 500, filter: { reasons: ["RetryAttemptsExhausted"], messageIds: ["good-2"] } });
+    expect(byReason).toMatchObject({ skipped: 2, moved: [{ messageId: "good-2" }] });
+    expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId).sort()).toEqual(["good-1", "poison-1"]);
+
+    expect(await peekDeadLetters({ connectionString, queue, filter: { since: new Date(Date.now() + 60_000) } })).toEqual([]);
+    const dry = await resubmitDeadLetters({ connectionString, queue, dryRun: true, filter: { since: before, reasons: ["RetryAttemptsExhausted"] } });
+    expect(dry).toMatchObject({ skipped: 1, moved: [{ messageId: "good-1" }] });
+    const rest = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 500, filter: { reasons: ["RetryAttemptsExhausted"] } });
+    expect(rest).toMatchObject({ skipped: 1, moved: [{ messageId: "good-1" }] });
+    expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId)).toEqual(["poison-1"]);
   });
 
   it("an event dead-lettered after its retries ran out is resubmitted and billed once, by Stripe's replay", async () => {
@@ -85,7 +152,7 @@ describe("DLQ tools", () => {
     });
     running.push(
       await startBillingConsumer({
-        serviceBus: { connectionString: sandbox.serviceBus.connectionString, queueName: queue },
+        serviceBus: { connectionString: sandbox.serviceBus.connectionStringFor(consumerRule), queueName: queue },
         stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
         pglite: sandbox.pglite,
         clock: sandbox.clock,
@@ -106,8 +173,8 @@ describe("DLQ tools", () => {
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
 
     fault.remove();
-    const report = await resubmitDeadLetters({ connectionString: sandbox.serviceBus.connectionString, queue, maxWaitTimeInMs: 500 });
-    expect(report.moved.map((m) => m.sentAs)).toEqual(["m-exhausted:retry:2"]);
+    const report = await resubmitDeadLetters({ connectionString: operator(), queue, maxWaitTimeInMs: 500 });
+    expect(report.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^m-exhausted:retry:2:resubmit:\d+$/)]);
     await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
     const intents = sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId);
     expect(intents).toHaveLength(1);

@@ -1,7 +1,8 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
 import { attemptOf, chainIdOf, retryMessage, withoutBrokerProperties } from "../../runtime/retry-chain.js";
-import { resubmission } from "../../runtime/dlq.js";
+import { resubmission, resubmitMessageId } from "../../runtime/dlq.js";
+import { retryMessageId } from "../../runtime/settlement-policy.js";
 
 const received = (fields: Partial<ServiceBusReceivedMessage>) => ({ body: { a: 1 }, sequenceNumber: 7, ...fields }) as unknown as ServiceBusReceivedMessage;
 
@@ -46,9 +47,27 @@ describe("retry chain bookkeeping", () => {
     });
     expect(resubmission(dead, "billing")).toEqual({
       body: { a: 1 },
-      messageId: "m1:retry:8",
+      messageId: "m1:retry:8:resubmit:7",
       applicationProperties: { tenant: "t", "chargeguard-resubmitted-from": "billing/$DeadLetterQueue#7" },
     });
-    expect(resubmission(dead, "billing", "derive").messageId).toBe("m1:retry:8:resubmit:7");
+  });
+
+  it("a resubmission's id is deterministic per dead-letter entry, never the kept id, and at most 128 characters", () => {
+    const long = "x".repeat(120);
+    const dead = received({ messageId: long });
+    const id = resubmitMessageId({ messageId: long, sequenceNumber: "7" });
+    expect(resubmission(dead, "billing").messageId).toBe(id);
+    expect(id).toMatch(/^[0-9a-f]{64}:resubmit:7$/);
+    expect(resubmitMessageId({ messageId: long, sequenceNumber: "8" })).not.toBe(id);
+    expect(resubmitMessageId({ messageId: "m1", sequenceNumber: "7" })).toBe("m1:resubmit:7");
+  });
+
+  it("a resubmitted event's retries start a chain of their own, so they never reuse the first life's retry ids", () => {
+    const firstLife = chainIdOf(received({ messageId: "m1" }));
+    const dead = received({ messageId: "m1:retry:3", applicationProperties: { "chargeguard-chain": "m1", "chargeguard-attempt": 3 } });
+    const copy = resubmission(dead, "billing");
+    const secondLife = chainIdOf({ messageId: String(copy.messageId), applicationProperties: copy.applicationProperties ?? {}, sequenceNumber: dead.sequenceNumber });
+    expect(secondLife).not.toBe(firstLife);
+    expect(retryMessageId(secondLife, 2)).not.toBe(retryMessageId(firstLife, 2));
   });
 });
