@@ -93,6 +93,7 @@ export function formatPlan(plan: Plan): string {
         }),
       ...rules
         .filter((rule) => rule.inputs.queueName === name)
+        .sort((a, b) => String(a.inputs.authorizationRuleName).localeCompare(String(b.inputs.authorizationRuleName)))
         .map((rule) => `${(rule.inputs.rights as string[]).join("+")} SAS rule ${String(rule.inputs.authorizationRuleName)}`),
     ];
     return [
