@@ -40,6 +40,16 @@ export {
 } from "./stack-config.js";
 export { decodeQueueMetadata, encodeQueueMetadata, type BillingQueueMetadata } from "./queue-metadata.js";
 export { queueAlertSpecs, defaultSeverities, type AlertSeverities, type QueueAlertSpec } from "./alert-specs.js";
-export { builtInRoles } from "./access.js";
+export {
+  builtInRoles,
+  consumerQueueRights,
+  producerQueueRights,
+  operatorQueueRights,
+  roleAssignmentName,
+  roleGuidOf,
+  type QueueRights,
+  type SasRight,
+  type ServiceBusDataRole,
+} from "./access.js";
 export { defineStack, buildStack, type BuiltStack } from "./program/stack.js";
 export { billingPolicies } from "./policy/policies.js";
