@@ -85,6 +85,28 @@ describe("sending", () => {
     ]);
   });
 
+  test("the window remembers ids, not messages: a re-send of a completed or dead-lettered id, or of a scheduled one, is dropped", async () => {
+    const queue = harness.queue({ duplicateDetectionWindowMs: 60_000, lockDurationMs: 5_000 });
+    const sender = harness.client.createSender(queue);
+    await sender.sendMessages([{ body: "done", messageId: "evt-done" }, { body: "dead", messageId: "evt-dead" }]);
+    await sender.scheduleMessages({ body: "later", messageId: "evt-later" }, new Date(Date.now() + 60_000));
+    const receiver = harness.client.createReceiver(queue);
+    const received = await receiver.receiveMessages(2, { maxWaitTimeInMs: 5_000 });
+    for (const message of received) {
+      if (message.messageId === "evt-done") await receiver.completeMessage(message);
+      else await receiver.deadLetterMessage(message, { deadLetterReason: "Test", deadLetterErrorDescription: "for the window" });
+    }
+    // Accepted by the broker (no error), then dropped: what an operator's resubmission with a kept id meets.
+    await sender.sendMessages([
+      { body: "done again", messageId: "evt-done" },
+      { body: "dead again", messageId: "evt-dead" },
+      { body: "later again", messageId: "evt-later" },
+    ]);
+    await receiver.close();
+    await sender.close();
+    expect(harness.emulator.counts(queue)).toMatchObject({ active: 0, scheduled: 1, deadLettered: 1 });
+  });
+
   test("without duplicate detection a repeated messageId is a second message", async () => {
     const queue = harness.queue();
     const sender = harness.client.createSender(queue);
