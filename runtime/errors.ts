@@ -50,3 +50,13 @@ export class EndpointNotAllowedError extends ChargeguardError {
 export class VaultKeyError extends ChargeguardError {
   override name = "VaultKeyError";
 }
+
+/** What the caller handed the guard primitive cannot be guarded (a key field that is not a string or integer, a bad spend...). */
+export class GuardInputError extends ChargeguardError {
+  override name = "GuardInputError";
+}
+
+/** The guard's lease ran out before the work finished: no further step may call Stripe under it. */
+export class LeaseLapsedError extends ChargeguardError {
+  override name = "LeaseLapsedError";
+}

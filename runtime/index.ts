@@ -10,6 +10,8 @@ export {
   SpendCapExceededError,
   EndpointNotAllowedError,
   VaultKeyError,
+  GuardInputError,
+  LeaseLapsedError,
 } from "./errors.js";
 
 // The consumer contract and the default event.
@@ -39,6 +41,24 @@ export type {
   BillingGuardOptions,
   PeriodSpend,
 } from "./guard/types.js";
+
+// The guard primitive: any Stripe work (any flow, any identity) behind a claim, recovery points and a spend cap.
+export { Guard, type GuardOptions, type GuardRecord, type GuardRecordState, type GuardLease } from "./guard/record-guard.js";
+export {
+  runGuarded,
+  stepIdempotencyKey,
+  type GuardRunInput,
+  type GuardRunOptions,
+  type GuardContext,
+  type GuardWork,
+  type GuardWorkResult,
+  type GuardErrorClass,
+  type GuardOutcome,
+  type GuardPhaseHooks,
+} from "./guard/guarded-run.js";
+export type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease, Spend } from "./guard/guard-store.js";
+export { billingRecordStore, type BillingRecordPort } from "./guard/billing-store.js";
+export type { SpendCapOptions } from "./guard/spend-caps.js";
 
 // Stripe.
 export { classifyStripeError, type StripeFailure } from "./stripe/classify-error.js";

@@ -11,6 +11,7 @@ import { migrate } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
+import { spendCaps, type SpendCapFor } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
 import type {
   BillingGuardOptions,
@@ -104,7 +105,7 @@ export class BillingGuard {
   readonly clock: Clock;
   readonly leaseMs: number;
   readonly #sql: SqlClient;
-  readonly #cap: BillingGuardOptions["periodCapCents"];
+  readonly #cap: SpendCapFor;
   readonly #claims: Batcher<QueuedClaim, ClaimAnswer>;
   readonly #charges: Batcher<{ lease: Lease; paymentIntentId: string; now: Date }, boolean>;
   readonly #completions: Batcher<BillingKey & { now: Date }, void>;
@@ -113,7 +114,7 @@ export class BillingGuard {
     this.#sql = sql;
     this.clock = options.clock ?? systemClock;
     this.leaseMs = options.leaseMs ?? defaultLeaseMs;
-    this.#cap = options.periodCapCents;
+    this.#cap = spendCaps(options);
     this.#claims = createBatcher((items) => this.#writeClaims(items), { maxBatch, maxInFlight });
     this.#charges = createBatcher((items) => this.#writeCharges(items), { maxBatch, maxInFlight });
     this.#completions = createBatcher((items) => this.#writeCompletions(items), { maxBatch });
@@ -124,9 +125,7 @@ export class BillingGuard {
     if (options.leaseMs !== undefined && (!Number.isSafeInteger(options.leaseMs) || options.leaseMs <= 0)) {
       throw new ConfigurationError(`leaseMs must be a positive integer, got ${options.leaseMs}`);
     }
-    if (typeof options.periodCapCents === "number" && (!Number.isSafeInteger(options.periodCapCents) || options.periodCapCents < 0)) {
-      throw new ConfigurationError(`periodCapCents must be a non-negative integer (cents), got ${options.periodCapCents}`);
-    }
+    spendCaps(options);
     const sql = options.databaseUrl
       ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
       : options.pglite
@@ -146,14 +145,6 @@ export class BillingGuard {
     return new Date(this.clock.now());
   }
 
-  #capFor(billingPeriod: string): number | undefined {
-    const cap = typeof this.#cap === "function" ? this.#cap(billingPeriod) : this.#cap;
-    if (cap !== undefined && (!Number.isSafeInteger(cap) || cap < 0)) {
-      throw new ConfigurationError(`periodCapCents for ${billingPeriod} must be a non-negative integer (cents), got ${cap}`);
-    }
-    return cap;
-  }
-
   /**
    * Decides whether `owner` may call Stripe for this billing now, in one statement (the `chargeguard_claim`
    * function, see migrations.ts) shared with the claims made meanwhile (batcher.ts). A new billing is inserted
@@ -164,14 +155,14 @@ export class BillingGuard {
   async claim(input: ClaimInput, owner: string): Promise<ClaimResult> {
     validateClaim(input, owner);
     const fingerprint = claimFingerprint(input);
-    const cap = this.#capFor(input.billingPeriod);
+    const cap = this.#cap(input.billingPeriod, input.currency);
     const now = this.#now();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const token = randomUUID();
     const answer = await this.#claims.add({ input, owner, fingerprint, cap, now, lockedUntil, token });
     if (answer.over_cap || answer.row_json === null) {
       // Its subtransaction rolled back (no record, no reservation); report the ledger as it stands.
-      const spend = await this.periodSpend(input.billingPeriod);
+      const spend = await this.periodSpend(input.billingPeriod, input.currency);
       const spoken = spend.reservedCents + spend.chargedCents;
       const capCents = cap as number;
       return {
@@ -179,7 +170,7 @@ export class BillingGuard {
         capCents,
         reservedCents: spoken,
         reason:
-          `SpendCapExceeded: period ${input.billingPeriod} has a cap of ${capCents} cents with ${spoken} reserved or ` +
+          `SpendCapExceeded: period ${input.billingPeriod} has a ${input.currency} cap of ${capCents} with ${spoken} reserved or ` +
           `charged; ${input.amountCents} more for customer ${input.customerId} would exceed it`,
       };
     }
@@ -286,12 +277,12 @@ export class BillingGuard {
             SET state = 'declined', decline_reason = $3, payment_intent_id = $4, locked_until = NULL, lock_owner = NULL,
                 lease_token = NULL, updated_at = $5
           WHERE ${recordKey} AND state = 'pending'
-          RETURNING billing_period, amount_cents
+          RETURNING billing_period, currency, amount_cents
        ), ledger AS (
          UPDATE spend_ledger l
             SET committed_cents = l.committed_cents - s.amount_cents, updated_at = $5
            FROM settled s
-          WHERE l.billing_period = s.billing_period
+          WHERE l.billing_period = s.billing_period AND l.currency = s.currency
           RETURNING 1
        )
        SELECT count(*) AS settled FROM settled`,
@@ -405,18 +396,25 @@ export class BillingGuard {
     return rows.map(toRecord);
   }
 
-  /** The period's cap and spend. Charged is summed over the period's records: a reporting call, not the hot path. */
-  async periodSpend(billingPeriod: string): Promise<PeriodSpend> {
-    type Row = { cap_cents: string | number | null; committed_cents: string | number | null; charged_cents: string | number };
+  /**
+   * A period's cap and spend in one currency (its minor units); without a currency, every currency's summed (a
+   * report only: caps are per currency). Charged is summed over the records: a reporting call, not the hot path.
+   */
+  async periodSpend(billingPeriod: string, currency?: string): Promise<PeriodSpend> {
+    type Row = { caps: number; cap_cents: string | number | null; committed_cents: string | number | null; charged_cents: string | number };
     const [row] = await this.#sql.query<Row>(
-      `SELECT (SELECT cap_cents FROM spend_ledger WHERE billing_period = $1) AS cap_cents,
-              (SELECT committed_cents FROM spend_ledger WHERE billing_period = $1) AS committed_cents,
+      `SELECT (SELECT count(DISTINCT cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS caps,
+              (SELECT max(cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS cap_cents,
+              (SELECT sum(committed_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS committed_cents,
               (SELECT COALESCE(SUM(amount_cents), 0) FROM billing_records
-                WHERE billing_period = $1 AND state IN ('charged', 'completed')) AS charged_cents`,
-      [billingPeriod],
+                WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2) AND state IN ('charged', 'completed'))
+              + (SELECT COALESCE(SUM(spend_amount), 0) FROM guard_records
+                WHERE spend_period = $1 AND ($2::text IS NULL OR spend_currency = $2) AND state = 'done') AS charged_cents`,
+      [billingPeriod, currency ?? null],
     );
     const chargedCents = Number(row?.charged_cents ?? 0);
-    const cap = this.#capFor(billingPeriod) ?? (row?.cap_cents == null ? null : Number(row.cap_cents));
+    const recorded = row?.cap_cents == null || Number(row.caps) > 1 ? null : Number(row.cap_cents);
+    const cap = currency === undefined ? recorded : (this.#cap(billingPeriod, currency) ?? recorded);
     return { capCents: cap, reservedCents: Number(row?.committed_cents ?? 0) - chargedCents, chargedCents };
   }
 

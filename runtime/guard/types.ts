@@ -2,6 +2,7 @@
 // who may charge it now (a lease), and how much of the period's spend cap is taken.
 import type { PGlite } from "@electric-sql/pglite";
 import type { Clock } from "../clock.js";
+import type { SpendCapOptions } from "./spend-caps.js";
 
 /** `pending -> charged -> completed`, or `pending -> declined`. */
 export type BillingState = "pending" | "charged" | "completed" | "declined";
@@ -63,7 +64,7 @@ export type ClaimResult =
   /** Reserving the amount would take the period past its cap. `reservedCents` is reserved + charged so far. */
   | { status: "cap-exceeded"; capCents: number; reservedCents: number; reason: string };
 
-export interface BillingGuardOptions {
+export interface BillingGuardOptions extends SpendCapOptions {
   /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
   databaseUrl?: string;
   /** An open embedded database; shared, so `close()` leaves it open. */
@@ -74,14 +75,13 @@ export interface BillingGuardOptions {
   clock?: Clock;
   /** How long a claim holds the right to call Stripe; default 120000. Longer than a Stripe call's worst case. */
   leaseMs?: number;
-  /** The spend cap per billing period in cents, or a function of the period (undefined: no cap). */
-  periodCapCents?: number | ((billingPeriod: string) => number | undefined);
   /** Connections in the `pg` pool; default 10. */
   poolSize?: number;
 }
 
+/** One currency's spend in a period, in its minor units (or, asked without a currency, all of them summed). */
 export interface PeriodSpend {
-  /** The cap in force at the last reservation; null: none. */
+  /** The cap in force at the last reservation; null: none (or, summed over currencies, caps that differ). */
   capCents: number | null;
   /** Claimed and not yet charged or declined. */
   reservedCents: number;

@@ -156,7 +156,7 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
       expect([a.status, b.status]).toEqual(["claimed", "claimed"]);
       const over = await guard.claim(claimFor(customer(), p, 600), "r");
       expect(over).toMatchObject({ status: "cap-exceeded", capCents: 3000, reservedCents: 2500 });
-      if (over.status === "cap-exceeded") expect(over.reason).toMatch(/SpendCapExceeded: period .* cap of 3000 cents/);
+      if (over.status === "cap-exceeded") expect(over.reason).toMatch(/SpendCapExceeded: period .* has a usd cap of 3000 with 2500 reserved/);
       expect(await guard.claim(claimFor(customer(), p, 500), "r")).toMatchObject({ status: "claimed" });
       expect(await guard.periodSpend(p)).toEqual({ capCents: 3000, reservedCents: 3000, chargedCents: 0 });
       if (a.status !== "claimed" || b.status !== "claimed") throw new Error("expected claims");
@@ -171,6 +171,36 @@ export function describeGuard(name: string, backend: () => GuardBackend): void {
       await guard.markCharged(a.lease, { paymentIntentId: "pi_a" });
       expect(await guard.periodSpend(p)).toEqual({ capCents: 3000, reservedCents: 2000, chargedCents: 1000 });
       await expect(guard.markDeclined(a.lease, { reason: "late" })).rejects.toThrow(BillingStateError);
+    });
+
+    it("caps each currency separately in its own minor units: 1,000 JPY and 1,000 US cents do not share a cap", async () => {
+      const p = period();
+      caps.set(p, 1_000);
+      const usd = await guard.claim(claimFor(customer(), p, 1_000, "usd"), "a");
+      const jpy = await guard.claim(claimFor(customer(), p, 1_000, "jpy"), "a");
+      expect([usd.status, jpy.status]).toEqual(["claimed", "claimed"]);
+      const more = await guard.claim(claimFor(customer(), p, 1, "jpy"), "a");
+      expect(more).toMatchObject({ status: "cap-exceeded", capCents: 1_000, reservedCents: 1_000, reason: expect.stringMatching(/jpy cap of 1000/) });
+      expect(await guard.periodSpend(p, "usd")).toEqual({ capCents: 1_000, reservedCents: 1_000, chargedCents: 0 });
+      expect(await guard.periodSpend(p, "jpy")).toEqual({ capCents: 1_000, reservedCents: 1_000, chargedCents: 0 });
+      expect(await guard.periodSpend(p)).toEqual({ capCents: 1_000, reservedCents: 2_000, chargedCents: 0 });
+      if (jpy.status !== "claimed") return;
+      await guard.markDeclined(jpy.lease, { reason: "card_declined" });
+      expect(await guard.periodSpend(p, "jpy")).toMatchObject({ reservedCents: 0 });
+      expect(await guard.periodSpend(p, "usd")).toMatchObject({ reservedCents: 1_000 });
+    });
+
+    it("takes caps per named currency over the cap for every currency", async () => {
+      const p = period();
+      const perCurrency = await BillingGuard.open({ ...db.connection(), clock, leaseMs, periodCapCents: 1_000, periodCaps: { jpy: 100_000 } });
+      try {
+        expect(await perCurrency.claim(claimFor(customer(), p, 90_000, "jpy"), "a")).toMatchObject({ status: "claimed" });
+        expect(await perCurrency.claim(claimFor(customer(), p, 1_001, "usd"), "a")).toMatchObject({ status: "cap-exceeded" });
+      } finally {
+        await perCurrency.close();
+      }
+      await expect(BillingGuard.open({ ...db.connection(), periodCaps: { JPY: 1 } })).rejects.toThrow(/"JPY" is not a lower-case ISO 4217/);
+      await expect(BillingGuard.open({ ...db.connection(), periodCaps: { jpy: -1 } })).rejects.toThrow(/periodCaps\.jpy must be a non-negative integer/);
     });
 
     it("releases a lease on an unknown outcome: still pending and reserved, claimable at once, stale for the reconciler", async () => {

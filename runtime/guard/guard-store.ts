@@ -1,0 +1,57 @@
+// What the guard primitive (guarded-run.ts) needs from a persistence: a claim that is durable before Stripe is
+// called, recovery points, and the outcome. Two stores: guard_records for any flow and identity (record-guard.ts),
+// and billing_records for the PaymentIntent consumer (billing-store.ts), whose rows, reconciler and group commit
+// predate the primitive.
+
+/** The right to call Stripe for one record, until `lockedUntil` or until released. */
+export interface StoreLease {
+  lockedUntil: Date;
+}
+
+/** Money a record spends against its period's cap, in the currency's minor units. */
+export interface Spend {
+  /** The cap's period, e.g. "2026-10" or a day "2026-10-14": 1-64 characters. */
+  period: string;
+  /** Lower-case ISO 4217. */
+  currency: string;
+  /** Positive integer, minor units. */
+  amount: number;
+}
+
+export interface StoreClaimRequest {
+  scope: string;
+  /** The identity fields the caller named. */
+  key: Readonly<Record<string, string | number>>;
+  /** Canonical JSON of `key`: the record's identity within its scope. */
+  recordKey: string;
+  flow: string;
+  idempotencyKey: string;
+  /** sha256 of the canonical (flow, key, payload, spend): same identity with anything else is a mismatch. */
+  fingerprint: string;
+  payload: Readonly<Record<string, unknown>>;
+  spend?: Spend;
+  owner: string;
+  /** How long the claim holds the lease; absent: the store's default. */
+  leaseMs?: number;
+}
+
+export type StoreClaim<L extends StoreLease = StoreLease> =
+  | { status: "claimed"; lease: L; attempt: number; steps: Readonly<Record<string, string>>; createdAt: Date }
+  | { status: "busy"; retryAfterMs: number }
+  | { status: "already-done"; objectId: string | null }
+  | { status: "declined"; reason: string | null }
+  | { status: "mismatch"; reason: string }
+  | { status: "cap-exceeded"; reason: string; capCents: number; reservedCents: number };
+
+export interface GuardStore<L extends StoreLease = StoreLease> {
+  /** Durable (committed) before it resolves. A new record reserves its spend in the same statement. */
+  claim(request: StoreClaimRequest): Promise<StoreClaim<L>>;
+  /** A recovery point: the Stripe object a named step produced. Durable before it resolves. */
+  saveStep(lease: L, step: string, objectId: string): Promise<void>;
+  /** The work is done: keeps the spend committed. */
+  markDone(lease: L, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<void>;
+  /** Declined (card refused): gives the reservation back. */
+  markDeclined(lease: L, outcome: { reason: string; objectId?: string }): Promise<void>;
+  /** Outcome unknown: the record stays pending and reserved, free for the retry or the reconciler. */
+  release(lease: L): Promise<void>;
+}

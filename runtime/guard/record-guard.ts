@@ -1,0 +1,327 @@
+// The guard for any flow: one row per (scope, identity) in guard_records (PostgreSQL or PGlite), spending against
+// the same (period, currency) ledger as the PaymentIntent consumer's billing_records, so one cap holds across flows.
+// `run()` is the primitive (guarded-run.ts) over this store.
+import { randomUUID } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
+import { systemClock, type Clock } from "../clock.js";
+import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
+import type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease } from "./guard-store.js";
+import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
+import { migrate } from "./migrations.js";
+import { pgClient } from "./pg-client.js";
+import { pgliteClient } from "./pglite-client.js";
+import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
+import type { SqlClient } from "./sql-client.js";
+
+export interface GuardOptions extends SpendCapOptions {
+  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
+  databaseUrl?: string;
+  /** An open embedded database; shared, so `close()` leaves it open. */
+  pglite?: PGlite;
+  dataDir?: string;
+  clock?: Clock;
+  /**
+   * The Stripe client's timeout and retries: a run's lease is one delivery budget (chargeguard/tuning) per Stripe
+   * call the flow makes (`calls`, default 1). Ignored when `leaseMs` is given.
+   */
+  stripe?: StripeBudget & { calls?: number };
+  /** A fixed lease; default from `stripe`, else 120000. */
+  leaseMs?: number;
+  poolSize?: number;
+}
+
+export type GuardRecordState = "pending" | "done" | "declined";
+
+export interface GuardRecord {
+  scope: string;
+  key: Record<string, string | number>;
+  flow: string;
+  state: GuardRecordState;
+  idempotencyKey: string;
+  fingerprint: string;
+  payload: Record<string, unknown>;
+  spend: { period: string; currency: string; amount: number } | null;
+  /** Recovery points: step name -> the Stripe object id it produced. */
+  steps: Record<string, string>;
+  objectId: string | null;
+  result: Record<string, unknown> | null;
+  declineReason: string | null;
+  attempts: number;
+  lockedUntil: Date | null;
+  lockOwner: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GuardLease extends StoreLease {
+  scope: string;
+  recordKey: string;
+  owner: string;
+  token: string;
+}
+
+interface GuardRow {
+  scope: string;
+  record_key: string;
+  flow: string;
+  state: GuardRecordState;
+  idempotency_key: string;
+  fingerprint: string;
+  payload: Record<string, unknown> | string;
+  spend_period: string | null;
+  spend_currency: string | null;
+  spend_amount: string | number | null;
+  steps: Record<string, string> | string;
+  object_id: string | null;
+  result: Record<string, unknown> | string | null;
+  decline_reason: string | null;
+  attempts: string | number;
+  locked_until: Date | string | null;
+  lock_owner: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  [column: string]: unknown;
+}
+
+const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+const date = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+
+function toGuardRecord(row: GuardRow): GuardRecord {
+  return {
+    scope: row.scope,
+    key: JSON.parse(row.record_key) as Record<string, string | number>,
+    flow: row.flow,
+    state: row.state,
+    idempotencyKey: row.idempotency_key,
+    fingerprint: row.fingerprint,
+    payload: json(row.payload),
+    spend:
+      row.spend_period === null || row.spend_currency === null || row.spend_amount === null
+        ? null
+        : { period: row.spend_period, currency: row.spend_currency, amount: Number(row.spend_amount) },
+    steps: json(row.steps),
+    objectId: row.object_id,
+    result: row.result === null ? null : json(row.result),
+    declineReason: row.decline_reason,
+    attempts: Number(row.attempts),
+    lockedUntil: row.locked_until === null ? null : date(row.locked_until),
+    lockOwner: row.lock_owner,
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+  };
+}
+
+const recordKeyWhere = "scope = $1 AND record_key = $2";
+
+export class Guard implements GuardStore<GuardLease> {
+  readonly clock: Clock;
+  readonly leaseMs: number;
+  readonly #sql: SqlClient;
+  readonly #cap: SpendCapFor;
+
+  private constructor(sql: SqlClient, options: GuardOptions, leaseMs: number) {
+    this.#sql = sql;
+    this.clock = options.clock ?? systemClock;
+    this.leaseMs = leaseMs;
+    this.#cap = spendCaps(options);
+  }
+
+  /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
+  static async open(options: GuardOptions = {}): Promise<Guard> {
+    spendCaps(options);
+    const calls = options.stripe?.calls ?? 1;
+    if (!Number.isSafeInteger(calls) || calls < 1) throw new ConfigurationError(`stripe.calls must be a positive integer, got ${calls}`);
+    const leaseMs = options.leaseMs ?? (options.stripe ? calls * deliveryBudgetMs({ stripe: options.stripe }) : 120_000);
+    if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new ConfigurationError(`leaseMs must be a positive integer, got ${leaseMs}`);
+    const sql = options.databaseUrl
+      ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
+      : options.pglite
+        ? pgliteClient(options.pglite, { owned: false })
+        : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });
+    const guard = new Guard(sql, options, leaseMs);
+    try {
+      await migrate(sql, guard.#now());
+    } catch (error) {
+      await sql.close();
+      throw error;
+    }
+    return guard;
+  }
+
+  #now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  /** The primitive over this store: claim, work with recovery points, record. See guarded-run.ts. */
+  run(input: GuardRunInput, work: GuardWork, options: GuardRunOptions = {}): Promise<GuardOutcome> {
+    return runGuarded(this, input, work, { now: () => this.clock.now(), ...options });
+  }
+
+  async claim(request: StoreClaimRequest): Promise<StoreClaim<GuardLease>> {
+    const now = this.#now();
+    const leaseMs = request.leaseMs ?? this.leaseMs;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new GuardInputError(`leaseMs must be a positive integer, got ${leaseMs}`);
+    const lockedUntil = new Date(now.getTime() + leaseMs);
+    const token = randomUUID();
+    const spend = request.spend;
+    const cap = spend ? this.#cap(spend.period, spend.currency) : undefined;
+    const [answer] = await this.#sql.query<{ is_claimed: boolean; row_json: GuardRow | string | null; over_cap: boolean }>(
+      `SELECT is_claimed, row_json, over_cap
+         FROM chargeguard_guard_claim($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9::bigint, $10::bigint, $11, $12, $13, $14)`,
+      [
+        request.scope, request.recordKey, request.flow, request.idempotencyKey, request.fingerprint, JSON.stringify(request.payload),
+        spend?.period ?? null, spend?.currency ?? null, spend?.amount ?? null, cap ?? null, now, lockedUntil, request.owner, token,
+      ],
+    );
+    if (!answer) throw new Error("chargeguard_guard_claim returned no row");
+    if (answer.over_cap || answer.row_json === null) {
+      const committed = await this.#committed(spend?.period ?? "", spend?.currency ?? "");
+      const capCents = cap ?? 0;
+      return {
+        status: "cap-exceeded",
+        capCents,
+        reservedCents: committed,
+        reason:
+          `SpendCapExceeded: period ${spend?.period} has a ${spend?.currency} cap of ${capCents} with ${committed} reserved or ` +
+          `charged; ${spend?.amount} more for ${request.scope} ${request.recordKey} would exceed it`,
+      };
+    }
+    const record = toGuardRecord(json(answer.row_json));
+    if (answer.is_claimed) {
+      return {
+        status: "claimed",
+        lease: { scope: request.scope, recordKey: request.recordKey, owner: request.owner, token, lockedUntil },
+        attempt: record.attempts,
+        steps: record.steps,
+        createdAt: record.createdAt,
+      };
+    }
+    if (record.fingerprint !== request.fingerprint) {
+      return {
+        status: "mismatch",
+        reason:
+          `${request.scope} ${request.recordKey} is already recorded (flow ${record.flow}, key ${record.idempotencyKey}) with other ` +
+          `parameters; refusing to send a different request under the same identity`,
+      };
+    }
+    if (record.state === "done") return { status: "already-done", objectId: record.objectId };
+    if (record.state === "declined") return { status: "declined", reason: record.declineReason };
+    return { status: "busy", retryAfterMs: Math.max(0, (record.lockedUntil?.getTime() ?? 0) - now.getTime()) };
+  }
+
+  async #committed(period: string, currency: string): Promise<number> {
+    const [row] = await this.#sql.query<{ committed_cents: string | number }>(
+      `SELECT committed_cents FROM spend_ledger WHERE billing_period = $1 AND currency = $2`,
+      [period, currency],
+    );
+    return Number(row?.committed_cents ?? 0);
+  }
+
+  /**
+   * A recovery point. Like an outcome, a Stripe object is a fact whoever holds the lease now, so a holder whose lease
+   * was taken over still records it; the same id twice is a no-op; another id for the same step is a contradiction.
+   */
+  async saveStep(lease: GuardLease, step: string, objectId: string): Promise<void> {
+    const rows = await this.#sql.query<{ existing: string | null }>(
+      `WITH current AS (
+         SELECT steps ->> $3 AS existing FROM guard_records WHERE ${recordKeyWhere} FOR UPDATE
+       ), saved AS (
+         UPDATE guard_records SET steps = steps || jsonb_build_object($3::text, $4::text), updated_at = $5
+          WHERE ${recordKeyWhere} AND state = 'pending' AND (steps ->> $3) IS NULL
+         RETURNING 1
+       )
+       SELECT existing FROM current`,
+      [lease.scope, lease.recordKey, step, objectId, this.#now()],
+    );
+    const [row] = rows;
+    if (!row) throw new BillingStateError(`no guard record ${lease.scope} ${lease.recordKey}`);
+    if (row.existing !== null && row.existing !== objectId) {
+      throw new BillingStateError(`${lease.scope} ${lease.recordKey} step ${step} is recorded as ${row.existing}, not ${objectId}`);
+    }
+  }
+
+  async markDone(lease: GuardLease, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<void> {
+    const moved = await this.#sql.query(
+      `UPDATE guard_records
+          SET state = 'done', object_id = $3, result = $4::jsonb, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
+              updated_at = $5
+        WHERE ${recordKeyWhere} AND state = 'pending'
+        RETURNING 1`,
+      [lease.scope, lease.recordKey, outcome.objectId, outcome.result === undefined ? null : JSON.stringify(outcome.result), this.#now()],
+    );
+    if (moved.length === 1) return;
+    const record = await this.#existing(lease);
+    if (record.state === "done" && record.objectId === outcome.objectId) return;
+    throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state} (${record.objectId}); cannot record done ${outcome.objectId}`);
+  }
+
+  /** Records a decline and gives the reservation back, in one statement. Twice is a no-op. */
+  async markDeclined(lease: GuardLease, outcome: { reason: string; objectId?: string }): Promise<void> {
+    const [moved] = await this.#sql.query<{ settled: string | number }>(
+      `WITH settled AS (
+         UPDATE guard_records
+            SET state = 'declined', decline_reason = $3, object_id = $4, locked_until = NULL, lock_owner = NULL,
+                lease_token = NULL, updated_at = $5
+          WHERE ${recordKeyWhere} AND state = 'pending'
+          RETURNING spend_period, spend_currency, spend_amount
+       ), ledger AS (
+         UPDATE spend_ledger l
+            SET committed_cents = l.committed_cents - s.spend_amount, updated_at = $5
+           FROM settled s
+          WHERE l.billing_period = s.spend_period AND l.currency = s.spend_currency
+          RETURNING 1
+       )
+       SELECT count(*) AS settled FROM settled`,
+      [lease.scope, lease.recordKey, outcome.reason, outcome.objectId ?? null, this.#now()],
+    );
+    if (Number(moved?.settled) === 1) return;
+    const record = await this.#existing(lease);
+    if (record.state === "declined") return;
+    throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state}; cannot record a decline`);
+  }
+
+  async release(lease: GuardLease): Promise<void> {
+    await this.#sql.query(
+      `UPDATE guard_records SET locked_until = NULL, lock_owner = NULL, lease_token = NULL, updated_at = $4
+        WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3`,
+      [lease.scope, lease.recordKey, lease.token, this.#now()],
+    );
+  }
+
+  async #existing(lease: GuardLease): Promise<GuardRecord> {
+    const [row] = await this.#sql.query<GuardRow>(`SELECT * FROM guard_records WHERE ${recordKeyWhere}`, [lease.scope, lease.recordKey]);
+    if (!row) throw new BillingStateError(`no guard record ${lease.scope} ${lease.recordKey}`);
+    return toGuardRecord(row);
+  }
+
+  /** The record for an identity (the same fields `run()` got as `key`). */
+  async get(scope: string, key: Readonly<Record<string, string | number>>): Promise<GuardRecord | undefined> {
+    const { recordKey } = identify({ scope, key, payload: {}, flow: "lookup" });
+    const [row] = await this.#sql.query<GuardRow>(`SELECT * FROM guard_records WHERE ${recordKeyWhere}`, [scope, recordKey]);
+    return row ? toGuardRecord(row) : undefined;
+  }
+
+  /** Pending records nobody holds (lease lapsed by the guard's clock, or released), oldest first: the reconciler's work. */
+  async stalePending(options: { limit?: number; flow?: string } = {}): Promise<GuardRecord[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw new TypeError(`limit must be a positive integer, got ${limit}`);
+    const rows = await this.#sql.query<GuardRow>(
+      `SELECT * FROM guard_records
+        WHERE state = 'pending' AND (locked_until IS NULL OR locked_until <= $1) AND ($3::text IS NULL OR flow = $3)
+        ORDER BY created_at, scope, record_key
+        LIMIT $2`,
+      [this.#now(), limit, options.flow ?? null],
+    );
+    return rows.map(toGuardRecord);
+  }
+
+  /** A (period, currency)'s cap and what is committed against it (reserved + done, every flow and both tables). */
+  async spend(period: string, currency: string): Promise<{ capCents: number | null; committedCents: number }> {
+    return { capCents: this.#cap(period, currency) ?? null, committedCents: await this.#committed(period, currency) };
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.close();
+  }
+}
