@@ -3,18 +3,19 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
 import type Stripe from "stripe";
+import { parseBillingEvent, usageEventBilling, type Billable, type BillingEventDefinition } from "./billing-event.js";
 import type { StepHook, ConsumerStep } from "./consumer-steps.js";
-import type { UsageEvent } from "./usage-event.js";
-import { InvalidEventError } from "./errors.js";
-import { parseUsageEvent } from "./event-schema.js";
+import { ConfigurationError, InvalidEventError } from "./errors.js";
+import { flowContext, type FlowAdapter } from "./flows/flow-adapter.js";
+import { paymentIntentFlow } from "./flows/payment-intent-flow.js";
+import { configurationReason } from "./flows/stripe-error-class.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
-import type { Lease } from "./guard/types.js";
+import { billingRecordStore } from "./guard/billing-store.js";
+import type { GuardStore } from "./guard/guard-store.js";
+import { runGuarded, type GuardOutcome } from "./guard/guarded-run.js";
 import { attemptOf, chainIdOf, retryMessage } from "./retry-chain.js";
 import { defaultRetryPolicy, onSettleFailure, settle, type BillingOutcome, type RetryPolicy } from "./settlement-policy.js";
 import { stableKey } from "./stable-key.js";
-import { classifyStripeError } from "./stripe/classify-error.js";
-import { createPaymentIntent } from "./stripe/create-payment-intent.js";
-import { buildPaymentIntentParams, type PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
 export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions">;
@@ -22,7 +23,14 @@ export type MessageSettler = Pick<ServiceBusReceiver, "completeMessage" | "deadL
 export type RetryScheduler = Pick<ServiceBusSender, "scheduleMessages">;
 
 export interface BillingHandlerDeps {
-  guard: BillingGuardPort;
+  /** billing_records (the default PaymentIntent consumer's store); unused when `store` is given. */
+  guard?: BillingGuardPort;
+  /** Any store for the guard primitive (e.g. `Guard` over guard_records, for other flows and identities). */
+  store?: GuardStore<never>;
+  /** The Stripe flow; default payment-intent. */
+  flow?: FlowAdapter<never>;
+  /** The team's events; default UsageEvent (one PaymentIntent per customer and month). */
+  event?: BillingEventDefinition<never, never>;
   keys: VaultKeyProvider;
   /** A Stripe client for a period's key (cache them: one per key). */
   stripeFor(apiKey: string): Stripe;
@@ -35,6 +43,8 @@ export interface BillingHandlerDeps {
   retryPolicy?: RetryPolicy;
   hook?: StepHook;
   log?: (line: string) => void;
+  /** Milliseconds since the epoch (meter timestamps, the key window); default Date.now. */
+  now?: () => number;
   /** True once the consumer is closing: a step frozen by a hook must not continue after it returns. */
   isStopped?: () => boolean;
   /** Told when a message's flow waits on a step hook and when it resumes (close() does not wait for those). */
@@ -52,23 +62,55 @@ export type BillingHandler = (message: ServiceBusReceivedMessage, receiver: Mess
 /** Where the flow stopped: what the settlement needs to know. */
 interface FlowResult {
   outcome: BillingOutcome;
-  event?: UsageEvent;
+  event?: unknown;
+  billing?: Billable<unknown>;
   idempotencyKey?: string;
 }
 
 /** A hook froze the flow and the consumer stopped meanwhile: nothing after the boundary may run. */
 class Stopped extends Error {}
 
+/** The guard's outcome as the settlement table's. */
+function billingOutcome(outcome: GuardOutcome): BillingOutcome {
+  switch (outcome.kind) {
+    case "done":
+      return { kind: "charged" };
+    case "already-done":
+      return { kind: "already-billed" };
+    case "declined":
+      return { kind: "declined" };
+    case "busy":
+      return { kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: outcome.retryAfterMs };
+    case "mismatch":
+      return { kind: "invalid", reason: "BillingRecordMismatch", detail: outcome.reason };
+    case "cap-exceeded":
+      return { kind: "spend-cap", detail: outcome.reason };
+    case "invalid":
+      if (outcome.reason === configurationReason) return { kind: "configuration", detail: outcome.detail };
+      return { kind: "invalid", reason: outcome.reason === "InvalidGuardInput" ? "InvalidEvent" : outcome.reason, detail: outcome.detail };
+    case "unknown":
+      return { kind: "unknown", detail: outcome.detail };
+  }
+}
+
 export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
   const scope = deps.scope ?? "billing";
   const policy = deps.retryPolicy ?? defaultRetryPolicy;
   const log = deps.log ?? (() => {});
+  const now = deps.now ?? Date.now;
+  const flow = (deps.flow ?? paymentIntentFlow) as FlowAdapter<unknown>;
+  const definition = (deps.event ?? usageEventBilling) as BillingEventDefinition<unknown, unknown>;
+  if (!deps.store && !deps.guard) throw new ConfigurationError("createBillingHandler needs a guard (billing_records) or a store");
+  const store = (deps.store ?? billingRecordStore(deps.guard as BillingGuardPort)) as GuardStore;
+  // billing_records moves charged -> completed after settlement; other stores have no such state.
+  const completions = deps.store ? undefined : deps.guard;
+  const slot = deps.stripeSlot ?? runNow;
 
-  const stepsOf = (message: ServiceBusReceivedMessage) => async (name: ConsumerStep, event: UsageEvent) => {
+  const stepsOf = (message: ServiceBusReceivedMessage) => async (name: ConsumerStep, event: unknown) => {
     if (deps.hook) {
       deps.onHookWait?.(message, true);
       try {
-        await deps.hook(name, event);
+        await (deps.hook as (step: ConsumerStep, event: unknown) => void | Promise<void>)(name, event);
       } finally {
         deps.onHookWait?.(message, false);
       }
@@ -76,131 +118,74 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     if (deps.isStopped?.()) throw new Stopped(name);
   };
 
-  const releaseQuietly = async (lease: Lease) => {
-    try {
-      await deps.guard.releaseLease(lease);
-    } catch (error) {
-      log(`release lease failed (it lapses on its own): ${describe(error)}`);
-    }
-  };
-
-  /** Claim, then (claimed) the Stripe call: either an outcome that ends the flow or the lease with Stripe's answer. */
-  const claimAndCall = async (
-    event: UsageEvent,
-    key: string,
-    request: PaymentIntentRequest,
-    step: ReturnType<typeof stepsOf>,
-  ): Promise<{ outcome: BillingOutcome } | { lease: Lease; intent: Stripe.PaymentIntent } | { lease: Lease; error: unknown }> => {
-    let claim;
-    try {
-      claim = await deps.guard.claim(
-        { customerId: event.customerId, billingPeriod: event.billingPeriod, amountCents: event.amountCents, currency: event.currency, idempotencyKey: key, request: { ...request } },
-        deps.owner,
-      );
-    } catch (error) {
-      // Only a proven-invalid event is dead-lettered as InvalidEvent (the operator is told not to resubmit it). A
-      // TypeError, a configuration slip or a database failure is no verdict on the event: retry with backoff.
-      if (error instanceof InvalidEventError) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: error.message } };
-      return { outcome: { kind: "unknown", detail: `guard failed: ${describe(error)}` } };
-    }
-    switch (claim.status) {
-      case "already-billed":
-        return { outcome: { kind: "already-billed" } };
-      case "declined":
-        return { outcome: { kind: "declined" } };
-      case "busy":
-        return { outcome: { kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: claim.retryAfterMs } };
-      case "mismatch":
-        return { outcome: { kind: "invalid", reason: "BillingRecordMismatch", detail: claim.reason } };
-      case "cap-exceeded":
-        return { outcome: { kind: "spend-cap", detail: claim.reason } };
-      case "claimed":
-        break;
-    }
-    const lease = claim.lease;
-    await step("afterClaim", event);
-    try {
-      const apiKey = await deps.keys.keyFor(event.billingPeriod, { expectedTotalCents: deps.expectedTotalCents(event.billingPeriod) });
-      const stripe = deps.stripeFor(apiKey);
-      return { lease, intent: await (deps.stripeSlot ?? runNow)(() => createPaymentIntent(stripe, request, key)) };
-    } catch (error) {
-      return { lease, error };
-    }
-  };
-
   /** Steps 1-5: everything up to, not including, settling the message. */
   const run = async (message: ServiceBusReceivedMessage, step: ReturnType<typeof stepsOf>): Promise<FlowResult> => {
-    const parsed = parseUsageEvent(message.body);
+    const parsed = await parseBillingEvent(definition, message.body);
     if (!parsed.ok) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: parsed.reason } };
     const event = parsed.event;
-    const key = stableKey(
-      { customerId: event.customerId, billingPeriod: event.billingPeriod, amountCents: event.amountCents, currency: event.currency },
-      { scope },
-    );
-    const request = buildPaymentIntentParams(event, key);
-    const result = (outcome: BillingOutcome): FlowResult => ({ outcome, event, idempotencyKey: key });
-
-    const attempt = await claimAndCall(event, key, request, step);
-    if ("outcome" in attempt) return result(attempt.outcome);
-    const { lease } = attempt;
-    if ("error" in attempt) {
-      const failure = classifyStripeError(attempt.error);
-      await step("afterStripe", event);
-      if (failure.kind !== "declined") {
-        await releaseQuietly(lease);
-        if (failure.kind === "invalid") return result({ kind: "invalid", reason: failure.reason, detail: failure.detail });
-        return result(failure);
-      }
-      try {
-        await deps.guard.markDeclined(lease, {
-          reason: `${failure.code}: ${failure.message}`,
-          ...(failure.paymentIntentId === undefined ? {} : { paymentIntentId: failure.paymentIntentId }),
-        });
-      } catch (recordError) {
-        await releaseQuietly(lease);
-        return result({ kind: "unknown", detail: `declined, but recording it failed: ${describe(recordError)}` });
-      }
-      await step("afterRecord", event);
-      return result({ kind: "declined" });
-    }
-    const { intent } = attempt;
-    await step("afterStripe", event);
+    let billing: Billable<unknown>;
+    let key: string;
+    let request: unknown;
     try {
-      if (intent.status === "succeeded" || intent.status === "processing" || intent.status === "requires_capture") {
-        await deps.guard.markCharged(lease, { paymentIntentId: intent.id });
-      } else {
-        await deps.guard.markDeclined(lease, { reason: `payment_intent_${intent.status}`, paymentIntentId: intent.id });
-        await step("afterRecord", event);
-        return result({ kind: "declined" });
-      }
-    } catch (recordError) {
-      if (recordError instanceof Stopped) throw recordError;
-      // Charged at Stripe, not recorded: the retry claims again and Stripe replays the same PaymentIntent.
-      await releaseQuietly(lease);
-      return result({ kind: "unknown", detail: `Stripe answered ${intent.id}, recording it failed: ${describe(recordError)}` });
+      billing = definition.toBilling(event);
+      key = stableKey(billing.keyFields ?? billing.key, { scope });
+      request = billing.request(key);
+    } catch (error) {
+      // Only a proven-invalid event is dead-lettered as InvalidEvent; a bug in building the billing is no verdict on it.
+      if (error instanceof InvalidEventError) return { outcome: { kind: "invalid", reason: "InvalidEvent", detail: error.message }, event };
+      return { outcome: { kind: "unknown", detail: `building the billing failed: ${describe(error)}` }, event };
     }
-    await step("afterRecord", event);
-    return result({ kind: "charged" });
+    const result = (outcome: BillingOutcome): FlowResult => ({ outcome, event, billing, idempotencyKey: key });
+    const problem = flow.check?.(request, now());
+    if (problem) return result({ kind: "invalid", reason: "InvalidEvent", detail: `${flow.name}: ${problem}` });
+    const period = billing.spend?.period ?? "unpriced";
+    const outcome = await runGuarded(
+      store,
+      {
+        scope,
+        key: billing.key,
+        payload: request as Record<string, unknown>,
+        ...(billing.spend === undefined ? {} : { spend: billing.spend }),
+        flow: flow.name,
+        idempotencyKey: key,
+        owner: deps.owner,
+      },
+      async (context) => {
+        const apiKey = await deps.keys.keyFor(period, { expectedTotalCents: deps.expectedTotalCents(period) });
+        const stripe = deps.stripeFor(apiKey);
+        return slot(() => flow.execute(stripe, request, flowContext(context, now())));
+      },
+      {
+        classify: (error) => flow.classify(error, request, key),
+        hooks: {
+          afterClaim: () => step("afterClaim", event),
+          afterWork: () => step("afterStripe", event),
+          afterRecord: () => step("afterRecord", event),
+        },
+        now,
+      },
+    );
+    return result(billingOutcome(outcome));
   };
 
   return async (message, receiver, sender) => {
     const step = stepsOf(message);
-    let flow: FlowResult;
+    let ended: FlowResult;
     try {
-      flow = await run(message, step);
+      ended = await run(message, step);
     } catch (error) {
       if (error instanceof Stopped) return;
       // A bug or an unforeseen failure: the outcome is unknown, never a reason to throw (a throw abandons).
-      flow = { outcome: { kind: "unknown", detail: `unexpected: ${describe(error)}` } };
+      ended = { outcome: { kind: "unknown", detail: `unexpected: ${describe(error)}` } };
     }
-    const { outcome, event } = flow;
+    const { outcome, event, billing } = ended;
     const attempt = attemptOf(message.applicationProperties);
     const chainId = chainIdOf(message);
-    const action = settle(outcome, { attempt, chainId, idempotencyKey: flow.idempotencyKey ?? chainId }, policy);
-    const who = event ? `${event.customerId} ${event.billingPeriod}` : `message ${String(message.messageId)}`;
+    const action = settle(outcome, { attempt, chainId, idempotencyKey: ended.idempotencyKey ?? chainId }, policy);
+    const who = billing ? Object.values(billing.key).join(" ") : `message ${String(message.messageId)}`;
 
     try {
-      if (event) await step("beforeComplete", event);
+      if (event !== undefined) await step("beforeComplete", event);
     } catch (error) {
       if (error instanceof Stopped) return;
       log(`${who}: hook failed: ${describe(error)}`);
@@ -221,11 +206,11 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
       case "complete": {
         const completed = await settleSafely("complete", () => receiver.completeMessage(message));
         log(`${who}: ${outcome.kind}${completed ? ", completed" : ""}`);
-        if (completed && action.markCompleted && event) {
+        if (completed && action.markCompleted && completions && billing) {
           // Batched with other completions and not awaited: the message is settled, so this delivery's slot is free
           // now. A completion never written leaves the record `charged`, which a replay already treats as billed.
-          deps.guard
-            .markCompletedLater({ customerId: event.customerId, billingPeriod: event.billingPeriod })
+          completions
+            .markCompletedLater({ customerId: String(billing.key.customerId), billingPeriod: String(billing.key.billingPeriod) })
             .catch((error: unknown) => log(`${who}: marking the record completed failed (it stays charged, which is billed): ${describe(error)}`));
         }
         return;

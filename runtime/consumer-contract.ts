@@ -22,8 +22,10 @@ export interface ConsumerContext {
   /** An open embedded database shared by the replicas of one contender (in-process fleets). */
   pglite?: PGlite;
   clock?: Clock;
-  /** Per billing period spend cap in cents; absent: no cap. */
+  /** Per billing period spend cap, for each currency separately in its own minor units; absent: no cap. */
   periodCapCents?: number;
+  /** Per billing period caps for named currencies (`{ jpy: 700_000 }`), in their minor units; override `periodCapCents`. */
+  periodCaps?: Readonly<Record<string, number>>;
   /** Receiver settings; absent: the consumer's own (from the queue's tuning). */
   maxAutoLockRenewalDurationInMs?: number;
   maxConcurrentCalls?: number;

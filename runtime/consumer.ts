@@ -6,8 +6,13 @@ import pLimit from "p-limit";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
+import type { BillingEventDefinition } from "./billing-event.js";
 import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
 import { ConfigurationError } from "./errors.js";
+import type { FlowAdapter } from "./flows/flow-adapter.js";
+import { paymentIntentFlow } from "./flows/payment-intent-flow.js";
+import type { GuardStore } from "./guard/guard-store.js";
+import { Guard } from "./guard/record-guard.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
 import { connectServiceBus } from "./servicebus-connection.js";
@@ -33,6 +38,15 @@ export interface BillingConsumerOptions extends ConsumerContext {
   expectedPeriodTotalCents?: number | ((billingPeriod: string) => number);
   /** An open guard to share (not closed by the consumer, its queued completions flushed); default: one opened from the context. */
   guard?: BillingGuardPort;
+  /**
+   * The Stripe flow (`paymentIntentFlow`, `chargeFlow`, `invoiceFlow`, `meterEventFlow`); default payment-intent.
+   * With the default flow and event, records live in billing_records (BillingGuard); otherwise in guard_records (Guard).
+   */
+  flow?: FlowAdapter<never>;
+  /** The team's events: a schema and a function from event to identity, spend and the flow's request; default UsageEvent. */
+  event?: BillingEventDefinition<never, never>;
+  /** An open store to share for a non-default flow or event (e.g. a `Guard`), not closed by the consumer. */
+  guardStore?: GuardStore<never>;
   /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
   dataDir?: string;
   /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin), twice that when messages may wait for a Stripe slot. */
@@ -69,7 +83,9 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   const pipelined = stripeSlots < maxConcurrentCalls;
   const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? defaultStripeTimeoutMs;
   const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? defaultStripeRetries;
-  const budget = deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
+  const flow = (options.flow ?? paymentIntentFlow) as FlowAdapter<unknown>;
+  // One delivery budget per Stripe call the flow makes (an invoice: create, items, finalize, pay).
+  const budget = flow.calls * deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
   // A message waiting for a Stripe slot waits at most one delivery (FIFO, at most as many waiting as there are slots).
   const heldMs = pipelined ? 2 * budget : budget;
   // Without a tuning we cannot know the queue's lock, so renew for twice the delivery budget (what tuneQueue
@@ -120,21 +136,25 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
     return client;
   };
 
-  const sharedGuard = options.guard;
-  const ownGuard = sharedGuard
-    ? undefined
-    : await BillingGuard.open({
-        ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
-        ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
-        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-        ...(options.clock === undefined ? {} : { clock: options.clock }),
-        ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
-        // Claimed before it waits for a Stripe slot, a billing is held for the wait and the call.
-        leaseMs: options.leaseMs ?? heldMs,
-        // A connection per message in flight (and one for the batched completions): a delivery never queues for one.
-        poolSize: Math.max(10, maxConcurrentCalls + 1),
-      });
-  const guard: BillingGuardPort = sharedGuard ?? (ownGuard as BillingGuard);
+  // The default (UsageEvent, payment-intent) keeps billing_records, its reconciler and its group commit.
+  const onBillingRecords = options.event === undefined && flow === paymentIntentFlow && options.guardStore === undefined;
+  const connection = {
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
+    ...(options.periodCaps === undefined ? {} : { periodCaps: options.periodCaps }),
+    // Claimed before it waits for a Stripe slot, a billing is held for the wait and the call.
+    leaseMs: options.leaseMs ?? heldMs,
+    // A connection per message in flight (and one for the batched completions): a delivery never queues for one.
+    poolSize: Math.max(10, maxConcurrentCalls + 1),
+  };
+  const sharedGuard = onBillingRecords ? options.guard : undefined;
+  const ownGuard = onBillingRecords && !sharedGuard ? await BillingGuard.open(connection) : undefined;
+  const guard: BillingGuardPort | undefined = sharedGuard ?? ownGuard;
+  const ownStore = onBillingRecords || options.guardStore ? undefined : await Guard.open(connection);
+  const store = options.guardStore ?? ownStore;
 
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
@@ -145,7 +165,11 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
   const inFlight = new Map<ServiceBusReceivedMessage, { inHook: boolean }>();
   const handler = createBillingHandler({
     ...(pipelined ? { stripeSlot: pLimit(stripeSlots) } : {}),
-    guard,
+    ...(guard === undefined ? {} : { guard }),
+    ...(store === undefined ? {} : { store: store as GuardStore<never> }),
+    flow: flow as FlowAdapter<never>,
+    ...(options.event === undefined ? {} : { event: options.event }),
+    ...(options.clock === undefined ? {} : { now: () => (options.clock as NonNullable<typeof options.clock>).now() }),
     keys,
     stripeFor,
     owner: options.owner ?? `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`,
@@ -194,7 +218,8 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
         await bounded(sender.close(), 5_000);
         await bounded(client.close(), 5_000);
         if (ownGuard) await bounded(ownGuard.close(), 5_000);
-        else await bounded(guard.flushCompletions(), 5_000);
+        else if (guard) await bounded(guard.flushCompletions(), 5_000);
+        if (ownStore) await bounded(ownStore.close(), 5_000);
       })();
       return closing;
     },

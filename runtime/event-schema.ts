@@ -36,14 +36,15 @@ export type UsageEventParseResult = { ok: true; event: UsageEvent } | { ok: fals
  * string or bytes. Never throws.
  */
 export function parseUsageEvent(body: unknown): UsageEventParseResult {
-  const decoded = decodeBody(body);
+  const decoded = decodeEventBody(body);
   if (!decoded.ok) return decoded;
   const result = usageEventSchema.safeParse(decoded.value);
   if (result.success) return { ok: true, event: result.data };
   return { ok: false, reason: result.error.issues.map(describeIssue).join("; ") };
 }
 
-function decodeBody(body: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
+/** The body as a JSON value: a JSON object, or the same as a string or bytes, within the size limit. Never throws. */
+export function decodeEventBody(body: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (body instanceof Uint8Array) {
     if (body.byteLength > maxEventBodyBytes) return tooLarge(body.byteLength);
     return parseJson(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));

@@ -60,6 +60,27 @@ export type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease, Spend } fro
 export { billingRecordStore, type BillingRecordPort } from "./guard/billing-store.js";
 export type { SpendCapOptions } from "./guard/spend-caps.js";
 
+// Billing flows behind the guard, and the team's own events.
+export { flowNames, stripeKeyWindowMs as flowKeyWindowMs, type FlowAdapter, type FlowContext, type FlowName } from "./flows/flow-adapter.js";
+export { paymentIntentFlow, findPaymentIntentByKey } from "./flows/payment-intent-flow.js";
+export { chargeFlow, findChargeByKey, type ChargeRequest } from "./flows/charge-flow.js";
+export { invoiceFlow, maxInvoiceItems, type InvoiceRequest, type InvoiceItemRequest } from "./flows/invoice-flow.js";
+export {
+  meterEventFlow,
+  meterIdentifier,
+  maxMeterIdentifierLength,
+  MeterEventUnverifiable,
+  type MeterEventRequest,
+} from "./flows/meter-event-flow.js";
+export { stripeErrorClass } from "./flows/stripe-error-class.js";
+export {
+  parseBillingEvent,
+  usageEventBilling,
+  type Billable,
+  type BillingEventDefinition,
+  type StandardSchemaV1,
+} from "./billing-event.js";
+
 // Stripe.
 export { classifyStripeError, type StripeFailure } from "./stripe/classify-error.js";
 export { createStripeClient, type StripeClientOptions } from "./stripe/client.js";

@@ -1,0 +1,40 @@
+// What differs per Stripe billing flow, behind the one guard primitive: the calls (with their recovery points), how
+// an error classifies, how a result maps to an outcome, how a billing is found after Stripe's 24 h key window, and
+// the flow's own limits (key length, timestamps).
+import type Stripe from "stripe";
+import type { GuardContext, GuardErrorClass, GuardWorkResult } from "../guard/guarded-run.js";
+
+export const flowNames = ["payment-intent", "charge", "invoice", "meter-event"] as const;
+export type FlowName = (typeof flowNames)[number];
+
+/** Stripe may prune an idempotency key once it is 24 hours old: after that, look up before calling again. */
+export const stripeKeyWindowMs = 24 * 3_600_000;
+
+export interface FlowContext extends GuardContext {
+  /** Milliseconds since the epoch, from the consumer's clock. */
+  now: number;
+  /** Past Stripe's key window since the record was first claimed: the key alone no longer proves anything. */
+  pastKeyWindow: boolean;
+}
+
+export interface FlowAdapter<R> {
+  readonly name: FlowName;
+  /** Stripe calls one run makes at most: sizes the lease (one delivery budget per call). */
+  readonly calls: number;
+  /** An input problem Stripe would refuse (a meter event's timestamp out of range...): the run is invalid, no call. */
+  check?(request: R, now: number): string | undefined;
+  /** The Stripe work under the guard: named steps for multi-call flows, look-ups past the key window. */
+  execute(stripe: Stripe, request: R, context: FlowContext): Promise<GuardWorkResult>;
+  /** What a thrown error means for this flow. */
+  classify(error: unknown, request: R, idempotencyKey: string): GuardErrorClass;
+}
+
+/** Builds a FlowContext from the guard's, on the caller's clock. */
+export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs): FlowContext {
+  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs };
+}
+
+/** Unix seconds to look back from, for list-by-`created` look-ups: an hour of slack for clock skew. */
+export function lookupFrom(createdAt: Date): number {
+  return Math.floor(createdAt.getTime() / 1000) - 3_600;
+}

@@ -1,0 +1,148 @@
+// An invoice per billing: create it (draft, nothing pending swept in), add its items with `invoice:` (an item
+// without it would land on the customer's next subscription invoice), finalize, pay. Each call is a recovery point
+// with its own key (`<record key>:<step>`), so a replay resumes after the last recorded step. Past the key window a
+// replayed key may be a new request: the invoice and its items are found by the key in their metadata first, and
+// finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid).
+import Stripe from "stripe";
+import { GuardInputError } from "../errors.js";
+import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
+import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
+import { stripeErrorClass } from "./stripe-error-class.js";
+
+export interface InvoiceItemRequest {
+  /** Minor units, positive. */
+  amount: number;
+  description?: string;
+}
+
+export interface InvoiceRequest {
+  customer: string;
+  currency: string;
+  items: readonly InvoiceItemRequest[];
+  /** Absent: the customer's default payment method. */
+  paymentMethod?: string;
+  description?: string;
+  /** Copied onto the invoice; the flow adds `idempotency_key`. */
+  metadata?: Record<string, string>;
+}
+
+/** Stripe caps an invoice at 250 lines; each item is a call (and a lease's worth of budget). */
+export const maxInvoiceItems = 20;
+
+/** The invoice was answered but not paid (Stripe would have raised a card error for a decline). */
+class InvoiceNotPaid extends Error {
+  override name = "InvoiceNotPaid";
+  constructor(readonly invoiceId: string, readonly status: string | null) {
+    super(`invoice ${invoiceId} is ${status ?? "unknown"} after pay`);
+  }
+}
+
+async function findInvoice(stripe: Stripe, request: InvoiceRequest, context: FlowContext): Promise<string | undefined> {
+  for await (const invoice of stripe.invoices.list({ customer: request.customer, created: { gte: lookupFrom(context.createdAt) }, limit: 100 })) {
+    if (invoice.metadata?.idempotency_key === context.idempotencyKey && invoice.id) return invoice.id;
+  }
+  return undefined;
+}
+
+async function findItem(stripe: Stripe, request: InvoiceRequest, invoice: string, stepKey: string): Promise<string | undefined> {
+  for await (const item of stripe.invoiceItems.list({ customer: request.customer, invoice, limit: 100 })) {
+    if (item.metadata?.idempotency_key === stepKey) return item.id;
+  }
+  return undefined;
+}
+
+/** A 400 from finalize or pay may mean it is already done (after the key window): the invoice's status decides. */
+async function unlessAlready(stripe: Stripe, invoiceId: string, done: readonly string[], call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+    const invoice = await stripe.invoices.retrieve(invoiceId);
+    if (!done.includes(invoice.status ?? "")) throw error;
+  }
+}
+
+export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
+  name: "invoice",
+  // create + items + finalize + pay; sized for the largest invoice allowed.
+  calls: 3 + maxInvoiceItems,
+  check(request) {
+    if (!Array.isArray(request.items) || request.items.length === 0) return "items: at least one invoice item";
+    if (request.items.length > maxInvoiceItems) return `items: at most ${maxInvoiceItems} per billing`;
+    const bad = request.items.findIndex((item) => !Number.isSafeInteger(item.amount) || item.amount <= 0);
+    return bad === -1 ? undefined : `items.${bad}.amount must be a positive integer in minor units`;
+  },
+  async execute(stripe, request, context) {
+    const problem = this.check?.(request, context.now);
+    if (problem) throw new GuardInputError(problem);
+    const calling = async <T>(call: () => Promise<T>): Promise<T> => {
+      try {
+        return await call();
+      } catch (error) {
+        throw fromVaultRefusal(error);
+      }
+    };
+    const invoiceId = await context.step("invoice", async (key) => {
+      const found = context.pastKeyWindow && context.attempt > 1 ? await findInvoice(stripe, request, context) : undefined;
+      if (found) return found;
+      const invoice = await calling(() =>
+        stripe.invoices.create(
+          {
+            customer: request.customer,
+            currency: request.currency,
+            auto_advance: false,
+            collection_method: "charge_automatically",
+            pending_invoice_items_behavior: "exclude",
+            ...(request.description === undefined ? {} : { description: request.description }),
+            metadata: { ...request.metadata, idempotency_key: context.idempotencyKey },
+          },
+          { idempotencyKey: key },
+        ),
+      );
+      if (!invoice.id) throw new Error("Stripe answered an invoice without an id");
+      return invoice.id;
+    });
+    for (const [index, item] of request.items.entries()) {
+      await context.step(`item-${index}`, async (key) => {
+        const found = context.pastKeyWindow && context.attempt > 1 ? await findItem(stripe, request, invoiceId, key) : undefined;
+        if (found) return found;
+        const created = await calling(() =>
+          stripe.invoiceItems.create(
+            {
+              customer: request.customer,
+              invoice: invoiceId,
+              amount: item.amount,
+              currency: request.currency,
+              ...(item.description === undefined ? {} : { description: item.description }),
+              metadata: { idempotency_key: key },
+            },
+            { idempotencyKey: key },
+          ),
+        );
+        return created.id;
+      });
+    }
+    await context.step("finalize", async (key) => {
+      await unlessAlready(stripe, invoiceId, ["open", "paid", "uncollectible"], () =>
+        calling(() => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
+      );
+      return invoiceId;
+    });
+    await context.step("pay", async (key) => {
+      let status: string | null = "paid";
+      await unlessAlready(stripe, invoiceId, ["paid"], async () => {
+        const paid = await calling(() =>
+          stripe.invoices.pay(invoiceId, { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) }, { idempotencyKey: key }),
+        );
+        status = paid.status;
+      });
+      if (status !== "paid") throw new InvoiceNotPaid(invoiceId, status);
+      return invoiceId;
+    });
+    return { status: "done", objectId: invoiceId };
+  },
+  classify(error) {
+    if (error instanceof InvoiceNotPaid) return { kind: "declined", reason: error.message, objectId: error.invoiceId };
+    return stripeErrorClass(error);
+  },
+};

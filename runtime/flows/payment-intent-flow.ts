@@ -1,0 +1,46 @@
+// The default flow: one PaymentIntent per billing (confirm, off session), keyed by the record's key. After the key
+// window, list the customer's PaymentIntents and match the key in metadata before creating one.
+import type Stripe from "stripe";
+import { createPaymentIntent } from "../stripe/create-payment-intent.js";
+import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
+import type { GuardWorkResult } from "../guard/guarded-run.js";
+import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
+import { stripeErrorClass } from "./stripe-error-class.js";
+
+const chargedStatuses = new Set<Stripe.PaymentIntent.Status>(["succeeded", "processing", "requires_capture"]);
+
+export function paymentIntentResult(intent: Stripe.PaymentIntent): GuardWorkResult {
+  return chargedStatuses.has(intent.status)
+    ? { status: "done", objectId: intent.id }
+    : { status: "declined", reason: `payment_intent_${intent.status}`, objectId: intent.id };
+}
+
+/** The PaymentIntent carrying `idempotencyKey` in its metadata, charged ones first; strongly consistent (list, not search). */
+export async function findPaymentIntentByKey(
+  stripe: Stripe,
+  request: { customer?: string | undefined },
+  idempotencyKey: string,
+  createdAt: Date,
+): Promise<Stripe.PaymentIntent | undefined> {
+  let found: Stripe.PaymentIntent | undefined;
+  const customer = request.customer;
+  for await (const intent of stripe.paymentIntents.list({ ...(customer ? { customer } : {}), created: { gte: lookupFrom(createdAt) }, limit: 100 })) {
+    if (intent.metadata?.idempotency_key !== idempotencyKey) continue;
+    if (chargedStatuses.has(intent.status)) return intent;
+    found ??= intent;
+  }
+  return found;
+}
+
+export const paymentIntentFlow: FlowAdapter<PaymentIntentRequest> = {
+  name: "payment-intent",
+  calls: 1,
+  async execute(stripe, request, context) {
+    if (context.pastKeyWindow && context.attempt > 1) {
+      const found = await findPaymentIntentByKey(stripe, request, context.idempotencyKey, context.createdAt);
+      if (found) return paymentIntentResult(found);
+    }
+    return paymentIntentResult(await createPaymentIntent(stripe, request, context.idempotencyKey));
+  },
+  classify: (error) => stripeErrorClass(error),
+};
