@@ -54,8 +54,28 @@ export class Collection<T extends Listable> {
     }
   }
 
+  /** Adds index keys to an object already stored (an invoice item moving onto an invoice). */
+  reindex(object: T, keys: readonly string[]): void {
+    const entry = this.#byId.get(object.id);
+    if (!entry) return;
+    for (const key of keys) {
+      const bucket = this.#byIndex.get(key) ?? [];
+      if (bucket.includes(entry)) continue;
+      // Keep ascending seq order so list() and scan() stay correct.
+      const at = bucket.findIndex((other) => other.seq > entry.seq);
+      if (at === -1) bucket.push(entry);
+      else bucket.splice(at, 0, entry);
+      this.#byIndex.set(key, bucket);
+    }
+  }
+
   get(id: string): T | undefined {
     return this.#byId.get(id)?.object;
+  }
+
+  /** Objects under an index key, oldest first. */
+  indexed(key: string): T[] {
+    return this.#rows(key).map((entry) => entry.object);
   }
 
   /** Oldest first. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "../clock.js";
 import { AdjustableClock } from "../clock.js";
+import { billingMeterRoutes } from "./billing-meters.js";
 import { chargeRoutes } from "./charges.js";
 import { customerRoutes } from "./customers.js";
 import { StripeFailure, type StripeErrorBody } from "./errors.js";
@@ -12,6 +13,7 @@ import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from ".
 import { canonicalForm, parseForm, type FormObject } from "./form.js";
 import { IdempotencyKeys, idempotencyWindowMs, type SavedResponse } from "./idempotency.js";
 import { StripeLedger } from "./ledger.js";
+import { invoiceRoutes } from "./invoices.js";
 import { paymentIntentRoutes } from "./payment-intents.js";
 import { refundRoutes } from "./refunds.js";
 import type { Route } from "./routes.js";
@@ -42,7 +44,7 @@ export interface StripeEmulator<C extends Clock = AdjustableClock> {
 
 const host = "127.0.0.1";
 const maxBodyBytes = 1024 * 1024;
-const routes: Route[] = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes];
+const routes: Route[] = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...billingMeterRoutes];
 
 /**
  * An HTTP server the unmodified `stripe` SDK talks to: Stripe's JSON and error shapes, its idempotency

@@ -6,7 +6,16 @@ import type { StripeStore } from "./store.js";
 // `data.customer` in lists, `latest_charge.customer`). Paths are checked before the endpoint runs, so a bad
 // one never leaves a half-done request behind.
 
-export type ObjectKind = "customer" | "payment_intent" | "charge" | "refund";
+export type ObjectKind =
+  | "customer"
+  | "payment_intent"
+  | "charge"
+  | "refund"
+  | "invoice"
+  | "invoiceitem"
+  | "billing.meter"
+  | "billing.meter_event"
+  | "billing.meter_event_summary";
 
 /** What a route answers: one object, or a list / search result of them. */
 export interface Returns {
@@ -19,6 +28,11 @@ const links: Record<ObjectKind, Partial<Record<string, ObjectKind>>> = {
   payment_intent: { customer: "customer", latest_charge: "charge" },
   charge: { customer: "customer", payment_intent: "payment_intent" },
   refund: { charge: "charge", payment_intent: "payment_intent" },
+  invoice: { customer: "customer", charge: "charge" },
+  invoiceitem: { customer: "customer", invoice: "invoice" },
+  "billing.meter": {},
+  "billing.meter_event": {},
+  "billing.meter_event_summary": {},
 };
 
 /** The validated paths of `expand[]`, relative to each returned object. */
@@ -72,6 +86,12 @@ function lookup(store: StripeStore, kind: ObjectKind, id: string): unknown {
       return store.charges.get(id);
     case "refund":
       return store.refunds.get(id);
+    case "invoice":
+      return store.invoices.get(id);
+    case "invoiceitem":
+      return store.invoiceItems.get(id);
+    default:
+      return undefined;
   }
 }
 

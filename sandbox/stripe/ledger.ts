@@ -1,4 +1,4 @@
-import type { Charge, PaymentIntent, Refund } from "./objects.js";
+import type { BillingMeterEvent, Charge, Invoice, InvoiceItem, PaymentIntent, Refund } from "./objects.js";
 import type { StripeStore } from "./store.js";
 
 /** Groups succeeded charges that are the same business charge; `undefined` leaves a charge out. */
@@ -29,6 +29,19 @@ export class StripeLedger {
 
   charges(customer?: string): Charge[] {
     return structuredClone(this.store.charges.all(customer));
+  }
+
+  invoices(customer?: string): Invoice[] {
+    return structuredClone(this.store.invoices.all(customer));
+  }
+
+  invoiceItems(customer?: string): InvoiceItem[] {
+    return structuredClone(this.store.invoiceItems.all(customer));
+  }
+
+  /** Every meter event accepted (duplicates refused by identifier are not here), oldest first. */
+  meterEvents(): BillingMeterEvent[] {
+    return structuredClone(this.store.meterEvents);
   }
 
   refunds(): Refund[] {

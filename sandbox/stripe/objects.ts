@@ -98,6 +98,100 @@ export interface Refund {
   status: "succeeded";
 }
 
+export type InvoiceStatus = "draft" | "open" | "paid" | "uncollectible" | "void";
+
+export interface InvoiceItem {
+  id: string;
+  object: "invoiceitem";
+  amount: number;
+  currency: string;
+  customer: string;
+  /** When the item was created (Stripe's field name for invoice items). */
+  date: number;
+  /** The same instant, for the sandbox's lists (ordered by `created`). */
+  created: number;
+  description: string | null;
+  /** null: pending, swept into the customer's next invoice that includes pending items. */
+  invoice: string | null;
+  livemode: false;
+  metadata: Metadata;
+}
+
+export interface InvoiceLine {
+  id: string;
+  object: "line_item";
+  amount: number;
+  currency: string;
+  description: string | null;
+  invoice: string;
+  /** The invoice item behind the line. */
+  invoice_item: string | null;
+  livemode: false;
+  metadata: Metadata;
+}
+
+export interface Invoice {
+  id: string;
+  object: "invoice";
+  amount_due: number;
+  amount_paid: number;
+  amount_remaining: number;
+  attempt_count: number;
+  attempted: boolean;
+  auto_advance: boolean;
+  charge: string | null;
+  collection_method: "charge_automatically" | "send_invoice";
+  created: number;
+  currency: string;
+  customer: string;
+  default_payment_method: string | null;
+  description: string | null;
+  lines: StripeList<InvoiceLine>;
+  livemode: false;
+  metadata: Metadata;
+  paid: boolean;
+  status: InvoiceStatus;
+  status_transitions: { finalized_at: number | null; paid_at: number | null };
+  subtotal: number;
+  total: number;
+}
+
+export interface BillingMeter {
+  id: string;
+  object: "billing.meter";
+  created: number;
+  customer_mapping: { event_payload_key: string; type: "by_id" };
+  default_aggregation: { formula: "sum" | "count" | "last" };
+  display_name: string;
+  event_name: string;
+  event_time_window: "day" | "hour" | null;
+  livemode: false;
+  status: "active" | "inactive";
+  status_transitions: { deactivated_at: number | null };
+  updated: number;
+  value_settings: { event_payload_key: string };
+}
+
+export interface BillingMeterEvent {
+  object: "billing.meter_event";
+  created: number;
+  event_name: string;
+  identifier: string;
+  livemode: false;
+  payload: Record<string, string>;
+  timestamp: number;
+}
+
+export interface BillingMeterEventSummary {
+  id: string;
+  object: "billing.meter_event_summary";
+  aggregated_value: number;
+  end_time: number;
+  livemode: false;
+  meter: string;
+  start_time: number;
+}
+
 export interface StripeList<T> {
   object: "list";
   data: T[];

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import { Collection } from "./collection.js";
 import { resourceMissing } from "./errors.js";
 import { IdGenerator } from "./ids.js";
-import type { Charge, Customer, PaymentIntent, Refund } from "./objects.js";
+import type { BillingMeter, BillingMeterEvent, Charge, Customer, Invoice, InvoiceItem, PaymentIntent, Refund } from "./objects.js";
 import { paymentIntentIndexKeys } from "./search.js";
 
 /** Everything the emulated account holds, with the indexes its endpoints read. */
@@ -12,6 +12,13 @@ export class StripeStore {
   readonly paymentIntents = new Collection<PaymentIntent>(paymentIntentIndexKeys);
   readonly charges = new Collection<Charge>((charge) => (charge.payment_intent ? [paymentIntentChargesKey(charge.payment_intent)] : []));
   readonly refunds = new Map<string, Refund>();
+  readonly invoices = new Collection<Invoice>();
+  readonly invoiceItems = new Collection<InvoiceItem>((item) => (item.invoice ? [invoiceItemsKey(item.invoice)] : []));
+  readonly meters = new Map<string, BillingMeter>();
+  /** Every meter event accepted, oldest first. */
+  readonly meterEvents: BillingMeterEvent[] = [];
+  /** Meter event identifiers and when (unix seconds) they were accepted: Stripe's dedupe window. */
+  readonly meterIdentifiers = new Map<string, number>();
 
   constructor(readonly clock: Clock) {}
 
@@ -32,6 +39,12 @@ export class StripeStore {
     return intent;
   }
 
+  invoice(id: string, param = "invoice"): Invoice {
+    const invoice = this.invoices.get(id);
+    if (!invoice) throw resourceMissing("invoice", id, param);
+    return invoice;
+  }
+
   charge(id: string, param = "charge"): Charge {
     const charge = this.charges.get(id);
     if (!charge) throw resourceMissing("charge", id, param);
@@ -41,4 +54,8 @@ export class StripeStore {
 
 export function paymentIntentChargesKey(paymentIntent: string): string {
   return `payment_intent\u0000${paymentIntent}`;
+}
+
+export function invoiceItemsKey(invoice: string): string {
+  return `invoice\u0000${invoice}`;
 }
