@@ -7,6 +7,8 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
 import type { BillingEventDefinition } from "./billing-event.js";
+import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
+import type { UsageEvent } from "./usage-event.js";
 import { createBillingHandler, type BillingGuardPort } from "./billing-handler.js";
 import { ConfigurationError } from "./errors.js";
 import type { FlowAdapter } from "./flows/flow-adapter.js";
@@ -22,7 +24,8 @@ import { createStripeClient } from "./stripe/client.js";
 import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
-export interface BillingConsumerOptions extends ConsumerContext {
+/** `E`: the team's event (default UsageEvent); `R`: the flow's request (default a PaymentIntent's params). */
+export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest> extends ConsumerContext {
   /**
    * The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. With its
    * `lockDurationMs`, settings overridden in the context are checked against the queue's lock at start.
@@ -42,9 +45,9 @@ export interface BillingConsumerOptions extends ConsumerContext {
    * The Stripe flow (`paymentIntentFlow`, `chargeFlow`, `invoiceFlow`, `meterEventFlow`); default payment-intent.
    * With the default flow and event, records live in billing_records (BillingGuard); otherwise in guard_records (Guard).
    */
-  flow?: FlowAdapter<never>;
+  flow?: FlowAdapter<R>;
   /** The team's events: a schema and a function from event to identity, spend and the flow's request; default UsageEvent. */
-  event?: BillingEventDefinition<never, never>;
+  event?: BillingEventDefinition<E, R>;
   /** An open store to share for a non-default flow or event (e.g. a `Guard`), not closed by the consumer. */
   guardStore?: GuardStore<never>;
   /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
@@ -67,7 +70,7 @@ export interface BillingConsumerOptions extends ConsumerContext {
 const defaultStripeTimeoutMs = DEFAULT_STRIPE_BUDGET.timeoutMs;
 const defaultStripeRetries = DEFAULT_STRIPE_BUDGET.maxNetworkRetries;
 
-export async function startBillingConsumer(options: BillingConsumerOptions): Promise<RunningConsumer> {
+export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequest>(options: BillingConsumerOptions<E, R>): Promise<RunningConsumer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
   const stripeSlots = options.maxConcurrentStripeCalls ?? maxConcurrentCalls;
@@ -168,7 +171,7 @@ export async function startBillingConsumer(options: BillingConsumerOptions): Pro
     ...(guard === undefined ? {} : { guard }),
     ...(store === undefined ? {} : { store: store as GuardStore<never> }),
     flow: flow as FlowAdapter<never>,
-    ...(options.event === undefined ? {} : { event: options.event }),
+    ...(options.event === undefined ? {} : { event: options.event as unknown as BillingEventDefinition<never, never> }),
     ...(options.clock === undefined ? {} : { now: () => (options.clock as NonNullable<typeof options.clock>).now() }),
     keys,
     stripeFor,
