@@ -113,6 +113,14 @@ export {
 } from "./billing-handler.js";
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
 export {
+  reconcileFlows,
+  builtInFlows,
+  type FlowReconcileAction,
+  type FlowReconcileOptions,
+  type FlowReconcileOutcome,
+  type FlowReconcileReport,
+} from "./reconcile-flows.js";
+export {
   peekDeadLetters,
   resubmitDeadLetters,
   resubmission,

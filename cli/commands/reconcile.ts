@@ -1,5 +1,14 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { BillingGuard, reconcile, type ReconcileReport, createStripeClient } from "../../runtime/index.js";
+import {
+  BillingGuard,
+  Guard,
+  builtInFlows,
+  reconcile,
+  reconcileFlows,
+  type FlowReconcileReport,
+  type ReconcileReport,
+  createStripeClient,
+} from "../../runtime/index.js";
 
 interface ReconcileCommandOptions {
   databaseUrl?: string;
@@ -8,6 +17,7 @@ interface ReconcileCommandOptions {
   limit?: number;
   dryRun?: boolean;
   json?: boolean;
+  flow?: string;
 }
 
 /** Exit code when billings remain pending with an unknown outcome (so a scheduler can alert). */
@@ -18,7 +28,8 @@ export function register(program: Command): void {
     .command("reconcile")
     .description(
       "finish billings left pending by a crash or an unknown Stripe outcome: retry with the same key inside Stripe's 24 h window, " +
-        "look the PaymentIntent up by customer and metadata after it, charge only when Stripe has none (STRIPE_API_KEY from the environment)",
+        "look the PaymentIntent (charge, invoice) up by customer and metadata after it, charge only when Stripe has none; a meter event " +
+        "past the window is reported unverifiable, never re-sent (STRIPE_API_KEY from the environment)",
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records (default: env DATABASE_URL)")
     .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (e.g. the consumer's ./.data; PGlite is single-process: stop the consumer first)")
@@ -26,6 +37,10 @@ export function register(program: Command): void {
     .option("--limit <n>", "examine at most this many stale billings (default 100)", positiveInteger)
     .option("--dry-run", "look up and report what would be done; charge and record nothing")
     .option("--json", "print the report as JSON")
+    .option(
+      "--flow <flow>",
+      `only this flow: ${Object.keys(builtInFlows).join(", ")} (default: all; the default consumer's PaymentIntents and every flow's guard_records)`,
+    )
     .action(async (options: ReconcileCommandOptions) => {
       const databaseUrl = options.databaseUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
       if (!databaseUrl && !options.dataDir) {
@@ -35,20 +50,51 @@ export function register(program: Command): void {
       if (!apiKey) throw new Error("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       const stripe = createStripeClient({ apiKey, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
-      const guard = await BillingGuard.open(databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string });
-      try {
-        const report = await reconcile({
-          guard,
-          stripe,
-          dryRun: options.dryRun ?? false,
-          ...(options.limit === undefined ? {} : { limit: options.limit }),
-        });
-        console.log(options.json ? JSON.stringify(report, null, 2) : describe(report));
-        if (report.stillUnknown > 0) process.exitCode = stillUnknownExitCode;
-      } finally {
-        await guard.close();
+      if (options.flow !== undefined && !(options.flow in builtInFlows)) {
+        throw new InvalidArgumentError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
+      const connection = databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string };
+      const limit = options.limit === undefined ? {} : { limit: options.limit };
+      const dryRun = options.dryRun ?? false;
+      // billing_records (the default consumer) first; both share one connection's database.
+      let report: ReconcileReport | undefined;
+      if (options.flow === undefined || options.flow === "payment-intent") {
+        const guard = await BillingGuard.open(connection);
+        try {
+          report = await reconcile({ guard, stripe, dryRun, ...limit });
+        } finally {
+          await guard.close();
+        }
+      }
+      const flowGuard = await Guard.open(connection);
+      let flows: FlowReconcileReport;
+      try {
+        flows = await reconcileFlows({ guard: flowGuard, stripe, dryRun, ...limit, ...(options.flow === undefined ? {} : { flow: options.flow }) });
+      } finally {
+        await flowGuard.close();
+      }
+      const output = report ? { ...report, flows } : { flows };
+      console.log(options.json ? JSON.stringify(output, null, 2) : [report ? describe(report) : undefined, describeFlows(flows)].filter(Boolean).join("\n"));
+      if ((report?.stillUnknown ?? 0) > 0 || flows.stillUnknown > 0 || flows.unverifiable > 0 || flows.refused > 0) process.exitCode = stillUnknownExitCode;
     });
+}
+
+function describeFlows(report: FlowReconcileReport): string {
+  const lines = [
+    `guard_records (invoice, charge, meter-event, team flows): ${report.examined} stale pending record(s) examined`,
+    `  completed             ${report.completed}`,
+    `  declined              ${report.declined}`,
+    `  settled meanwhile     ${report.settledMeanwhile}`,
+    `  unverifiable          ${report.unverifiable}`,
+    `  refused               ${report.refused}`,
+    `  still unknown         ${report.stillUnknown}`,
+  ];
+  for (const outcome of report.outcomes) {
+    const object = outcome.objectId ? ` ${outcome.objectId}` : "";
+    const detail = outcome.detail ? ` (${outcome.detail})` : "";
+    lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
+  }
+  return lines.join("\n");
 }
 
 function describe(report: ReconcileReport): string {

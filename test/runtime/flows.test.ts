@@ -8,6 +8,7 @@ import { flowContext, type FlowAdapter } from "../../runtime/flows/flow-adapter.
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
 import { meterEventFlow, meterIdentifier, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
 import { Guard } from "../../runtime/guard/record-guard.js";
+import { reconcileFlows } from "../../runtime/reconcile-flows.js";
 import type { GuardRunInput } from "../../runtime/guard/guarded-run.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
@@ -150,5 +151,30 @@ describe("charge flow", () => {
     expect(outcome).toMatchObject({ kind: "declined" });
     const [failed] = emulator.ledger.charges(cus);
     expect(await guard.get("legacy", input.key)).toMatchObject({ state: "declined", objectId: failed?.id });
+  });
+});
+
+describe("reconcileFlows (guard_records)", () => {
+  it("finishes a stale invoice from its recovery points, reports a stale meter event past the window as unverifiable, and a dry run changes nothing", async () => {
+    const { id: cus } = await customer();
+    const invoiceInput = { scope: "recon", key: { usageId: `inv-${cus}` }, spend: { period: "2026-11-01", currency: "usd", amount: 1_250 } };
+    emulator.faults.inject({ path: /\/pay$/, times: 1, action: "serverError", saved: false });
+    expect(await run(invoiceFlow, invoiceInput, { customer: cus, currency: "usd", items: [{ amount: 1_000 }, { amount: 250 }] })).toMatchObject({ kind: "unknown" });
+    const meterInput = { scope: "recon", key: { usageId: `mev-${cus}` } };
+    emulator.faults.inject({ path: "/v1/billing/meter_events", times: 1, action: "commitThenHang" });
+    const at = Math.floor(emulator.clock.now() / 1000);
+    expect(await run(meterEventFlow, meterInput, { eventName: `recon_${cus}`, stripeCustomerId: cus, value: 3, timestamp: at })).toMatchObject({ kind: "unknown" });
+
+    const dry = await reconcileFlows({ guard, stripe, dryRun: true, limit: 1_000 });
+    const mine = (report: typeof dry) => report.outcomes.filter((o) => String(o.key.usageId).endsWith(cus));
+    expect(mine(dry).map((o) => o.action)).toEqual(["would-rerun", "would-rerun"]);
+    expect(emulator.ledger.invoices(cus)[0]?.status).toBe("open");
+
+    emulator.clock.advance(25 * hour);
+    const report = await reconcileFlows({ guard, stripe, limit: 1_000 });
+    expect(mine(report).map((o) => [o.flow, o.action])).toEqual([["invoice", "completed"], ["meter-event", "unverifiable"]]);
+    expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
+    expect(emulator.ledger.meterEvents().filter((e) => e.payload["stripe_customer_id"] === cus)).toHaveLength(1);
+    expect(await guard.get("recon", meterInput.key)).toMatchObject({ state: "pending" });
   });
 });

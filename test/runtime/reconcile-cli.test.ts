@@ -8,6 +8,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/reconcile.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/record-guard.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { createScratchDatabase, testDatabaseUrl } from "./guard/databases.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
@@ -101,6 +102,29 @@ describe("chargeguard reconcile", () => {
     const second = await run([...database.args, "--stripe-api-base", emulator.apiBase], env);
     expect(second.out).toMatch(/0 stale pending billing/);
     expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(1);
+  });
+
+  it("--flow invoice: finishes a stranded invoice from its recovery points (guard_records); an unknown flow is refused", async () => {
+    const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+    const customer = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_card_visa" } });
+    const guard = await Guard.open(database.options);
+    const request = { customer: customer.id, currency: "usd", items: [{ amount: 700 }] };
+    // The consumer died after creating the invoice: the claim and the first recovery point are recorded, nothing after.
+    const outcome = await guard.run({ scope: "cli", key: { usageId: customer.id }, payload: request, flow: "invoice" }, async ({ step }) => {
+      await step("invoice", async (key) => (await stripe.invoices.create({ customer: customer.id, currency: "usd", auto_advance: false, collection_method: "charge_automatically", pending_invoice_items_behavior: "exclude", metadata: { idempotency_key: key.slice(0, -":invoice".length) } }, { idempotencyKey: key })).id!);
+      throw new Error("killed");
+    });
+    expect(outcome.kind).toBe("unknown");
+    await guard.close();
+
+    const env = { STRIPE_API_KEY: "rk_test_sandbox" };
+    const result = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--flow", "invoice", "--json"], env);
+    const report = JSON.parse(result.out) as { flows: { examined: number; completed: number }; examined?: number };
+    expect(report.flows).toMatchObject({ examined: 1, completed: 1 });
+    expect(report.examined).toBeUndefined();
+    expect(emulator.ledger.invoices(customer.id).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 700]]);
+    expect(result.exitCode).toBeUndefined();
+    await expect(run([...database.args, "--flow", "nope"], env)).rejects.toThrow(/--flow must be one of payment-intent, charge, invoice, meter-event/);
   });
 
   it("says what is missing when there is no database or no Stripe key", async () => {

@@ -1,0 +1,141 @@
+// The reconciler for guard_records (any flow): a pending record whose lease lapsed is re-run through its flow with
+// its stored identity, payload, spend and key, under the guard, so it meets the same recovery points and the same
+// rules as a consumer's retry: inside Stripe's 24 h key window the keys replay; past it each flow looks up first
+// (PaymentIntents and charges by metadata, invoices and their items by the key in metadata); a meter event past its
+// identifier window cannot be proven sent or not and is reported `unverifiable`, never re-sent.
+import type Stripe from "stripe";
+import type { Clock } from "./clock.js";
+import { chargeFlow } from "./flows/charge-flow.js";
+import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "./flows/flow-adapter.js";
+import { invoiceFlow } from "./flows/invoice-flow.js";
+import { meterEventFlow } from "./flows/meter-event-flow.js";
+import { paymentIntentFlow } from "./flows/payment-intent-flow.js";
+import type { GuardOutcome } from "./guard/guarded-run.js";
+import type { Guard, GuardRecord } from "./guard/record-guard.js";
+
+export const builtInFlows: Readonly<Record<string, FlowAdapter<never>>> = {
+  "payment-intent": paymentIntentFlow as FlowAdapter<never>,
+  charge: chargeFlow as FlowAdapter<never>,
+  invoice: invoiceFlow as FlowAdapter<never>,
+  "meter-event": meterEventFlow as FlowAdapter<never>,
+};
+
+export type FlowReconcileAction = "completed" | "declined" | "unverifiable" | "still-unknown" | "settled-meanwhile" | "refused" | "would-rerun";
+
+export interface FlowReconcileOutcome {
+  scope: string;
+  key: Record<string, string | number>;
+  flow: string;
+  action: FlowReconcileAction;
+  objectId?: string;
+  detail?: string;
+}
+
+export interface FlowReconcileReport {
+  dryRun: boolean;
+  examined: number;
+  completed: number;
+  declined: number;
+  /** Meter events past Stripe's identifier window: compare the meter's summaries and resolve by hand. */
+  unverifiable: number;
+  stillUnknown: number;
+  settledMeanwhile: number;
+  /** Stripe refused the replayed request (invalid), or the flow is unknown here: left pending for an operator. */
+  refused: number;
+  outcomes: FlowReconcileOutcome[];
+}
+
+export interface FlowReconcileOptions {
+  guard: Guard;
+  stripe: Stripe;
+  /** Adapters by flow name; default the built-in four (pass your own to reconcile a custom flow). */
+  flows?: Readonly<Record<string, FlowAdapter<never>>>;
+  /** Only records of this flow. */
+  flow?: string;
+  clock?: Clock;
+  keyWindowMs?: number;
+  limit?: number;
+  /** Report what would be re-run; call and record nothing. */
+  dryRun?: boolean;
+  owner?: string;
+}
+
+const counted: Record<FlowReconcileAction, keyof FlowReconcileReport | undefined> = {
+  completed: "completed",
+  declined: "declined",
+  unverifiable: "unverifiable",
+  "still-unknown": "stillUnknown",
+  "settled-meanwhile": "settledMeanwhile",
+  refused: "refused",
+  "would-rerun": undefined,
+};
+
+function actionOf(outcome: GuardOutcome): { action: FlowReconcileAction; objectId?: string; detail?: string } {
+  switch (outcome.kind) {
+    case "done":
+      return { action: "completed", objectId: outcome.objectId };
+    case "declined":
+      return outcome.previously ? { action: "settled-meanwhile" } : { action: "declined", detail: outcome.reason };
+    case "already-done":
+    case "busy":
+      return { action: "settled-meanwhile" };
+    case "invalid":
+      return outcome.reason === "MeterEventUnverifiable"
+        ? { action: "unverifiable", detail: outcome.detail }
+        : { action: "refused", detail: `${outcome.reason}: ${outcome.detail}` };
+    case "mismatch":
+      return { action: "refused", detail: outcome.reason };
+    case "cap-exceeded":
+      return { action: "refused", detail: outcome.reason };
+    case "unknown":
+      return { action: "still-unknown", detail: outcome.detail };
+  }
+}
+
+export async function reconcileFlows(options: FlowReconcileOptions): Promise<FlowReconcileReport> {
+  const { guard, stripe } = options;
+  const clock = options.clock ?? guard.clock;
+  const flows = options.flows ?? builtInFlows;
+  const dryRun = options.dryRun ?? false;
+  const report: FlowReconcileReport = {
+    dryRun, examined: 0, completed: 0, declined: 0, unverifiable: 0, stillUnknown: 0, settledMeanwhile: 0, refused: 0, outcomes: [],
+  };
+  const note = (record: GuardRecord, result: { action: FlowReconcileAction; objectId?: string; detail?: string }) => {
+    report.outcomes.push({ scope: record.scope, key: record.key, flow: record.flow, ...result });
+    const field = counted[result.action];
+    if (field) (report[field] as number)++;
+  };
+  const stale = await guard.stalePending({
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.flow === undefined ? {} : { flow: options.flow }),
+  });
+  for (const record of stale) {
+    report.examined++;
+    const adapter = flows[record.flow] as FlowAdapter<unknown> | undefined;
+    if (!adapter) {
+      note(record, { action: "refused", detail: `no adapter for flow "${record.flow}" here: pass it in flows` });
+      continue;
+    }
+    if (dryRun) {
+      const past = clock.now() - record.createdAt.getTime() >= (options.keyWindowMs ?? stripeKeyWindowMs);
+      note(record, { action: "would-rerun", detail: past ? "past the key window: looks up first (a meter event: unverifiable)" : "inside the key window: replays the keys" });
+      continue;
+    }
+    const request = record.payload;
+    const outcome = await guard.run(
+      {
+        scope: record.scope,
+        key: record.key,
+        payload: request,
+        ...(record.spend === null ? {} : { spend: record.spend }),
+        flow: record.flow,
+        idempotencyKey: record.idempotencyKey,
+        owner: options.owner ?? "chargeguard-reconciler",
+      },
+      (context) => adapter.execute(stripe, request, flowContext(context, clock.now(), options.keyWindowMs)),
+      { classify: (error) => adapter.classify(error, request, record.idempotencyKey) },
+    );
+    note(record, actionOf(outcome));
+  }
+  return report;
+}
