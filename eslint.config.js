@@ -15,7 +15,7 @@ export default defineConfig(
     // Template sources with placeholders, not valid code until rendered.
     "templates/files/",
     // Code the rule tests lint in memory, with its own tsconfig.
-    "test/eslint-plugin/fixtures/",
+    "eslint-plugin/tests/fixtures/",
   ]),
   tseslint.configs.recommended,
   chargeguard.configs.recommended,
@@ -24,7 +24,7 @@ export default defineConfig(
     // to make a lock lapse, an abandon after a charge): the consumer-pattern rules guard production code. No test may
     // hold a secret key, though.
     name: "chargeguard/tests-reproduce-failures",
-    files: ["test/**"],
+    files: ["test/**", "eslint-plugin/tests/**"],
     rules: {
       "chargeguard/stable-idempotency-key": "off",
       "chargeguard/require-idempotency-key": "off",

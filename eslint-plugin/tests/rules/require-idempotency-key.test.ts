@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/require-idempotency-key.js";
+import rule from "../../src/rules/require-idempotency-key.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
 const missing = (resource: string, method: string) => ({ messageId: "missingKey" as const, data: { resource, method } });

@@ -3,7 +3,7 @@
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
-import plugin from "../../eslint-plugin/src/index.js";
+import plugin from "../src/index.js";
 import { brokenConsumer, expectedReports } from "./broken-consumer.js";
 import { fixturesDir } from "./rule-tester.js";
 

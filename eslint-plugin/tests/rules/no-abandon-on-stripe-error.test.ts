@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/no-abandon-on-stripe-error.js";
+import rule from "../../src/rules/no-abandon-on-stripe-error.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
 const abandon = (charge: string) => ({ messageId: "abandonAfterCharge" as const, data: { charge } });

@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/record-before-settle.js";
+import rule from "../../src/rules/record-before-settle.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
 const beforeRecord = (charge: string, write: string, line: number) => ({

@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/no-receive-and-delete.js";
+import rule from "../../src/rules/no-receive-and-delete.js";
 import { ruleTester } from "../rule-tester.js";
 
 const header = `

@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/lock-renewal-covers-stripe.js";
+import rule from "../../src/rules/lock-renewal-covers-stripe.js";
 import { ruleTester } from "../rule-tester.js";
 
 const DEFAULTS = "stripe-node's defaults: 3 attempts of 80 s plus 1.5 s of backoff";

@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/no-stripe-secret-literal.js";
+import rule from "../../src/rules/no-stripe-secret-literal.js";
 import { ruleTester } from "../rule-tester.js";
 
 // Built at run time so this file holds no string that looks like a key.

@@ -1,4 +1,4 @@
-import rule from "../../../eslint-plugin/src/rules/stable-idempotency-key.js";
+import rule from "../../src/rules/stable-idempotency-key.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
 const PER_DELIVERY = "it changes on every redelivery of the same message";

@@ -9,8 +9,8 @@ import { promisify } from "node:util";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
 import { afterAll, describe, expect, it } from "vitest";
-import formatSarif, { PARSE_ERROR_RULE } from "../../eslint-plugin/src/formatters/sarif.js";
-import plugin from "../../eslint-plugin/src/index.js";
+import formatSarif, { PARSE_ERROR_RULE } from "../src/formatters/sarif.js";
+import plugin from "../src/index.js";
 import { brokenConsumer, expectedReports } from "./broken-consumer.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

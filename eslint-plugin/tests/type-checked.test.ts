@@ -1,9 +1,9 @@
 // The typed config's confirmations: with a TypeScript program the rules ask the checker whether an object really
 // is a Service Bus message or receiver, or a Stripe client, and stay silent where names alone would report.
-import noAbandonOnStripeError from "../../eslint-plugin/src/rules/no-abandon-on-stripe-error.js";
-import recordBeforeSettle from "../../eslint-plugin/src/rules/record-before-settle.js";
-import requireIdempotencyKey from "../../eslint-plugin/src/rules/require-idempotency-key.js";
-import stableIdempotencyKey from "../../eslint-plugin/src/rules/stable-idempotency-key.js";
+import noAbandonOnStripeError from "../src/rules/no-abandon-on-stripe-error.js";
+import recordBeforeSettle from "../src/rules/record-before-settle.js";
+import requireIdempotencyKey from "../src/rules/require-idempotency-key.js";
+import stableIdempotencyKey from "../src/rules/stable-idempotency-key.js";
 import { ruleTester, typedRuleTester } from "./rule-tester.js";
 
 const typed = [{ typeChecked: true }] as const;
