@@ -2,8 +2,8 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { describe } from "../utils/describe.js";
+import { possibleTexts } from "../utils/possible-texts.js";
 import { staticName } from "../utils/static-name.js";
-import { staticText } from "../utils/static-text.js";
 import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
@@ -18,7 +18,7 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
     },
     messages: {
       receiveAndDelete:
-        'receiveMode "receiveAndDelete" removes the message when it is delivered, before `{{charge}}` runs and its outcome is recorded: a crash in between loses the billing event. Use "peekLock" and settle after the record is written.',
+        'receiveMode can be "receiveAndDelete", which removes the message when it is delivered, before `{{charge}}` runs and its outcome is recorded: a crash in between loses the billing event. Use "peekLock" and settle after the record is written.',
       usePeekLock: 'Use receiveMode "peekLock".',
     },
     schema: [typeCheckedSchema],
@@ -31,7 +31,7 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
     return {
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== "receiveMode" || node.computed) return;
-        if (staticText(analysis.sourceCode, node.value) === "receiveAndDelete") modes.push(node);
+        if (possibleTexts(analysis, node.value).includes("receiveAndDelete")) modes.push(node);
       },
       CallExpression(node) {
         if (charge || node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
@@ -48,7 +48,7 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
             messageId: "receiveAndDelete",
             data: { charge: chargeText },
             suggest:
-              value.type === AST_NODE_TYPES.Literal
+              value.type === AST_NODE_TYPES.Literal && value.value === "receiveAndDelete"
                 ? [{ messageId: "usePeekLock", fix: (fixer) => fixer.replaceText(value, `${value.raw[0] ?? '"'}peekLock${value.raw[0] ?? '"'}`) }]
                 : [],
           });

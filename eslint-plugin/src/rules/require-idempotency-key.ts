@@ -2,11 +2,12 @@ import { AST_NODE_TYPES } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { idempotencyKeyOf } from "../utils/idempotency-key.js";
+import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
@@ -16,7 +17,9 @@ export default createRule<[TypeCheckedOption], "missingKey">({
     },
     messages: {
       missingKey:
-        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so a redelivered message charges again. Pass { idempotencyKey } derived from the event's business fields.",
+        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} charges again. Pass { idempotencyKey } derived from the event's business fields.",
+      keyOnSomePaths:
+        "{{resource}}.{{method}}() moves money with an idempotency key on some paths only: where the options carry none, stripe-node sends a random key per call, so {{repeat}} charges again. Pass the same stable key on every path.",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -30,8 +33,13 @@ export default createRule<[TypeCheckedOption], "missingKey">({
         if (method === null || !MONEY_MOVING_METHODS.has(method)) return;
         const info = stripeCall(analysis, node);
         if (!info?.moneyMoving) return;
-        if (idempotencyKeyOf(analysis, node, info).kind !== "missing") return;
-        context.report({ node: node.callee.property, messageId: "missingKey", data: { resource: info.resource, method: info.method } });
+        const lookup = idempotencyKeyOf(analysis, node, info);
+        if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
+        context.report({
+          node: node.callee.property,
+          messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
+          data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
+        });
       },
     };
   },

@@ -2,6 +2,7 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName } from "../utils/idempotency-key.js";
+import { handlesMessages } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { POST_METHODS, stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
@@ -30,7 +31,9 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
       if (reported.has(key)) return;
       reported.add(key);
       const source = unstableSourceOf(analysis, key);
-      if (source) context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why: source.why } });
+      if (!source) return;
+      const why = handlesMessages(analysis) ? source.why : source.whyElsewhere;
+      context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why } });
     }
 
     return {
@@ -41,7 +44,7 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
         const info = stripeCall(analysis, node);
         if (!info) return;
         const lookup = idempotencyKeyOf(analysis, node, info);
-        if (lookup.kind === "found") lookup.keys.forEach(check);
+        if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach(check);
       },
       // `Idempotency-Key` headers on any request (fetch to api.stripe.com, stripe-node's `headers` option).
       Property(node) {

@@ -1,51 +1,72 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
-import { staticName } from "./static-name.js";
+import { calledFunction } from "./local-function.js";
+import { parameterOf } from "./parameter-binding.js";
+import { calleeName, staticName } from "./static-name.js";
 import type { StripeCall } from "./stripe-call.js";
 import { unwrap } from "./unwrap.js";
+import { isFunction, walk, type FunctionNode } from "./walk.js";
 
 /**
- * The idempotency key a Stripe call sends: `found` with the key expressions, `missing` when every argument that
- * can carry request options is known and none sets a key, `unknown` when an argument comes from somewhere the
- * file does not show (a parameter, an import, a spread of either): then no rule may claim the key is absent.
+ * The idempotency key a Stripe call sends: `found` with the key expressions; `partial` when some paths set a key
+ * and others visibly do not (`retry ? { idempotencyKey } : {}`); `missing` when every argument that can carry
+ * request options is known and none sets a key; `unknown` when an argument comes from somewhere the file does not
+ * show (a parameter, an import, a spread of either, `...args`): then no rule may claim the key is absent.
  */
-export type KeyLookup = { kind: "found"; keys: TSESTree.Node[] } | { kind: "missing" } | { kind: "unknown" };
+export type KeyLookup =
+  | { kind: "found"; keys: TSESTree.Node[] }
+  | { kind: "partial"; keys: TSESTree.Node[] }
+  | { kind: "missing" }
+  | { kind: "unknown" };
 
 /** Methods whose first argument is an object id (`confirm(id, params, options)`): it never holds options. */
 const LEADING_ID = new Set(["confirm", "capture", "pay", "incrementAuthorization", "createReversal", "update", "cancel", "finalizeInvoice"]);
 
 const IDEMPOTENCY_HEADER = /^idempotency-key$/i;
 
+/** A wrapper named for what it does (`withIdempotency(key, (options) => ...)`): its other arguments are the key. */
+const KEY_WRAPPER = /idempot/i;
+
+const MISSING: KeyLookup = { kind: "missing" };
+const UNKNOWN: KeyLookup = { kind: "unknown" };
+
 export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup {
   const optionArguments = call.arguments.slice(LEADING_ID.has(info.method) ? 1 : 0);
-  return combine(optionArguments.map((argument) => lookup(analysis, argument, 0)));
+  return merge(optionArguments.map((argument) => lookup(analysis, argument, 0)));
 }
 
 function lookup(analysis: Analysis, node: TSESTree.Node, depth: number): KeyLookup {
-  if (depth > 8) return { kind: "unknown" };
+  if (depth > 8) return UNKNOWN;
   const target = unwrap(node);
   switch (target.type) {
     case AST_NODE_TYPES.ObjectExpression:
       return objectLookup(analysis, target, depth);
     case AST_NODE_TYPES.Identifier: {
-      if (target.name === "undefined") return { kind: "missing" };
-      const declarator = bindingOf(analysis.sourceCode, target)?.definition.node;
+      if (target.name === "undefined") return MISSING;
+      const definition = bindingOf(analysis.sourceCode, target)?.definition;
+      const declarator = definition?.node;
       if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
         return lookup(analysis, declarator.init, depth + 1);
       }
-      return { kind: "unknown" };
+      if (definition?.type === "Parameter" && isFunction(definition.node)) {
+        return callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth);
+      }
+      return UNKNOWN;
     }
     case AST_NODE_TYPES.ConditionalExpression:
-      return combine([lookup(analysis, target.consequent, depth + 1), lookup(analysis, target.alternate, depth + 1)]);
+      return branches([lookup(analysis, target.consequent, depth + 1), lookup(analysis, target.alternate, depth + 1)]);
+    case AST_NODE_TYPES.LogicalExpression:
+      // `retry && { idempotencyKey }` sends no options when `retry` is false; `a ?? b`, `a || b` may send either.
+      return branches([target.operator === "&&" ? MISSING : lookup(analysis, target.left, depth + 1), lookup(analysis, target.right, depth + 1)]);
     case AST_NODE_TYPES.Literal:
     case AST_NODE_TYPES.TemplateLiteral:
     case AST_NODE_TYPES.ArrayExpression:
     case AST_NODE_TYPES.ArrowFunctionExpression:
     case AST_NODE_TYPES.FunctionExpression:
-      return { kind: "missing" };
+      return MISSING;
     default:
-      return { kind: "unknown" };
+      return UNKNOWN;
   }
 }
 
@@ -58,31 +79,82 @@ function objectLookup(analysis: Analysis, object: TSESTree.ObjectExpression, dep
     }
     const name = staticName(property);
     if (name === null) {
-      parts.push({ kind: "unknown" });
+      parts.push(UNKNOWN);
     } else if (name === "idempotencyKey") {
       parts.push({ kind: "found", keys: [property.value] });
     } else if (name === "headers") {
       parts.push(headerLookup(unwrap(property.value)));
     }
   }
-  return combine(parts);
+  return merge(parts);
 }
 
 function headerLookup(headers: TSESTree.Node): KeyLookup {
-  if (headers.type !== AST_NODE_TYPES.ObjectExpression) return { kind: "unknown" };
+  if (headers.type !== AST_NODE_TYPES.ObjectExpression) return UNKNOWN;
   for (const property of headers.properties) {
-    if (property.type === AST_NODE_TYPES.SpreadElement) return { kind: "unknown" };
+    if (property.type === AST_NODE_TYPES.SpreadElement) return UNKNOWN;
     const name = staticName(property);
     if (name !== null && IDEMPOTENCY_HEADER.test(name)) return { kind: "found", keys: [property.value] };
   }
-  return { kind: "missing" };
+  return MISSING;
 }
 
-/** Any key found wins; otherwise one unknown part makes the whole unknown. */
-function combine(parts: KeyLookup[]): KeyLookup {
+/**
+ * Options that are a parameter of a callback: `wrapper(key, (options) => stripe.x.create(params, options))`. A
+ * same-file wrapper is followed to the calls it makes of the callback; a wrapper named for idempotency passes its
+ * other arguments as the key; anything else is unknown.
+ */
+function callbackParameterLookup(analysis: Analysis, callback: FunctionNode, name: TSESTree.Identifier, depth: number): KeyLookup {
+  const parameter = parameterOf(callback, name);
+  const call = callback.parent;
+  if (!parameter || parameter.pattern !== name || call?.type !== AST_NODE_TYPES.CallExpression) return UNKNOWN;
+  const position = call.arguments.indexOf(callback as TSESTree.CallExpressionArgument);
+  if (position < 0) return UNKNOWN;
+  const wrapper = calledFunction(analysis, call.callee);
+  const invoker = wrapper?.params[position];
+  if (wrapper && invoker?.type === AST_NODE_TYPES.Identifier) {
+    const lookups = invocationsOf(analysis, wrapper, invoker).map((invocation) => {
+      const argument = invocation.arguments[parameter.index];
+      return argument ? lookup(analysis, argument, depth + 1) : MISSING;
+    });
+    return lookups.length > 0 ? branches(lookups) : UNKNOWN;
+  }
+  if (KEY_WRAPPER.test(calleeName(call) ?? "")) {
+    const keys = call.arguments.filter((argument) => argument !== callback && !isFunction(argument) && argument.type !== AST_NODE_TYPES.SpreadElement);
+    return keys.length > 0 ? { kind: "found", keys } : UNKNOWN;
+  }
+  return UNKNOWN;
+}
+
+/** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */
+function invocationsOf(analysis: Analysis, fn: FunctionNode, parameter: TSESTree.Identifier): TSESTree.CallExpression[] {
+  const calls: TSESTree.CallExpression[] = [];
+  walk(analysis.sourceCode, fn.body, (node) => {
+    if (node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.Identifier && node.callee.name === parameter.name) {
+      const definition = bindingOf(analysis.sourceCode, node.callee)?.definition;
+      if (definition?.name === parameter) calls.push(node);
+    }
+    return undefined;
+  });
+  return calls;
+}
+
+/** Parts of one request (properties, spreads, arguments): any key found wins; one unknown part makes it unknown. */
+function merge(parts: KeyLookup[]): KeyLookup {
   const keys = parts.flatMap((part) => (part.kind === "found" ? part.keys : []));
   if (keys.length > 0) return { kind: "found", keys };
-  return parts.some((part) => part.kind === "unknown") ? { kind: "unknown" } : { kind: "missing" };
+  const partial = parts.flatMap((part) => (part.kind === "partial" ? part.keys : []));
+  if (partial.length > 0) return { kind: "partial", keys: partial };
+  return parts.some((part) => part.kind === "unknown") ? UNKNOWN : MISSING;
+}
+
+/** Alternatives (`?:`, `&&`, `??`): a key on every path is found; on some paths only, partial. */
+function branches(parts: KeyLookup[]): KeyLookup {
+  const keys = parts.flatMap((part) => (part.kind === "found" || part.kind === "partial" ? part.keys : []));
+  const lacking = parts.some((part) => part.kind === "missing" || part.kind === "partial");
+  if (keys.length > 0) return { kind: lacking ? "partial" : "found", keys };
+  if (parts.some((part) => part.kind === "unknown")) return UNKNOWN;
+  return MISSING;
 }
 
 export function isIdempotencyHeaderName(name: string): boolean {

@@ -31,7 +31,7 @@ function compute(analysis: Analysis, node: TSESTree.Node, env: Env, depth: numbe
     case AST_NODE_TYPES.Identifier:
       return identifierFromBody(analysis, node, env, depth);
     case AST_NODE_TYPES.CallExpression: {
-      const fn = calledFunction(analysis.sourceCode, node.callee);
+      const fn = calledFunction(analysis, node.callee);
       if (fn) {
         const bound = bindArguments(fn, node.arguments, env);
         return returnedExpressions(analysis.sourceCode, fn).some((value) => isFromMessageBody(analysis, value, bound, depth + 1));

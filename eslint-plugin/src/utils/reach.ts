@@ -23,7 +23,7 @@ export function firstReaching(analysis: Analysis, root: TSESTree.Node, check: No
       return false;
     }
     if (node.type === AST_NODE_TYPES.CallExpression) {
-      const fn = calledFunction(analysis.sourceCode, node.callee);
+      const fn = calledFunction(analysis, node.callee);
       if (fn && functionReaches(analysis, fn, check)) {
         found = node;
         return false;
@@ -47,7 +47,7 @@ function collectReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTes
       return false;
     }
     if (node.type === AST_NODE_TYPES.CallExpression) {
-      const fn = calledFunction(analysis.sourceCode, node.callee);
+      const fn = calledFunction(analysis, node.callee);
       if (fn && functionReaches(analysis, fn, check)) found.push(node);
     }
     return undefined;

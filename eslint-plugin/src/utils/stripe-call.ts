@@ -1,16 +1,20 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
-import { staticName } from "./static-name.js";
-import { stripeClientVerdict } from "./stripe-client.js";
+import { patternPath } from "./pattern-path.js";
+import { calleeName, staticName } from "./static-name.js";
+import { syntacticClientVerdict } from "./stripe-client.js";
 import { unwrap } from "./unwrap.js";
 
-/** Calls that move money: a repeat of one of these charges, pays out or refunds again. */
+/**
+ * Calls that move money again when repeated: each repeat creates a new charge, refund, payout or transfer. Calls
+ * that act on one existing object that can succeed only once (`paymentIntents.confirm/capture`, `charges.capture`,
+ * `invoices.pay`) are left out: Stripe refuses the repeat, so a missing key there cannot charge twice.
+ */
 const MONEY_MOVING: Readonly<Record<string, ReadonlySet<string>>> = {
-  paymentIntents: new Set(["create", "confirm", "capture", "incrementAuthorization"]),
-  charges: new Set(["create", "capture"]),
+  paymentIntents: new Set(["create", "incrementAuthorization"]),
+  charges: new Set(["create"]),
   refunds: new Set(["create"]),
-  invoices: new Set(["pay"]),
   payouts: new Set(["create"]),
   transfers: new Set(["create", "createReversal"]),
   subscriptions: new Set(["create"]),
@@ -18,12 +22,16 @@ const MONEY_MOVING: Readonly<Record<string, ReadonlySet<string>>> = {
   creditNotes: new Set(["create"]),
 };
 
+/** Calls that act once on an existing object (see above): POSTs that take a key, not money-moving on repeat. */
+const SETTLE_ONCE = ["confirm", "capture", "pay"];
+
 /** stripe-node resources whose names no other common SDK uses: no further evidence needed. */
 const DISTINCTIVE = new Set(["paymentIntents", "setupIntents", "paymentMethods", "balanceTransactions", "creditNotes", "topups"]);
 
 /** stripe-node resources whose requests accept an idempotency key (POSTs). */
 const RESOURCES = new Set([
   ...Object.keys(MONEY_MOVING),
+  "invoices",
   "setupIntents",
   "paymentMethods",
   "customers",
@@ -43,6 +51,7 @@ export const MONEY_MOVING_METHODS: ReadonlySet<string> = new Set(Object.values(M
 /** stripe-node methods that send a POST (and so take an idempotency key). Any other method name exits early. */
 export const POST_METHODS: ReadonlySet<string> = new Set([
   ...MONEY_MOVING_METHODS,
+  ...SETTLE_ONCE,
   "update",
   "cancel",
   "del",
@@ -59,7 +68,7 @@ export interface StripeCall {
   resource: string;
   method: string;
   moneyMoving: boolean;
-  /** The client expression (`stripe` in `stripe.paymentIntents.create`). */
+  /** The client expression (`stripe` in `stripe.paymentIntents.create`, or in `const { refunds } = stripe`). */
   client: TSESTree.Node;
 }
 
@@ -77,13 +86,10 @@ export function stripeCall(analysis: Analysis, call: TSESTree.CallExpression): S
   } else if (!POST_METHODS.has(method)) {
     return null;
   }
-  const resourceAccess = resourceMember(analysis, object);
-  if (!resourceAccess) return null;
-  const resource = staticName(resourceAccess);
-  if (resource === null || !RESOURCES.has(resource)) return null;
-  const client = resourceAccess.object;
-  if (!isStripeClient(analysis, client, resource)) return null;
-  return { resource, method, moneyMoving: MONEY_MOVING[resource]?.has(method) ?? false, client };
+  const access = resourceAccess(analysis, object);
+  if (!access || !RESOURCES.has(access.resource)) return null;
+  if (!isStripeClient(analysis, access.client, access.resource, callee)) return null;
+  return { resource: access.resource, method, moneyMoving: MONEY_MOVING[access.resource]?.has(method) ?? false, client: access.client };
 }
 
 /** A money-moving Stripe call, checked cheaply by method name first. */
@@ -94,30 +100,57 @@ export function isMoneyMovingCall(analysis: Analysis, node: TSESTree.Node): node
   return stripeCall(analysis, node)?.moneyMoving ?? false;
 }
 
-/** `stripe.paymentIntents`, directly or through `const intents = stripe.paymentIntents`. */
-function resourceMember(analysis: Analysis, node: TSESTree.Node): TSESTree.MemberExpression | null {
-  if (node.type === AST_NODE_TYPES.MemberExpression) return node;
-  if (node.type !== AST_NODE_TYPES.Identifier) return null;
-  const binding = bindingOf(analysis.sourceCode, node);
-  const declarator = binding?.definition.node;
-  if (declarator?.type !== AST_NODE_TYPES.VariableDeclarator || declarator.id.type !== AST_NODE_TYPES.Identifier || !declarator.init) {
-    return null;
+/**
+ * The resource a method is called on and the client it belongs to: `stripe.paymentIntents`, or through
+ * `const intents = stripe.paymentIntents` or `const { paymentIntents: intents } = stripe`.
+ */
+function resourceAccess(analysis: Analysis, node: TSESTree.Node): { resource: string; client: TSESTree.Node } | null {
+  if (node.type === AST_NODE_TYPES.MemberExpression) {
+    const resource = staticName(node);
+    return resource === null ? null : { resource, client: node.object };
   }
+  if (node.type !== AST_NODE_TYPES.Identifier) return null;
+  const definition = bindingOf(analysis.sourceCode, node)?.definition;
+  const declarator = definition?.node;
+  if (declarator?.type !== AST_NODE_TYPES.VariableDeclarator || !declarator.init) return null;
   const init = unwrap(declarator.init);
-  return init.type === AST_NODE_TYPES.MemberExpression ? init : null;
+  if (declarator.id.type === AST_NODE_TYPES.Identifier) {
+    return init.type === AST_NODE_TYPES.MemberExpression ? resourceAccess(analysis, init) : null;
+  }
+  const path = patternPath(declarator.id, definition!.name as TSESTree.Identifier);
+  return path?.length === 1 && typeof path[0] === "string" ? { resource: path[0], client: init } : null;
 }
 
-function isStripeClient(analysis: Analysis, client: TSESTree.Node, resource: string): boolean {
-  const verdict = stripeClientVerdict(analysis, client);
-  if (verdict !== "unknown") return verdict === "stripe";
-  return DISTINCTIVE.has(resource) || namesStripe(client) || importsStripe(analysis);
+/**
+ * Strong evidence from the syntax (constructed by the SDK, declared as Stripe) always counts; otherwise the type
+ * checker, when it knows where the method is declared, decides; otherwise the resource name, the client's name or
+ * the file's use of the `stripe` package do.
+ */
+function isStripeClient(analysis: Analysis, client: TSESTree.Node, resource: string, callee: TSESTree.MemberExpression): boolean {
+  const verdict = syntacticClientVerdict(analysis, client);
+  if (verdict === "stripe") return true;
+  const typed = analysis.oracle?.isStripeMethod(callee);
+  if (typed !== undefined) return typed;
+  if (verdict === "other") return false;
+  return DISTINCTIVE.has(resource) || namesStripe(analysis, client) || importsStripe(analysis);
 }
 
-/** `stripe`, `this.stripeClient`, `deps.stripe`: the code says what it is. */
-function namesStripe(node: TSESTree.Node): boolean {
+/** `stripe`, `this.stripeClient`, `deps.stripe`, `await getStripe()` (or a `const` holding it): the code says what it is. */
+function namesStripe(analysis: Analysis, node: TSESTree.Node, depth = 0): boolean {
   const target = unwrap(node);
-  if (target.type === AST_NODE_TYPES.Identifier) return /stripe/i.test(target.name);
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    if (/stripe/i.test(target.name)) return true;
+    const declarator = bindingOf(analysis.sourceCode, target)?.definition.node;
+    return (
+      depth < 4 &&
+      declarator?.type === AST_NODE_TYPES.VariableDeclarator &&
+      declarator.id.type === AST_NODE_TYPES.Identifier &&
+      declarator.init !== null &&
+      namesStripe(analysis, declarator.init, depth + 1)
+    );
+  }
   if (target.type === AST_NODE_TYPES.MemberExpression) return /stripe/i.test(staticName(target) ?? "");
+  if (target.type === AST_NODE_TYPES.CallExpression || target.type === AST_NODE_TYPES.NewExpression) return /stripe/i.test(calleeName(target) ?? "");
   return false;
 }
 

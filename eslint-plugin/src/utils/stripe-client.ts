@@ -4,26 +4,43 @@ import { bindingOf } from "./binding.js";
 import { calledFunction, enclosingClassBody, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
 import { staticName } from "./static-name.js";
-import { annotatedTypeName } from "./type-annotation.js";
+import { annotationOf } from "./type-annotation.js";
+import { typeDeclarationOf, type TypeDeclaration } from "./type-declaration.js";
 import { unwrap } from "./unwrap.js";
 import { walk } from "./walk.js";
 
 /** What a receiver of `.paymentIntents.create(...)` is: a Stripe client, provably something else, or unknown. */
 export type ClientVerdict = "stripe" | "other" | "unknown";
 
+/** Resources whose presence in a declared type makes it (a slice of) the Stripe client. */
+const CLIENT_RESOURCES = new Set(["paymentIntents", "charges", "refunds", "invoices", "payouts", "transfers", "subscriptions"]);
+
 /**
- * Follows a value to where it was made: `new Stripe(key)`, `Stripe(key)`, `require("stripe")(key)`, a variable,
- * a class field or constructor assignment (`this.stripe`), a same-file factory, or a declared type. In typed mode
- * the checker's answer settles what the syntax leaves unknown.
+ * Follows a value to where it was made: `new Stripe(key)`, `Stripe(key)`, `require("stripe")(key)`, a subclass of
+ * Stripe, a variable, a class field or constructor assignment (`this.stripe`), a same-file factory (awaited or
+ * not), or a declared type: `Stripe`, `import("stripe").default`, `typeof stripe`, or a type of the file derived
+ * from Stripe (`interface Payments extends Pick<Stripe, "refunds">`). In typed mode the checker settles whatever
+ * the syntax does not prove to be Stripe: it may turn "other" or "unknown" into an answer, never "stripe" into less.
  */
 export function stripeClientVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdict {
   const target = unwrap(node);
-  return analysis.memo("stripe-client", target, () => {
-    const verdict = syntacticVerdict(analysis, target);
-    if (verdict !== "unknown" || !analysis.oracle) return verdict;
-    const typed = analysis.oracle.is(target, "stripeClient");
-    return typed === undefined ? "unknown" : typed ? "stripe" : "other";
-  }, "unknown");
+  return analysis.memo(
+    "stripe-client",
+    target,
+    () => {
+      const verdict = syntacticClientVerdict(analysis, target);
+      if (verdict === "stripe" || !analysis.oracle) return verdict;
+      const typed = analysis.oracle.is(target, "stripeClient");
+      return typed === undefined ? verdict : typed ? "stripe" : "other";
+    },
+    "unknown",
+  );
+}
+
+/** What the syntax alone proves (memoised apart from the typed answer, which may differ). */
+export function syntacticClientVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdict {
+  const target = unwrap(node);
+  return analysis.memo("stripe-client-syntax", target, () => syntacticVerdict(analysis, target), "unknown");
 }
 
 function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdict {
@@ -31,10 +48,14 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
     case AST_NODE_TYPES.NewExpression:
     case AST_NODE_TYPES.CallExpression: {
       if (isStripeConstructor(analysis, node.callee)) return "stripe";
-      if (node.type === AST_NODE_TYPES.NewExpression) return "other";
-      const factory = calledFunction(analysis.sourceCode, node.callee);
+      if (node.type === AST_NODE_TYPES.NewExpression) return constructedClassVerdict(analysis, node.callee);
+      const factory = calledFunction(analysis, node.callee);
       if (!factory) return "unknown";
-      const verdicts = returnedExpressions(analysis.sourceCode, factory).map((value) => stripeClientVerdict(analysis, value));
+      if (factory.returnType) {
+        const declared = typeVerdict(analysis, factory.returnType.typeAnnotation, 0);
+        if (declared !== "unknown") return declared;
+      }
+      const verdicts = returnedExpressions(analysis.sourceCode, factory).map((value) => syntacticClientVerdict(analysis, value));
       return verdicts.includes("stripe") ? "stripe" : "unknown";
     }
     case AST_NODE_TYPES.Identifier:
@@ -56,11 +77,28 @@ function isStripeConstructor(analysis: Analysis, callee: TSESTree.Node): boolean
   return origin?.module === "stripe" && (origin.path.length === 0 || (origin.path.length === 1 && origin.path[0] === "Stripe"));
 }
 
+/** `new X()`: Stripe when X is a same-file subclass of Stripe, other for any other class of the file, else unknown. */
+function constructedClassVerdict(analysis: Analysis, callee: TSESTree.Node, depth = 0): ClientVerdict {
+  const target = unwrap(callee);
+  if (isStripeConstructor(analysis, target)) return "stripe";
+  if (depth > 4) return "unknown";
+  const declaration =
+    target.type === AST_NODE_TYPES.ClassExpression
+      ? target
+      : target.type === AST_NODE_TYPES.Identifier
+        ? typeDeclarationOf(analysis.sourceCode, target)
+        : null;
+  if (declaration?.type !== AST_NODE_TYPES.ClassDeclaration && declaration?.type !== AST_NODE_TYPES.ClassExpression) return "unknown";
+  if (!declaration.superClass) return "other";
+  const parent = constructedClassVerdict(analysis, declaration.superClass, depth + 1);
+  return parent === "unknown" ? "unknown" : parent;
+}
+
 function identifierVerdict(analysis: Analysis, identifier: TSESTree.Identifier): ClientVerdict {
   const binding = bindingOf(analysis.sourceCode, identifier);
   if (!binding) return "unknown";
   const { definition } = binding;
-  const declared = annotationVerdict(definition.name);
+  const declared = annotationVerdict(analysis, definition.name);
   if (declared !== "unknown") return declared;
   if (
     definition.type === "Variable" &&
@@ -68,7 +106,7 @@ function identifierVerdict(analysis: Analysis, identifier: TSESTree.Identifier):
     definition.node.id.type === AST_NODE_TYPES.Identifier &&
     definition.node.init
   ) {
-    return stripeClientVerdict(analysis, definition.node.init);
+    return syntacticClientVerdict(analysis, definition.node.init);
   }
   return "unknown";
 }
@@ -80,8 +118,8 @@ function fieldVerdict(analysis: Analysis, member: TSESTree.MemberExpression): Cl
   if (name === null || !body) return "unknown";
   for (const element of body.body) {
     if (element.type === AST_NODE_TYPES.PropertyDefinition && !element.static && staticName(element) === name) {
-      if (element.value) return stripeClientVerdict(analysis, element.value);
-      const declared = annotationVerdict(element);
+      if (element.value) return syntacticClientVerdict(analysis, element.value);
+      const declared = annotationVerdict(analysis, element);
       if (declared !== "unknown") return declared;
     }
     if (element.type === AST_NODE_TYPES.MethodDefinition && element.kind === "constructor" && element.value.type === AST_NODE_TYPES.FunctionExpression) {
@@ -96,7 +134,7 @@ function constructorVerdict(analysis: Analysis, constructor: TSESTree.FunctionEx
   for (const parameter of constructor.params) {
     if (parameter.type === AST_NODE_TYPES.TSParameterProperty) {
       const inner = parameter.parameter.type === AST_NODE_TYPES.AssignmentPattern ? parameter.parameter.left : parameter.parameter;
-      if (inner.type === AST_NODE_TYPES.Identifier && inner.name === name) return annotationVerdict(inner);
+      if (inner.type === AST_NODE_TYPES.Identifier && inner.name === name) return annotationVerdict(analysis, inner);
     }
   }
   let verdict: ClientVerdict = "unknown";
@@ -108,14 +146,118 @@ function constructorVerdict(analysis: Analysis, constructor: TSESTree.FunctionEx
       node.left.object.type === AST_NODE_TYPES.ThisExpression &&
       staticName(node.left) === name
     ) {
-      verdict = stripeClientVerdict(analysis, node.right);
+      verdict = syntacticClientVerdict(analysis, node.right);
     }
   });
   return verdict;
 }
 
-function annotationVerdict(node: TSESTree.Node): ClientVerdict {
-  const name = annotatedTypeName(node);
-  if (name === null) return "unknown";
-  return /stripe/i.test(name) ? "stripe" : "other";
+function annotationVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdict {
+  const type = annotationOf(node);
+  return type ? typeVerdict(analysis, type, 0) : "unknown";
+}
+
+/**
+ * What a declared type says about a client: `Stripe` (imported from "stripe", or any type named like it),
+ * `import("stripe").default`, `Promise<Stripe>`, `Pick<Stripe, ...>`, `typeof stripe`, unions with `undefined`,
+ * and the file's own classes, interfaces and aliases derived from those. Any other named type is something else.
+ */
+function typeVerdict(analysis: Analysis, type: TSESTree.TypeNode, depth: number): ClientVerdict {
+  if (depth > 6) return "unknown";
+  switch (type.type) {
+    case AST_NODE_TYPES.TSImportType: {
+      // import("stripe").default, import("stripe").Stripe, import("stripe")
+      const qualifier = type.qualifier?.type === AST_NODE_TYPES.Identifier ? type.qualifier.name : type.qualifier ? null : "default";
+      return importsStripeModule(type) && (qualifier === "default" || qualifier === "Stripe") ? "stripe" : "unknown";
+    }
+    case AST_NODE_TYPES.TSTypeQuery:
+      return type.exprName.type === AST_NODE_TYPES.Identifier ? syntacticClientVerdict(analysis, type.exprName) : "unknown";
+    case AST_NODE_TYPES.TSUnionType:
+    case AST_NODE_TYPES.TSIntersectionType: {
+      const verdicts = type.types.map((part) => typeVerdict(analysis, part, depth + 1));
+      return verdicts.includes("stripe") ? "stripe" : verdicts.includes("unknown") ? "unknown" : "other";
+    }
+    case AST_NODE_TYPES.TSUndefinedKeyword:
+    case AST_NODE_TYPES.TSNullKeyword:
+      return "other";
+    case AST_NODE_TYPES.TSAnyKeyword:
+    case AST_NODE_TYPES.TSUnknownKeyword:
+      return "unknown";
+    case AST_NODE_TYPES.TSTypeLiteral:
+      return membersVerdict(analysis, type.members, depth);
+    case AST_NODE_TYPES.TSTypeReference:
+      return referenceVerdict(analysis, type, depth);
+    default:
+      return "other";
+  }
+}
+
+function referenceVerdict(analysis: Analysis, type: TSESTree.TSTypeReference, depth: number): ClientVerdict {
+  const name = type.typeName;
+  const argument = type.typeArguments?.params[0];
+  if (name.type === AST_NODE_TYPES.TSQualifiedName) {
+    // `Stripe.Stripe` is the client; `Stripe.ChargesResource` and friends are not.
+    const origin = name.left.type === AST_NODE_TYPES.Identifier ? moduleOrigin(analysis.sourceCode, name.left) : null;
+    if (origin?.module === "stripe") return name.right.name === "Stripe" ? "stripe" : "unknown";
+    return /stripe/i.test(name.right.name) ? "stripe" : "other";
+  }
+  if (name.type !== AST_NODE_TYPES.Identifier) return "unknown";
+  // Wrappers that keep the client: Promise<Stripe>, Pick<Stripe, ...>, Readonly<Stripe>, ...
+  if (argument && /^(Promise|PromiseLike|Awaited|Pick|Omit|Partial|Required|Readonly|NonNullable)$/.test(name.name)) {
+    return typeVerdict(analysis, argument, depth + 1);
+  }
+  const origin = moduleOrigin(analysis.sourceCode, name);
+  if (origin && origin.module !== "<global>") return origin.module === "stripe" ? "stripe" : /stripe/i.test(name.name) ? "stripe" : "other";
+  const declaration = typeDeclarationOf(analysis.sourceCode, name);
+  if (declaration) return declarationVerdict(analysis, declaration, depth);
+  return /stripe/i.test(name.name) ? "stripe" : "other";
+}
+
+/** A type the file declares: a subclass of Stripe, an interface extending it, or made of its resources. */
+function declarationVerdict(analysis: Analysis, declaration: TypeDeclaration, depth: number): ClientVerdict {
+  switch (declaration.type) {
+    case AST_NODE_TYPES.TSTypeAliasDeclaration:
+      return typeVerdict(analysis, declaration.typeAnnotation, depth + 1);
+    case AST_NODE_TYPES.TSInterfaceDeclaration: {
+      for (const heritage of declaration.extends) {
+        if (heritageVerdict(analysis, heritage.expression, heritage.typeArguments?.params[0], depth) === "stripe") return "stripe";
+      }
+      return membersVerdict(analysis, declaration.body.body, depth);
+    }
+    default:
+      return declaration.superClass ? constructedClassVerdict(analysis, declaration.superClass) : "other";
+  }
+}
+
+function heritageVerdict(analysis: Analysis, expression: TSESTree.Node, argument: TSESTree.TypeNode | undefined, depth: number): ClientVerdict {
+  if (expression.type !== AST_NODE_TYPES.Identifier) return "unknown";
+  if (argument && /^(Pick|Omit|Partial|Required|Readonly)$/.test(expression.name)) return typeVerdict(analysis, argument, depth + 1);
+  const origin = moduleOrigin(analysis.sourceCode, expression);
+  if (origin?.module === "stripe") return "stripe";
+  const declaration = typeDeclarationOf(analysis.sourceCode, expression);
+  return declaration ? declarationVerdict(analysis, declaration, depth + 1) : "unknown";
+}
+
+/** `{ paymentIntents: Stripe.PaymentIntentsResource }`, `{ charges: Stripe["charges"] }`: a slice of the client. */
+function membersVerdict(analysis: Analysis, members: readonly TSESTree.TypeElement[], depth: number): ClientVerdict {
+  for (const member of members) {
+    if (member.type !== AST_NODE_TYPES.TSPropertySignature || member.key.type !== AST_NODE_TYPES.Identifier) continue;
+    if (!CLIENT_RESOURCES.has(member.key.name)) continue;
+    const type = annotationOf(member);
+    if (type && mentionsStripe(analysis, type, depth)) return "stripe";
+  }
+  return "other";
+}
+
+function mentionsStripe(analysis: Analysis, type: TSESTree.TypeNode, depth: number): boolean {
+  if (type.type === AST_NODE_TYPES.TSIndexedAccessType) return typeVerdict(analysis, type.objectType, depth + 1) === "stripe";
+  if (type.type === AST_NODE_TYPES.TSImportType) return importsStripeModule(type);
+  if (type.type !== AST_NODE_TYPES.TSTypeReference) return false;
+  const name = type.typeName;
+  const root = name.type === AST_NODE_TYPES.TSQualifiedName ? name.left : name;
+  return root.type === AST_NODE_TYPES.Identifier && moduleOrigin(analysis.sourceCode, root)?.module === "stripe";
+}
+
+function importsStripeModule(type: TSESTree.TSImportType): boolean {
+  return type.source.value === "stripe";
 }

@@ -20,13 +20,23 @@ const SPECIFIERS = {
 
 export type SdkType = keyof typeof SPECIFIERS;
 
+/** A declaration file of the `stripe` package (any install layout: nested, hoisted, pnpm's `.pnpm/stripe@x`). */
+const STRIPE_DECLARATION = /[\\/]node_modules[\\/](?:\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?stripe[\\/]/;
+
 /**
- * Answers "is this node's static type the SDK type?" from the TypeScript program when the rule runs with type
- * information: `true`, `false`, or `undefined` when nothing is known (no program, `any`, `unknown`, an error
- * type), in which case the rules fall back to what the syntax shows.
+ * Answers questions about the TypeScript program when the rule runs with type information. Every answer is
+ * `undefined` when nothing is known (no program, `any`, `unknown`, an error type): the rules then fall back to what
+ * the syntax shows.
  */
 export interface TypeOracle {
+  /** Is this node's static type the SDK type (or, for the Stripe client, a class or interface derived from it)? */
   is(node: TSESTree.Node, kind: SdkType): boolean | undefined;
+  /** Is the method this member expression names declared by the `stripe` package (`x.paymentIntents.create`)? */
+  isStripeMethod(member: TSESTree.MemberExpression): boolean | undefined;
+  /** The declarations, in this file, of what a callee refers to (a method of an injected service, a helper). */
+  declarationsOf(node: TSESTree.Node): TSESTree.Node[];
+  /** The string literal values a node's type allows (`"receiveAndDelete" | "peekLock"`), or `undefined`. */
+  stringLiterals(node: TSESTree.Node): string[] | undefined;
 }
 
 // type-utils loads `typescript`; only rules that have a program (so TypeScript is installed) reach it.
@@ -37,30 +47,98 @@ export function typeOracle(context: Readonly<TSESLint.RuleContext<string, readon
   const services = context.sourceCode.parserServices;
   const program = services?.program;
   const nodeMap = services?.esTreeNodeToTSNodeMap;
-  if (!program || !nodeMap) return null;
+  const backMap = services?.tsNodeToESTreeNodeMap;
+  if (!program || !nodeMap || !backMap) return null;
   typeUtils ??= require("@typescript-eslint/type-utils") as typeof TypeUtils;
   const utils = typeUtils;
   const checker = program.getTypeChecker();
-  const answers = new WeakMap<TSESTree.Node, Map<SdkType, boolean | undefined>>();
+  const answers = new WeakMap<TSESTree.Node, Map<string, unknown>>();
+  const tsNodeOf = (node: TSESTree.Node) => nodeMap.get(node as never) as ts.Node | undefined;
+
+  function remember<T>(node: TSESTree.Node, question: string, compute: () => T): T {
+    let perNode = answers.get(node);
+    if (!perNode) answers.set(node, (perNode = new Map()));
+    if (perNode.has(question)) return perNode.get(question) as T;
+    const answer = compute();
+    perNode.set(question, answer);
+    return answer;
+  }
+
+  function typeOf(node: TSESTree.Node): ts.Type | undefined {
+    const tsNode = tsNodeOf(node);
+    if (!tsNode) return undefined;
+    const type = checker.getNonNullableType(checker.getTypeAtLocation(tsNode));
+    return isUninformative(type) ? undefined : type;
+  }
+
+  function matches(type: ts.Type, kind: SdkType, seen = new Set<ts.Type>()): boolean {
+    if (seen.has(type)) return false;
+    seen.add(type);
+    if (utils.typeMatchesSpecifier(type, SPECIFIERS[kind], program!)) return true;
+    if (kind !== "stripeClient") return false;
+    // A subclass of Stripe, an interface extending it, or a type made of its resources (`Pick<Stripe, "charges">`).
+    if (type.isClassOrInterface() || (type.getFlags() & OBJECT) !== 0) {
+      const bases = type.isClassOrInterface() ? checker.getBaseTypes(type as ts.InterfaceType) : [];
+      if (bases.some((base) => matches(base, kind, seen))) return true;
+      const resource = type.getProperty("paymentIntents") ?? type.getProperty("charges") ?? type.getProperty("refunds");
+      if (resource && declaredByStripe(resource)) return true;
+    }
+    if (type.isUnionOrIntersection()) return type.types.some((part) => matches(part, kind, seen));
+    return false;
+  }
+
   return {
     is(node, kind) {
-      let perNode = answers.get(node);
-      if (!perNode) answers.set(node, (perNode = new Map()));
-      if (perNode.has(kind)) return perNode.get(kind);
-      const tsNode = nodeMap.get(node as never) as ts.Node | undefined;
-      let answer: boolean | undefined;
-      if (tsNode) {
-        const type = checker.getNonNullableType(checker.getTypeAtLocation(tsNode));
-        answer = isUninformative(type) ? undefined : utils.typeMatchesSpecifier(type, SPECIFIERS[kind], program);
-      }
-      perNode.set(kind, answer);
-      return answer;
+      return remember(node, kind, () => {
+        const type = typeOf(node);
+        return type ? matches(type, kind) : undefined;
+      });
+    },
+    isStripeMethod(member) {
+      return remember(member, "stripe-method", () => {
+        const property = tsNodeOf(member.property);
+        const object = typeOf(member.object);
+        if (!property || !object) return undefined;
+        const symbol = checker.getSymbolAtLocation(property);
+        return symbol ? declaredByStripe(symbol) : false;
+      });
+    },
+    declarationsOf(node) {
+      return remember(node, "declarations", () => {
+        const tsNode = tsNodeOf(node);
+        if (!tsNode) return [];
+        const target = (tsNode as ts.PropertyAccessExpression).name ?? tsNode;
+        let symbol = checker.getSymbolAtLocation(target);
+        if (symbol && symbol.flags & ALIAS) symbol = checker.getAliasedSymbol(symbol);
+        const file = tsNode.getSourceFile();
+        return (symbol?.getDeclarations() ?? [])
+          .filter((declaration) => declaration.getSourceFile() === file)
+          .map((declaration) => backMap.get(declaration as never) as TSESTree.Node | undefined)
+          .filter((declaration): declaration is TSESTree.Node => declaration !== undefined);
+      });
+    },
+    stringLiterals(node) {
+      return remember(node, "string-literals", () => {
+        const tsNode = tsNodeOf(node);
+        if (!tsNode) return undefined;
+        const type = checker.getTypeAtLocation(tsNode);
+        const parts = type.isUnion() ? type.types : [type];
+        if (!parts.every((part) => part.isStringLiteral())) return undefined;
+        return parts.map((part) => (part as ts.StringLiteralType).value);
+      });
     },
   };
 }
 
-// ts.TypeFlags.Any | Unknown (the numeric values are stable public API; importing `typescript` here is avoided).
+function declaredByStripe(symbol: ts.Symbol): boolean {
+  return (symbol.getDeclarations() ?? []).some((declaration) => STRIPE_DECLARATION.test(declaration.getSourceFile().fileName));
+}
+
+// ts.TypeFlags.Any | Unknown, ts.TypeFlags.Object, ts.SymbolFlags.Alias (numeric values are stable public API;
+// importing `typescript` here is avoided).
 const ANY_OR_UNKNOWN = 1 | 2;
+const OBJECT = 1 << 19;
+const ALIAS = 1 << 21;
 
 function isUninformative(type: ts.Type): boolean {
   return (type.flags & ANY_OR_UNKNOWN) !== 0 || (type as { intrinsicName?: string }).intrinsicName === "error";

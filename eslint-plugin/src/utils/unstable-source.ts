@@ -8,13 +8,7 @@ import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "./parameter-bin
 import { patternPath, type PathStep } from "./pattern-path.js";
 import { staticName } from "./static-name.js";
 import { annotatedTypeName } from "./type-annotation.js";
-import {
-  NANOID_GENERATOR,
-  NEW_DATE,
-  UNSTABLE_MESSAGE_PROPERTIES,
-  unstableCall,
-  type Instability,
-} from "./unstable-catalog.js";
+import { generatorFactory, NEW_DATE, UNSTABLE_MESSAGE_PROPERTIES, unstableCall, type Instability } from "./unstable-catalog.js";
 import { unwrap } from "./unwrap.js";
 import { isFunction, type FunctionNode } from "./walk.js";
 
@@ -95,9 +89,7 @@ function compute(analysis: Analysis, node: TSESTree.Node, env: Env, depth: numbe
       return callSource(analysis, node, env, depth);
     case AST_NODE_TYPES.NewExpression: {
       const origin = moduleOrigin(analysis.sourceCode, node.callee);
-      if (origin?.module === "<global>" && origin.path.join(".") === "Date") {
-        return node.arguments.length === 0 ? { ...NEW_DATE, node } : null;
-      }
+      if (origin?.module === "<global>" && origin.path.join(".") === "Date" && node.arguments.length === 0) return { ...NEW_DATE, node };
       return first(analysis, node.arguments, env, depth);
     }
     default:
@@ -111,15 +103,20 @@ function identifierSource(analysis: Analysis, identifier: TSESTree.Identifier, e
   const { definition } = binding;
   const name = definition.name as TSESTree.Identifier;
   if (definition.type === "Variable" && definition.node.type === AST_NODE_TYPES.VariableDeclarator) {
-    const { id, init } = definition.node;
-    if (!init) return null;
+    const declarator = definition.node;
+    const { id, init } = declarator;
     const path = patternPath(id, name);
     if (path === null) return null;
+    const fallback = defaultSource(analysis, id, name, env, depth);
+    if (fallback) return fallback;
+    if (!init) return loopElementSource(analysis, declarator, path, identifier, env);
     return pathSource(analysis, init, env, path, identifier, depth);
   }
   if (definition.type === "Parameter" && isFunction(definition.node)) {
     const parameter = parameterOf(definition.node, name);
     if (!parameter) return null;
+    const fallback = defaultSource(analysis, definition.node.params[parameter.index]!, name, env, depth);
+    if (fallback) return fallback;
     const path = patternPath(parameter.pattern, name) ?? [];
     const bound = env.get(parameter.pattern);
     if (bound) return pathSource(analysis, bound.value, bound.env, path, identifier, depth);
@@ -128,6 +125,49 @@ function identifierSource(analysis: Analysis, identifier: TSESTree.Identifier, e
     return env.size === 0 ? callSiteSource(analysis, definition.node, parameter.index, path, depth) : null;
   }
   return null;
+}
+
+/** A default the pattern gives the name (`{ ref = randomUUID() }`, `key = Date.now()`): used whenever the value is absent. */
+function defaultSource(analysis: Analysis, pattern: TSESTree.Node, name: TSESTree.Identifier, env: Env, depth: number): UnstableSource | null {
+  switch (pattern.type) {
+    case AST_NODE_TYPES.AssignmentPattern:
+      if (!contains(pattern.left, name)) return null;
+      return trace(analysis, pattern.right, env, depth + 1) ?? defaultSource(analysis, pattern.left, name, env, depth);
+    case AST_NODE_TYPES.TSParameterProperty:
+      return defaultSource(analysis, pattern.parameter, name, env, depth);
+    case AST_NODE_TYPES.ObjectPattern:
+      for (const property of pattern.properties) {
+        const inner = property.type === AST_NODE_TYPES.Property ? property.value : property.argument;
+        if (contains(inner, name)) return defaultSource(analysis, inner, name, env, depth);
+      }
+      return null;
+    case AST_NODE_TYPES.ArrayPattern:
+      for (const element of pattern.elements) {
+        if (element && contains(element, name)) return defaultSource(analysis, element, name, env, depth);
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
+function contains(outer: TSESTree.Node, inner: TSESTree.Node): boolean {
+  return outer.range[0] <= inner.range[0] && inner.range[1] <= outer.range[1];
+}
+
+/** `for (const { messageId } of messages)`: a name destructured from each element of a loop over messages. */
+function loopElementSource(
+  analysis: Analysis,
+  declarator: TSESTree.VariableDeclarator,
+  path: readonly PathStep[],
+  at: TSESTree.Node,
+  env: Env,
+): UnstableSource | null {
+  const loop = declarator.parent.parent;
+  if (loop?.type !== AST_NODE_TYPES.ForOfStatement || loop.left !== declarator.parent) return null;
+  if (isFromMessageBody(analysis, loop.right, env)) return null;
+  const found = metadataStep(analysis, path, declarator.id, env);
+  return found ? { ...found, node: at } : null;
 }
 
 /**
@@ -166,7 +206,7 @@ function metadataStep(analysis: Analysis, path: readonly PathStep[], object: TSE
     const why = UNSTABLE_MESSAGE_PROPERTIES.get(step);
     if (why === undefined) continue;
     if (object && !mayBeServiceBusMessage(analysis, object, env)) return null;
-    return { source: step, why };
+    return { source: step, why, whyElsewhere: why };
   }
   return null;
 }
@@ -210,10 +250,11 @@ function memberOf(literal: TSESTree.ObjectExpression | TSESTree.ArrayExpression,
 
 function callSource(analysis: Analysis, call: TSESTree.CallExpression, env: Env, depth: number): UnstableSource | null {
   const origin = moduleOrigin(analysis.sourceCode, call.callee);
-  const known = origin ? unstableCall(origin) : null;
+  const known = origin ? unstableCall(origin, call.arguments.length) : null;
   if (known) return { ...known, node: call };
-  if (isNanoidGenerator(analysis, call.callee)) return { ...NANOID_GENERATOR, node: call };
-  const fn = calledFunction(analysis.sourceCode, call.callee);
+  const generated = generatorOf(analysis, call.callee);
+  if (generated) return { ...generated, node: call };
+  const fn = calledFunction(analysis, call.callee);
   if (fn) {
     const bound = bindArguments(fn, call.arguments, env);
     for (const value of returnedExpressions(analysis.sourceCode, fn)) {
@@ -231,16 +272,16 @@ function callSource(analysis: Analysis, call: TSESTree.CallExpression, env: Env,
   return first(analysis, call.arguments, env, depth);
 }
 
-/** `const id = customAlphabet(alphabet, 12); id()` */
-function isNanoidGenerator(analysis: Analysis, callee: TSESTree.Node): boolean {
+/** `const id = customAlphabet(alphabet, 12); id()`, `const next = monotonicFactory(); next()` */
+function generatorOf(analysis: Analysis, callee: TSESTree.Node): Instability | null {
   const target = unwrap(callee);
-  if (target.type !== AST_NODE_TYPES.Identifier || isGlobalReference(analysis.sourceCode, target)) return false;
+  if (target.type !== AST_NODE_TYPES.Identifier || isGlobalReference(analysis.sourceCode, target)) return null;
   const declarator = bindingOf(analysis.sourceCode, target)?.definition.node;
-  if (declarator?.type !== AST_NODE_TYPES.VariableDeclarator || !declarator.init) return false;
+  if (declarator?.type !== AST_NODE_TYPES.VariableDeclarator || !declarator.init) return null;
   const init = unwrap(declarator.init);
-  if (init.type !== AST_NODE_TYPES.CallExpression) return false;
+  if (init.type !== AST_NODE_TYPES.CallExpression) return null;
   const origin = moduleOrigin(analysis.sourceCode, init.callee);
-  return origin?.module === "nanoid" && origin.path[0] === "customAlphabet";
+  return origin ? generatorFactory(origin) : null;
 }
 
 /**

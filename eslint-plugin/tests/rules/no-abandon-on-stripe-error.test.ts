@@ -109,7 +109,7 @@ export class Consumer {
   private stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
   constructor(private receiver: ServiceBusReceiver) {}
   private async bill(message: ServiceBusReceivedMessage) {
-    await this.stripe.invoices.pay(message.body.invoiceId, {}, { idempotencyKey: message.body.key });
+    await this.stripe.paymentIntents.create({ amount: message.body.amount, currency: "usd" }, { idempotencyKey: message.body.key });
   }
   async handle(message: ServiceBusReceivedMessage) {
     try {

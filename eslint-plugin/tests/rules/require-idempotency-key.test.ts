@@ -1,7 +1,13 @@
 import rule from "../../src/rules/require-idempotency-key.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
-const missing = (resource: string, method: string) => ({ messageId: "missingKey" as const, data: { resource, method } });
+const REDELIVERED = "a redelivered message";
+const RETRIED = "a retry of the same request";
+/** The expected report; the repeat is worded for the file: a redelivery where it handles Service Bus messages. */
+const missing = (resource: string, method: string, repeat = REDELIVERED) => ({
+  messageId: "missingKey" as const,
+  data: { resource, method, repeat },
+});
 
 ruleTester.run("require-idempotency-key", rule, {
   valid: [
@@ -51,6 +57,16 @@ export async function confirm(stripe: Stripe, id: string, options: Stripe.Reques
 }`,
     },
     {
+      name: "confirm, capture and pay act once on an existing object: Stripe refuses a repeat, so no double charge",
+      code: `${esmHeader}
+async function settle(intent: string, charge: string, invoice: string) {
+  await stripe.paymentIntents.confirm(intent);
+  await stripe.paymentIntents.capture(intent, {});
+  await stripe.charges.capture(charge);
+  await stripe.invoices.pay(invoice);
+}`,
+    },
+    {
       name: "not a Stripe client",
       code: `
 class Ledger { refunds = { create: (_entry: object) => undefined }; }
@@ -85,22 +101,14 @@ async function handle(message: { body: { amountCents: number; stripeCustomerId: 
       code: `${esmHeader}
 async function all() {
   await stripe.paymentIntents.create({ amount: 1, currency: "usd" });
-  await stripe.paymentIntents.confirm("pi_1");
-  await stripe.paymentIntents.capture("pi_1", {});
-  await stripe.charges.capture("ch_1");
   await stripe.refunds.create({ charge: "ch_1" });
-  await stripe.invoices.pay("in_1");
   await stripe.payouts.create({ amount: 1, currency: "usd" });
   await stripe.transfers.create({ amount: 1, currency: "usd", destination: "acct_1" });
   await stripe.subscriptions.create({ customer: "cus_1", items: [] });
 }`,
       errors: [
         missing("paymentIntents", "create"),
-        missing("paymentIntents", "confirm"),
-        missing("paymentIntents", "capture"),
-        missing("charges", "capture"),
         missing("refunds", "create"),
-        missing("invoices", "pay"),
         missing("payouts", "create"),
         missing("transfers", "create"),
         missing("subscriptions", "create"),
@@ -123,7 +131,7 @@ function makeStripe() { return new Stripe(process.env.STRIPE_SECRET_KEY!, { maxN
 const client = makeStripe();
 const intents = client.paymentIntents;
 export const charge = () => intents.create({ amount: 1, currency: "usd" });`,
-      errors: [missing("paymentIntents", "create")],
+      errors: [missing("paymentIntents", "create", RETRIED)],
     },
     {
       name: "a class-based consumer with the client injected and typed Stripe",
@@ -133,7 +141,7 @@ export class Biller {
   constructor(private readonly payments: Stripe) {}
   charge(amount: number) { return this.payments.charges.create({ amount, currency: "usd" }); }
 }`,
-      errors: [missing("charges", "create")],
+      errors: [missing("charges", "create", RETRIED)],
     },
     {
       name: "a client parameter named stripe",
@@ -141,7 +149,7 @@ export class Biller {
 export async function refund(deps: { stripe: any }, charge: string) {
   await deps.stripe.refunds.create({ charge });
 }`,
-      errors: [missing("refunds", "create")],
+      errors: [missing("refunds", "create", RETRIED)],
     },
     {
       name: "CommonJS (.cjs)",
@@ -165,7 +173,7 @@ export async function Pay({ amount }: { amount: number }) {
   await stripe.paymentIntents.create({ amount, currency: "usd", confirm: true });
   return <p>paid {amount}</p>;
 }`,
-      errors: [missing("paymentIntents", "create")],
+      errors: [missing("paymentIntents", "create", RETRIED)],
     },
     {
       name: "the client from require('stripe')(key)",
@@ -174,7 +182,7 @@ export async function Pay({ amount }: { amount: number }) {
 const stripe = require("stripe")(process.env.STRIPE_SECRET_KEY);
 exports.charge = (amount) => stripe.charges.create({ amount, currency: "usd" });`,
       languageOptions: { parserOptions: { sourceType: "script" } },
-      errors: [missing("charges", "create")],
+      errors: [missing("charges", "create", RETRIED)],
     },
   ],
 });

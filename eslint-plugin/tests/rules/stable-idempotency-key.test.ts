@@ -5,7 +5,7 @@ const PER_DELIVERY = "it changes on every redelivery of the same message";
 const PER_MESSAGE = "it is new when a dead-lettered message is resubmitted or a producer re-sends the event";
 const RANDOM = "it is random, so a redelivered message gets a new key";
 const CLOCK = "it reads the clock, so a redelivered message gets a new key";
-const TIME_UUID = "it is a time-based UUID, new on every call";
+const TIME_UUID = "it is a time-based id, new on every call";
 
 const WHY: Record<string, string> = {
   lockToken: PER_DELIVERY,
