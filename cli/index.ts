@@ -8,6 +8,7 @@ import { register as registerPlan } from "./commands/plan.js";
 import { register as registerProve } from "./commands/prove.js";
 import { register as registerReconcile } from "./commands/reconcile.js";
 import { register as registerSandbox } from "./commands/sandbox.js";
+import { register as registerScan } from "./commands/scan.js";
 import { version } from "./version.js";
 
 const program = new Command("chargeguard")
@@ -15,7 +16,7 @@ const program = new Command("chargeguard")
   .version(version)
   .showHelpAfterError();
 
-for (const register of [registerPlan, registerNew, registerSandbox, registerProve, registerDlq, registerReconcile]) {
+for (const register of [registerPlan, registerNew, registerSandbox, registerProve, registerDlq, registerReconcile, registerScan]) {
   register(program);
 }
 

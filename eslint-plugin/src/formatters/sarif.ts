@@ -26,6 +26,8 @@ export interface RuleMeta {
 export interface FormatterContext {
   cwd?: string;
   rulesMeta?: Record<string, RuleMeta>;
+  /** The tool named in the log (ESLint unless said otherwise: `chargeguard scan` names itself). */
+  tool?: { name: string; informationUri: string };
 }
 
 /** A parse error has no rule: it is reported under this id so that every result names one. */
@@ -83,7 +85,7 @@ export default function formatSarif(results: readonly LintResult[], context: For
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: { name: "ESLint", informationUri: "https://eslint.org", rules } },
+        tool: { driver: { ...(context.tool ?? { name: "ESLint", informationUri: "https://eslint.org" }), rules } },
         originalUriBaseIds: { "%SRCROOT%": { uri: pathToFileURL(cwd.endsWith(path.sep) ? cwd : cwd + path.sep).href } },
         results: sarifResults,
       },

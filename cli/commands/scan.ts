@@ -1,0 +1,51 @@
+import type { Command } from "commander";
+
+interface ScanFlags {
+  format: string;
+}
+
+/** What `eslint-plugin-chargeguard/scan` exports (declared here so the CLI type-checks before the plugin is built). */
+interface ScanModule {
+  runScan(paths: readonly string[], options?: { cwd?: string }): Promise<{ ruleId: string }[]>;
+  parseScanFormat(value: string): string;
+  formatFindings(findings: readonly { ruleId: string }[], format: string, context: { cwd: string; rulesMeta: object }): string;
+  scanRulesMeta: object;
+  ScanUsageError: new (...args: never[]) => Error;
+  ScanToolError: new (...args: never[]) => Error;
+}
+
+const SCAN_MODULE = "eslint-plugin-chargeguard/scan";
+
+// `chargeguard scan`: thin; the rules and the runner live with the ESLint plugin (eslint-plugin/ast-grep, src/scan).
+export function register(program: Command): void {
+  program
+    .command("scan")
+    .description(
+      "Scan Python (azure-servicebus + stripe) and Java (azure-messaging-servicebus / Spring + stripe-java) code with " +
+        "the ESLint plugin's rules, run by ast-grep; findings carry the same rule ids (chargeguard/<rule>). " +
+        "Exit 1 when anything is found, 0 when clean, 2 on a usage error or when the scan cannot run.",
+    )
+    .argument("[paths...]", "files or directories to scan (default: the current directory)")
+    .option("-f, --format <format>", "text, json ([{ ruleId, file, line, message }]) or sarif (SARIF 2.1.0)", "text")
+    .action(async (paths: string[], flags: ScanFlags) => {
+      let scan: ScanModule;
+      try {
+        scan = (await import(SCAN_MODULE)) as ScanModule;
+      } catch (error) {
+        console.error(`chargeguard scan: cannot load ${SCAN_MODULE} (install eslint-plugin-chargeguard): ${(error as Error).message}`);
+        process.exitCode = 2;
+        return;
+      }
+      try {
+        const format = scan.parseScanFormat(flags.format);
+        const cwd = process.cwd();
+        const findings = await scan.runScan(paths, { cwd });
+        console.log(scan.formatFindings(findings, format, { cwd, rulesMeta: scan.scanRulesMeta }));
+        process.exitCode = findings.length > 0 ? 1 : 0;
+      } catch (error) {
+        if (!(error instanceof scan.ScanUsageError) && !(error instanceof scan.ScanToolError)) throw error;
+        console.error(`chargeguard scan: ${error.message}`);
+        process.exitCode = 2;
+      }
+    });
+}

@@ -1,0 +1,73 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { astGrepBinary } from "./ast-grep-binary.js";
+import { ScanToolError, ScanUsageError } from "./errors.js";
+import type { Finding } from "./finding.js";
+
+/** The rules: `eslint-plugin/ast-grep/` beside `src/` and `dist/` alike. */
+export const SCAN_CONFIG = fileURLToPath(new URL("../../ast-grep/sgconfig.yml", import.meta.url));
+
+export interface ScanOptions {
+  /** Where relative paths start and findings' paths are relative to (default: the process's directory). */
+  cwd?: string;
+}
+
+/** What ast-grep prints per match with `--json=compact` (the fields read here). */
+interface AstGrepMatch {
+  file: string;
+  ruleId: string;
+  message: string;
+  language: string;
+  range: { start: { line: number; column: number } };
+}
+
+/**
+ * Runs the Python and Java rules over `paths` (files or directories; default: the current directory) and returns
+ * the findings, sorted by file and line. A path that does not exist is a usage error; ast-grep failing is a tool
+ * error.
+ */
+export async function runScan(paths: readonly string[], options: ScanOptions = {}): Promise<Finding[]> {
+  const cwd = options.cwd ?? process.cwd();
+  const targets = paths.length > 0 ? [...paths] : ["."];
+  const missing = targets.filter((target) => !existsSync(path.resolve(cwd, target)));
+  if (missing.length > 0) throw new ScanUsageError(`no such file or directory: ${missing.join(", ")}`);
+  const { stdout, stderr, code } = await run(astGrepBinary(), ["scan", "--config", SCAN_CONFIG, "--json=compact", "--", ...targets], cwd);
+  // ast-grep exits 1 when it found error-level matches; anything else but 0 is a failure.
+  if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
+  let matches: AstGrepMatch[];
+  try {
+    matches = JSON.parse(stdout.trim() || "[]") as AstGrepMatch[];
+  } catch (error) {
+    throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
+  }
+  return matches
+    .map((match) => toFinding(match, cwd))
+    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+
+function toFinding(match: AstGrepMatch, cwd: string): Finding {
+  const absolute = path.resolve(cwd, match.file);
+  const relative = path.relative(cwd, absolute);
+  return {
+    ruleId: `chargeguard/${match.ruleId.split("@")[0]}`,
+    file: relative && !relative.startsWith("..") ? relative.split(path.sep).join("/") : absolute,
+    line: match.range.start.line + 1,
+    column: match.range.start.column + 1,
+    message: match.message,
+    language: match.language.toLowerCase(),
+  };
+}
+
+function run(binary: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error) => reject(new ScanToolError(`could not run ast-grep: ${error.message}`, { cause: error })));
+    child.on("close", (code) => resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), code }));
+  });
+}
