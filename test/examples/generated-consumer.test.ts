@@ -10,7 +10,7 @@ import { scaffoldConsumer } from "../../templates/index.js";
 
 const committed = path.resolve(import.meta.dirname, "../../examples/generated-consumer");
 /** What `npm install`, `npm test` and `npm start` leave in the example; not part of the template. */
-const produced = new Set(["node_modules", "dist", ".data", "package-lock.json", "eslint.sarif"]);
+const produced = new Set(["node_modules", "dist", ".data", "package-lock.json", "eslint.sarif", "chargeguard-scan.sarif"]);
 let scratch: string | undefined;
 
 afterAll(async () => {
