@@ -4,7 +4,7 @@ import { analysisFor } from "../utils/analysis.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName } from "../utils/idempotency-key.js";
 import { handlesMessages } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
-import { POST_METHODS, stripeCall } from "../utils/stripe-call.js";
+import { stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { unstableSourceOf } from "../utils/unstable-source.js";
 
@@ -39,8 +39,8 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
     return {
       CallExpression(node) {
         if (node.callee.type !== AST_NODE_TYPES.MemberExpression || node.arguments.length === 0) return;
-        const method = staticName(node.callee);
-        if (method === null || !POST_METHODS.has(method)) return;
+        // Any request on a Stripe resource that carries a key (`subscriptionItems.createUsageRecord` too); stripeCall
+        // exits early on names.
         const info = stripeCall(analysis, node);
         if (!info) return;
         const lookup = idempotencyKeyOf(analysis, node, info);

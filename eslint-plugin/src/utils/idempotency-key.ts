@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
-import { bindingOf } from "./binding.js";
+import { bindingOf, variableOf } from "./binding.js";
 import { calledFunction } from "./local-function.js";
 import { parameterOf } from "./parameter-binding.js";
 import { calleeName, staticName } from "./static-name.js";
@@ -47,12 +47,13 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number): KeyLook
       const definition = bindingOf(analysis.sourceCode, target)?.definition;
       const declarator = definition?.node;
       if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
-        return lookup(analysis, declarator.init, depth + 1);
+        const assigned = memberAssignments(analysis, target);
+        return assigned ?? lookup(analysis, declarator.init, depth + 1);
       }
       if (definition?.type === "Parameter" && isFunction(definition.node)) {
         return callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth);
       }
-      return UNKNOWN;
+      return reassignedLookup(analysis, target, depth);
     }
     case AST_NODE_TYPES.ConditionalExpression:
       return branches([lookup(analysis, target.consequent, depth + 1), lookup(analysis, target.alternate, depth + 1)]);
@@ -124,6 +125,42 @@ function callbackParameterLookup(analysis: Analysis, callback: FunctionNode, nam
     return keys.length > 0 ? { kind: "found", keys } : UNKNOWN;
   }
   return UNKNOWN;
+}
+
+/**
+ * `let params = {}; if (...) params = { ... }; params.x = ...`: every value the variable is given is an object the
+ * file shows, and no `params.idempotencyKey = ...`: the alternatives decide. Anything else is unknown.
+ */
+function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, depth: number): KeyLookup {
+  const variable = variableOf(analysis.sourceCode, identifier);
+  const declarator = variable?.defs.length === 1 ? variable.defs[0]?.node : undefined;
+  if (!variable || declarator?.type !== AST_NODE_TYPES.VariableDeclarator || declarator.id.type !== AST_NODE_TYPES.Identifier) return UNKNOWN;
+  const assigned = memberAssignments(analysis, identifier);
+  if (assigned) return assigned;
+  const values: TSESTree.Node[] = [];
+  for (const reference of variable.references) {
+    if (!reference.isWrite()) continue;
+    const parent = reference.identifier.parent;
+    if (!reference.writeExpr || (parent?.type === AST_NODE_TYPES.AssignmentExpression && parent.operator !== "=")) return UNKNOWN;
+    values.push(reference.writeExpr);
+  }
+  return values.length > 0 ? branches(values.map((value) => lookup(analysis, value, depth + 1))) : UNKNOWN;
+}
+
+/** `options.idempotencyKey = key` on the variable: the key found; an assignment to a computed key or `headers`: unknown. */
+function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier): KeyLookup | null {
+  const variable = variableOf(analysis.sourceCode, identifier);
+  const keys: TSESTree.Node[] = [];
+  for (const reference of variable?.references ?? []) {
+    const member = reference.identifier.parent;
+    const assignment = member?.parent;
+    if (member?.type !== AST_NODE_TYPES.MemberExpression || member.object !== reference.identifier) continue;
+    if (assignment?.type !== AST_NODE_TYPES.AssignmentExpression || assignment.left !== member) continue;
+    const name = staticName(member);
+    if (name === null || name === "headers") return UNKNOWN;
+    if (name === "idempotencyKey") keys.push(assignment.right);
+  }
+  return keys.length > 0 ? { kind: "found", keys } : null;
 }
 
 /** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */

@@ -37,6 +37,17 @@ export function refund(params: Stripe.RefundCreateParams, options: Stripe.Reques
 }`,
     },
     {
+      name: "a let whose key is set by assignment may carry it",
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function pay(amount: number, key: string) {
+  let options: Stripe.RequestOptions = {};
+  options.idempotencyKey = key;
+  return stripe.paymentIntents.create({ amount, currency: "usd" }, options);
+}`,
+    },
+    {
       name: "a key on both branches of a conditional",
       code: `
 import Stripe from "stripe";
@@ -144,6 +155,19 @@ export async function charge(amount: number, key: string | undefined) {
   await stripe.refunds.create({ charge: "ch_1" }, { timeout: 5_000, ...(key ? { idempotencyKey: key } : {}) });
 }`,
       errors: [somePaths("charges", "create"), somePaths("refunds", "create")],
+    },
+    {
+      name: "params given in branches to a let, then mutated (every value the file shows lacks a key)",
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function pay(kind: string, amount: number) {
+  let params: Stripe.PaymentIntentCreateParams = { amount, currency: "usd" };
+  if (kind === "card") params = { amount, currency: "usd", payment_method_types: ["card"], confirm: true };
+  params.description = kind;
+  return stripe.paymentIntents.create(params);
+}`,
+      errors: [missing("paymentIntents", "create")],
     },
     {
       name: "worded for a Service Bus consumer where the file handles messages",

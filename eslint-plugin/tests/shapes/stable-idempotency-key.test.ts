@@ -150,6 +150,18 @@ export async function handleBatch(messages: ServiceBusReceivedMessage[]) {
       errors: [unstable("messageId", PER_MESSAGE)],
     },
     {
+      name: "any request on a Stripe resource that carries a key (a usage record job)",
+      code: `
+import Stripe from "stripe";
+import { v4 as uuid } from "uuid";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+const idempotencyKey = uuid();
+export const report = (item: string, quantity: number) =>
+  (stripe.subscriptionItems as unknown as { createUsageRecord(id: string, params: object, options: object): Promise<unknown> })
+    .createUsageRecord(item, { quantity, action: "set" }, { idempotencyKey });`,
+      errors: [unstable("uuid v4()", "it is random, so a retry of the same request gets a new key")],
+    },
+    {
       name: "worded for a retry where the file handles no message (an HTTP handler)",
       code: `
 import Stripe from "stripe";
