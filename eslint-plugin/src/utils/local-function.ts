@@ -123,6 +123,19 @@ function fieldClass(sourceCode: SourceCode, member: TSESTree.MemberExpression): 
   const name = staticName(member);
   const body = enclosingClassBody(member);
   if (name === null || !body) return null;
+  // Every `this.pool.query()` of a class asks about the same field: answer once per class and field.
+  let perClass = fieldClasses.get(body);
+  if (!perClass) fieldClasses.set(body, (perClass = new Map()));
+  if (perClass.has(name)) return perClass.get(name) ?? null;
+  perClass.set(name, null); // a field assigned from itself sees "unknown" instead of recursing
+  const found = fieldClassOf(sourceCode, body, name);
+  perClass.set(name, found);
+  return found;
+}
+
+const fieldClasses = new WeakMap<TSESTree.ClassBody, Map<string, TSESTree.ClassBody | null>>();
+
+function fieldClassOf(sourceCode: SourceCode, body: TSESTree.ClassBody, name: string): TSESTree.ClassBody | null {
   for (const element of body.body) {
     if (element.type === AST_NODE_TYPES.PropertyDefinition && !element.static && staticName(element) === name) {
       if (element.value) {

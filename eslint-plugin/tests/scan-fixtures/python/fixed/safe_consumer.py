@@ -55,3 +55,14 @@ with ServiceBusClient.from_connection_string(os.environ["AZURE_SERVICEBUS_CONNEC
                     logger.warning("Stripe timeout: letting the lock expire; the stable key returns the first charge")
                 except stripe.error.CardError:
                     receiver.dead_letter_message(msg, reason="card_declined")
+
+
+def refund(client: stripe.StripeClient, intent_id: str, options: dict, **params):
+    # Options and params forwarded whole may carry the key: not reported.
+    client.v1.refunds.create(params={"payment_intent": intent_id}, options=options)
+    return stripe.Refund.create(payment_intent=intent_id, **params)
+
+
+def record_usage(msg, event):
+    # A business field named like Service Bus metadata, read from the body: the producer's data.
+    return stripe.Charge.create(amount=event["amount_cents"], currency="usd", idempotency_key=event["event_id"])
