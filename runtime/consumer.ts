@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import pLimit from "p-limit";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs, type QueueTuning } from "../tuning/index.js";
+import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs, guardPoolSize, type QueueTuning } from "../tuning/index.js";
 import type { BillingEventDefinition } from "./billing-event.js";
 import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 import type { UsageEvent } from "./usage-event.js";
@@ -151,7 +151,8 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
     // Claimed before it waits for a Stripe slot, a billing is held for the wait and the call.
     leaseMs: options.leaseMs ?? heldMs,
     // A connection per message in flight (and one for the batched completions): a delivery never queues for one.
-    poolSize: Math.max(10, maxConcurrentCalls + 1),
+    // The same number sizes the deployment's connection budget (max replicas), so it comes from the tuning room.
+    poolSize: guardPoolSize(maxConcurrentCalls),
   };
   const sharedGuard = onBillingRecords ? options.guard : undefined;
   const ownGuard = onBillingRecords && !sharedGuard ? await BillingGuard.open(connection) : undefined;

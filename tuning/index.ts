@@ -36,3 +36,20 @@ export {
   type ServiceBusDataRole,
 } from "./queue-rights.js";
 export { parseIsoDuration, formatIsoDuration, describeMs, DurationFormatError } from "./iso-duration.js";
+export {
+  replicaBounds,
+  guardPoolSize,
+  connectionBudgetPerConsumer,
+  stripeRatePerConsumer,
+  ReplicaBudgetError,
+  STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+  STRIPE_TEST_RATE_LIMIT_PER_SECOND,
+  DEFAULT_STRIPE_RATE_UTILIZATION,
+  DEFAULT_FASTEST_STRIPE_CALL_MS,
+  DEFAULT_RESERVED_CONNECTIONS,
+  CONTAINER_APPS_MAX_REPLICAS,
+  CONTAINER_APPS_MAX_GRACE_SECONDS,
+  type ReplicaBudget,
+  type ReplicaBounds,
+  type ConnectionShare,
+} from "./replica-bounds.js";

@@ -1,0 +1,159 @@
+// How far a billing consumer may scale out, and how it must be stopped: pure maths from the Stripe rate budget, the
+// guard database's connection limit and the queue's delivery budget. Infra deploys these numbers (Container Apps
+// scale rule and grace period), the policy pack re-derives them, and the runtime sizes its pool with guardPoolSize.
+// PURE: no Pulumi import.
+import { describeMs } from "./iso-duration.js";
+
+/** Stripe's default rate limit in live mode: 100 read and 100 write operations per second (25 in test mode). */
+export const STRIPE_LIVE_RATE_LIMIT_PER_SECOND = 100;
+export const STRIPE_TEST_RATE_LIMIT_PER_SECOND = 25;
+/** Share of the account's rate limit the billing consumers may use together: the rest is for the dashboard, webhooks and other services. */
+export const DEFAULT_STRIPE_RATE_UTILIZATION = 0.8;
+/**
+ * The fastest a confirmed PaymentIntent call is assumed to return. A replica with N Stripe calls in flight makes at
+ * most N x 1000 / this many calls per second: the shorter it is, the more replicas one rate budget must cover.
+ */
+export const DEFAULT_FASTEST_STRIPE_CALL_MS = 250;
+/** Connections Azure Database for PostgreSQL keeps for itself (superuser and monitoring), plus operators and the reconciler. */
+export const DEFAULT_RESERVED_CONNECTIONS = 20;
+/** Container Apps' ceiling on replicas per revision. */
+export const CONTAINER_APPS_MAX_REPLICAS = 1000;
+/** Container Apps' ceiling on `terminationGracePeriodSeconds`. */
+export const CONTAINER_APPS_MAX_GRACE_SECONDS = 600;
+
+/** Connections one consumer's guard pool opens: one per message in flight plus one for batched completions, at least 10. */
+export function guardPoolSize(maxConcurrentCalls: number): number {
+  return Math.max(10, maxConcurrentCalls + 1);
+}
+
+export interface ReplicaBudget {
+  /** Messages in flight per replica (the receiver's maxConcurrentCalls). */
+  maxConcurrentCalls: number;
+  /** Stripe calls in flight per replica. */
+  maxConcurrentStripeCalls: number;
+  /** Stripe operations per second this consumer may use (its share of the account's limit). */
+  stripeRatePerSecond: number;
+  /** See DEFAULT_FASTEST_STRIPE_CALL_MS. */
+  fastestStripeCallMs?: number;
+  /** Database connections this consumer may hold across all its replicas. */
+  connectionBudget: number;
+  /** At least 1: a replica count of zero would scale in while a charge is in flight and cold-start the next one. */
+  minReplicas?: number;
+  /** A ceiling of your own; it must not exceed the computed one. */
+  maxReplicas?: number;
+  /** The queue's delivery budget (tuneQueue(...).deliveryBudgetMs). */
+  deliveryBudgetMs: number;
+}
+
+export interface ReplicaBounds {
+  minReplicas: number;
+  maxReplicas: number;
+  /** The largest count the Stripe rate budget allows. */
+  maxReplicasByStripe: number;
+  /** The largest count the connection budget allows. */
+  maxReplicasByConnections: number;
+  /** Stripe calls per second one replica can make at most. */
+  stripeCallsPerSecondPerReplica: number;
+  poolSizePerReplica: number;
+  /** KEDA's target: messages per replica, the consumer's messages in flight. */
+  messageCount: number;
+  /** SIGTERM to SIGKILL: the whole delivery budget, in whole seconds, so a replica drains its in-flight charges. */
+  terminationGracePeriodSeconds: number;
+  explanation: { maxReplicas: string; terminationGracePeriodSeconds: string; messageCount: string; minReplicas: string };
+}
+
+export class ReplicaBudgetError extends Error {
+  override readonly name = "ReplicaBudgetError";
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+  }
+}
+
+const positiveWhole = (value: number) => Number.isInteger(value) && value >= 1;
+
+/** Computes replica bounds, grace period and KEDA target, or throws a ReplicaBudgetError naming each field to change. */
+export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
+  const problems: string[] = [];
+  const fastest = budget.fastestStripeCallMs ?? DEFAULT_FASTEST_STRIPE_CALL_MS;
+  const minReplicas = budget.minReplicas ?? 1;
+  for (const [field, value] of [
+    ["maxConcurrentCalls", budget.maxConcurrentCalls],
+    ["maxConcurrentStripeCalls", budget.maxConcurrentStripeCalls],
+    ["connectionBudget", budget.connectionBudget],
+    ["fastestStripeCallMs", fastest],
+  ] as const) {
+    if (!positiveWhole(value)) problems.push(`${field} is ${JSON.stringify(value)}: expected a whole number >= 1`);
+  }
+  if (!(budget.stripeRatePerSecond > 0)) problems.push(`stripeRatePerSecond is ${JSON.stringify(budget.stripeRatePerSecond)}: expected a rate above 0`);
+  if (!Number.isInteger(minReplicas) || minReplicas < 1) {
+    problems.push(`minReplicas is ${JSON.stringify(minReplicas)}: keep at least 1 replica, or a scale-in to zero cuts in-flight charges and the next event waits for a cold start`);
+  }
+  if (problems.length > 0) throw new ReplicaBudgetError(problems);
+
+  const pool = guardPoolSize(budget.maxConcurrentCalls);
+  const perReplicaRate = (budget.maxConcurrentStripeCalls * 1000) / fastest;
+  const byStripe = Math.floor(budget.stripeRatePerSecond / perReplicaRate);
+  const byConnections = Math.floor(budget.connectionBudget / pool);
+  const computed = Math.min(byStripe, byConnections, CONTAINER_APPS_MAX_REPLICAS);
+  const limiting = byStripe <= byConnections ? "Stripe rate" : "connection";
+  const grace = Math.ceil(budget.deliveryBudgetMs / 1000);
+
+  if (computed < minReplicas) {
+    problems.push(
+      byStripe < minReplicas
+        ? `maxConcurrentStripeCalls ${budget.maxConcurrentStripeCalls}: one replica makes up to ${perReplicaRate} Stripe calls/s, more than the ${budget.stripeRatePerSecond}/s budget allows for ${minReplicas} replica(s): lower maxConcurrentStripeCalls or raise the Stripe rate budget`
+        : `connectionBudget ${budget.connectionBudget}: ${minReplicas} replica(s) x ${pool} guard connections do not fit: lower maxConcurrentCalls or raise the database's maxConnections`,
+    );
+  }
+  if (budget.maxReplicas !== undefined && (!Number.isInteger(budget.maxReplicas) || budget.maxReplicas > computed || budget.maxReplicas < minReplicas)) {
+    problems.push(
+      `maxReplicas ${JSON.stringify(budget.maxReplicas)} is outside ${minReplicas}..${computed}: ${budget.maxReplicas > computed ? `the ${limiting} budget allows at most ${computed}` : "it must be a whole number no lower than minReplicas"}`,
+    );
+  }
+  if (grace > CONTAINER_APPS_MAX_GRACE_SECONDS) {
+    problems.push(
+      `the delivery budget ${describeMs(budget.deliveryBudgetMs)} exceeds Container Apps' ${CONTAINER_APPS_MAX_GRACE_SECONDS} s termination grace period: a scale-in would SIGKILL a charge in flight; lower the queue's Stripe timeout, retries or 3-D Secure wait`,
+    );
+  }
+  if (problems.length > 0) throw new ReplicaBudgetError(problems);
+
+  const maxReplicas = budget.maxReplicas ?? computed;
+  return {
+    minReplicas,
+    maxReplicas,
+    maxReplicasByStripe: byStripe,
+    maxReplicasByConnections: byConnections,
+    stripeCallsPerSecondPerReplica: perReplicaRate,
+    poolSizePerReplica: pool,
+    messageCount: budget.maxConcurrentCalls,
+    terminationGracePeriodSeconds: grace,
+    explanation: {
+      maxReplicas:
+        `${maxReplicas}${budget.maxReplicas !== undefined ? ` (set; computed ceiling ${computed})` : ""}: ` +
+        `Stripe allows ${byStripe} (${budget.stripeRatePerSecond} calls/s budget / ${perReplicaRate} calls/s per replica = ${budget.maxConcurrentStripeCalls} in flight x 1000 / ${fastest} ms fastest call), ` +
+        `the database ${byConnections} (${budget.connectionBudget} connections / ${pool} per replica); the ${limiting} budget binds.`,
+      terminationGracePeriodSeconds: `${grace} s: the queue's whole delivery budget (${describeMs(budget.deliveryBudgetMs)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
+      messageCount: `${budget.maxConcurrentCalls}: KEDA adds a replica per ${budget.maxConcurrentCalls} waiting messages, one replica's messages in flight.`,
+      minReplicas: `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer.`,
+    },
+  };
+}
+
+export interface ConnectionShare {
+  /** The server's max_connections. */
+  maxConnections: number;
+  reservedConnections?: number;
+  /** How many consumer apps share the server. */
+  consumers: number;
+}
+
+/** Each consumer's equal share of the connections the server leaves to applications. */
+export function connectionBudgetPerConsumer(share: ConnectionShare): number {
+  const usable = share.maxConnections - (share.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS);
+  return Math.max(0, Math.floor(usable / Math.max(1, share.consumers)));
+}
+
+/** Each consumer's equal share of the account's Stripe rate limit, after the utilization headroom. */
+export function stripeRatePerConsumer(rateLimitPerSecond: number, consumers: number, utilization = DEFAULT_STRIPE_RATE_UTILIZATION): number {
+  return (rateLimitPerSecond * utilization) / Math.max(1, consumers);
+}
