@@ -22,6 +22,10 @@ export const builtInRoles = {
   serviceBusDataSender: "69a216fc-b8fb-44d8-bc22-1f3c2cd27a39",
   /** "Azure Service Bus Data Owner": every data operation and entity management. */
   serviceBusDataOwner: "090c5cfd-751d-490a-894a-3ce6f1109419",
+  /** "AcrPull": pull images from a container registry. */
+  acrPull: "7f951dda-4ed3-4680-a7ca-43fe172d538d",
+  /** "Key Vault Secrets User": read secret values (RBAC vaults). */
+  keyVaultSecretsUser: "4633458b-17de-408a-b874-0445c86b69e6",
 } as const;
 
 /** Role definition id by the role's name, for the rights definitions. */

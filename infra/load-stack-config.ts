@@ -71,7 +71,7 @@ export function readStackConfigFile(location: StackConfigLocation): StackConfigF
 /** Reads and validates a stack's config; each queue carries its `tuning`. Throws a StackConfigError listing every problem. */
 export function loadStackConfig(location: StackConfigLocation): LoadedStackConfig {
   const { stack, file, values } = readStackConfigFile(location);
-  return { stack, file, ...parseStackConfig(values, file) };
+  return { stack, file, ...parseStackConfig(values, file, stack) };
 }
 
 /** Pulumi passes config values as strings: structured values as JSON. */

@@ -3,13 +3,18 @@
 // Every problem is collected (unknown keys, wrong types, `P5M` locks, budgets that cannot be made safe) and
 // reported together, one sentence each.
 import { z } from "zod";
-import { DEFAULT_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
+import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
+import { parseServiceSections, type ServiceConfig } from "./service-config.js";
+import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
 import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";
 export const skus = ["Basic", "Standard", "Premium"] as const;
 export type Sku = (typeof skus)[number];
+
+/** Stacks treated as production unless `chargeguard:production` says otherwise (the policy pack's default too). */
+export const DEFAULT_PRODUCTION_STACKS = ["prod", "production"];
 
 export class StackConfigError extends Error {
   override readonly name = "StackConfigError";
@@ -90,13 +95,17 @@ const alertsSchema = z.strictObject({
     .array(
       z.strictObject({
         name: z.string({ error: "expected a receiver name" }).min(1),
-        url: z.url({ protocol: /^https$/, error: "expected an https:// URL" }),
+        // A webhook URL usually carries a key: write it with `pulumi config set --secret --path` ({ secure: ... }).
+        url: z.union([z.url({ protocol: /^https$/, error: "expected an https:// URL" }), z.custom<SecureValue>(isSecureValue)], {
+          error: "expected an https:// URL, or a secure value ({ secure: ... }, from pulumi config set --secret --path)",
+        }),
       }),
       { error: "expected a list of { name, url }" },
     )
     .optional(),
   actionGroupShortName: z.string().min(1).max(12, { error: "Azure limits an action group's short name to 12 characters" }).optional(),
   backlogThreshold: wholeNumber("messages").min(1).optional(),
+  retryBacklogThreshold: wholeNumber("scheduled messages").min(1).optional(),
   severities: z
     .strictObject({
       deadLettered: severity.optional(),
@@ -104,6 +113,8 @@ const alertsSchema = z.strictObject({
       serverErrors: severity.optional(),
       abandoned: severity.optional(),
       backlog: severity.optional(),
+      userErrors: severity.optional(),
+      retryBacklog: severity.optional(),
     })
     .optional(),
 }, { error: "expected a map { emails?, webhooks?, severities?, ... }" });
@@ -125,9 +136,11 @@ export interface NamespaceConfig {
 
 export interface AlertsConfig {
   emails: string[];
-  webhooks: { name: string; url: string }[];
+  /** A secure URL stays `{ secure }` when read from the stack file (the plan); `pulumi up` hands the program the decrypted string. */
+  webhooks: { name: string; url: string | SecureValue }[];
   actionGroupShortName: string;
   backlogThreshold: number;
+  retryBacklogThreshold: number;
   severities: AlertSeverities;
 }
 
@@ -137,7 +150,9 @@ export interface QueueConfig extends QueueInput {
   tuning: QueueTuning;
 }
 
-export interface StackConfig {
+export interface StackConfig extends ServiceConfig {
+  /** Production stacks get delete locks, private networking, HA and the production policies. */
+  production: boolean;
   location: string;
   resourceGroupName: string;
   namespace: NamespaceConfig;
@@ -146,24 +161,11 @@ export interface StackConfig {
 }
 
 
-const KNOWN_KEYS = ["resourceGroupName", "namespace", "alerts", "queues"] as const;
+const KNOWN_KEYS = ["resourceGroupName", "production", "namespace", "alerts", "queues", "observability", "network", "vault", "database", "app"] as const;
+/** The only places a `{ secure: ... }` value is accepted: everything else is not a secret and must stay readable. */
+const SECURE_PATH = /^chargeguard:alerts\.webhooks\[\d+\]\.url$/;
 const LOCATION_KEY = "azure-native:location";
 
-function pathOf(key: string, path: PropertyKey[]): string {
-  return path.reduce<string>(
-    (text, part) => (typeof part === "number" ? `${text}[${part}]` : `${text}.${String(part)}`),
-    key,
-  );
-}
-
-function issuesOf(key: string, error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    if (issue.code === "unrecognized_keys") {
-      return `${pathOf(key, issue.path)}: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-    }
-    return `${pathOf(key, issue.path)}: ${issue.message}`;
-  });
-}
 
 function budgetOf(queue: QueueInput): LatencyBudget {
   const { stripe, processingMs, safetyMarginMs, maxDeliveryCount, renewal, lockDuration } = queue;
@@ -181,8 +183,15 @@ function budgetOf(queue: QueueInput): LatencyBudget {
  * Values are already structured (YAML-parsed, or JSON-decoded from Pulumi's config strings).
  * Throws a StackConfigError listing every problem.
  */
-export function parseStackConfig(values: Record<string, unknown>, source = "stack config"): StackConfig {
+export function parseStackConfig(values: Record<string, unknown>, source = "stack config", stack?: string): StackConfig {
   const problems: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    for (const path of securePaths(key, value)) {
+      if (!SECURE_PATH.test(path)) problems.push(`${path}: secure values are accepted only in chargeguard:alerts.webhooks[].url; this setting is not a secret`);
+    }
+  }
+  const production = values[`${PROJECT}:production`] ?? (stack !== undefined && DEFAULT_PRODUCTION_STACKS.includes(stack));
+  if (typeof production !== "boolean") problems.push(`${PROJECT}:production: expected true or false`);
   for (const key of Object.keys(values)) {
     const [namespace, name, ...rest] = key.split(":");
     if (name === undefined || rest.length > 0) {
@@ -219,6 +228,16 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   };
   const namespace = section("namespace", namespaceSchema, true);
   const alerts = section("alerts", alertsSchema, false) ?? {};
+
+  const service = parseServiceSections(values, { production: production === true, problems, section });
+  if (namespace?.publicNetworkAccess === "Disabled" && (namespace.sku !== "Premium" || !service.config.network)) {
+    problems.push(
+      `${PROJECT}:namespace.publicNetworkAccess: "Disabled" needs a Premium namespace reached through a private endpoint (set sku: Premium and a ${PROJECT}:network section); otherwise nothing can reach the namespace`,
+    );
+  }
+  if (namespace && service.config.network && namespace.sku !== "Premium") {
+    problems.push(`${PROJECT}:network: private endpoints for Service Bus are Premium only: set ${PROJECT}:namespace.sku to Premium`);
+  }
 
   if (namespace && namespace.sku !== "Premium") {
     if (namespace.capacity !== undefined) problems.push(`${PROJECT}:namespace.capacity: only Premium namespaces have messaging units`);
@@ -264,8 +283,11 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
     });
   }
 
+  service.validateAgainstQueues(queues, problems);
   if (problems.length > 0 || !namespace) throw new StackConfigError(source, problems);
   return {
+    production: production === true,
+    ...service.config,
     location: location as string,
     resourceGroupName: resourceGroupName as string,
     namespace: {
@@ -279,6 +301,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
       webhooks: alerts.webhooks ?? [],
       actionGroupShortName: alerts.actionGroupShortName ?? "billing",
       backlogThreshold: alerts.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD,
+      retryBacklogThreshold: alerts.retryBacklogThreshold ?? DEFAULT_RETRY_BACKLOG_THRESHOLD,
       severities: { ...defaultSeverities, ...alerts.severities },
     },
     queues,

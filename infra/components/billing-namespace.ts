@@ -1,9 +1,13 @@
 // A Service Bus namespace for billing queues, with secure defaults: TLS 1.2 or later, local (SAS) auth off unless
-// asked, an optional shared action group for the queues' alerts and optional diagnostics to Log Analytics.
+// asked, an optional shared action group for the queues' alerts, optional diagnostics to Log Analytics (Dedicated
+// tables) with a log alert on *new* dead letters, and in production a delete lock plus Pulumi's `protect`.
 import * as pulumi from "@pulumi/pulumi";
-import { ActionGroup, DiagnosticSetting } from "@pulumi/azure-native/monitor/index.js";
+import { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
+import { ActionGroup, DiagnosticSetting, ScheduledQueryRule } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
+import { defaultSeverities, NEW_DEAD_LETTERS_COLUMN, newDeadLettersQuery } from "../alert-specs.js";
 import type { Sku } from "../stack-config.js";
+import { dedicatedDiagnostics } from "./diagnostics.js";
 
 export interface BillingAlertReceivers {
   emails?: pulumi.Input<string>[];
@@ -23,16 +27,25 @@ export interface BillingNamespaceArgs {
   capacity?: pulumi.Input<number>;
   /** Default true: Entra ID only, no SAS keys. Plain: with local auth on, queues get Listen-only/Send-only rules. */
   disableLocalAuth?: boolean;
-  /** Default "Enabled" (Azure's own default); "Disabled" needs private endpoints. */
-  publicNetworkAccess?: pulumi.Input<"Enabled" | "Disabled" | "SecuredByPerimeter">;
+  /**
+   * Default "Enabled" (Azure's own default). "Disabled" is refused unless the namespace is Premium and
+   * `privateEndpoint` is true (the Network component adds it): otherwise nothing could reach the namespace.
+   */
+  publicNetworkAccess?: "Enabled" | "Disabled" | "SecuredByPerimeter";
+  /** A private endpoint will reach this namespace (Premium only). */
+  privateEndpoint?: boolean;
   /** Default "1.2". */
   minimumTlsVersion?: pulumi.Input<"1.2" | "1.3">;
   /** Premium only, default true there. */
   zoneRedundant?: pulumi.Input<boolean>;
   /** Receivers of every queue alert; no receivers, no action group. */
   alerts?: BillingAlertReceivers;
-  /** Send the namespace's logs and metrics to this Log Analytics workspace. */
+  /** Send the namespace's logs and metrics to this Log Analytics workspace; also alerts on new dead letters there. */
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
+  /** Severity of the new-dead-letters alert, default 1. */
+  newDeadLetterSeverity?: number;
+  /** Production: a CanNotDelete lock on the namespace (its queues inherit it) and Pulumi's `protect`. */
+  protect?: boolean;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -46,10 +59,20 @@ export class BillingNamespace extends pulumi.ComponentResource {
   readonly actionGroup?: ActionGroup;
   readonly actionGroupId?: pulumi.Output<string>;
   readonly diagnostics?: DiagnosticSetting;
+  readonly newDeadLettersAlert?: ScheduledQueryRule;
+  readonly lock?: ManagementLockByScope;
+  /** Whether children (queues) should be created with `protect`. */
+  readonly protect: boolean;
 
   constructor(name: string, args: BillingNamespaceArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:BillingNamespace", name, {}, opts);
     const premium = args.sku === "Premium";
+    if (args.publicNetworkAccess === "Disabled" && !(premium && args.privateEndpoint === true)) {
+      throw new Error(
+        `namespace ${name}: publicNetworkAccess "Disabled" needs a Premium namespace with a private endpoint (sku is ${args.sku}, privateEndpoint ${String(args.privateEndpoint ?? false)}): nothing could reach it`,
+      );
+    }
+    this.protect = args.protect === true;
     this.sku = args.sku;
     this.localAuthEnabled = args.disableLocalAuth === false;
     this.resourceGroupName = pulumi.output(args.resourceGroupName);
@@ -67,9 +90,21 @@ export class BillingNamespace extends pulumi.ComponentResource {
         ...(premium ? { zoneRedundant: args.zoneRedundant ?? true } : {}),
         tags: args.tags,
       },
-      { parent: this },
+      { parent: this, protect: this.protect },
     );
     this.namespaceName = this.namespace.name;
+    if (this.protect) {
+      this.lock = new ManagementLockByScope(
+        `${name}-delete-lock`,
+        {
+          scope: this.namespace.id,
+          lockName: "chargeguard-do-not-delete",
+          level: "CanNotDelete",
+          notes: "chargeguard: production billing namespace; its queues hold customers' billing events. Remove this lock on purpose.",
+        },
+        { parent: this },
+      );
+    }
     this.namespaceId = this.namespace.id;
 
     const emails = args.alerts?.emails ?? [];
@@ -97,16 +132,42 @@ export class BillingNamespace extends pulumi.ComponentResource {
     }
 
     if (args.logAnalyticsWorkspaceId !== undefined) {
-      this.diagnostics = new DiagnosticSetting(
+      this.diagnostics = dedicatedDiagnostics(
         `${name}-diagnostics`,
-        {
-          name: pulumi.interpolate`${this.namespaceName}-diagnostics`,
-          resourceUri: this.namespaceId,
-          workspaceId: args.logAnalyticsWorkspaceId,
-          logs: [{ categoryGroup: "allLogs", enabled: true }],
-          metrics: [{ category: "AllMetrics", enabled: true }],
-        },
+        { settingName: pulumi.interpolate`${this.namespaceName}-diagnostics`, resourceUri: this.namespaceId, workspaceId: args.logAnalyticsWorkspaceId },
         { parent: this },
+      );
+      this.newDeadLettersAlert = new ScheduledQueryRule(
+        `${name}-new-dead-letters`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          ruleName: pulumi.interpolate`${this.namespaceName}-new-dead-letters`,
+          location: args.location,
+          kind: "LogAlert",
+          description: "New billing events were dead-lettered in this namespace since the last minute: a customer may not have been charged. Find the queue with its dead-lettered alert or chargeguard dlq peek.",
+          enabled: true,
+          severity: args.newDeadLetterSeverity ?? defaultSeverities.deadLettered,
+          scopes: [args.logAnalyticsWorkspaceId],
+          evaluationFrequency: "PT5M",
+          // Twice the frequency: every minute-to-minute rise falls inside some window (prev() has no row before a window's first).
+          windowSize: "PT10M",
+          autoMitigate: true,
+          criteria: {
+            allOf: [
+              {
+                query: this.namespaceId.apply(newDeadLettersQuery),
+                timeAggregation: "Total",
+                metricMeasureColumn: NEW_DEAD_LETTERS_COLUMN,
+                operator: "GreaterThan",
+                threshold: 0,
+                failingPeriods: { numberOfEvaluationPeriods: 1, minFailingPeriodsToAlert: 1 },
+              },
+            ],
+          },
+          actions: { actionGroups: this.actionGroupId ? [this.actionGroupId] : [] },
+          tags: args.tags,
+        },
+        { parent: this, dependsOn: [this.diagnostics] },
       );
     }
 
@@ -117,6 +178,8 @@ export class BillingNamespace extends pulumi.ComponentResource {
       localAuthEnabled: this.localAuthEnabled,
       actionGroupId: this.actionGroupId,
       diagnosticsId: this.diagnostics?.id,
+      newDeadLettersAlertId: this.newDeadLettersAlert?.id,
+      lockId: this.lock?.id,
     });
   }
 }

@@ -45,7 +45,7 @@ export interface BillingQueueArgs {
   operatorPrincipalIds?: pulumi.Input<string>[];
   /** Default "Group" (an on-call group); Azure refuses a mismatched type. */
   operatorPrincipalType?: PrincipalType;
-  alerts?: { severities?: Partial<AlertSeverities>; backlogThreshold?: number };
+  alerts?: { severities?: Partial<AlertSeverities>; backlogThreshold?: number; retryBacklogThreshold?: number };
 }
 
 /** One line per grant, for plans and reviews: who may do what on this queue. */
@@ -95,12 +95,13 @@ export class BillingQueue extends pulumi.ComponentResource {
         enableBatchedOperations: true,
         userMetadata: encodeQueueMetadata({ budget: args.budget, consumer: this.consumer }),
       },
-      { parent: this },
+      // A production namespace's delete lock covers its queues; `protect` stops Pulumi itself deleting one.
+      { parent: this, protect: namespace.protect },
     );
 
     const severities = { ...defaultSeverities, ...args.alerts?.severities };
     const backlogThreshold = args.alerts?.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD;
-    this.alerts = queueAlertSpecs(queueName, severities, backlogThreshold).map(
+    this.alerts = queueAlertSpecs(queueName, severities, backlogThreshold, args.alerts?.retryBacklogThreshold).map(
       (spec) =>
         new MetricAlert(
           `${name}-${spec.key}`,

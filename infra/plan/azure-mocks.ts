@@ -26,7 +26,85 @@ const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:monitor:MetricAlert": "ruleName",
   "azure-native:monitor:DiagnosticSetting": "name",
   "azure-native:authorization:RoleAssignment": "roleAssignmentName",
+  "azure-native:authorization:ManagementLockByScope": "lockName",
+  "azure-native:monitor:ScheduledQueryRule": "ruleName",
+  "azure-native:operationalinsights:Workspace": "workspaceName",
+  "azure-native:applicationinsights:Component": "resourceName",
+  "azure-native:managedidentity:UserAssignedIdentity": "resourceName",
+  "azure-native:keyvault:Vault": "vaultName",
+  "azure-native:dbforpostgresql:Server": "serverName",
+  "azure-native:dbforpostgresql:Database": "databaseName",
+  "azure-native:dbforpostgresql:Configuration": "configurationName",
+  "azure-native:dbforpostgresql:FirewallRule": "firewallRuleName",
+  "azure-native:dbforpostgresql:AdministratorsMicrosoftEntra": "objectId",
+  "azure-native:network:VirtualNetwork": "virtualNetworkName",
+  "azure-native:network:Subnet": "subnetName",
+  "azure-native:network:PrivateEndpoint": "privateEndpointName",
+  "azure-native:network:PrivateDnsZoneGroup": "privateDnsZoneGroupName",
+  "azure-native:privatedns:PrivateZone": "privateZoneName",
+  "azure-native:privatedns:VirtualNetworkLink": "virtualNetworkLinkName",
+  "azure-native:app:ManagedEnvironment": "environmentName",
+  "azure-native:app:ContainerApp": "containerAppName",
 };
+
+/** Resource providers of the types whose ids are plain `<group>/providers/<provider>/<name>`. */
+const PROVIDER_PATH: Record<string, string> = {
+  "azure-native:monitor:ScheduledQueryRule": "Microsoft.Insights/scheduledQueryRules",
+  "azure-native:operationalinsights:Workspace": "Microsoft.OperationalInsights/workspaces",
+  "azure-native:applicationinsights:Component": "Microsoft.Insights/components",
+  "azure-native:managedidentity:UserAssignedIdentity": "Microsoft.ManagedIdentity/userAssignedIdentities",
+  "azure-native:keyvault:Vault": "Microsoft.KeyVault/vaults",
+  "azure-native:dbforpostgresql:Server": "Microsoft.DBforPostgreSQL/flexibleServers",
+  "azure-native:network:VirtualNetwork": "Microsoft.Network/virtualNetworks",
+  "azure-native:network:PrivateEndpoint": "Microsoft.Network/privateEndpoints",
+  "azure-native:privatedns:PrivateZone": "Microsoft.Network/privateDnsZones",
+  "azure-native:app:ManagedEnvironment": "Microsoft.App/managedEnvironments",
+  "azure-native:app:ContainerApp": "Microsoft.App/containerApps",
+};
+
+/** Pulumi's wire marker of a secret value (what mocks receive for `pulumi.secret(...)` inputs). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+export const REDACTED = "[secret]";
+
+/** The inputs with every secret replaced by "[secret]": what the plan may print. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (typeof value === "object" && value !== null) {
+    if (SECRET_SIG in value) return REDACTED;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(item)]));
+  }
+  return value;
+}
+
+/** A stable fake GUID per name, so identities' principal and client ids differ and repeat across plans. */
+function fakeGuid(seed: string): string {
+  let hash = 0x811c9dc5;
+  const hex: string[] = [];
+  for (let round = 0; round < 4; round++) {
+    for (const char of `${round}:${seed}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+    hex.push(hash.toString(16).padStart(8, "0"));
+  }
+  const all = hex.join("");
+  return `${all.slice(0, 8)}-${all.slice(8, 12)}-${all.slice(12, 16)}-${all.slice(16, 20)}-${all.slice(20, 32)}`;
+}
+
+/** Output-only properties the program reads from a resource, answered like Azure would. */
+function computedState(type: string, azureName: string): Record<string, unknown> {
+  switch (type) {
+    case "azure-native:managedidentity:UserAssignedIdentity":
+      return { principalId: fakeGuid(`principal:${azureName}`), clientId: fakeGuid(`client:${azureName}`), tenantId: PLAN_TENANT_ID };
+    case "azure-native:operationalinsights:Workspace":
+      return { customerId: fakeGuid(`workspace:${azureName}`) };
+    case "azure-native:applicationinsights:Component":
+      return { connectionString: `InstrumentationKey=${fakeGuid(`appinsights:${azureName}`)};IngestionEndpoint=https://westeurope-0.in.applicationinsights.azure.com/` };
+    case "azure-native:dbforpostgresql:Server":
+      return { fullyQualifiedDomainName: `${azureName}.postgres.database.azure.com` };
+    default:
+      return {};
+  }
+}
+
+export const PLAN_TENANT_ID = "00000000-0000-0000-0000-0000000000aa";
 
 const str = (value: unknown, fallback: string) => (typeof value === "string" && value !== "" ? value : fallback);
 
@@ -50,7 +128,19 @@ function armId(type: string, azureName: string, inputs: Record<string, unknown>)
       return `${str(inputs.resourceUri, group)}/providers/Microsoft.Insights/diagnosticSettings/${azureName}`;
     case "azure-native:authorization:RoleAssignment":
       return `${str(inputs.scope, group)}/providers/Microsoft.Authorization/roleAssignments/${azureName}`;
+    case "azure-native:authorization:ManagementLockByScope":
+      return `${str(inputs.scope, group)}/providers/Microsoft.Authorization/locks/${azureName}`;
+    case "azure-native:network:Subnet":
+      return `${group}/providers/Microsoft.Network/virtualNetworks/${str(inputs.virtualNetworkName, "unknown-vnet")}/subnets/${azureName}`;
+    case "azure-native:dbforpostgresql:Database":
+    case "azure-native:dbforpostgresql:Configuration":
+    case "azure-native:dbforpostgresql:FirewallRule":
+    case "azure-native:dbforpostgresql:AdministratorsMicrosoftEntra": {
+      const kind = { Database: "databases", Configuration: "configurations", FirewallRule: "firewallRules", AdministratorsMicrosoftEntra: "administrators" }[type.split(":")[2] as string];
+      return `${group}/providers/Microsoft.DBforPostgreSQL/flexibleServers/${str(inputs.serverName, "unknown-server")}/${kind}/${azureName}`;
+    }
     default:
+      if (PROVIDER_PATH[type]) return `${group}/providers/${PROVIDER_PATH[type]}/${azureName}`;
       return `${group}/mock/${azureName}`;
   }
 }
@@ -64,12 +154,23 @@ export function azureMocks(record: (resource: MockedResource) => void): pulumi.r
       const azureName = str(nameInput ? inputs[nameInput] : undefined, args.name);
       const custom = args.custom !== false;
       const id = custom ? armId(args.type, azureName, inputs) : `${args.name}_id`;
-      const state = { ...inputs, name: azureName, id };
-      record({ type: args.type, name: args.name, custom, inputs, id, state });
+      const state: Record<string, unknown> = { ...inputs, name: azureName, id, ...computedState(args.type, azureName) };
+      if (args.type === "azure-native:keyvault:Vault") {
+        state.properties = { ...(inputs.properties as object), vaultUri: `https://${azureName}.vault.azure.net/` };
+      }
+      const shown = redactSecrets(inputs) as Record<string, unknown>;
+      record({ type: args.type, name: args.name, custom, inputs: shown, id, state: redactSecrets(state) as Record<string, unknown> });
       return { id, state };
     },
     call(args) {
-      throw new Error(`the offline plan has no mock for the call ${args.token}`);
+      switch (args.token) {
+        case "azure-native:authorization:getClientConfig":
+          return { clientId: fakeGuid("deployer-client"), objectId: fakeGuid("deployer-object"), subscriptionId: PLAN_SUBSCRIPTION_ID, tenantId: PLAN_TENANT_ID };
+        case "azure-native:operationalinsights:getSharedKeys":
+          return { primarySharedKey: "plan-shared-key", secondarySharedKey: "plan-shared-key-2" };
+        default:
+          throw new Error(`the offline plan has no mock for the call ${args.token}`);
+      }
     },
   };
 }

@@ -20,6 +20,8 @@ const alertLabels: Record<string, string> = {
   ServerErrors: "server errors",
   AbandonMessage: "abandoned",
   ActiveMessages: "backlog",
+  UserErrors: "user errors (lost locks)",
+  ScheduledMessages: "retry backlog",
 };
 
 interface Criterion {
@@ -60,6 +62,53 @@ function renewalText(consumerRenewalMs: number | undefined): string {
   return `${consumerRenewalMs} ms (${describeMs(consumerRenewalMs)})`;
 }
 
+/** The service around the queues: where it runs and each consumer's computed bounds, each with its reason. */
+function serviceLines(plan: Plan): string[] {
+  const { config, report } = plan;
+  const lines: string[] = [];
+  if (config.database) {
+    const db = config.database;
+    lines.push(
+      `Guard database ${db.serverName}: PostgreSQL ${db.version}, ${db.skuName}, Entra ID only, HA ${db.highAvailability}, backups ${db.backupRetentionDays} days${db.geoRedundantBackup ? " geo-redundant" : ""}, ${config.network ? "private access" : "public access (Azure services only)"}, max_connections ${db.maxConnections} (${db.reservedConnections} reserved).`,
+    );
+  }
+  if (config.vault) {
+    lines.push(
+      `Key Vault ${config.vault.name}: RBAC, soft delete ${config.vault.softDeleteRetentionInDays} days${config.production ? ", purge protection, private endpoint only" : ", public"}; secret values are set out of band (${Object.values(config.vault.secrets).join(", ")}).`,
+    );
+  }
+  if (config.network) lines.push(`Network ${config.network.vnetName} ${config.network.addressSpace}: private endpoints for the namespace and the vault, private DNS zones, the database in its delegated subnet.`);
+  if (report.consumers.length > 0) {
+    const stripe = config.app?.stripe;
+    if (stripe) {
+      lines.push(
+        `Stripe rate budget: ${stripe.utilization} x ${stripe.rateLimitPerSecond} operations/s (Stripe's live default is 100/s, test mode 25/s), shared by ${report.consumers.length} consumer app(s); a call is assumed to take at least ${stripe.fastestCallMs} ms.`,
+      );
+    }
+    lines.push(
+      "",
+      table(
+        ["CONSUMER APP", "QUEUE", "REPLICAS", "GRACE PERIOD", "KEDA MESSAGES", "CONNECTIONS"],
+        report.consumers.map((consumer) => [
+          consumer.app,
+          consumer.queue,
+          `${consumer.bounds.minReplicas}..${consumer.bounds.maxReplicas}`,
+          `${consumer.bounds.terminationGracePeriodSeconds} s`,
+          String(consumer.bounds.messageCount),
+          `${consumer.connections.perReplica}/replica, ${consumer.connections.atMaxReplicas} at most of ${consumer.connections.budget}`,
+        ]),
+      ),
+      "",
+    );
+    for (const consumer of report.consumers) {
+      lines.push(`${consumer.app}:`);
+      for (const [what, why] of Object.entries(consumer.bounds.explanation)) lines.push(`  ${what} ${why}`);
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
 export function formatPlan(plan: Plan): string {
   const { report, mocked, config } = plan;
   const ofType = (type: string) => mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
@@ -67,6 +116,9 @@ export function formatPlan(plan: Plan): string {
   const actionGroup = ofType("monitor:ActionGroup")[0];
   const alerts = ofType("monitor:MetricAlert");
   const roles = ofType("authorization:RoleAssignment");
+  const identityNames = new Map(
+    ofType("managedidentity:UserAssignedIdentity").map((identity) => [String(identity.state.principalId), `identity ${String(identity.inputs.resourceName)}`]),
+  );
   const rules = ofType("servicebus:QueueAuthorizationRule");
 
   // In config order: registration order depends on when each queue's inputs resolved.
@@ -89,7 +141,8 @@ export function formatPlan(plan: Plan): string {
         .filter((role) => role.inputs.scope === queue.id)
         .map((role) => {
           const guid = String(role.inputs.roleDefinitionId ?? "").split("/").pop() ?? "";
-          return `${roleNames[guid] ?? `role ${guid}`}: ${String(role.inputs.principalId)}`;
+          const principal = String(role.inputs.principalId);
+          return `${roleNames[guid] ?? `role ${guid}`}: ${identityNames.get(principal) ?? principal}`;
         }),
       ...rules
         .filter((rule) => rule.inputs.queueName === name)
@@ -131,6 +184,7 @@ export function formatPlan(plan: Plan): string {
     "",
     table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], rows),
     "",
+    ...serviceLines(plan),
   ];
   if (report.violations.length === 0) {
     lines.push(`Policies: ${billingPolicies.length} checked, all passed.`);

@@ -5,7 +5,8 @@ import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from ".
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings } from "../../tuning/index.js";
+import type { ConsumerSettings, ReplicaBounds } from "../../tuning/index.js";
+import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 
@@ -23,11 +24,21 @@ export interface PlannedQueue {
   consumer: ConsumerSettings;
 }
 
+/** A consumer app's computed bounds: max replicas and why, grace period, KEDA target, connections. */
+export interface PlannedConsumer {
+  app: string;
+  queue: string;
+  bounds: ReplicaBounds;
+  /** Connections this app may hold at max replicas, against its share of the server's max_connections. */
+  connections: { perReplica: number; atMaxReplicas: number; budget: number };
+}
+
 /** What `chargeguard plan --json` prints. */
 export interface PlanReport {
   stack: string;
   resources: PlannedResource[];
   queues: PlannedQueue[];
+  consumers: PlannedConsumer[];
   violations: Violation[];
 }
 
@@ -46,6 +57,22 @@ export interface PlanOptions extends StackConfigLocation {
 
 interface StackOutputs {
   queues: Record<string, PlannedQueue & { childIds: string[] }>;
+  consumers: Record<string, { queue: string; bounds: ReplicaBounds; appId: string }>;
+}
+
+/**
+ * Offline there is no key to decrypt `{ secure: ... }` values: the program gets a placeholder (still handled as a
+ * secret, and printed as "[secret]"). Under `pulumi up` the CLI hands the program the decrypted value.
+ */
+const SECURE_PLACEHOLDER = "https://secure-value.invalid/decrypted-by-pulumi-up";
+
+function withSecurePlaceholders(value: unknown): unknown {
+  if (isSecureValue(value)) return SECURE_PLACEHOLDER;
+  if (Array.isArray(value)) return value.map(withSecurePlaceholders);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withSecurePlaceholders(item)]));
+  }
+  return value;
 }
 
 const byTypeThenName = (a: PlannedResource, b: PlannedResource) =>
@@ -63,11 +90,12 @@ export function planStack(options: PlanOptions): Promise<Plan> {
 
 async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   const { stack, file, values } = readStackConfigFile(options);
-  const config = parseStackConfig(values, file);
+  const config = parseStackConfig(values, file, stack);
+  const secretKeys = Object.keys(values).filter((key) => JSON.stringify(withSecurePlaceholders(values[key])) !== JSON.stringify(values[key]));
 
   const mocked: MockedResource[] = [];
   await pulumi.runtime.setMocks(azureMocks((resource) => mocked.push(resource)), PROJECT, stack, false);
-  pulumi.runtime.setAllConfig(toPulumiConfig(values));
+  pulumi.runtime.setAllConfig(toPulumiConfig(withSecurePlaceholders(values) as Record<string, unknown>), secretKeys);
   // Every child's id is among the outputs, so once they resolve every resource has been registered.
   const outputs = await new Promise<StackOutputs>((resolve) => {
     pulumi.output(defineStack()).apply((resolved) => {
@@ -93,11 +121,28 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     return { name: queue.name, lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
   });
 
+  const consumers = (config.app?.consumers ?? []).map((consumer): PlannedConsumer => {
+    const output = outputs.consumers[consumer.appName];
+    if (!output) throw new Error(`the program built no consumer app ${consumer.appName}`);
+    const { bounds } = output;
+    return {
+      app: consumer.appName,
+      queue: consumer.queue,
+      bounds,
+      connections: {
+        perReplica: bounds.poolSizePerReplica,
+        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas,
+        budget: consumer.budget.connectionBudget,
+      },
+    };
+  });
+
   return {
     report: {
       stack,
       resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs })).sort(byTypeThenName),
       queues,
+      consumers,
       violations,
     },
     file,

@@ -17,34 +17,11 @@ import { parseIsoDuration } from "../../tuning/index.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
 import { coverageProblems, LOCK_MAX_MS, LOCK_MIN_MS, MAX_DELIVERY_COUNT, MIN_DELIVERY_COUNT } from "../../tuning/index.js";
 
-export const types = {
-  namespace: "azure-native:servicebus:Namespace",
-  queue: "azure-native:servicebus:Queue",
-  namespaceRule: "azure-native:servicebus:NamespaceAuthorizationRule",
-  queueRule: "azure-native:servicebus:QueueAuthorizationRule",
-  metricAlert: "azure-native:monitor:MetricAlert",
-  roleAssignment: "azure-native:authorization:RoleAssignment",
-} as const;
+import { DEFAULT_PRODUCTION_STACKS, forType, isProductionStack, productionConfigSchema, stackOfUrn, type ProductionConfig } from "./policy-helpers.js";
+import { isType, types } from "./resource-types.js";
+import { servicePolicies } from "./service-policies.js";
 
-/** `azure-native:authorization:RoleAssignment` and its API-versioned aliases (`azure-native:authorization/v20220401:...`). */
-const roleAssignmentType = /^azure-native:authorization(?:\/v[0-9a-z]+)?:RoleAssignment$/i;
-
-export const DEFAULT_PRODUCTION_STACKS = ["prod", "production"];
-
-/** Runs `check` only for resources of `type`; every other resource is not this policy's business. */
-function forType(
-  type: string,
-  check: (props: Record<string, unknown>, args: ResourceValidationArgs, report: ReportViolation) => void,
-) {
-  return (args: ResourceValidationArgs, report: ReportViolation) => {
-    if (args.type === type) check(args.props, args, report);
-  };
-}
-
-/** `urn:pulumi:<stack>::<project>::<type>::<name>` -> stack. */
-export function stackOfUrn(urn: string): string | undefined {
-  return /^urn:pulumi:([^:]+)::/.exec(urn)?.[1];
-}
+export { types, isType, DEFAULT_PRODUCTION_STACKS, stackOfUrn };
 
 const queueLabel = (props: Record<string, unknown>, fallback: string) =>
   typeof props.queueName === "string" ? props.queueName : typeof props.name === "string" ? props.name : fallback;
@@ -117,25 +94,16 @@ export const namespaceMinimumTls: ResourceValidationPolicy = {
   }),
 };
 
-interface ProductionConfig {
-  productionStacks?: string[];
-}
-
 export const namespaceLocalAuthInProduction: ResourceValidationPolicy = {
   name: "servicebus-local-auth-disabled-in-prod",
   description: "In production stacks namespaces disable local (SAS key) auth: applications use Entra ID identities.",
   enforcementLevel: "mandatory",
-  configSchema: {
-    properties: {
-      productionStacks: { type: "array", items: { type: "string" }, default: DEFAULT_PRODUCTION_STACKS },
-    },
-  },
+  configSchema: productionConfigSchema,
   validateResource: forType(types.namespace, (props, args, report) => {
-    const production = args.getConfig<ProductionConfig>().productionStacks ?? DEFAULT_PRODUCTION_STACKS;
     const stack = stackOfUrn(args.urn);
-    if (stack === undefined || !production.includes(stack)) return;
+    if (!isProductionStack(args.urn, args.getConfig<ProductionConfig>())) return;
     if (props.disableLocalAuth !== true) {
-      report(`namespace ${String(props.namespaceName ?? args.name)}: stack ${stack} is production: set disableLocalAuth: true (Entra ID only)`);
+      report(`namespace ${String(props.namespaceName ?? args.name)}: stack ${String(stack)} is production: set disableLocalAuth: true (Entra ID only)`);
     }
   }),
 };
@@ -172,7 +140,7 @@ export const dataRolesAtQueueScope: ResourceValidationPolicy = {
   description: `Service Bus data roles are granted on one queue, never on the namespace or wider; Data Owner (entity management) is never granted. A consumer holds ${consumerQueueRights.roles.join(" and ")} on its own queue.`,
   enforcementLevel: "mandatory",
   validateResource: (args: ResourceValidationArgs, report: ReportViolation) => {
-    if (!roleAssignmentType.test(args.type)) return;
+    if (!isType(args.type, types.roleAssignment)) return;
     const roleGuid = String(args.props.roleDefinitionId ?? "").split("/").pop()?.toLowerCase() ?? "";
     const role = dataRoleNameOf[roleGuid];
     if (role === undefined) return; // not a Service Bus data role
@@ -229,8 +197,8 @@ export const deadLetterAlertPerQueue: StackValidationPolicy = {
   description: "Every queue has an enabled DeadletteredMessages alert (EntityName = the queue, scoped to its namespace) that notifies someone.",
   enforcementLevel: "mandatory",
   validateStack: (args: StackValidationArgs, report: ReportViolation) => {
-    const alerts = args.resources.filter((resource) => resource.type === types.metricAlert);
-    for (const queue of args.resources.filter((resource) => resource.type === types.queue)) {
+    const alerts = args.resources.filter((resource) => isType(resource.type, types.metricAlert));
+    for (const queue of args.resources.filter((resource) => isType(resource.type, types.queue))) {
       const name = queueLabel(queue.props, queue.name);
       const watching = alerts.filter((alert) => alertWatchesQueue(alert, name, namespaceOfQueue(queue)));
       if (watching.length === 0) {
@@ -242,8 +210,8 @@ export const deadLetterAlertPerQueue: StackValidationPolicy = {
   },
 };
 
-/** Every chargeguard policy, in the order the plan reports them. */
-export const billingPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
+/** The Service Bus policies; `billingPolicies` (./index of policies) adds the service's. */
+export const serviceBusPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
   queueLockDuration,
   queueMaxDeliveryCount,
   queueDeadLetterOnExpiry,
@@ -253,3 +221,6 @@ export const billingPolicies: (ResourceValidationPolicy | StackValidationPolicy)
   noManageRules,
   dataRolesAtQueueScope,
 ];
+
+/** Every chargeguard policy, in the order the plan reports them. */
+export const billingPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [...serviceBusPolicies, ...servicePolicies];

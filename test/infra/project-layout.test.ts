@@ -22,10 +22,15 @@ describe("the Pulumi project", () => {
   });
 
   it("keeps its stack files next to it with the project's config keys", () => {
+    const service = ["chargeguard:app", "chargeguard:database", "chargeguard:vault"];
+    const expected: Record<string, string[]> = {
+      dev: [...service],
+      prod: [...service, "chargeguard:network", "chargeguard:observability"],
+    };
     for (const stack of ["dev", "prod"]) {
       const file = parse(readFileSync(join(root, `Pulumi.${stack}.yaml`), "utf8")) as { config: Record<string, unknown> };
       expect(Object.keys(file.config).sort(), stack).toEqual(
-        ["azure-native:location", "chargeguard:alerts", "chargeguard:namespace", "chargeguard:queues", "chargeguard:resourceGroupName"],
+        ["azure-native:location", "chargeguard:alerts", "chargeguard:namespace", "chargeguard:queues", "chargeguard:resourceGroupName", ...(expected[stack] ?? [])].sort(),
       );
     }
   });

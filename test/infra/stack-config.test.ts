@@ -42,16 +42,22 @@ describe("loadStackConfig", () => {
     });
     expect(dev.queues).toHaveLength(1);
     expect(dev.queues[0]?.tuning).toMatchObject({ lockDuration: "PT2M", maxDeliveryCount: 10, worstCaseStripeMs: 91_500 });
-    expect(dev.alerts.severities).toEqual({ deadLettered: 2, throttled: 3, serverErrors: 3, abandoned: 3, backlog: 3 });
+    expect(dev.alerts.severities).toEqual({ deadLettered: 2, throttled: 3, serverErrors: 3, abandoned: 3, backlog: 3, userErrors: 2, retryBacklog: 2 });
+    expect(dev.production).toBe(false);
+    expect(dev.app?.consumers.map((c) => [c.appName, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds])).toEqual([
+      ["usage-billing-consumer", 2, 104],
+    ]);
   });
 
   it("loads the prod stack: Premium, Entra ID only, stricter severities", () => {
     const prod = loadStackConfig({ stack: "prod", cwd: root });
     const dev = loadStackConfig({ stack: "dev", cwd: root });
     expect(prod.namespace).toMatchObject({ sku: "Premium", disableLocalAuth: true, capacity: 1, zoneRedundant: true });
-    for (const key of Object.keys(dev.alerts.severities) as (keyof typeof dev.alerts.severities)[]) {
+    for (const key of ["deadLettered", "throttled", "serverErrors", "abandoned", "backlog"] as const) {
       expect(prod.alerts.severities[key], key).toBeLessThan(dev.alerts.severities[key]);
     }
+    expect(prod.production).toBe(true);
+    expect(prod.database).toMatchObject({ highAvailability: "ZoneRedundant", backupRetentionDays: 35, geoRedundantBackup: true, version: "16" });
     const invoice = prod.queues.find((q) => q.name === "invoice-settlement");
     expect(invoice?.tuning.lockDuration).toBe("PT5M");
     expect(invoice?.tuning.consumer.maxAutoLockRenewalDurationInMs).toBeGreaterThanOrEqual(2 * (invoice?.tuning.worstCaseStripeMs ?? 0));
@@ -104,7 +110,7 @@ describe("loadStackConfig", () => {
     );
     const problems = problemsOf(() => loadStackConfig({ configFile: file }));
     expect(problems).toEqual([
-      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:namespace, chargeguard:alerts, chargeguard:queues)',
+      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:production, chargeguard:namespace, chargeguard:alerts, chargeguard:queues, chargeguard:observability, chargeguard:network, chargeguard:vault, chargeguard:database, chargeguard:app)',
       "chargeguard:namespace.disableLocalAuth: expected true or false",
       "chargeguard:alerts.emails[0]: expected an e-mail address",
       "chargeguard:alerts.severities.deadLettered: Azure Monitor severities run from 0 (critical) to 4 (verbose)",
@@ -153,5 +159,99 @@ describe("loadStackConfig", () => {
   it("reads Pulumi's string-encoded config the same as the YAML values", () => {
     const values = goodValues();
     expect(parseStackConfig(fromPulumiConfig(toPulumiConfig(values)))).toEqual(parseStackConfig(values));
+  });
+});
+
+const serviceValues = () => ({
+  ...goodValues(),
+  "chargeguard:vault": { name: "kv-billing-test" },
+  "chargeguard:database": { serverName: "psql-billing-test", skuName: "Standard_D2ds_v5", tier: "GeneralPurpose", maxConnections: 100 },
+  "chargeguard:app": {
+    environmentName: "cae-billing-test",
+    consumers: [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2 }],
+  },
+});
+
+describe("the service sections", () => {
+  it("computes each consumer's bounds from the Stripe and connection budgets and the queue's delivery budget", () => {
+    const config = parseStackConfig(serviceValues());
+    const consumer = config.app?.consumers[0];
+    // 80 calls/s / (2 x 1000 / 250 ms) = 10 by Stripe; (100 - 20) / 10 = 8 by connections.
+    expect(consumer?.bounds).toMatchObject({ maxReplicas: 8, maxReplicasByStripe: 10, maxReplicasByConnections: 8, terminationGracePeriodSeconds: 104, messageCount: 4 });
+    expect(consumer).toMatchObject({ appName: "usage-billing-consumer", identityName: "id-usage-billing-consumer" });
+    expect(config.database).toMatchObject({ highAvailability: "Disabled", backupRetentionDays: 7, geoRedundantBackup: false, databaseName: "billing" });
+  });
+
+  it("refuses max replicas over the budget, a consumer of no queue, and a second grant of the consumer role, each by its field", () => {
+    const values = serviceValues();
+    values["chargeguard:app"].consumers = [
+      { queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2, maxReplicas: 9 } as never,
+      { queue: "refunds", image: "cr.example.azurecr.io/refunds:1.0.0" } as never,
+    ];
+    (values["chargeguard:queues"][0] as Record<string, unknown>).consumerPrincipalId = "00000000-0000-0000-0000-000000000001";
+    expect(problemsOf(() => parseStackConfig(values))).toEqual([
+      "chargeguard:app.consumers[0] (usage-billing).queue: usage-billing also names consumerPrincipalId: the app's own identity is its consumer, remove consumerPrincipalId (two grants of one role collide)",
+      "chargeguard:app.consumers[0] (usage-billing): maxReplicas 9 is outside 1..4: the connection budget allows at most 4",
+      'chargeguard:app.consumers[1] (refunds).queue: no queue "refunds" in chargeguard:queues',
+    ]);
+  });
+
+  it("refuses a grace period Container Apps cannot give and a consumer without database or vault", () => {
+    const values = { ...serviceValues(), "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 200_000, maxNetworkRetries: 2 } }] };
+    expect(problemsOf(() => parseStackConfig(values))).toEqual([
+      expect.stringMatching(/^chargeguard:app\.consumers\[0\] \(usage-billing\): the delivery budget 10\.2 min exceeds Container Apps' 600 s termination grace period/),
+    ]);
+    const bare = { ...serviceValues() } as Record<string, unknown>;
+    delete bare["chargeguard:database"];
+    delete bare["chargeguard:vault"];
+    expect(problemsOf(() => parseStackConfig(bare))).toEqual([
+      "chargeguard:database: required with chargeguard:app (the consumers' guard database)",
+      "chargeguard:vault: required with chargeguard:app (the Stripe key is read from it)",
+    ]);
+  });
+
+  it("in production asks for the network, zone-redundant HA, and a HA-capable tier", () => {
+    const values = {
+      ...serviceValues(),
+      "chargeguard:production": true,
+      "chargeguard:database": { serverName: "psql-billing-test", skuName: "Standard_B1ms", tier: "Burstable", maxConnections: 100, highAvailability: "SameZone" },
+    };
+    expect(problemsOf(() => parseStackConfig(values))).toEqual([
+      "chargeguard:network: required in production: the database, the vault and the namespace are reached only through the VNet",
+      "chargeguard:database.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)",
+      "chargeguard:database.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized",
+    ]);
+    // A stack named prod is production unless it says otherwise.
+    expect(parseStackConfig(goodValues(), "x", "prod").production).toBe(true);
+    expect(parseStackConfig({ ...goodValues(), "chargeguard:production": false }, "x", "prod").production).toBe(false);
+  });
+
+  it("refuses publicNetworkAccess Disabled unless the namespace is Premium behind a private endpoint", () => {
+    const disabled = (sku: string, network: boolean) => ({
+      ...goodValues(),
+      "chargeguard:namespace": { name: "sb-billing-test", sku, publicNetworkAccess: "Disabled" },
+      ...(network ? { "chargeguard:network": { vnetName: "vnet-test", addressSpace: "10.40.0.0/16" } } : {}),
+    });
+    const refusal = 'chargeguard:namespace.publicNetworkAccess: "Disabled" needs a Premium namespace reached through a private endpoint (set sku: Premium and a chargeguard:network section); otherwise nothing can reach the namespace';
+    expect(problemsOf(() => parseStackConfig(disabled("Standard", false)))).toEqual([refusal]);
+    expect(problemsOf(() => parseStackConfig(disabled("Premium", false)))).toEqual([refusal]);
+    expect(problemsOf(() => parseStackConfig(disabled("Standard", true)))).toEqual([
+      refusal,
+      "chargeguard:network: private endpoints for Service Bus are Premium only: set chargeguard:namespace.sku to Premium",
+    ]);
+    expect(parseStackConfig(disabled("Premium", true)).namespace.publicNetworkAccess).toBe("Disabled");
+    expect(problemsOf(() => parseStackConfig({ ...goodValues(), "chargeguard:network": { vnetName: "v", addressSpace: "10.40.0.0/24" } }))).toContain(
+      "chargeguard:network.addressSpace: expected an IPv4 CIDR block of /22 or larger starting at its network address (e.g. 10.40.0.0/16)",
+    );
+  });
+
+  it("accepts a secure webhook URL and refuses secure values where nothing is secret", () => {
+    const secure = { secure: "v1:AAAABBBBCCCC" };
+    const config = parseStackConfig({ ...goodValues(), "chargeguard:alerts": { webhooks: [{ name: "pagerduty", url: secure }] } });
+    expect(config.alerts.webhooks).toEqual([{ name: "pagerduty", url: secure }]);
+    expect(problemsOf(() => parseStackConfig({ ...goodValues(), "chargeguard:resourceGroupName": secure }))).toEqual([
+      "chargeguard:resourceGroupName: secure values are accepted only in chargeguard:alerts.webhooks[].url; this setting is not a secret",
+      expect.stringMatching(/^chargeguard:resourceGroupName: required/),
+    ]);
   });
 });

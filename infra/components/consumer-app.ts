@@ -1,0 +1,127 @@
+// One billing consumer on Container Apps, scaled by KEDA from its queue. Every bound is computed (replicaBounds):
+// max replicas from the Stripe rate and database connection budgets, the grace period from the queue's delivery
+// budget (SIGTERM, then SIGKILL after it: in-flight charges finish), KEDA's messageCount from the consumer's
+// messages in flight, never fewer than one replica. The scale rule signs in with the app's user-assigned identity
+// (no SAS: local auth stays off); secrets are Key Vault references read through the same identity; the app is
+// created only after its role assignments exist. The environment follows the consumer's run contract.
+import * as pulumi from "@pulumi/pulumi";
+import { ContainerApp } from "@pulumi/azure-native/app/index.js";
+import { replicaBounds, type ReplicaBounds, type ReplicaBudget } from "../../tuning/index.js";
+import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
+import type { BillingQueue } from "./billing-queue.js";
+import type { ConsumerIdentity } from "./consumer-identity.js";
+
+/** A Container Apps secret read from Key Vault, handed to the container as an environment variable. */
+export interface VaultSecretReference {
+  /** The secret's name in the app (lowercase letters, digits, '-'). */
+  name: string;
+  /** The run contract's variable, e.g. STRIPE_API_KEY. */
+  env: string;
+  /** Versionless Key Vault secret URL. */
+  keyVaultUrl: pulumi.Input<string>;
+}
+
+export interface ConsumerAppArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location?: pulumi.Input<string>;
+  appName: string;
+  environmentId: pulumi.Input<string>;
+  identity: ConsumerIdentity;
+  queue: BillingQueue;
+  /** The namespace's name (KEDA's `namespace` metadata) and host (the consumer's SERVICEBUS_FULLY_QUALIFIED_NAMESPACE). */
+  namespaceName: pulumi.Input<string>;
+  image: string;
+  registryServer?: string;
+  cpu: number;
+  memory: string;
+  /** The budgets the replica bounds come from (the delivery budget is the queue's). */
+  budget: Omit<ReplicaBudget, "deliveryBudgetMs">;
+  /** The guard database: DATABASE_URL without a password, DATABASE_AUTH=entra. */
+  database?: { host: pulumi.Input<string>; databaseName: string };
+  secrets: VaultSecretReference[];
+  /** Plain settings of the run contract (e.g. BILLING_PERIOD_CAP_CENTS). */
+  environment?: Record<string, string>;
+  appInsightsConnectionString?: pulumi.Input<string>;
+  tags?: Record<string, pulumi.Input<string>>;
+}
+
+
+export class ConsumerApp extends pulumi.ComponentResource {
+  readonly app: ContainerApp;
+  readonly bounds: ReplicaBounds;
+
+  constructor(name: string, args: ConsumerAppArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("chargeguard:infra:ConsumerApp", name, {}, opts);
+    const { queue, identity, budget } = args;
+    this.bounds = replicaBounds({ ...budget, deliveryBudgetMs: queue.tuning.deliveryBudgetMs });
+    const recorded = {
+      maxConcurrentCalls: budget.maxConcurrentCalls,
+      maxConcurrentStripeCalls: budget.maxConcurrentStripeCalls,
+      stripeRatePerSecond: budget.stripeRatePerSecond,
+      ...(budget.fastestStripeCallMs !== undefined ? { fastestStripeCallMs: budget.fastestStripeCallMs } : {}),
+      connectionBudget: budget.connectionBudget,
+    };
+
+    const env: { name: string; value?: pulumi.Input<string>; secretRef?: string }[] = [
+      { name: "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", value: pulumi.interpolate`${args.namespaceName}.servicebus.windows.net` },
+      { name: "SERVICEBUS_QUEUE", value: queue.queueName },
+      { name: "AZURE_CLIENT_ID", value: identity.clientId },
+      { name: "MAX_CONCURRENT_CALLS", value: String(budget.maxConcurrentCalls) },
+      { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
+      ...(args.database
+        ? [
+            {
+              name: "DATABASE_URL",
+              value: pulumi.interpolate`postgres://${encodeURIComponent(identity.identityName)}@${args.database.host}:5432/${args.database.databaseName}?sslmode=require`,
+            },
+            { name: "DATABASE_AUTH", value: "entra" },
+          ]
+        : []),
+      ...(args.appInsightsConnectionString !== undefined
+        ? [{ name: "APPLICATIONINSIGHTS_CONNECTION_STRING", value: args.appInsightsConnectionString }]
+        : []),
+      ...Object.entries(args.environment ?? {}).map(([key, value]) => ({ name: key, value })),
+      ...args.secrets.map((secret) => ({ name: secret.env, secretRef: secret.name })),
+    ];
+
+    this.app = new ContainerApp(
+      name,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        containerAppName: args.appName,
+        managedEnvironmentId: args.environmentId,
+        workloadProfileName: "Consumption",
+        identity: { type: "UserAssigned", userAssignedIdentities: [identity.resourceId] },
+        configuration: {
+          activeRevisionsMode: "Single",
+          secrets: args.secrets.map((secret) => ({ name: secret.name, keyVaultUrl: secret.keyVaultUrl, identity: identity.resourceId })),
+          ...(args.registryServer ? { registries: [{ server: args.registryServer, identity: identity.resourceId }] } : {}),
+        },
+        template: {
+          terminationGracePeriodSeconds: this.bounds.terminationGracePeriodSeconds,
+          containers: [{ name: "consumer", image: args.image, resources: { cpu: args.cpu, memory: args.memory }, env }],
+          scale: {
+            minReplicas: this.bounds.minReplicas,
+            maxReplicas: this.bounds.maxReplicas,
+            rules: [
+              {
+                name: "servicebus-queue",
+                custom: {
+                  type: "azure-servicebus",
+                  identity: identity.resourceId,
+                  metadata: { namespace: args.namespaceName, queueName: queue.queueName, messageCount: String(this.bounds.messageCount) },
+                },
+              },
+            ],
+          },
+        },
+        tags: { ...args.tags, [REPLICA_BUDGET_TAG_NAME]: JSON.stringify(recorded) },
+      },
+      // RBAC first: a Key Vault reference or image pull made before the grants exist fails the revision.
+      { parent: this, dependsOn: [...identity.roleAssignments, queue] },
+    );
+
+    this.registerOutputs({ appId: this.app.id, bounds: this.bounds });
+  }
+}

@@ -1,0 +1,97 @@
+// A consumer app's own user-assigned managed identity and every role it needs, assigned before the app exists (a
+// system-assigned identity cannot read Key Vault references at creation): Service Bus Data Receiver + Data Sender
+// on its queue (a scheduled retry is a send), AcrPull on the registry, Key Vault Secrets User on the vault.
+// Assignment names are deterministic (roleAssignmentName), so re-created state never collides with
+// RoleAssignmentExists. The app gets AZURE_CLIENT_ID so DefaultAzureCredential picks this identity.
+import * as pulumi from "@pulumi/pulumi";
+import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
+import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
+import { builtInRoles, consumerQueueRights, roleAssignmentName, roleDefinitionId, roleGuidOf } from "../access.js";
+
+/** One grant: a built-in role on a scope. */
+export interface IdentityGrant {
+  /** A label for names and plans, e.g. "queue-receiver". */
+  key: string;
+  role: string;
+  roleGuid: string;
+  scope: pulumi.Input<string>;
+}
+
+/** What a billing consumer holds on its own queue: the one rights definition BillingQueue and the proving ground use. */
+export const consumerQueueRoles = consumerQueueRights.roles.map((role) => ({
+  key: `queue-${role.split(" ").pop()?.toLowerCase() ?? "role"}`,
+  role,
+  roleGuid: roleGuidOf[role],
+}));
+
+export interface ConsumerIdentityArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location?: pulumi.Input<string>;
+  /** The identity's Azure name. */
+  identityName: string;
+  /** The consumer's queue: Data Receiver + Data Sender there, never at namespace scope. */
+  queueId: pulumi.Input<string>;
+  /** The container registry holding the image: AcrPull. */
+  registryId?: pulumi.Input<string>;
+  /** The Key Vault holding the consumer's secrets: Key Vault Secrets User. */
+  vaultId?: pulumi.Input<string>;
+  tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export class ConsumerIdentity extends pulumi.ComponentResource {
+  readonly identity: UserAssignedIdentity;
+  readonly identityName: string;
+  /** The identity's resource id (Container Apps `identity` fields take it). */
+  readonly resourceId: pulumi.Output<string>;
+  /** Entra object id: role assignments and the database's Entra administrator. */
+  readonly principalId: pulumi.Output<string>;
+  /** AZURE_CLIENT_ID for DefaultAzureCredential. */
+  readonly clientId: pulumi.Output<string>;
+  readonly grants: IdentityGrant[];
+  readonly roleAssignments: RoleAssignment[];
+
+  constructor(name: string, args: ConsumerIdentityArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("chargeguard:infra:ConsumerIdentity", name, {}, opts);
+    this.identityName = args.identityName;
+    this.identity = new UserAssignedIdentity(
+      name,
+      { resourceGroupName: args.resourceGroupName, location: args.location, resourceName: args.identityName, tags: args.tags },
+      { parent: this },
+    );
+    this.resourceId = this.identity.id;
+    this.principalId = this.identity.principalId;
+    this.clientId = this.identity.clientId;
+
+    this.grants = [
+      ...consumerQueueRoles.map((role) => ({ ...role, scope: args.queueId })),
+      ...(args.registryId !== undefined ? [{ key: "acr-pull", role: "AcrPull", roleGuid: builtInRoles.acrPull, scope: args.registryId }] : []),
+      ...(args.vaultId !== undefined
+        ? [{ key: "vault-secrets-user", role: "Key Vault Secrets User", roleGuid: builtInRoles.keyVaultSecretsUser, scope: args.vaultId }]
+        : []),
+    ];
+    this.roleAssignments = this.grants.map(
+      (grant) =>
+        new RoleAssignment(
+          `${name}-${grant.key}`,
+          {
+            roleAssignmentName: pulumi
+              .all([grant.scope, this.principalId])
+              .apply(([scope, principal]) => roleAssignmentName(scope, principal, grant.roleGuid)),
+            principalId: this.principalId,
+            principalType: "ServicePrincipal",
+            scope: grant.scope,
+            roleDefinitionId: pulumi.output(grant.scope).apply((scope) => roleDefinitionId(scope, grant.roleGuid)),
+            description: `chargeguard: ${grant.role} for consumer ${args.identityName}`,
+          },
+          { parent: this },
+        ),
+    );
+
+    this.registerOutputs({
+      resourceId: this.resourceId,
+      principalId: this.principalId,
+      clientId: this.clientId,
+      roleAssignmentIds: this.roleAssignments.map((assignment) => assignment.id),
+    });
+  }
+}

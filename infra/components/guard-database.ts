@@ -1,0 +1,133 @@
+// The guard's PostgreSQL Flexible Server: version 16+, Microsoft Entra authentication (the consumers' identities
+// are its Entra administrators and sign in with a token as the password), password authentication off in
+// production, zone-redundant high availability, long and geo-redundant backups and private access (delegated
+// subnet + private DNS zone) in production, `max_connections` deployed from the same number the replica
+// bounds are computed from, and diagnostics in Dedicated tables.
+import * as pulumi from "@pulumi/pulumi";
+import {
+  AdministratorsMicrosoftEntra,
+  Configuration,
+  Database,
+  FirewallRule,
+  Server,
+} from "@pulumi/azure-native/dbforpostgresql/index.js";
+import { dedicatedDiagnostics } from "./diagnostics.js";
+
+export interface EntraAdministrator {
+  objectId: pulumi.Input<string>;
+  principalName: pulumi.Input<string>;
+  principalType: "ServicePrincipal" | "User" | "Group";
+}
+
+export interface GuardDatabaseArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location?: pulumi.Input<string>;
+  serverName: string;
+  databaseName: string;
+  /** "16" or "17". */
+  version: "16" | "17";
+  skuName: string;
+  tier: "Burstable" | "GeneralPurpose" | "MemoryOptimized";
+  storageSizeGB: number;
+  /** Deployed as the server's max_connections: the connection budget is computed from it. */
+  maxConnections: number;
+  tenantId: pulumi.Input<string>;
+  /** Entra administrators: each consumer identity (and a DBA group, if any). */
+  administrators: { key: string; admin: EntraAdministrator }[];
+  highAvailability: "ZoneRedundant" | "SameZone" | "Disabled";
+  backupRetentionDays: number;
+  geoRedundantBackup: boolean;
+  /** Production: private access through a delegated subnet and a private DNS zone; no public endpoint. */
+  privateAccess?: { delegatedSubnetId: pulumi.Input<string>; privateDnsZoneId: pulumi.Input<string> };
+  production: boolean;
+  logAnalyticsWorkspaceId?: pulumi.Input<string>;
+  tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export class GuardDatabase extends pulumi.ComponentResource {
+  readonly server: Server;
+  readonly database: Database;
+  readonly serverName: string;
+  readonly databaseName: string;
+  /** `<server>.postgres.database.azure.com` */
+  readonly host: pulumi.Output<string>;
+  readonly maxConnections: number;
+  readonly administrators: AdministratorsMicrosoftEntra[];
+
+  constructor(name: string, args: GuardDatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("chargeguard:infra:GuardDatabase", name, {}, opts);
+    this.serverName = args.serverName;
+    this.databaseName = args.databaseName;
+    this.maxConnections = args.maxConnections;
+    this.server = new Server(
+      name,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        serverName: args.serverName,
+        version: args.version,
+        sku: { name: args.skuName, tier: args.tier },
+        storage: { storageSizeGB: args.storageSizeGB, autoGrow: "Enabled" },
+        // Entra only: no administrator login, so there is no password to keep anywhere.
+        authConfig: { activeDirectoryAuth: "Enabled", passwordAuth: "Disabled", tenantId: args.tenantId },
+        highAvailability: { mode: args.highAvailability },
+        backup: { backupRetentionDays: args.backupRetentionDays, geoRedundantBackup: args.geoRedundantBackup ? "Enabled" : "Disabled" },
+        network: args.privateAccess
+          ? {
+              delegatedSubnetResourceId: args.privateAccess.delegatedSubnetId,
+              privateDnsZoneArmResourceId: args.privateAccess.privateDnsZoneId,
+              publicNetworkAccess: "Disabled",
+            }
+          : { publicNetworkAccess: "Enabled" },
+        tags: args.tags,
+      },
+      { parent: this, protect: args.production },
+    );
+    this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
+
+    this.database = new Database(
+      `${name}-db`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, databaseName: args.databaseName, charset: "UTF8", collation: "en_US.utf8" },
+      { parent: this, protect: args.production },
+    );
+    new Configuration(
+      `${name}-max-connections`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
+      { parent: this },
+    );
+    // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
+    let previous: pulumi.Resource = this.database;
+    this.administrators = args.administrators.map(({ key, admin }) => {
+      const resource: AdministratorsMicrosoftEntra = new AdministratorsMicrosoftEntra(
+        `${name}-entra-${key}`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          serverName: this.server.name,
+          objectId: admin.objectId,
+          principalName: admin.principalName,
+          principalType: admin.principalType,
+          tenantId: args.tenantId,
+        },
+        { parent: this, dependsOn: [previous] },
+      );
+      previous = resource;
+      return resource;
+    });
+    if (!args.privateAccess) {
+      // Development only: public access limited to Azure's own services (the Container Apps environment).
+      new FirewallRule(
+        `${name}-allow-azure`,
+        { resourceGroupName: args.resourceGroupName, serverName: this.server.name, firewallRuleName: "AllowAzureServices", startIpAddress: "0.0.0.0", endIpAddress: "0.0.0.0" },
+        { parent: this },
+      );
+    }
+    if (args.logAnalyticsWorkspaceId !== undefined) {
+      dedicatedDiagnostics(
+        `${name}-diagnostics`,
+        { settingName: `${args.serverName}-diagnostics`, resourceUri: this.server.id, workspaceId: args.logAnalyticsWorkspaceId },
+        { parent: this },
+      );
+    }
+    this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
+  }
+}

@@ -1,0 +1,110 @@
+// The production network: a VNet with three subnets (apps delegated to Container Apps, database delegated to
+// PostgreSQL Flexible, one for private endpoints) and the private DNS zones that make the namespace, the vault and
+// the database resolve to private addresses inside it. Development has none of this: public and cheap.
+import * as pulumi from "@pulumi/pulumi";
+import { Subnet, VirtualNetwork } from "@pulumi/azure-native/network/index.js";
+import { PrivateZone, VirtualNetworkLink } from "@pulumi/azure-native/privatedns/index.js";
+import { planSubnets } from "../network-plan.js";
+
+/** Azure's private-link zone names (public cloud). */
+export const privateDnsZones = {
+  serviceBus: "privatelink.servicebus.windows.net",
+  vault: "privatelink.vaultcore.azure.net",
+} as const;
+
+/** PostgreSQL Flexible's private access needs its own zone ending in `.postgres.database.azure.com`. */
+export const postgresDnsZone = (serverName: string) => `${serverName}.private.postgres.database.azure.com`;
+
+export interface PrivateNetworkArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location?: pulumi.Input<string>;
+  vnetName: string;
+  /** e.g. 10.40.0.0/16: carved by planSubnets. */
+  addressSpace: string;
+  /** The database server's name: its private DNS zone is named after it. */
+  databaseServerName?: string;
+  tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export class PrivateNetwork extends pulumi.ComponentResource {
+  readonly vnet: VirtualNetwork;
+  readonly appsSubnetId: pulumi.Output<string>;
+  readonly privateEndpointsSubnetId: pulumi.Output<string>;
+  readonly databaseSubnetId: pulumi.Output<string>;
+  /** Zone ids by key: serviceBus, vault, postgres. */
+  readonly zoneIds: Record<string, pulumi.Output<string>> = {};
+  readonly links: VirtualNetworkLink[] = [];
+
+  constructor(name: string, args: PrivateNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("chargeguard:infra:PrivateNetwork", name, {}, opts);
+    const plan = planSubnets(args.addressSpace);
+    this.vnet = new VirtualNetwork(
+      name,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        virtualNetworkName: args.vnetName,
+        addressSpace: { addressPrefixes: [args.addressSpace] },
+        tags: args.tags,
+      },
+      // Subnets are their own resources below; inline `subnets` here would fight them on every update.
+      { parent: this, ignoreChanges: ["subnets"] },
+    );
+    const subnet = (key: string, addressPrefix: string, delegation?: string, dependsOn: pulumi.Resource[] = []) =>
+      new Subnet(
+        `${name}-${key}`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          virtualNetworkName: this.vnet.name,
+          subnetName: key,
+          addressPrefix,
+          ...(delegation ? { delegations: [{ name: delegation.replace(/\W/g, "-"), serviceName: delegation }] } : {}),
+          defaultOutboundAccess: false,
+        },
+        // Azure updates one subnet of a VNet at a time.
+        { parent: this, dependsOn },
+      );
+    const apps = subnet("apps", plan.apps, "Microsoft.App/environments");
+    const endpoints = subnet("private-endpoints", plan.privateEndpoints, undefined, [apps]);
+    const database = subnet("database", plan.database, "Microsoft.DBforPostgreSQL/flexibleServers", [endpoints]);
+    this.appsSubnetId = apps.id;
+    this.privateEndpointsSubnetId = endpoints.id;
+    this.databaseSubnetId = database.id;
+
+    const zones: [string, string][] = [
+      ["serviceBus", privateDnsZones.serviceBus],
+      ["vault", privateDnsZones.vault],
+      ...(args.databaseServerName ? ([["postgres", postgresDnsZone(args.databaseServerName)]] as [string, string][]) : []),
+    ];
+    for (const [key, zoneName] of zones) {
+      const zone = new PrivateZone(
+        `${name}-${key}-zone`,
+        { resourceGroupName: args.resourceGroupName, privateZoneName: zoneName, location: "global", tags: args.tags },
+        { parent: this },
+      );
+      this.zoneIds[key] = zone.id;
+      this.links.push(
+        new VirtualNetworkLink(
+          `${name}-${key}-link`,
+          {
+            resourceGroupName: args.resourceGroupName,
+            privateZoneName: zone.name,
+            virtualNetworkLinkName: `${args.vnetName}-link`,
+            location: "global",
+            virtualNetwork: { id: this.vnet.id },
+            registrationEnabled: false,
+          },
+          { parent: this },
+        ),
+      );
+    }
+
+    this.registerOutputs({
+      vnetId: this.vnet.id,
+      appsSubnetId: this.appsSubnetId,
+      privateEndpointsSubnetId: this.privateEndpointsSubnetId,
+      databaseSubnetId: this.databaseSubnetId,
+      zoneIds: this.zoneIds,
+    });
+  }
+}

@@ -1,0 +1,49 @@
+// Resource type tokens the policies police, matched the way Pulumi's own aliases allow: an explicit API version
+// (`azure-native:servicebus/v20240101:Queue`) and the module renames of azure-native v3 (`insights` -> `monitor`)
+// are the same resource. A policy that compared one exact token would let a versioned or v2-named resource through.
+
+export const types = {
+  namespace: "azure-native:servicebus:Namespace",
+  queue: "azure-native:servicebus:Queue",
+  namespaceRule: "azure-native:servicebus:NamespaceAuthorizationRule",
+  queueRule: "azure-native:servicebus:QueueAuthorizationRule",
+  namespaceNetworkRuleSet: "azure-native:servicebus:NamespaceNetworkRuleSet",
+  metricAlert: "azure-native:monitor:MetricAlert",
+  scheduledQueryRule: "azure-native:monitor:ScheduledQueryRule",
+  actionGroup: "azure-native:monitor:ActionGroup",
+  diagnosticSetting: "azure-native:monitor:DiagnosticSetting",
+  lock: "azure-native:authorization:ManagementLockByScope",
+  roleAssignment: "azure-native:authorization:RoleAssignment",
+  privateEndpoint: "azure-native:network:PrivateEndpoint",
+  containerApp: "azure-native:app:ContainerApp",
+  managedEnvironment: "azure-native:app:ManagedEnvironment",
+  postgresServer: "azure-native:dbforpostgresql:Server",
+  postgresConfiguration: "azure-native:dbforpostgresql:Configuration",
+  vault: "azure-native:keyvault:Vault",
+} as const;
+
+/** Modules azure-native renamed: the older name still reaches the same Azure resource provider. */
+const MODULE_ALIASES: Record<string, string> = {
+  insights: "monitor",
+};
+
+interface TypeToken {
+  provider: string;
+  module: string;
+  name: string;
+}
+
+function parse(token: string): TypeToken | undefined {
+  const match = /^([^:]+):([^:/]+)(?:\/[^:]+)?:([^:]+)$/.exec(token);
+  if (!match) return undefined;
+  const [, provider = "", module = "", name = ""] = match;
+  return { provider, module: MODULE_ALIASES[module] ?? module, name };
+}
+
+/** True when `actual` names the same resource as `canonical`: any API version, any renamed module. */
+export function isType(actual: string, canonical: string): boolean {
+  if (actual === canonical) return true;
+  const a = parse(actual);
+  const c = parse(canonical);
+  return a !== undefined && c !== undefined && a.provider === c.provider && a.module === c.module && a.name === c.name;
+}

@@ -1,0 +1,309 @@
+// The whole-service sections of a stack (Pulumi.<stack>.yaml): observability, network, vault, database and app.
+// Validated strictly like the rest (every problem named by its path), and the consumers' replica bounds are
+// computed here, so a config whose max replicas, grace period or connections cannot be made safe is refused
+// before anything is built. Free of Pulumi imports.
+import { z } from "zod";
+import { parseCidr, LARGEST_VNET_PREFIX } from "./network-plan.js";
+import type { QueueConfig } from "./stack-config.js";
+import {
+  connectionBudgetPerConsumer,
+  DEFAULT_FASTEST_STRIPE_CALL_MS,
+  DEFAULT_RESERVED_CONNECTIONS,
+  DEFAULT_STRIPE_RATE_UTILIZATION,
+  ReplicaBudgetError,
+  replicaBounds,
+  STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+  stripeRatePerConsumer,
+  type ReplicaBounds,
+  type ReplicaBudget,
+} from "../tuning/index.js";
+
+const PROJECT = "chargeguard";
+const whole = (what: string) => z.int({ error: `expected a whole number of ${what}` });
+const bool = () => z.boolean({ error: "expected true or false" });
+const guid = (what: string) => z.guid({ error: `expected ${what} (a GUID)` });
+const azureResourceId = z.string({ error: "expected an Azure resource id" }).regex(/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/.+/i, {
+  error: "expected /subscriptions/<id>/resourceGroups/<rg>/providers/...",
+});
+const dnsLabel = (what: string, min: number, max: number) =>
+  z.string({ error: `expected the ${what} as a string` }).regex(new RegExp(`^[a-z][a-z0-9-]{${min - 2},${max - 2}}[a-z0-9]$`), {
+    error: `a ${what} is ${min}-${max} lowercase letters, digits or hyphens, starting with a letter`,
+  });
+
+const observabilitySchema = z.strictObject({
+  workspaceName: z.string().min(4).max(63).optional(),
+  appInsightsName: z.string().min(1).max(255).optional(),
+  retentionInDays: whole("days").min(30).max(730, { error: "Log Analytics keeps data 30 to 730 days" }).optional(),
+}, { error: "expected a map { workspaceName?, appInsightsName?, retentionInDays? }" });
+
+const networkSchema = z.strictObject({
+  vnetName: z.string({ error: "expected the VNet's name" }).min(2).max(64),
+  addressSpace: z.string({ error: "expected an IPv4 CIDR block such as 10.40.0.0/16" }).refine((cidr) => {
+    const parsed = parseCidr(cidr);
+    return parsed !== undefined && parsed.prefix <= LARGEST_VNET_PREFIX;
+  }, { error: `expected an IPv4 CIDR block of /${LARGEST_VNET_PREFIX} or larger starting at its network address (e.g. 10.40.0.0/16)` }),
+}, { error: "expected a map { vnetName, addressSpace }" });
+
+const vaultSchema = z.strictObject({
+  name: z.string({ error: "expected the vault's name" }).regex(/^[A-Za-z](?!.*--)[A-Za-z0-9-]{1,22}[A-Za-z0-9]$/, {
+    error: "a Key Vault name is 3-24 letters, digits or single hyphens, starting with a letter (globally unique)",
+  }),
+  softDeleteRetentionInDays: whole("days").min(7).max(90, { error: "Key Vault keeps deleted secrets 7 to 90 days" }).optional(),
+  /** Secret names in the vault; their values are set out of band. */
+  secrets: z.strictObject({
+    stripeApiKey: z.string().regex(/^[A-Za-z0-9-]{1,127}$/).optional(),
+    keybrakeApiKey: z.string().regex(/^[A-Za-z0-9-]{1,127}$/).optional(),
+  }).optional(),
+}, { error: "expected a map { name, softDeleteRetentionInDays?, secrets? }" });
+
+const databaseSchema = z.strictObject({
+  serverName: dnsLabel("server name", 3, 63),
+  databaseName: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, { error: "a database name is a lowercase identifier" }).optional(),
+  version: z.enum(["16", "17"], { error: 'the guard needs PostgreSQL "16" or "17"' }).optional(),
+  skuName: z.string({ error: "expected a SKU name such as Standard_D2ds_v5 or Standard_B1ms" }),
+  tier: z.enum(["Burstable", "GeneralPurpose", "MemoryOptimized"], { error: "expected Burstable, GeneralPurpose or MemoryOptimized" }),
+  storageSizeGB: whole("GiB").min(32).max(32_768).optional(),
+  maxConnections: whole("connections").min(25).max(5000, { error: "PostgreSQL Flexible allows max_connections up to 5000" }),
+  reservedConnections: whole("connections").min(0).optional(),
+  highAvailability: z.enum(["ZoneRedundant", "SameZone", "Disabled"], { error: "expected ZoneRedundant, SameZone or Disabled" }).optional(),
+  backupRetentionDays: whole("days").min(7).max(35, { error: "PostgreSQL Flexible keeps backups 7 to 35 days" }).optional(),
+  geoRedundantBackup: bool().optional(),
+  administrators: z.array(z.strictObject({
+    objectId: guid("the administrator's Entra object id"),
+    principalName: z.string().min(1),
+    principalType: z.enum(["User", "Group", "ServicePrincipal"]),
+  })).optional(),
+}, { error: "expected a map { serverName, skuName, tier, maxConnections, ... }" });
+
+const consumerSchema = z.strictObject({
+  queue: z.string({ error: "expected the name of a queue in chargeguard:queues" }),
+  appName: dnsLabel("container app name", 2, 32).optional(),
+  identityName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/).optional(),
+  image: z.string({ error: "expected the consumer image, e.g. myregistry.azurecr.io/usage-billing-consumer:1.0.0" }).regex(/^[^\s:]+(:[\w.-]+|@sha256:[a-f0-9]{64})$/, {
+    error: "expected an image reference with a tag or digest, e.g. myregistry.azurecr.io/usage-billing-consumer:1.0.0",
+  }),
+  cpu: z.number({ error: "expected vCPUs such as 0.5" }).min(0.25).max(4).optional(),
+  memory: z.string().regex(/^\d+(\.\d+)?Gi$/, { error: 'expected memory such as "1Gi" (2 x the vCPUs)' }).optional(),
+  maxConcurrentCalls: whole("messages").min(1).max(256).optional(),
+  maxConcurrentStripeCalls: whole("calls").min(1).max(256).optional(),
+  minReplicas: z.int({ error: "expected a whole number of replicas" }).optional(),
+  maxReplicas: z.int({ error: "expected a whole number of replicas" }).optional(),
+  stripeRatePerSecond: z.number({ error: "expected Stripe calls per second" }).positive().optional(),
+  environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string(), { error: "expected a map of plain settings (NAME: value)" }).optional(),
+}, { error: "expected a map { queue, image, ... } per consumer" });
+
+const appSchema = z.strictObject({
+  environmentName: z.string({ error: "expected the Container Apps environment's name" }).min(2).max(60),
+  registry: z.strictObject({ server: z.string().regex(/^[a-z0-9.-]+$/), resourceId: azureResourceId }).optional(),
+  stripe: z.strictObject({
+    /** Stripe's default in live mode is 100 operations per second (25 in test mode); ask Stripe for more. */
+    rateLimitPerSecond: z.number().positive().optional(),
+    utilization: z.number().gt(0).max(1).optional(),
+    fastestCallMs: whole("milliseconds").min(1).optional(),
+  }).optional(),
+  consumers: z.array(consumerSchema, { error: "expected a list of consumers" }).min(1, { error: "expected at least one consumer" }),
+}, { error: "expected a map { environmentName, registry?, stripe?, consumers }" });
+
+export type ObservabilityInput = z.infer<typeof observabilitySchema>;
+export type NetworkConfig = z.infer<typeof networkSchema>;
+export type ConsumerInput = z.infer<typeof consumerSchema>;
+
+export interface VaultConfig {
+  name: string;
+  softDeleteRetentionInDays: number;
+  secrets: { stripeApiKey: string; keybrakeApiKey?: string };
+}
+
+export interface DatabaseConfig {
+  serverName: string;
+  databaseName: string;
+  version: "16" | "17";
+  skuName: string;
+  tier: "Burstable" | "GeneralPurpose" | "MemoryOptimized";
+  storageSizeGB: number;
+  maxConnections: number;
+  reservedConnections: number;
+  highAvailability: "ZoneRedundant" | "SameZone" | "Disabled";
+  backupRetentionDays: number;
+  geoRedundantBackup: boolean;
+  administrators: { objectId: string; principalName: string; principalType: "User" | "Group" | "ServicePrincipal" }[];
+}
+
+export interface ConsumerConfig {
+  queue: string;
+  appName: string;
+  identityName: string;
+  image: string;
+  cpu: number;
+  memory: string;
+  environment: Record<string, string>;
+  /** What the bounds were computed from (the delivery budget is the queue's). */
+  budget: Omit<ReplicaBudget, "deliveryBudgetMs">;
+  bounds: ReplicaBounds;
+}
+
+export interface AppConfig {
+  environmentName: string;
+  registry?: { server: string; resourceId: string };
+  stripe: { rateLimitPerSecond: number; utilization: number; fastestCallMs: number };
+  consumers: ConsumerConfig[];
+}
+
+export interface ServiceConfig {
+  observability: ObservabilityInput;
+  network?: NetworkConfig;
+  vault?: VaultConfig;
+  database?: DatabaseConfig;
+  app?: AppConfig;
+}
+
+interface ParseContext {
+  production: boolean;
+  problems: string[];
+  section: <T>(key: string, schema: z.ZodType<T>, required: boolean) => T | undefined;
+}
+
+/** Parses the service sections; `validateAgainstQueues` then checks each consumer against its queue and computes its bounds. */
+export function parseServiceSections(values: Record<string, unknown>, context: ParseContext) {
+  const { production, problems, section } = context;
+  const observability = section("observability", observabilitySchema, false) ?? {};
+  const network = section("network", networkSchema, false);
+  const vaultInput = section("vault", vaultSchema, false);
+  const databaseInput = section("database", databaseSchema, false);
+  const appInput = section("app", appSchema, false);
+
+  const defined = (key: string) => values[`${PROJECT}:${key}`] !== undefined;
+  if (production && !defined("network") && ["database", "vault", "app"].some(defined)) {
+    problems.push(`${PROJECT}:network: required in production: the database, the vault and the namespace are reached only through the VNet`);
+  }
+  if (defined("app") && !defined("database")) problems.push(`${PROJECT}:database: required with ${PROJECT}:app (the consumers' guard database)`);
+  if (defined("app") && !defined("vault")) problems.push(`${PROJECT}:vault: required with ${PROJECT}:app (the Stripe key is read from it)`);
+
+  let database: DatabaseConfig | undefined;
+  if (databaseInput) {
+    const highAvailability = databaseInput.highAvailability ?? (production ? "ZoneRedundant" : "Disabled");
+    const key = `${PROJECT}:database`;
+    if (production && highAvailability !== "ZoneRedundant") {
+      problems.push(`${key}.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)`);
+    }
+    if (highAvailability !== "Disabled" && databaseInput.tier === "Burstable") {
+      problems.push(`${key}.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized`);
+    }
+    const reservedConnections = databaseInput.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS;
+    if (reservedConnections >= databaseInput.maxConnections) {
+      problems.push(`${key}.reservedConnections: ${reservedConnections} leaves none of maxConnections ${databaseInput.maxConnections} to the consumers`);
+    }
+    database = {
+      serverName: databaseInput.serverName,
+      databaseName: databaseInput.databaseName ?? "billing",
+      version: databaseInput.version ?? "16",
+      skuName: databaseInput.skuName,
+      tier: databaseInput.tier,
+      storageSizeGB: databaseInput.storageSizeGB ?? 32,
+      maxConnections: databaseInput.maxConnections,
+      reservedConnections,
+      highAvailability,
+      backupRetentionDays: databaseInput.backupRetentionDays ?? (production ? 35 : 7),
+      geoRedundantBackup: databaseInput.geoRedundantBackup ?? production,
+      administrators: databaseInput.administrators ?? [],
+    };
+  }
+
+  const vault: VaultConfig | undefined = vaultInput && {
+    name: vaultInput.name,
+    softDeleteRetentionInDays: vaultInput.softDeleteRetentionInDays ?? 90,
+    secrets: {
+      stripeApiKey: vaultInput.secrets?.stripeApiKey ?? "stripe-api-key",
+      ...(vaultInput.secrets?.keybrakeApiKey !== undefined ? { keybrakeApiKey: vaultInput.secrets.keybrakeApiKey } : {}),
+    },
+  };
+
+  const config: ServiceConfig = {
+    observability,
+    ...(network ? { network } : {}),
+    ...(vault ? { vault } : {}),
+    ...(database ? { database } : {}),
+  };
+
+  return {
+    config,
+    /** Each consumer against its queue; fills `config.app` with computed bounds. */
+    validateAgainstQueues(queues: QueueConfig[], problemsOut: string[]) {
+      // Without a valid database there is no connection budget: its own problem is reported already.
+      if (!appInput || !database) return;
+      const stripe = {
+        rateLimitPerSecond: appInput.stripe?.rateLimitPerSecond ?? STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+        utilization: appInput.stripe?.utilization ?? DEFAULT_STRIPE_RATE_UTILIZATION,
+        fastestCallMs: appInput.stripe?.fastestCallMs ?? DEFAULT_FASTEST_STRIPE_CALL_MS,
+      };
+      const count = appInput.consumers.length;
+      const fairRate = stripeRatePerConsumer(stripe.rateLimitPerSecond, count, stripe.utilization);
+      const connectionBudget = database
+        ? connectionBudgetPerConsumer({ maxConnections: database.maxConnections, reservedConnections: database.reservedConnections, consumers: count })
+        : 0;
+      const explicitRates = appInput.consumers.reduce((sum, consumer) => sum + (consumer.stripeRatePerSecond ?? fairRate), 0);
+      if (explicitRates > stripe.rateLimitPerSecond * stripe.utilization + 1e-9) {
+        problemsOut.push(
+          `${PROJECT}:app.consumers: their stripeRatePerSecond add up to ${explicitRates} calls/s, over ${stripe.utilization} x the account's ${stripe.rateLimitPerSecond}/s limit`,
+        );
+      }
+      const consumers: ConsumerConfig[] = [];
+      const seen = new Set<string>();
+      appInput.consumers.forEach((consumer, index) => {
+        const label = `${PROJECT}:app.consumers[${index}] (${consumer.queue})`;
+        const queue = queues.find((q) => q.name === consumer.queue);
+        if (!queue) {
+          problemsOut.push(`${label}.queue: no queue "${consumer.queue}" in ${PROJECT}:queues`);
+          return;
+        }
+        if (seen.has(queue.name)) problemsOut.push(`${label}.queue: another consumer app already consumes ${queue.name}`);
+        seen.add(queue.name);
+        if (queue.consumerPrincipalId !== undefined) {
+          problemsOut.push(
+            `${label}.queue: ${queue.name} also names consumerPrincipalId: the app's own identity is its consumer, remove consumerPrincipalId (two grants of one role collide)`,
+          );
+        }
+        const maxConcurrentCalls = consumer.maxConcurrentCalls ?? 8;
+        const budget: Omit<ReplicaBudget, "deliveryBudgetMs"> = {
+          maxConcurrentCalls,
+          maxConcurrentStripeCalls: consumer.maxConcurrentStripeCalls ?? maxConcurrentCalls,
+          stripeRatePerSecond: consumer.stripeRatePerSecond ?? fairRate,
+          fastestStripeCallMs: stripe.fastestCallMs,
+          connectionBudget,
+          ...(consumer.minReplicas !== undefined ? { minReplicas: consumer.minReplicas } : {}),
+          ...(consumer.maxReplicas !== undefined ? { maxReplicas: consumer.maxReplicas } : {}),
+        };
+        if (budget.maxConcurrentStripeCalls > maxConcurrentCalls) {
+          problemsOut.push(`${label}.maxConcurrentStripeCalls: ${budget.maxConcurrentStripeCalls} is more than maxConcurrentCalls ${maxConcurrentCalls}`);
+          return;
+        }
+        try {
+          const bounds = replicaBounds({ ...budget, deliveryBudgetMs: queue.tuning.deliveryBudgetMs });
+          const appName = consumer.appName ?? `${queue.name.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 23)}-consumer`;
+          consumers.push({
+            queue: queue.name,
+            appName,
+            identityName: consumer.identityName ?? `id-${appName}`,
+            image: consumer.image,
+            cpu: consumer.cpu ?? 0.5,
+            memory: consumer.memory ?? "1Gi",
+            environment: consumer.environment ?? {},
+            budget,
+            bounds,
+          });
+        } catch (error) {
+          if (!(error instanceof ReplicaBudgetError)) throw error;
+          problemsOut.push(...error.problems.map((problem) => `${label}: ${problem}`));
+        }
+      });
+      config.app = {
+        environmentName: appInput.environmentName,
+        ...(appInput.registry ? { registry: appInput.registry } : {}),
+        stripe,
+        consumers,
+      };
+    },
+  };
+}
+
+
