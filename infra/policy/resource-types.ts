@@ -1,6 +1,7 @@
 // Resource type tokens the policies police, matched the way Pulumi's own aliases allow: an explicit API version
-// (`azure-native:servicebus/v20240101:Queue`) and the module renames of azure-native v3 (`insights` -> `monitor`)
-// are the same resource. A policy that compared one exact token would let a versioned or v2-named resource through.
+// (`azure-native:servicebus/v20240101:Queue`), the module renames of azure-native v3 (`insights` -> `monitor`) and
+// renamed resources (`network:InterfaceEndpoint` -> `network:PrivateEndpoint`) are the same resource. A policy that
+// compared one exact token would let a versioned or v2-named resource through.
 
 export const types = {
   namespace: "azure-native:servicebus:Namespace",
@@ -27,6 +28,11 @@ const MODULE_ALIASES: Record<string, string> = {
   insights: "monitor",
 };
 
+/** Resources azure-native renamed (module:Type -> module:Type): a private endpoint was once an InterfaceEndpoint. */
+const TYPE_ALIASES: Record<string, string> = {
+  "network:InterfaceEndpoint": "network:PrivateEndpoint",
+};
+
 interface TypeToken {
   provider: string;
   module: string;
@@ -36,8 +42,10 @@ interface TypeToken {
 function parse(token: string): TypeToken | undefined {
   const match = /^([^:]+):([^:/]+)(?:\/[^:]+)?:([^:]+)$/.exec(token);
   if (!match) return undefined;
-  const [, provider = "", module = "", name = ""] = match;
-  return { provider, module: MODULE_ALIASES[module] ?? module, name };
+  const [, provider = "", rawModule = "", rawName = ""] = match;
+  const module = MODULE_ALIASES[rawModule] ?? rawModule;
+  const [canonicalModule = module, name = rawName] = (TYPE_ALIASES[`${module}:${rawName}`] ?? `${module}:${rawName}`).split(":");
+  return { provider, module: canonicalModule, name };
 }
 
 /** True when `actual` names the same resource as `canonical`: any API version, any renamed module. */

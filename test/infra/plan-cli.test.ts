@@ -31,16 +31,26 @@ describe("chargeguard plan", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("Stack dev (Pulumi.dev.yaml), planned offline under Pulumi mocks");
     expect(stdout).toMatch(/QUEUE\s+LOCK\s+MAX DELIVERIES\s+RENEWAL DEADLINE\s+STRIPE WORST CASE\s+ALERTS\s+ACCESS/);
-    expect(stdout).toMatch(/usage-billing\s+PT2M\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: 00000000-0000-0000-0000-000000000001/);
+    expect(stdout).toMatch(/usage-billing\s+PT2M\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: identity id-usage-billing-consumer/);
+    expect(stdout).toMatch(/Data Sender: identity id-usage-billing-consumer/);
     expect(stdout).toContain("Listen+Send SAS rule usage-billing-consumer");
-    expect(stdout).toContain("Policies: 8 checked, all passed.");
+    // The computed bounds, each with its reason.
+    expect(stdout).toMatch(/CONSUMER APP\s+QUEUE\s+REPLICAS\s+GRACE PERIOD\s+KEDA MESSAGES\s+CONNECTIONS/);
+    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.2\s+104 s\s+4\s+10\/replica, 20 at most of 30/);
+    expect(stdout).toContain("maxReplicas 2: Stripe allows 2 (20 calls/s budget / 8 calls/s per replica");
+    expect(stdout).toContain("Stripe's live default is 100/s");
+    expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
   });
 
   it("prints exactly { stack, resources, queues, violations } with --json", async () => {
     const { code, stdout } = await plan("--stack", "prod", "--json");
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "violations"]);
+    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "violations"]);
+    expect((report.consumers as { app: string; bounds: Record<string, unknown> }[]).map((c) => [c.app, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds, c.bounds.messageCount])).toEqual([
+      ["usage-billing-consumer", 2, 104, 8],
+      ["invoice-settlement-consumer", 5, 377, 4],
+    ]);
     expect(report.stack).toBe("prod");
     expect(report.violations).toEqual([]);
     expect(report.queues).toEqual([
@@ -87,7 +97,40 @@ describe("chargeguard plan", () => {
     expect(text.stdout).toContain(
       "[mandatory] servicebus-local-auth-disabled-in-prod on sb-billing-prod: namespace sb-billing-prod: stack prod is production: set disableLocalAuth: true (Entra ID only)",
     );
-    expect(text.stdout).toContain("Policies: 8 checked, 1 violation(s), 1 mandatory.");
+    expect(text.stdout).toMatch(/Policies: \d+ checked, 2 violation\(s\), 2 mandatory\./);
+  });
+
+  it("exits 2 naming the field when a consumer's bounds cannot be met, and keeps a secure webhook URL out of its output", async () => {
+    const file = join(scratch, "Pulumi.staging.yaml");
+    const config = {
+      "azure-native:location": "westeurope",
+      "chargeguard:resourceGroupName": "rg-billing-staging",
+      "chargeguard:namespace": { name: "sb-billing-staging", sku: "Standard" },
+      "chargeguard:alerts": { webhooks: [{ name: "pager", url: { secure: "v1:c2VjcmV0LXdlYmhvb2s=" } }] },
+      "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 30000, maxNetworkRetries: 2 } }],
+      "chargeguard:vault": { name: "kv-billing-staging" },
+      "chargeguard:database": { serverName: "psql-billing-staging", skuName: "Standard_B1ms", tier: "Burstable", maxConnections: 50 },
+      "chargeguard:app": {
+        environmentName: "cae-billing-staging",
+        consumers: [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4, maxReplicas: 50 }],
+      },
+    };
+    writeFileSync(file, stringify({ config }));
+    const refused = await plan("--config-file", file);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("chargeguard:app.consumers[0] (usage-billing): maxReplicas 50 is outside 1..3: the connection budget allows at most 3");
+
+    config["chargeguard:app"].consumers = [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4 } as never];
+    writeFileSync(file, stringify({ config }));
+    const planned = await plan("--config-file", file, "--json");
+    expect(planned.stderr).toBe("");
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).not.toContain("c2VjcmV0LXdlYmhvb2s=");
+    expect(planned.stdout).not.toContain("secure-value.invalid");
+    const group = (JSON.parse(planned.stdout) as { resources: { type: string; inputs: Record<string, unknown> }[] }).resources.find(
+      (r) => r.type === "azure-native:monitor:ActionGroup",
+    );
+    expect(group?.inputs.webhookReceivers).toBe("[secret]");
   });
 
   it("exits 2 with one line per problem for an invalid config", async () => {

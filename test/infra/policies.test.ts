@@ -260,6 +260,15 @@ describe("the policy set", () => {
       "servicebus-local-auth-disabled-in-prod",
       "servicebus-no-manage-rule",
       "servicebus-data-roles-queue-scoped",
+      "servicebus-private-access",
+      "diagnostics-dedicated-tables",
+      "diagnostics-required-in-prod",
+      "delete-lock-in-prod",
+      "consumer-scale-rule-identity",
+      "consumer-app-bounds",
+      "guard-database",
+      "keyvault-protection",
+      "no-plain-secrets",
     ]);
     expect(new Set(billingPolicies.map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
   });
