@@ -19,6 +19,8 @@ export interface ConsumerContext {
   stripe: StripeSettings;
   /** PostgreSQL URL; absent: embedded PGlite (`pglite`, or a data directory of the consumer's choosing). */
   databaseUrl?: string;
+  /** The password for `databaseUrl` when it has none: e.g. `entraPassword({ credential })` (DATABASE_AUTH=entra). */
+  databasePassword?: string | (() => Promise<string>);
   /** An open embedded database shared by the replicas of one contender (in-process fleets). */
   pglite?: PGlite;
   clock?: Clock;

@@ -143,6 +143,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const onBillingRecords = options.event === undefined && flow === paymentIntentFlow && options.guardStore === undefined;
   const connection = {
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.databasePassword === undefined ? {} : { databasePassword: options.databasePassword }),
     ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

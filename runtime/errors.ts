@@ -60,3 +60,8 @@ export class GuardInputError extends ChargeguardError {
 export class LeaseLapsedError extends ChargeguardError {
   override name = "LeaseLapsedError";
 }
+
+/** Microsoft Entra gave no token for the database (DATABASE_AUTH=entra): the identity or its assignment is missing. */
+export class EntraTokenError extends ChargeguardError {
+  override name = "EntraTokenError";
+}

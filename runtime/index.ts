@@ -12,6 +12,7 @@ export {
   VaultKeyError,
   GuardInputError,
   LeaseLapsedError,
+  EntraTokenError,
 } from "./errors.js";
 
 // The consumer contract and the default event.
@@ -32,6 +33,12 @@ export {
 
 // The billing guard (PostgreSQL or PGlite).
 export { BillingGuard, defaultLeaseMs } from "./guard/billing-guard.js";
+export {
+  entraPassword,
+  POSTGRES_ENTRA_SCOPE,
+  DEFAULT_TOKEN_REFRESH_MARGIN_MS,
+  type EntraPasswordOptions,
+} from "./guard/entra-password.js";
 export type {
   BillingState,
   BillingRecord,

@@ -127,7 +127,10 @@ export class BillingGuard {
     }
     spendCaps(options);
     const sql = options.databaseUrl
-      ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
+      ? pgClient(options.databaseUrl, {
+          ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+          ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
+        })
       : options.pglite
         ? pgliteClient(options.pglite, { owned: false })
         : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });

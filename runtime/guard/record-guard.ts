@@ -29,6 +29,8 @@ export interface GuardOptions extends SpendCapOptions {
   /** A fixed lease; default from `stripe`, else 120000. */
   leaseMs?: number;
   poolSize?: number;
+  /** The password for `databaseUrl` when it has none: a string, or e.g. `entraPassword()` (DATABASE_AUTH=entra). */
+  databasePassword?: string | (() => Promise<string>);
 }
 
 export type GuardRecordState = "pending" | "done" | "declined";
@@ -135,7 +137,10 @@ export class Guard implements GuardStore<GuardLease> {
     const leaseMs = options.leaseMs ?? (options.stripe ? calls * deliveryBudgetMs({ stripe: options.stripe }) : 120_000);
     if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new ConfigurationError(`leaseMs must be a positive integer, got ${leaseMs}`);
     const sql = options.databaseUrl
-      ? pgClient(options.databaseUrl, { poolSize: options.poolSize })
+      ? pgClient(options.databaseUrl, {
+          ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+          ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
+        })
       : options.pglite
         ? pgliteClient(options.pglite, { owned: false })
         : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });

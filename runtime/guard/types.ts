@@ -77,6 +77,11 @@ export interface BillingGuardOptions extends SpendCapOptions {
   leaseMs?: number;
   /** Connections in the `pg` pool; default 10. */
   poolSize?: number;
+  /**
+   * The PostgreSQL password when `databaseUrl` has none: a string, or a callback run per new connection, e.g.
+   * `entraPassword({ credential })` for Microsoft Entra sign-in (DATABASE_AUTH=entra).
+   */
+  databasePassword?: string | (() => Promise<string>);
 }
 
 /** One currency's spend in a period, in its minor units (or, asked without a currency, all of them summed). */
