@@ -4,7 +4,7 @@
 // this one caches the token and fetches a fresh one before it expires, so a pool that reconnects after the first
 // token's hour (a failover, an idle connection closed, a scale-out) signs in again instead of failing.
 // Run contract: DATABASE_URL without a password + DATABASE_AUTH=entra.
-import type { TokenCredential } from "@azure/identity";
+import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
 import { systemClock, type Clock } from "../clock.js";
 import { EntraTokenError } from "../errors.js";
 
@@ -14,15 +14,16 @@ export const POSTGRES_ENTRA_SCOPE = "https://ossrdbms-aad.database.windows.net/.
 export const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
 
 export interface EntraPasswordOptions {
-  /** e.g. `new DefaultAzureCredential()` (reads AZURE_CLIENT_ID for a user-assigned identity). */
-  credential: TokenCredential;
+  /** Default `new DefaultAzureCredential()` (reads AZURE_CLIENT_ID for a user-assigned identity). */
+  credential?: TokenCredential;
   refreshMarginMs?: number;
   clock?: Clock;
   scope?: string;
 }
 
 /** A `pg` password callback: the cached Entra token while it has more than the margin left, else a fresh one. */
-export function entraPassword(options: EntraPasswordOptions): () => Promise<string> {
+export function entraPassword(options: EntraPasswordOptions = {}): () => Promise<string> {
+  const credential = options.credential ?? new DefaultAzureCredential();
   const clock = options.clock ?? systemClock;
   const margin = options.refreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;
   const scope = options.scope ?? POSTGRES_ENTRA_SCOPE;
@@ -30,7 +31,7 @@ export function entraPassword(options: EntraPasswordOptions): () => Promise<stri
   let pending: Promise<string> | undefined;
 
   const fetchToken = async (): Promise<string> => {
-    const token = await options.credential.getToken(scope);
+    const token = await credential.getToken(scope);
     if (!token) throw new EntraTokenError(`the credential returned no token for ${scope}: is the app's identity (AZURE_CLIENT_ID) assigned?`);
     // The SDK may say when to refresh; never later than the margin before expiry.
     const refreshAt = Math.min(token.refreshAfterTimestamp ?? Infinity, token.expiresOnTimestamp - margin);

@@ -8,6 +8,8 @@ export interface Config {
   fullyQualifiedNamespace?: string;
   queueName: string;
   databaseUrl?: string;
+  /** DATABASE_AUTH=entra: sign in to PostgreSQL with the app identity's Entra token (no password in DATABASE_URL). */
+  databaseAuth?: "entra";
   /** Embedded database directory, when there is no DATABASE_URL. */
   dataDir?: string;
   stripeApiKey?: string;
@@ -51,6 +53,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must start with postgres:// or postgresql://");
+  }
+  const databaseAuth = value("DATABASE_AUTH");
+  if (databaseAuth !== undefined && databaseAuth !== "password" && databaseAuth !== "entra") {
+    problems.push(`DATABASE_AUTH must be "password" (the default: DATABASE_URL carries it) or "entra" (a Microsoft Entra token), got "${databaseAuth}"`);
+  }
+  if (databaseAuth === "entra" && databaseUrl === undefined) problems.push("DATABASE_AUTH=entra needs DATABASE_URL (the server, database and Entra user, no password)");
+  if (databaseAuth === "entra" && databaseUrl !== undefined && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(databaseUrl)) {
+    problems.push("DATABASE_AUTH=entra: DATABASE_URL must not carry a password (the Entra token is the password)");
   }
 
   const stripeApiKey = value("STRIPE_API_KEY");
@@ -102,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(connectionString === undefined && fullyQualifiedNamespace !== undefined ? { fullyQualifiedNamespace } : {}),
     queueName: value("SERVICEBUS_QUEUE") ?? settings.queue,
     ...(databaseUrl === undefined ? { dataDir: settings.dataDir } : { databaseUrl }),
+    ...(databaseAuth === "entra" ? { databaseAuth: "entra" as const } : {}),
     ...(stripeApiKey === undefined ? {} : { stripeApiKey }),
     ...(stripeApiBase === undefined ? {} : { stripeApiBase }),
     ...(keybrake === undefined ? {} : { keybrake }),

@@ -2,7 +2,7 @@
 // (in-flight messages finish or are left to lapse; the guard makes whatever a crash left behind safe to redo).
 // `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
 import { mkdirSync } from "node:fs";
-import { ConfigurationError, KeybrakeKeyProvider } from "chargeguard/runtime";
+import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
 import { effectiveSettings } from "./print-settings.js";
@@ -18,6 +18,8 @@ function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
       ...(config.stripeApiBase === undefined ? {} : { apiBase: config.stripeApiBase }),
     },
     ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+    // Entra: the app identity's token (AZURE_CLIENT_ID), refreshed before it expires, is the database password.
+    ...(config.databaseAuth === "entra" ? { databasePassword: entraPassword() } : {}),
     ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
     ...(config.periodCapCents === undefined ? {} : { periodCapCents: config.periodCapCents }),
     ...(config.keybrake === undefined ? {} : { keyProvider: new KeybrakeKeyProvider(config.keybrake) }),

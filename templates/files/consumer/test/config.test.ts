@@ -57,4 +57,14 @@ describe("readConfig", () => {
   it("refuses a malformed spend cap", () => {
     expect(() => readConfig({ ...base, BILLING_PERIOD_CAP_CENTS: "12.50" })).toThrow(/BILLING_PERIOD_CAP_CENTS/);
   });
+
+  it("signs in to PostgreSQL with Entra on DATABASE_AUTH=entra, with no password in DATABASE_URL", () => {
+    const entraUrl = "postgres://id-usage-billing-consumer@psql-billing.postgres.database.azure.com:5432/billing?sslmode=require";
+    expect(readConfig({ ...base, DATABASE_URL: entraUrl, DATABASE_AUTH: "entra" })).toMatchObject({ databaseUrl: entraUrl, databaseAuth: "entra" });
+    expect(readConfig({ ...base, DATABASE_AUTH: "password" })).not.toHaveProperty("databaseAuth");
+    expect(() => readConfig({ ...base, DATABASE_URL: "postgres://app:secret@db:5432/billing", DATABASE_AUTH: "entra" })).toThrow(
+      /DATABASE_AUTH=entra: DATABASE_URL must not carry a password/,
+    );
+    expect(() => readConfig({ ...base, DATABASE_AUTH: "token" })).toThrow(/DATABASE_AUTH must be "password" .* or "entra"/);
+  });
 });
