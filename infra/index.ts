@@ -2,6 +2,15 @@
 // The tuning maths they are computed from is its own room (chargeguard/tuning), re-exported here for convenience.
 export { BillingNamespace, type BillingNamespaceArgs, type BillingAlertReceivers } from "./components/billing-namespace.js";
 export { BillingQueue, type BillingQueueArgs, type AccessGrant, type PrincipalType } from "./components/billing-queue.js";
+export { ConsumerIdentity, consumerQueueRoles, type ConsumerIdentityArgs, type IdentityGrant } from "./components/consumer-identity.js";
+export { ConsumerEnvironment, type ConsumerEnvironmentArgs } from "./components/consumer-environment.js";
+export { ConsumerApp, type ConsumerAppArgs, type VaultSecretReference } from "./components/consumer-app.js";
+export { GuardDatabase, type GuardDatabaseArgs, type EntraAdministrator } from "./components/guard-database.js";
+export { BillingSecrets, type BillingSecretsArgs } from "./components/billing-secrets.js";
+export { PrivateNetwork, privateDnsZones, postgresDnsZone, type PrivateNetworkArgs } from "./components/private-network.js";
+export { PrivateLink, type PrivateLinkArgs } from "./components/private-link.js";
+export { Observability, type ObservabilityArgs } from "./components/observability.js";
+export { ServiceAlerts, type ServiceAlertsArgs } from "./components/service-alerts.js";
 export {
   tuneQueue,
   worstCaseStripeMs,
@@ -17,6 +26,12 @@ export {
   type LatencyBudget,
   type ConsumerSettings,
   type QueueTuning,
+  replicaBounds,
+  guardPoolSize,
+  ReplicaBudgetError,
+  STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+  type ReplicaBudget,
+  type ReplicaBounds,
 } from "../tuning/index.js";
 export { parseIsoDuration, formatIsoDuration, DurationFormatError } from "../tuning/index.js";
 export {
