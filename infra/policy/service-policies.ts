@@ -174,7 +174,12 @@ export const consumerBounds: StackValidationPolicy = {
         report(`app ${name}: template.scale.minReplicas must be at least 1 (a scale-in to zero cuts in-flight charges)`, app.urn);
       }
       const maxReplicas = typeof scale.maxReplicas === "number" ? scale.maxReplicas : 10;
-      const recorded = obj(JSON.parse(String(obj(app.props.tags)[REPLICA_BUDGET_TAG_NAME] ?? "{}")));
+      let recorded: Props = {};
+      try {
+        recorded = obj(JSON.parse(String(obj(app.props.tags)[REPLICA_BUDGET_TAG_NAME] ?? "{}")));
+      } catch {
+        // A hand-edited, unreadable tag counts as none: reported below.
+      }
       const calls = Number(envValue(app.props, "MAX_CONCURRENT_CALLS") ?? 1);
       total += maxReplicas * guardPoolSize(calls);
       if (Object.keys(recorded).length === 0) {
