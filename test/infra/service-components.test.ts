@@ -3,11 +3,10 @@
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
+import { builtInRoles, roleAssignmentName } from "../../infra/access.js";
 import { BillingNamespace } from "../../infra/components/billing-namespace.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
-import { roleAssignmentName } from "../../infra/role-assignment-name.js";
 import { tuneQueue } from "../../tuning/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
