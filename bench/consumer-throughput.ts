@@ -236,8 +236,8 @@ const passThroughGuard: BillingGuardPort = {
       },
     };
   },
-  markCharged: async () => {},
-  markDeclined: async () => {},
+  markCharged: async () => true,
+  markDeclined: async () => true,
   releaseLease: async () => {},
   markCompletedLater: async () => {},
   flushCompletions: async () => {},
@@ -254,6 +254,7 @@ function twoInsertsPort(pool: pg.Pool): BillingGuardPort {
     },
     markCharged: async () => {
       await insert();
+      return true;
     },
   };
 }

@@ -21,6 +21,7 @@ import { connectServiceBus } from "./servicebus-connection.js";
 import { stableKey } from "./stable-key.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import { createStripeClient } from "./stripe/client.js";
+import { createBillingTelemetry, type BillingTelemetry } from "./telemetry/billing-telemetry.js";
 import { EnvironmentKeyProvider } from "./vault/environment-key-provider.js";
 import type { VaultKeyProvider } from "./vault/key-provider.js";
 
@@ -65,6 +66,8 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   maxConcurrentStripeCalls?: number;
   /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
   closeTimeoutMs?: number;
+  /** Metrics and traces (runtime/telemetry); default: through the global OpenTelemetry providers, a no-op without an SDK. */
+  telemetry?: BillingTelemetry;
 }
 
 const defaultStripeTimeoutMs = DEFAULT_STRIPE_BUDGET.timeoutMs;
@@ -160,17 +163,24 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const guard: BillingGuardPort | undefined = sharedGuard ?? ownGuard;
   const ownStore = onBillingRecords || options.guardStore ? undefined : await Guard.open(connection);
   const store = options.guardStore ?? ownStore;
+  const telemetry = options.telemetry ?? createBillingTelemetry();
+  const instrumentedGuard = guard === undefined ? undefined : telemetry.instrumentGuard(guard);
+  const observed = ownGuard ?? (sharedGuard instanceof BillingGuard ? sharedGuard : undefined);
+  const stopObserving = observed ? telemetry.observeGuard(() => observed.health()) : () => {};
 
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
+  const queue = options.serviceBus.queueName;
+  const settler = telemetry.instrumentSettler(receiver, queue);
+  const scheduler = telemetry.instrumentScheduler(sender, queue);
 
   let stopped = false;
   /** In-flight messages; true while parked in a step hook (a simulated crash may never return from one). */
   const inFlight = new Map<ServiceBusReceivedMessage, { inHook: boolean }>();
   const handler = createBillingHandler({
-    ...(pipelined ? { stripeSlot: pLimit(stripeSlots) } : {}),
-    ...(guard === undefined ? {} : { guard }),
+    stripeSlot: telemetry.instrumentStripeSlot(pipelined ? pLimit(stripeSlots) : undefined),
+    ...(instrumentedGuard === undefined ? {} : { guard: instrumentedGuard }),
     ...(store === undefined ? {} : { store: store as GuardStore<never> }),
     flow: flow as FlowAdapter<never>,
     ...(options.event === undefined ? {} : { event: options.event as unknown as BillingEventDefinition<never, never> }),
@@ -196,7 +206,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
         const state = { inHook: false };
         inFlight.set(message, state);
         try {
-          await handler(message, receiver, sender);
+          await telemetry.processMessage(message, queue, () => handler(message, settler, scheduler));
         } catch (error) {
           // The handler does not throw; if it ever did, swallowing beats the SDK's abandon.
           log(`billing handler failed unexpectedly: ${String(error)}`);
@@ -205,6 +215,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
         }
       },
       processError: async ({ error, errorSource }) => {
+        if (errorSource === "renewLock") telemetry.lockRenewalFailed(queue);
         log(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
       },
     },
@@ -216,6 +227,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
     close: () => {
       closing ??= (async () => {
         stopped = true;
+        stopObserving();
         await bounded(subscription.close(), 5_000);
         const deadline = Date.now() + (options.closeTimeoutMs ?? 10_000);
         while (Date.now() < deadline && [...inFlight.values()].some((state) => !state.inHook)) await sleep(20);

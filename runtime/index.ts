@@ -119,6 +119,26 @@ export {
   type RetryScheduler,
 } from "./billing-handler.js";
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
+
+// Telemetry (OpenTelemetry API only: a no-op until the application registers an SDK).
+export {
+  BillingTelemetry,
+  createBillingTelemetry,
+  type BillingTelemetryOptions,
+  type StripeSlot,
+} from "./telemetry/billing-telemetry.js";
+export {
+  metricNames,
+  attributeNames,
+  billingOutcomes,
+  preventedBy,
+  duplicateSources,
+  type BillingOutcomeName,
+  type PreventedBy,
+  type DuplicateSource,
+} from "./telemetry/metric-names.js";
+export { semanticConventionsVersion } from "./telemetry/semantic-conventions.js";
+export type { GuardHealth, PeriodCurrencySpend } from "./guard/health.js";
 export {
   reconcileFlows,
   builtInFlows,

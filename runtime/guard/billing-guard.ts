@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
 import { BillingStateError, ConfigurationError, InvalidEventError } from "../errors.js";
+import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
@@ -223,13 +224,14 @@ export class BillingGuard {
    * and flushed before this resolves. Its amount stays committed in the period's ledger (reserved at the claim), so
    * this touches only the record. A Stripe outcome is a fact whoever holds the lease now (same
    * idempotency key, same PaymentIntent), so a holder whose lease was taken over still records it; recording the
-   * same PaymentIntent twice is a no-op.
+   * same PaymentIntent twice is a no-op. True when this call turned the record charged (telemetry counts a billing
+   * once), false for the no-op.
    */
-  async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<void> {
+  async markCharged(lease: Lease, outcome: { paymentIntentId: string }): Promise<boolean> {
     requireText("paymentIntentId", outcome?.paymentIntentId, 255);
-    if (await this.#charges.add({ lease, paymentIntentId: outcome.paymentIntentId, now: this.#now() })) return;
+    if (await this.#charges.add({ lease, paymentIntentId: outcome.paymentIntentId, now: this.#now() })) return true;
     const record = await this.#settled(lease);
-    if ((record.state === "charged" || record.state === "completed") && record.paymentIntentId === outcome.paymentIntentId) return;
+    if ((record.state === "charged" || record.state === "completed") && record.paymentIntentId === outcome.paymentIntentId) return false;
     throw new BillingStateError(
       record.state === "declined"
         ? `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`
@@ -271,8 +273,11 @@ export class BillingGuard {
     return charges.map((c) => written.has(JSON.stringify([c.lease.customerId, c.lease.billingPeriod, c.paymentIntentId])));
   }
 
-  /** Records a decline (card refused) and releases the reservation, in one statement. Recording it twice is a no-op. */
-  async markDeclined(lease: Lease, outcome: { reason: string; paymentIntentId?: string }): Promise<void> {
+  /**
+   * Records a decline (card refused) and releases the reservation, in one statement. Recording it twice is a no-op.
+   * True when this call turned the record declined, false for the no-op.
+   */
+  async markDeclined(lease: Lease, outcome: { reason: string; paymentIntentId?: string }): Promise<boolean> {
     requireText("reason", outcome?.reason, 10_000);
     const [moved] = await this.#sql.query<{ settled: string | number }>(
       `WITH settled AS (
@@ -291,9 +296,9 @@ export class BillingGuard {
        SELECT count(*) AS settled FROM settled`,
       [lease.customerId, lease.billingPeriod, outcome.reason, outcome.paymentIntentId ?? null, this.#now()],
     );
-    if (Number(moved?.settled) === 1) return;
+    if (Number(moved?.settled) === 1) return true;
     const record = await this.#settled(lease);
-    if (record.state === "declined") return;
+    if (record.state === "declined") return false;
     throw new BillingStateError(
       `customer ${record.customerId} period ${record.billingPeriod} is ${record.state} (${record.paymentIntentId}); cannot record a decline`,
     );
@@ -419,6 +424,11 @@ export class BillingGuard {
     const recorded = row?.cap_cents == null || Number(row.caps) > 1 ? null : Number(row.cap_cents);
     const cap = currency === undefined ? recorded : (this.#cap(billingPeriod, currency) ?? recorded);
     return { capCents: cap, reservedCents: Number(row?.committed_cents ?? 0) - chargedCents, chargedCents };
+  }
+
+  /** What operators watch (telemetry gauges): pending billings and the spend of the latest periods. */
+  async health(options: { periods?: number } = {}): Promise<GuardHealth> {
+    return readGuardHealth(this.#sql, this.#now(), { periods: options.periods ?? 12, capFor: (period, currency) => this.#cap(period, currency) });
   }
 
   /** Writes what is queued (claims, charges, completions), then closes the connection (when the guard opened it). */

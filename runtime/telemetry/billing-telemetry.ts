@@ -1,0 +1,412 @@
+// The billing consumer's telemetry through @opentelemetry/api only: a no-op until the application registers an SDK
+// (or passes providers). It wraps what the billing flow already goes through (the guard port, the Stripe slot, the
+// receiver's settlements, the retry scheduler) instead of living inside the flow, so the flow's code stays as it is.
+// Each message runs in a scope (AsyncLocalStorage, independent of any OpenTelemetry context manager) that ties the
+// guard's answers, the Stripe call and the settlement back to the delivery they belong to.
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  context,
+  metrics,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Context,
+  type MeterProvider,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { ClaimResult } from "../guard/types.js";
+import type { GuardHealth } from "../guard/health.js";
+import { attemptOf } from "../retry-chain.js";
+import { deliverySource } from "./delivery-source.js";
+import { createInstruments, type Instruments } from "./instruments.js";
+import {
+  attributeNames as attr,
+  deadLetterReasons,
+  meterName,
+  type BillingOutcomeName,
+  type DuplicateSource,
+  type GuardOperation,
+  type PreventedBy,
+} from "./metric-names.js";
+import { producerLinks } from "./producer-link.js";
+import { errorType, messaging, semanticConventionsSchemaUrl, serviceBusSystem } from "./semantic-conventions.js";
+
+export interface BillingTelemetryOptions {
+  /** Default: the global one (`metrics.getMeterProvider()` when the telemetry is created: register the SDK first). */
+  meterProvider?: MeterProvider;
+  /** Default: the global one. */
+  tracerProvider?: TracerProvider;
+}
+
+/** Runs a Stripe call in a slot (billing-handler's `stripeSlot`). */
+export type StripeSlot = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** What one delivery did, gathered while its flow runs. */
+interface DeliveryScope {
+  readonly queue: string;
+  readonly source: DuplicateSource;
+  readonly context: Context;
+  claim?: ClaimResult["status"];
+  charge?: { amountCents: number; currency: string };
+  /** A record turned charged or declined in this delivery (counted then), or was found so already (`*-noop`). */
+  recorded?: "charged" | "declined" | "charged-noop" | "declined-noop";
+  deadLetterReason?: string;
+  retryScheduled?: boolean;
+  settled?: boolean;
+}
+
+export class BillingTelemetry {
+  readonly #tracer: Tracer;
+  readonly #instruments: Instruments;
+  readonly #scopes = new AsyncLocalStorage<DeliveryScope>();
+
+  constructor(options: BillingTelemetryOptions = {}) {
+    const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
+    const tracerProvider = options.tracerProvider ?? trace.getTracerProvider();
+    this.#instruments = createInstruments(meterProvider.getMeter(meterName, undefined, { schemaUrl: semanticConventionsSchemaUrl }));
+    this.#tracer = tracerProvider.getTracer(meterName, undefined, { schemaUrl: semanticConventionsSchemaUrl });
+  }
+
+  /** Runs one delivery's flow inside its process span and scope; counts its outcome when it ends. */
+  async processMessage(message: ServiceBusReceivedMessage, queue: string, work: () => Promise<void>): Promise<void> {
+    const source = deliverySource(message);
+    const parent = context.active();
+    const span = this.#tracer.startSpan(
+      `process ${queue}`,
+      {
+        kind: SpanKind.CONSUMER,
+        links: producerLinks(message),
+        attributes: {
+          [messaging.system]: serviceBusSystem,
+          [messaging.operationName]: "process",
+          [messaging.operationType]: "process",
+          [messaging.destinationName]: queue,
+          ...(message.messageId === undefined ? {} : { [messaging.messageId]: String(message.messageId) }),
+          [messaging.deliveryCount]: message.deliveryCount ?? 0,
+          [attr.attempt]: attemptOf(message.applicationProperties),
+          [attr.source]: source,
+        },
+      },
+      parent,
+    );
+    const scope: DeliveryScope = { queue, source, context: trace.setSpan(parent, span) };
+    const messagingAttributes = { [messaging.system]: serviceBusSystem, [messaging.operationName]: "process", [messaging.destinationName]: queue };
+    this.#instruments.consumedMessages.add(1, messagingAttributes);
+    const started = performance.now();
+    let failure: unknown;
+    try {
+      await this.#scopes.run(scope, () => context.with(scope.context, work));
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      const outcome = outcomeOf(scope);
+      if (outcome !== undefined && scope.recorded !== "charged" && scope.recorded !== "declined") {
+        this.#instruments.outcomes.add(1, { [attr.outcome]: outcome });
+      }
+      if (outcome !== undefined) span.setAttribute(attr.outcome, outcome);
+      const failed = failure === undefined ? failedOutcome(outcome) : errorTypeOf(failure);
+      if (failed !== undefined) {
+        span.setAttribute(errorType, failed);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failed });
+      }
+      span.end();
+      this.#instruments.processDuration.record((performance.now() - started) / 1000, {
+        ...messagingAttributes,
+        ...(failed === undefined ? {} : { [errorType]: failed }),
+      });
+    }
+  }
+
+  /** The guard port, timed and traced; its answers feed the outcomes and the duplicates prevented. */
+  instrumentGuard(guard: BillingGuardPort): BillingGuardPort {
+    return {
+      claim: (input, owner) =>
+        this.#guardOperation("claim", async () => {
+          const result = await guard.claim(input, owner);
+          this.#claimed(result, { amountCents: input.amountCents, currency: input.currency });
+          return result;
+        }),
+      markCharged: (lease, outcome) =>
+        this.#guardOperation("mark_charged", async () => {
+          const turned = await guard.markCharged(lease, outcome);
+          this.#recorded("charged", turned);
+          return turned;
+        }),
+      markDeclined: (lease, outcome) =>
+        this.#guardOperation("mark_declined", async () => {
+          const turned = await guard.markDeclined(lease, outcome);
+          this.#recorded("declined", turned);
+          return turned;
+        }),
+      releaseLease: (lease) => this.#guardOperation("release_lease", () => guard.releaseLease(lease)),
+      markCompletedLater: (key) => guard.markCompletedLater(key),
+      flushCompletions: () => guard.flushCompletions(),
+    };
+  }
+
+  /** The Stripe call (inside `slot`, so the wait for a slot is not counted as Stripe's time). */
+  instrumentStripeSlot(slot?: StripeSlot): StripeSlot {
+    return <T>(work: () => Promise<T>): Promise<T> => {
+      const scope = this.#scopes.getStore();
+      const call = () => (scope ? this.#scopes.run(scope, () => this.#stripeCall(scope, work)) : this.#stripeCall(undefined, work));
+      return slot ? slot(call) : call();
+    };
+  }
+
+  /** The receiver's settlements as CLIENT spans; dead letters counted by reason. */
+  instrumentSettler(receiver: MessageSettler, queue: string): MessageSettler {
+    return {
+      completeMessage: (message) => this.#settlement("complete", queue, () => receiver.completeMessage(message)),
+      deadLetterMessage: (message, options) => {
+        const reason = boundedReason(options?.deadLetterReason);
+        const scope = this.#scopes.getStore();
+        if (scope) scope.deadLetterReason = reason;
+        return this.#settlement("dead_letter", queue, async () => {
+          await receiver.deadLetterMessage(message, options);
+          this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
+        });
+      },
+    };
+  }
+
+  /** The retry scheduler: each scheduled retry counted, with the outcome that asked for it (busy or unknown). */
+  instrumentScheduler(sender: RetryScheduler, queue: string): RetryScheduler {
+    const scheduleMessages: RetryScheduler["scheduleMessages"] = async (messages, scheduledEnqueueTimeUtc, options) => {
+      const scope = this.#scopes.getStore();
+      if (scope) scope.retryScheduled = true;
+      const outcome: BillingOutcomeName = scope?.claim === "busy" ? "busy" : "unknown";
+      const sequenceNumbers = await this.#span(
+        `schedule ${queue}`,
+        SpanKind.PRODUCER,
+        { [messaging.system]: serviceBusSystem, [messaging.operationName]: "schedule", [messaging.operationType]: "send", [messaging.destinationName]: queue },
+        scope,
+        () => sender.scheduleMessages(messages, scheduledEnqueueTimeUtc, options),
+      );
+      this.#instruments.retriesScheduled.add(Array.isArray(messages) ? messages.length : 1, {
+        [attr.outcome]: outcome,
+        [messaging.destinationName]: queue,
+      });
+      return sequenceNumbers;
+    };
+    return { scheduleMessages };
+  }
+
+  /** The SDK's lock renewal failed (`processError` with `errorSource: "renewLock"`): the message will be redelivered. */
+  lockRenewalFailed(queue: string): void {
+    this.#instruments.lockRenewalFailures.add(1, { [messaging.destinationName]: queue });
+  }
+
+  /**
+   * Observable gauges read from the guard's tables at each collection: spend limit, usage and utilization per
+   * (period, currency), pending billings and the oldest one's age. Returns the function that stops observing.
+   */
+  observeGuard(health: () => Promise<GuardHealth>): () => void {
+    const { spendLimit, spendUsage, spendUtilization, pendingBillings, oldestPendingAge } = this.#instruments;
+    const observables = [spendLimit, spendUsage, spendUtilization, pendingBillings, oldestPendingAge];
+    const meter = this.#instruments.meter;
+    const callback = async (observer: Parameters<Parameters<typeof meter.addBatchObservableCallback>[0]>[0]) => {
+      let snapshot: GuardHealth;
+      try {
+        snapshot = await health();
+      } catch {
+        return; // the guard is closing or unreachable: no reading beats a wrong one
+      }
+      observer.observe(pendingBillings, snapshot.pendingBillings);
+      observer.observe(oldestPendingAge, snapshot.oldestPendingAgeSeconds ?? 0);
+      for (const spend of snapshot.spend) {
+        const attributes = { [attr.billingPeriod]: spend.billingPeriod, [attr.currency]: spend.currency };
+        observer.observe(spendUsage, spend.usageCents, attributes);
+        if (spend.limitCents === null) continue;
+        observer.observe(spendLimit, spend.limitCents, attributes);
+        if (spend.limitCents > 0) observer.observe(spendUtilization, spend.usageCents / spend.limitCents, attributes);
+      }
+    };
+    meter.addBatchObservableCallback(callback, observables);
+    return () => meter.removeBatchObservableCallback(callback, observables);
+  }
+
+  #claimed(result: ClaimResult, charge: { amountCents: number; currency: string }): void {
+    const scope = this.#scopes.getStore();
+    if (scope) scope.claim = result.status;
+    if (result.status === "claimed" && scope) scope.charge = charge;
+    const prevented: PreventedBy | undefined =
+      result.status === "already-billed" ? "guard_billed" : result.status === "declined" ? "guard_declined" : result.status === "busy" ? "guard_busy" : undefined;
+    if (prevented) this.#prevented(prevented, scope);
+  }
+
+  #recorded(state: "charged" | "declined", turned: boolean): void {
+    const scope = this.#scopes.getStore();
+    if (scope) scope.recorded = turned ? state : `${state}-noop`;
+    if (!turned) return;
+    this.#instruments.outcomes.add(1, { [attr.outcome]: state });
+    if (state === "charged" && scope?.charge) {
+      this.#instruments.chargedAmount.add(scope.charge.amountCents, { [attr.currency]: scope.charge.currency });
+    }
+  }
+
+  #prevented(by: PreventedBy, scope: DeliveryScope | undefined): void {
+    this.#instruments.duplicatesPrevented.add(1, { [attr.preventedBy]: by, [attr.source]: scope?.source ?? "other" });
+  }
+
+  async #guardOperation<T>(operation: GuardOperation, work: () => Promise<T>): Promise<T> {
+    const scope = this.#scopes.getStore();
+    const started = performance.now();
+    let failed: string | undefined;
+    try {
+      return await this.#span(`chargeguard.${operation}`, SpanKind.INTERNAL, { [attr.guardOperation]: operation }, scope, work);
+    } catch (error) {
+      failed = errorTypeOf(error);
+      throw error;
+    } finally {
+      this.#instruments.guardOperationDuration.record((performance.now() - started) / 1000, {
+        [attr.guardOperation]: operation,
+        ...(failed === undefined ? {} : { [errorType]: failed }),
+      });
+    }
+  }
+
+  async #stripeCall<T>(scope: DeliveryScope | undefined, work: () => Promise<T>): Promise<T> {
+    const operation = "payment_intents.create";
+    const started = performance.now();
+    let failed: string | undefined;
+    let replayed = false;
+    try {
+      const result = await this.#span(`stripe ${operation}`, SpanKind.CLIENT, { [attr.stripeOperation]: operation }, scope, work);
+      replayed = isReplayed((result as { lastResponse?: { headers?: unknown } } | undefined)?.lastResponse?.headers);
+      return result;
+    } catch (error) {
+      failed = errorTypeOf(error);
+      replayed = isReplayed((error as { headers?: unknown } | undefined)?.headers);
+      throw error;
+    } finally {
+      if (replayed) this.#prevented("stripe_replayed", scope);
+      this.#instruments.stripeRequestDuration.record((performance.now() - started) / 1000, {
+        [attr.stripeOperation]: operation,
+        ...(failed === undefined ? {} : { [errorType]: failed }),
+      });
+    }
+  }
+
+  async #settlement(disposition: "complete" | "dead_letter", queue: string, work: () => Promise<void>): Promise<void> {
+    const scope = this.#scopes.getStore();
+    if (scope) scope.settled = true;
+    await this.#span(
+      `${disposition} ${queue}`,
+      SpanKind.CLIENT,
+      {
+        [messaging.system]: serviceBusSystem,
+        [messaging.operationName]: disposition,
+        [messaging.operationType]: "settle",
+        [messaging.destinationName]: queue,
+        [messaging.dispositionStatus]: disposition,
+      },
+      scope,
+      work,
+    );
+  }
+
+  /** `work` in a child span of the delivery's process span (or of the active context outside a delivery). */
+  async #span<T>(name: string, kind: SpanKind, attributes: Attributes, scope: DeliveryScope | undefined, work: () => Promise<T>): Promise<T> {
+    const parent = scope?.context ?? context.active();
+    const span: Span = this.#tracer.startSpan(name, { kind, attributes }, parent);
+    try {
+      return await context.with(trace.setSpan(parent, span), work);
+    } catch (error) {
+      const type = errorTypeOf(error);
+      span.setAttribute(errorType, type);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+}
+
+/** The telemetry of a billing consumer; with no providers given and no SDK registered, every call is a no-op. */
+export function createBillingTelemetry(options: BillingTelemetryOptions = {}): BillingTelemetry {
+  return new BillingTelemetry(options);
+}
+
+/** The delivery's outcome from what its flow did; undefined when the flow stopped before deciding anything. */
+function outcomeOf(scope: DeliveryScope): BillingOutcomeName | undefined {
+  switch (scope.recorded) {
+    case "charged":
+    case "declined":
+      return scope.recorded;
+    case "charged-noop":
+    case "declined-noop":
+      return "already_billed";
+    case undefined:
+      break;
+  }
+  switch (scope.claim) {
+    case "already-billed":
+    case "declined":
+      return "already_billed";
+    case "busy":
+      return "busy";
+    case "mismatch":
+      return "mismatch";
+    case "cap-exceeded":
+      return "spend_cap";
+    case "claimed":
+    case undefined:
+      break;
+  }
+  switch (scope.deadLetterReason) {
+    case undefined:
+      break;
+    case "BillingRecordMismatch":
+      return "mismatch";
+    case "SpendCapExceeded":
+      return "spend_cap";
+    case "StripeConfigurationError":
+      return "configuration";
+    case "RetryAttemptsExhausted":
+      return "unknown";
+    default:
+      return "invalid";
+  }
+  if (scope.retryScheduled) return "unknown";
+  // Completed without a claim, record or dead letter cannot happen in the flow; settled otherwise means unknown.
+  return scope.settled ? "unknown" : undefined;
+}
+
+/** Outcomes that mark the process span as failed (an operator has to look); busy and duplicates are normal. */
+function failedOutcome(outcome: BillingOutcomeName | undefined): string | undefined {
+  switch (outcome) {
+    case "unknown":
+    case "invalid":
+    case "mismatch":
+    case "spend_cap":
+    case "configuration":
+      return outcome;
+    default:
+      return undefined;
+  }
+}
+
+function boundedReason(reason: string | undefined): string {
+  return reason !== undefined && (deadLetterReasons as readonly string[]).includes(reason) ? reason : "other";
+}
+
+/** A low-cardinality error type: Stripe's error type, a Service Bus error code, or the error's class name. */
+function errorTypeOf(error: unknown): string {
+  if (error !== null && typeof error === "object") {
+    const candidate = (error as { type?: unknown; code?: unknown; name?: unknown }).type ?? (error as { code?: unknown }).code ?? (error as { name?: unknown }).name;
+    if (typeof candidate === "string" && /^[A-Za-z][A-Za-z0-9_.]{0,63}$/.test(candidate)) return candidate;
+  }
+  return "_OTHER";
+}
+
+function isReplayed(headers: unknown): boolean {
+  if (headers === null || typeof headers !== "object") return false;
+  const value = (headers as Record<string, unknown>)["idempotent-replayed"] ?? (headers as Record<string, unknown>)["Idempotent-Replayed"];
+  return value === "true" || value === true;
+}
