@@ -44,7 +44,8 @@ export function renderHtmlReport(result: ProvingGroundResult): string {
       const bad = (n: number) => (n > 0 ? ` class="bad"` : "");
       return `<tr><td>${escape(contender.name)}</td><td>${contender.kind}</td><td>${m.events}</td><td>${m.deliveries}</td><td>${m.paymentIntents}</td>
 <td${bad(m.duplicateCharges)}>${m.duplicateCharges}</td><td${bad(m.lostBillings)}>${m.lostBillings}</td><td${bad(m.overCapCents)}>${formatCents(m.overCapCents)}</td>
-<td${bad(m.repeatedDeclines)}>${m.repeatedDeclines}</td><td>${reasons}</td><td>${(m.wallMs / 1000).toFixed(1)} s</td><td>${escape(contender.verdict)}</td></tr>`;
+<td${bad(m.repeatedDeclines)}>${m.repeatedDeclines}</td><td>${reasons}</td><td>${prevented(contender.telemetry?.duplicatesPrevented)}</td>
+<td>${(m.wallMs / 1000).toFixed(1)} s</td><td>${escape(contender.verdict)}</td></tr>`;
     })
     .join("\n");
   return `<!doctype html>
@@ -62,12 +63,20 @@ svg .name,svg .value{font:13px system-ui,sans-serif;fill:#1b1f24}svg .ok{fill:#2
 <svg xmlns="http://www.w3.org/2000/svg" width="${svgWidth}" height="${height}" role="img" aria-label="Succeeded charges per contender, duplicates in red">
 ${bars}
 </svg>
-<table><thead><tr><th>contender</th><th>kind</th><th>events</th><th>deliveries</th><th>PaymentIntents</th><th>duplicate charges</th><th>lost billings</th><th>over-cap spend</th><th>repeated declines</th><th>dead-lettered</th><th>wall time</th><th>verdict</th></tr></thead>
+<table><thead><tr><th>contender</th><th>kind</th><th>events</th><th>deliveries</th><th>PaymentIntents</th><th>duplicate charges</th><th>lost billings</th><th>over-cap spend</th><th>repeated declines</th><th>dead-lettered</th><th>duplicates prevented (its telemetry, by source)</th><th>wall time</th><th>verdict</th></tr></thead>
 <tbody>
 ${table}
 </tbody></table>
 </body></html>
 `;
+}
+
+/** Duplicate charges the contender's guard stopped, by why the duplicate delivery existed; "-" when it reports none. */
+function prevented(bySource: Record<string, number> | undefined): string {
+  const entries = Object.entries(bySource ?? {}).sort(([, a], [, b]) => b - a);
+  if (entries.length === 0) return "-";
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  return [`<strong>${total}</strong>`, ...entries.map(([source, n]) => `${escape(source)}: ${n}`)].join("<br>");
 }
 
 function escape(text: string): string {

@@ -36,6 +36,10 @@ export interface ContenderMetrics {
   charges: number;
   /** Succeeded charges beyond one per (customer, period) event. */
   duplicateCharges: number;
+  /** Events with at least one succeeded charge (what a consumer's `charged` outcome must count). */
+  eventsCharged: number;
+  /** Events with at least one declined card attempt (what its `declined` outcome must count). */
+  eventsDeclined: number;
   /** Valid events with neither a charge, nor a recorded decline, nor a dead-letter. */
   lostBillings: number;
   /** Succeeded spend above the period cap, summed over periods. */
@@ -111,6 +115,8 @@ export function measure(workload: Workload, observed: RunObservations): Contende
     paymentIntents: observed.paymentIntents,
     charges: [...succeeded.values()].reduce((sum, n) => sum + n, 0) + unattributedCharges,
     duplicateCharges,
+    eventsCharged: succeeded.size,
+    eventsDeclined: declined.size,
     lostBillings,
     overCapCents,
     repeatedDeclines,

@@ -146,6 +146,8 @@ function failedToRun(contender: Contender, events: number, error: unknown): Cont
     malformedDeadLettered: 0,
     malformedCharged: 0,
     unattributedCharges: 0,
+    eventsCharged: 0,
+    eventsDeclined: 0,
     wallMs: 0,
   };
   const message = error instanceof Error ? error.message : String(error);

@@ -2,7 +2,8 @@
 // guard's leases), run the reconciler over the contender's database until no stale pending billing is left.
 import type { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
-import { type StripeSettings, BillingGuard, reconcile } from "../runtime/index.js";
+import type { MeterProvider } from "@opentelemetry/api";
+import { type StripeSettings, BillingGuard, createBillingTelemetry, reconcile } from "../runtime/index.js";
 import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
@@ -10,6 +11,8 @@ export interface ReconcilerRun {
   clock: AdjustableClock;
   stripe: StripeSettings;
   periodCapCents?: number;
+  /** The contender's meter provider: the records the reconciler settles count with the consumer's. */
+  meterProvider?: MeterProvider;
   log(line: string): void;
 }
 
@@ -31,9 +34,10 @@ export async function runReconciler(run: ReconcilerRun): Promise<void> {
     ...(base.port !== "" ? { port: Number(base.port) } : {}),
     maxNetworkRetries: 2,
   });
+  const telemetry = run.meterProvider ? createBillingTelemetry({ meterProvider: run.meterProvider }) : undefined;
   try {
     for (let i = 0; i < maxRuns; i++) {
-      const report = await reconcile({ guard, stripe, clock: run.clock, limit: 500 });
+      const report = await reconcile({ guard, stripe, clock: run.clock, limit: 500, ...(telemetry ? { telemetry } : {}) });
       if (report.examined === 0) return;
       run.log(
         `reconciler: examined ${report.examined}, retried with key ${report.retriedWithKey}, recovered from Stripe ${report.recoveredFromStripe}, ` +

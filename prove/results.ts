@@ -1,6 +1,7 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
 import type { FaultName } from "./faults.js";
 import type { ContenderMetrics } from "./metrics.js";
+import type { TelemetrySummary } from "./telemetry-reader.js";
 
 export type ContenderKind = "example" | "generated";
 
@@ -10,6 +11,8 @@ export interface ContenderResult {
   /** For examples: the failure its seed describes, e.g. "duplicate charges". */
   expectedFailure?: string;
   metrics: ContenderMetrics;
+  /** What the contender's own OpenTelemetry metrics said (empty for consumers that report none). */
+  telemetry?: TelemetrySummary;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;
@@ -34,6 +37,11 @@ export interface ContenderJson {
   overCapCents: number;
   repeatedDeclines: number;
   deadLettered: Record<string, number>;
+  /** Ground truth at Stripe: events with a succeeded charge, events with a declined card attempt. */
+  eventsCharged: number;
+  eventsDeclined: number;
+  /** The contender's own metrics, beside the ground truth. */
+  telemetry: Pick<TelemetrySummary, "outcomes" | "duplicatesPrevented">;
   wallMs: number;
 }
 
@@ -49,7 +57,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     seed: result.seed,
     events: result.events,
     faults: result.faults,
-    contenders: result.contenders.map(({ name, kind, metrics }) => ({
+    contenders: result.contenders.map(({ name, kind, metrics, telemetry }) => ({
       name,
       kind,
       events: metrics.events,
@@ -59,6 +67,9 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       overCapCents: metrics.overCapCents,
       repeatedDeclines: metrics.repeatedDeclines,
       deadLettered: metrics.deadLettered,
+      eventsCharged: metrics.eventsCharged,
+      eventsDeclined: metrics.eventsDeclined,
+      telemetry: { outcomes: telemetry?.outcomes ?? {}, duplicatesPrevented: telemetry?.duplicatesPrevented ?? {} },
       wallMs: metrics.wallMs,
     })),
   };

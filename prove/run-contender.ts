@@ -18,6 +18,7 @@ import { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./results.js";
 import type { HarnessSettings } from "./settings.js";
 import { injectStripeFaults } from "./stripe-fault-injection.js";
+import { ContenderTelemetry } from "./telemetry-reader.js";
 import type { Workload, WorkloadEvent } from "./workload.js";
 
 export interface ContenderRunOptions {
@@ -68,6 +69,9 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     stops.push(["database", () => database.close()]);
     const client = new ServiceBusClient(servicebus.connectionString);
     stops.push(["harness client", () => client.close()]);
+    // The contender's own metrics (consumers on chargeguard's runtime report through the context's meter provider).
+    const telemetry = new ContenderTelemetry();
+    stops.push(["telemetry", () => telemetry.shutdown()]);
 
     const operator = new Stripe(sandboxKey, { ...stripe.stripeConfig, maxNetworkRetries: 2 });
     const directory = await createStripeCustomers(operator, workload.stripeCustomerIds);
@@ -129,6 +133,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         maxConcurrentCalls: settings.maxConcurrentCalls,
         retryPolicy: settings.retryPolicy,
         ...contender.contextFor?.(settings),
+        meterProvider: telemetry.meterProvider,
         log: (line) => log(`${contender.name}: ${line}`),
       },
       replicas,
@@ -186,6 +191,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       clock,
       stripe: { apiKey: sandboxKey, apiBase: stripe.apiBase },
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+      meterProvider: telemetry.meterProvider,
       log: (line) => log(`${contender.name}: ${line}`),
     });
     report(1);
@@ -210,6 +216,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       kind: contender.kind,
       ...(contender.expectedFailure ? { expectedFailure: describeExpectedFailure(contender.expectedFailure) } : {}),
       metrics,
+      telemetry: await telemetry.summary(),
       verdict: verdict(metrics),
       ...(error ? { error } : {}),
     };

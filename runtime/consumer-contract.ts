@@ -2,6 +2,7 @@
 // proving ground's contenders), so one harness can start any of them, crash them at a step boundary, and count
 // what reached Stripe. A consumer module exports `startConsumer: StartConsumer`.
 import type { PGlite } from "@electric-sql/pglite";
+import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import type { Clock } from "./clock.js";
 import type { StepHook } from "./consumer-steps.js";
 import type { RetryPolicy } from "./settlement-policy.js";
@@ -35,6 +36,9 @@ export interface ConsumerContext {
   retryPolicy?: Partial<RetryPolicy>;
   hook?: StepHook;
   log?: (line: string) => void;
+  /** Where the consumer's OpenTelemetry metrics and spans go; absent: the global providers (a no-op without an SDK). */
+  meterProvider?: MeterProvider;
+  tracerProvider?: TracerProvider;
 }
 
 export interface RunningConsumer {

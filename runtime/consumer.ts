@@ -66,7 +66,7 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   maxConcurrentStripeCalls?: number;
   /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
   closeTimeoutMs?: number;
-  /** Metrics and traces (runtime/telemetry); default: through the global OpenTelemetry providers, a no-op without an SDK. */
+  /** Metrics and traces (runtime/telemetry); default: from the context's providers, else the global ones (a no-op without an SDK). */
   telemetry?: BillingTelemetry;
 }
 
@@ -163,7 +163,12 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const guard: BillingGuardPort | undefined = sharedGuard ?? ownGuard;
   const ownStore = onBillingRecords || options.guardStore ? undefined : await Guard.open(connection);
   const store = options.guardStore ?? ownStore;
-  const telemetry = options.telemetry ?? createBillingTelemetry();
+  const telemetry =
+    options.telemetry ??
+    createBillingTelemetry({
+      ...(options.meterProvider === undefined ? {} : { meterProvider: options.meterProvider }),
+      ...(options.tracerProvider === undefined ? {} : { tracerProvider: options.tracerProvider }),
+    });
   const instrumentedGuard = guard === undefined ? undefined : telemetry.instrumentGuard(guard);
   const observed = ownGuard ?? (sharedGuard instanceof BillingGuard ? sharedGuard : undefined);
   const stopObserving = observed ? telemetry.observeGuard(() => observed.health()) : () => {};

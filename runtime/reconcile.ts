@@ -4,7 +4,9 @@
 // unlike search), by customer and the metadata the request carries; only when Stripe has none is it charged.
 import type Stripe from "stripe";
 import type { Clock } from "./clock.js";
+import type { BillingGuardPort } from "./billing-handler.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
+import type { BillingTelemetry } from "./telemetry/billing-telemetry.js";
 import type { BillingRecord, Lease } from "./guard/types.js";
 import { classifyStripeError } from "./stripe/classify-error.js";
 import { createPaymentIntent } from "./stripe/create-payment-intent.js";
@@ -64,6 +66,8 @@ export interface ReconcileOptions {
   dryRun?: boolean;
   /** The lease owner recorded while the reconciler works on a record. */
   owner?: string;
+  /** Counts the records it turns charged or declined (and times its guard calls) like the consumer's. */
+  telemetry?: BillingTelemetry;
 }
 
 type Count = "retriedWithKey" | "recoveredFromStripe" | "chargedAfterWindow" | "declined" | "stillUnknown" | "settledMeanwhile";
@@ -124,7 +128,8 @@ export async function findPaymentIntent(stripe: Stripe, record: BillingRecord): 
 
 /** Finishes stale pending billings; see the module comment for the rules. Never throws for one record's trouble. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
-  const { guard, stripe } = options;
+  const { stripe } = options;
+  const guard = instrumented(options.guard, options.telemetry);
   const clock = options.clock ?? guard.clock;
   const keyWindowMs = options.keyWindowMs ?? stripeKeyWindowMs;
   const owner = options.owner ?? reconcileOwner;
@@ -183,7 +188,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
 type Note = (record: BillingRecord, action: ReconcileAction, extra?: { paymentIntentId?: string; detail?: string }) => void;
 
 async function settle(
-  guard: BillingGuard,
+  guard: BillingGuardPort,
   lease: Lease,
   stripe: Stripe,
   record: BillingRecord,
@@ -237,4 +242,10 @@ async function planOnly(stripe: Stripe, record: BillingRecord, insideWindow: boo
   if (settlement.kind === "declined") note(record, "declined", { paymentIntentId: existing.id, detail: `would record: ${settlement.reason}` });
   else if (settlement.kind === "charged") note(record, "recovered-from-stripe", { paymentIntentId: existing.id, detail: "would record it" });
   else note(record, "still-unknown", { paymentIntentId: existing.id, detail: settlement.detail });
+}
+
+/** The guard with the telemetry's wrapper over the calls that change records; its readers stay the guard's own. */
+function instrumented(guard: BillingGuard, telemetry: BillingTelemetry | undefined): BillingGuardPort & Pick<BillingGuard, "clock" | "stalePending"> {
+  if (!telemetry) return guard;
+  return { ...telemetry.instrumentGuard(guard), clock: guard.clock, stalePending: (options) => guard.stalePending(options) };
 }

@@ -19,7 +19,7 @@ import {
 } from "@opentelemetry/api";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../billing-handler.js";
-import type { ClaimResult } from "../guard/types.js";
+import type { ClaimResult, Lease } from "../guard/types.js";
 import type { GuardHealth } from "../guard/health.js";
 import { attemptOf } from "../retry-chain.js";
 import { deliverySource } from "./delivery-source.js";
@@ -52,7 +52,6 @@ interface DeliveryScope {
   readonly source: DuplicateSource;
   readonly context: Context;
   claim?: ClaimResult["status"];
-  charge?: { amountCents: number; currency: string };
   /** A record turned charged or declined in this delivery (counted then), or was found so already (`*-noop`). */
   recorded?: "charged" | "declined" | "charged-noop" | "declined-noop";
   deadLetterReason?: string;
@@ -64,6 +63,8 @@ export class BillingTelemetry {
   readonly #tracer: Tracer;
   readonly #instruments: Instruments;
   readonly #scopes = new AsyncLocalStorage<DeliveryScope>();
+  /** What a lease's billing would charge: counted when its record turns charged (in a delivery or in the reconciler). */
+  readonly #charges = new WeakMap<Lease, { amountCents: number; currency: string }>();
 
   constructor(options: BillingTelemetryOptions = {}) {
     const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
@@ -135,13 +136,13 @@ export class BillingTelemetry {
       markCharged: (lease, outcome) =>
         this.#guardOperation("mark_charged", async () => {
           const turned = await guard.markCharged(lease, outcome);
-          this.#recorded("charged", turned);
+          this.#recorded("charged", turned, this.#charges.get(lease));
           return turned;
         }),
       markDeclined: (lease, outcome) =>
         this.#guardOperation("mark_declined", async () => {
           const turned = await guard.markDeclined(lease, outcome);
-          this.#recorded("declined", turned);
+          this.#recorded("declined", turned, undefined);
           return turned;
         }),
       releaseLease: (lease) => this.#guardOperation("release_lease", () => guard.releaseLease(lease)),
@@ -234,20 +235,18 @@ export class BillingTelemetry {
   #claimed(result: ClaimResult, charge: { amountCents: number; currency: string }): void {
     const scope = this.#scopes.getStore();
     if (scope) scope.claim = result.status;
-    if (result.status === "claimed" && scope) scope.charge = charge;
+    if (result.status === "claimed") this.#charges.set(result.lease, charge);
     const prevented: PreventedBy | undefined =
       result.status === "already-billed" ? "guard_billed" : result.status === "declined" ? "guard_declined" : result.status === "busy" ? "guard_busy" : undefined;
     if (prevented) this.#prevented(prevented, scope);
   }
 
-  #recorded(state: "charged" | "declined", turned: boolean): void {
+  #recorded(state: "charged" | "declined", turned: boolean, charge: { amountCents: number; currency: string } | undefined): void {
     const scope = this.#scopes.getStore();
     if (scope) scope.recorded = turned ? state : `${state}-noop`;
     if (!turned) return;
     this.#instruments.outcomes.add(1, { [attr.outcome]: state });
-    if (state === "charged" && scope?.charge) {
-      this.#instruments.chargedAmount.add(scope.charge.amountCents, { [attr.currency]: scope.charge.currency });
-    }
+    if (state === "charged" && charge) this.#instruments.chargedAmount.add(charge.amountCents, { [attr.currency]: charge.currency });
   }
 
   #prevented(by: PreventedBy, scope: DeliveryScope | undefined): void {

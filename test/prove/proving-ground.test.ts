@@ -41,8 +41,24 @@ describe("proving ground, 1,000 events, all faults", () => {
       expect(metrics.malformedDeadLettered).toBe(metrics.malformedEvents);
       expect(metrics.malformedEvents).toBeGreaterThan(0);
       expect(verdict).toMatch(/^PASS/);
+      // Its own metrics (read through the SDK's in-memory reader) agree with what the harness counted at Stripe.
+      const { telemetry } = only(result, "generated-consumer");
+      expect(telemetry?.outcomes.charged).toBe(metrics.eventsCharged);
+      expect(telemetry?.outcomes.declined ?? 0).toBe(metrics.eventsDeclined);
+      expect(Object.values(telemetry?.duplicatesPrevented ?? {}).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
     }, runTimeoutMs);
   }
+
+  // Each fault on its own, so a fault whose outcomes telemetry miscounts cannot hide behind another's.
+  it.each(faultNames)("the generated consumer's telemetry counts charged and declined as Stripe did under %s alone", async (fault) => {
+    const result = await runProvingGround({ events: 150, seed: 11, faults: [fault], only: ["generated-consumer"] });
+    const { metrics, telemetry, error } = only(result, "generated-consumer");
+    expect(error).toBeUndefined();
+    expect(metrics.eventsCharged).toBeGreaterThan(0);
+    expect(metrics.eventsDeclined).toBeGreaterThan(0);
+    expect(telemetry?.outcomes.charged).toBe(metrics.eventsCharged);
+    expect(telemetry?.outcomes.declined).toBe(metrics.eventsDeclined);
+  }, runTimeoutMs);
 
   it("every broken example shows the failure its seed describes (built bin, --parallel 2, --json)", async () => {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);

@@ -10,6 +10,8 @@ const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   paymentIntents: 950,
   charges: 900,
   duplicateCharges: 0,
+  eventsCharged: 900,
+  eventsDeclined: 30,
   lostBillings: 0,
   overCapCents: 0,
   repeatedDeclines: 0,
@@ -36,7 +38,17 @@ const result: ProvingGroundResult = {
       metrics: metrics({ charges: 930, duplicateCharges: 30, overCapCents: 12345, deadLettered: {} }),
       verdict: "FAIL: 30 duplicate charge(s)",
     },
-    { name: "generated-consumer", kind: "generated", metrics: metrics({}), verdict: "PASS: every valid event billed" },
+    {
+      name: "generated-consumer",
+      kind: "generated",
+      metrics: metrics({}),
+      telemetry: {
+        outcomes: { charged: 900, declined: 30, already_billed: 75 },
+        duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
+        duplicatesPreventedBy: { guard_billed: 70, stripe_replayed: 5 },
+      },
+      verdict: "PASS: every valid event billed",
+    },
   ],
 };
 
@@ -54,7 +66,14 @@ describe("report", () => {
       overCapCents: 12345,
       repeatedDeclines: 0,
       deadLettered: {},
+      eventsCharged: 900,
+      eventsDeclined: 30,
+      telemetry: { outcomes: {}, duplicatesPrevented: {} },
       wallMs: 4200,
+    });
+    expect(json.contenders[1]?.telemetry).toEqual({
+      outcomes: { charged: 900, declined: 30, already_billed: 75 },
+      duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
     });
   });
 
@@ -66,6 +85,9 @@ describe("report", () => {
     expect(text).toMatch(/dead-lettered\s+InvalidEvent 40/);
     expect(text).toContain("FAIL: 30 duplicate charge(s)");
     expect(text).toContain("1 of 2 contenders passed: generated-consumer");
+    expect(text).toMatch(/telemetry: charged\s+900 \(Stripe: 900 events charged\)/);
+    expect(text).toMatch(/duplicates prevented\s+redelivery 60, retry 12, resubmission 3/);
+    expect(text).toMatch(/telemetry\s+none reported/);
   });
 
   it("writes a self-contained page whose chart highlights duplicates", () => {
@@ -75,5 +97,6 @@ describe("report", () => {
     expect(html).toContain("&lt;script&gt;");
     expect(html.match(/class="dup"/g)).toHaveLength(1);
     expect(html).toContain("900 charges + 30 duplicates");
+    expect(html).toContain("<strong>75</strong><br>redelivery: 60<br>retry: 12<br>resubmission: 3");
   });
 });

@@ -1,0 +1,81 @@
+// What a contender's own telemetry said, read through the real OpenTelemetry SDK with an in-memory (pull) reader, to
+// print beside what the harness counted at Stripe. Only consumers built on chargeguard's runtime report anything.
+import {
+  AggregationTemporality,
+  DataPointType,
+  MeterProvider,
+  MetricReader,
+  type ResourceMetrics,
+} from "@opentelemetry/sdk-metrics";
+import { attributeNames, metricNames } from "../runtime/index.js";
+
+/** Collects on demand; nothing is exported in the background. */
+export class PullMetricReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+export interface DataPoint {
+  name: string;
+  attributes: Record<string, unknown>;
+  /** Sum for counters, last value for gauges, count for histograms. */
+  value: number;
+}
+
+export interface TelemetrySummary {
+  /** `chargeguard.billing.outcomes` by outcome. */
+  outcomes: Record<string, number>;
+  /** `chargeguard.duplicates_prevented` by source (redelivery, retry, resubmission, other). */
+  duplicatesPrevented: Record<string, number>;
+  /** The same, by who stopped the duplicate (guard_billed, guard_declined, guard_busy, stripe_replayed). */
+  duplicatesPreventedBy: Record<string, number>;
+}
+
+export class ContenderTelemetry {
+  readonly #reader = new PullMetricReader();
+  readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
+
+  async points(): Promise<DataPoint[]> {
+    const { resourceMetrics, errors } = await this.#reader.collect();
+    if (errors.length > 0) throw new AggregateError(errors, "metric collection failed");
+    return dataPoints(resourceMetrics);
+  }
+
+  async summary(): Promise<TelemetrySummary> {
+    const points = await this.points();
+    const by = (name: string, attribute: string) => {
+      const totals: Record<string, number> = {};
+      for (const point of points.filter((p) => p.name === name)) {
+        const key = String(point.attributes[attribute]);
+        totals[key] = (totals[key] ?? 0) + point.value;
+      }
+      return totals;
+    };
+    return {
+      outcomes: by(metricNames.outcomes, attributeNames.outcome),
+      duplicatesPrevented: by(metricNames.duplicatesPrevented, attributeNames.source),
+      duplicatesPreventedBy: by(metricNames.duplicatesPrevented, attributeNames.preventedBy),
+    };
+  }
+
+  shutdown(): Promise<void> {
+    return this.meterProvider.shutdown();
+  }
+}
+
+export function dataPoints(resourceMetrics: ResourceMetrics): DataPoint[] {
+  const out: DataPoint[] = [];
+  for (const scope of resourceMetrics.scopeMetrics) {
+    for (const metric of scope.metrics) {
+      const histogram = metric.dataPointType === DataPointType.HISTOGRAM || metric.dataPointType === DataPointType.EXPONENTIAL_HISTOGRAM;
+      for (const point of metric.dataPoints) {
+        const value = histogram ? (point.value as { count: number }).count : (point.value as number);
+        out.push({ name: metric.descriptor.name, attributes: { ...point.attributes }, value });
+      }
+    }
+  }
+  return out;
+}
