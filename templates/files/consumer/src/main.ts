@@ -1,11 +1,14 @@
-// `npm start`: reads the run contract from the environment, runs the consumer, and stops cleanly on SIGTERM
-// (in-flight messages finish or are left to lapse; the guard makes whatever a crash left behind safe to redo).
+// `npm start`: reads the run contract from the environment, starts telemetry when configured (telemetry.ts), runs the
+// consumer, and stops cleanly on SIGTERM (in-flight messages finish or are left to lapse; the guard makes whatever a
+// crash left behind safe to redo), flushing the last metrics and spans before it exits.
 // `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
 import { mkdirSync } from "node:fs";
 import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
 import { effectiveSettings } from "./print-settings.js";
+import { settings } from "./settings.js";
+import { startTelemetry, type TelemetryExport } from "./telemetry.js";
 
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
 
@@ -36,10 +39,15 @@ async function main(): Promise<void> {
   }
   let config: ReturnType<typeof readConfig>;
   let consumer: Awaited<ReturnType<typeof startUsageBillingConsumer>>;
+  let telemetry: TelemetryExport | undefined;
   try {
     config = readConfig();
+    // Before the consumer, so the runtime's instruments are created in the SDK.
+    telemetry = await startTelemetry(process.env, settings.serviceName);
+    if (telemetry) log(`telemetry: exporting to ${telemetry.kind === "otlp" ? "OTLP" : "Azure Monitor"}`);
     consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
+    await telemetry?.shutdown();
     // Wrong settings stop the consumer at start, named, with exit code 2; anything else is a crash (exit 1).
     if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
     console.error(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
@@ -54,13 +62,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping`);
-    consumer.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
+    consumer
+      .close()
+      .then(() => telemetry?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
