@@ -11,6 +11,14 @@ export { PrivateNetwork, privateDnsZones, postgresDnsZone, type PrivateNetworkAr
 export { PrivateLink, type PrivateLinkArgs } from "./components/private-link.js";
 export { Observability, type ObservabilityArgs } from "./components/observability.js";
 export { ServiceAlerts, type ServiceAlertsArgs } from "./components/service-alerts.js";
+export { BillingHealth, type BillingHealthArgs } from "./components/billing-health.js";
+export {
+  billingHealthAlertSpecs,
+  billingHealthWorkbook,
+  type BillingHealthThresholds,
+  type BillingHealthSeverities,
+  type BillingHealthAlertSpec,
+} from "./billing-health-specs.js";
 export {
   tuneQueue,
   worstCaseStripeMs,
