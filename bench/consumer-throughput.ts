@@ -10,8 +10,17 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import pg from "pg";
 import Stripe from "stripe";
-import { type BillingGuardPort, startBillingConsumer, type RunningConsumer, type UsageEvent, BillingGuard } from "../runtime/index.js";
+import {
+  type BillingGuardPort,
+  startBillingConsumer,
+  type RunningConsumer,
+  type UsageEvent,
+  BillingGuard,
+  createBillingTelemetry,
+} from "../runtime/index.js";
 import { startServiceBusEmulator, startStripeEmulator } from "../sandbox/index.js";
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 
 export interface ConsumerThroughputOptions {
   events: number;
@@ -34,6 +43,11 @@ export interface ConsumerThroughputOptions {
   twoInserts?: boolean;
   /** Run the emulators in the consumer's own process (default: in a child process, as remote services would be). */
   sandboxInProcess?: boolean;
+  /**
+   * Telemetry on: the OpenTelemetry SDK registered for the consumer with exporters (metrics every second and spans
+   * in batches, to memory) and the guard's gauges observed; off (default): the API's no-op.
+   */
+  telemetry?: boolean;
 }
 
 export interface ConsumerThroughput {
@@ -56,6 +70,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
   let guard: BillingGuard | undefined;
   let consumer: RunningConsumer | undefined;
   let floor: pg.Pool | undefined;
+  let sdk: ReturnType<typeof telemetrySdk> | undefined;
   try {
     // Everything slow to open (the database) is opened before the clock starts.
     if (options.withGuard) {
@@ -71,6 +86,8 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
       await floor.query("CREATE TABLE IF NOT EXISTS bench_two_inserts (id text PRIMARY KEY)");
     }
     const timings = new Map<string, { calls: number; ms: number }>();
+    sdk = options.telemetry ? telemetrySdk() : undefined;
+    const stopObserving = sdk && guard ? sdk.telemetry.observeGuard(() => (guard as BillingGuard).health()) : undefined;
     const started = performance.now();
     const drained = sandbox.drained();
     consumer = await startBillingConsumer({
@@ -79,20 +96,39 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
       guard: guard ? timed(guard, timings) : floor ? twoInsertsPort(floor) : passThroughGuard,
       maxConcurrentCalls: concurrency,
       ...(options.stripeConcurrency === undefined ? {} : { maxConcurrentStripeCalls: options.stripeConcurrency }),
+      ...(sdk ? { telemetry: sdk.telemetry } : {}),
       log: () => {},
     });
     const charged = await drained;
+    stopObserving?.();
     const seconds = (performance.now() - started) / 1000;
     if (charged !== options.events) throw new Error(`expected ${options.events} charges, Stripe has ${charged}`);
     const guardStepMs = Object.fromEntries([...timings].map(([step, { calls, ms }]) => [step, ms / calls]));
     return { events: options.events, seconds, perSecond: options.events / seconds, ...(guard ? { guardStepMs } : {}) };
   } finally {
     await consumer?.close();
+    await sdk?.shutdown();
     await floor?.end();
     await guard?.close();
     await pglite?.close();
     await sandbox.stop();
   }
+}
+
+/** The real SDK with exporters, as an application registers it (to memory here, so the network is not measured). */
+function telemetrySdk() {
+  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const meterProvider = new MeterProvider({
+    readers: [new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 1_000, exportTimeoutMillis: 900 })],
+  });
+  const spanExporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spanExporter)] });
+  return {
+    telemetry: createBillingTelemetry({ meterProvider, tracerProvider }),
+    async shutdown() {
+      await Promise.all([meterProvider.shutdown(), tracerProvider.shutdown()]);
+    },
+  };
 }
 
 interface Workload {

@@ -8,6 +8,8 @@
 //  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts),
 //     alternating in rounds, medians; beside it the floor: the guard replaced by two durable single-row INSERTs. Two
 //     shapes: pipelined (32 messages in flight, 16 Stripe calls) and every message holding a Stripe slot (16 / 16).
+//     Also the guard-on-PGlite consumer with telemetry on (the OpenTelemetry SDK with exporters, the guard's gauges
+//     observed) over the same consumer with telemetry off: the telemetry's overhead (target: at most 3%).
 import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -151,6 +153,8 @@ export interface EndToEndRow {
   roundRatios?: number[];
   /** Mean milliseconds per guard step the handler waits for, median over the rounds. */
   guardStepMs?: Record<string, number>;
+  /** Telemetry on (the SDK with exporters) over the same consumer with telemetry off (median rates; target >= 0.97). */
+  telemetryRatio?: number;
 }
 
 const median = (values: number[]): number => {
@@ -180,6 +184,13 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
     return [
       { shape: label, name: "billing consumer, no guard (pass-through port)", baseline: true, options: { ...shape, withGuard: false } },
       { shape: label, name: "billing consumer, guard on PGlite", baseline: false, options: { ...shape, withGuard: true } },
+      {
+        shape: label,
+        name: "billing consumer, guard on PGlite, telemetry on (SDK + exporters)",
+        baseline: false,
+        telemetryOf: "billing consumer, guard on PGlite",
+        options: { ...shape, withGuard: true, telemetry: true },
+      },
       ...(databaseUrl
         ? [
             { shape: label, name: "billing consumer, guard on PostgreSQL", baseline: false, options: { ...shape, withGuard: true, databaseUrl } },
@@ -208,6 +219,8 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
     const perSecond = median(rates);
     const steps = [...new Set(runs.flatMap((r) => Object.keys(r.guardStepMs ?? {})))];
     const baseline = ratesOf(variants.findIndex((other) => other.baseline && other.shape === variant.shape));
+    // Telemetry on is compared with the same consumer with telemetry off, round by round.
+    const telemetryOff = "telemetryOf" in variant ? ratesOf(variants.findIndex((other) => other.name === variant.telemetryOf && other.shape === variant.shape)) : undefined;
     return {
       name: variant.name,
       shape: variant.shape,
@@ -221,6 +234,7 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
             ratio: perSecond / median(baseline),
             roundRatios: rates.map((rate, round) => rate / (baseline[round] as number)),
             ...(steps.length > 0 ? { guardStepMs: Object.fromEntries(steps.map((step) => [step, median(runs.map((r) => r.guardStepMs?.[step] ?? 0))])) } : {}),
+            ...(telemetryOff ? { telemetryRatio: perSecond / median(telemetryOff) } : {}),
           }),
     };
   });
@@ -265,7 +279,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log();
     console.log(
       table(
-        [`Consumer end to end (Stripe 50 ms), median of ${rounds}`, "messages / Stripe calls", "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms"],
+        [`Consumer end to end (Stripe 50 ms), median of ${rounds}`, "messages / Stripe calls", "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms", "of telemetry-off rate"],
         endToEnd.map((r) => [
           r.name,
           r.shape,
@@ -275,6 +289,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
           percent(r.ratio),
           r.roundRatios ? r.roundRatios.map(percent).join(" ") : r.roundRates.map((rate) => `${rate.toFixed(0)}/s`).join(" "),
           Object.entries(r.guardStepMs ?? {}).map(([step, ms]) => `${step} ${ms.toFixed(1)}`).join(", "),
+          r.telemetryRatio === undefined ? "" : `${(r.telemetryRatio * 100).toFixed(1)}%`,
         ]),
       ),
     );
