@@ -10,9 +10,12 @@ import { stripeErrorClass } from "./stripe-error-class.js";
 const chargedStatuses = new Set<Stripe.PaymentIntent.Status>(["succeeded", "processing", "requires_capture"]);
 
 export function paymentIntentResult(intent: Stripe.PaymentIntent): GuardWorkResult {
+  // The SDK attaches the response's headers to what it returns (not in the PaymentIntent type).
+  const headers = (intent as { lastResponse?: { headers?: Record<string, string | undefined> } }).lastResponse?.headers;
+  const replayed = headers?.["idempotent-replayed"] === "true" ? { replayed: true } : {};
   return chargedStatuses.has(intent.status)
-    ? { status: "done", objectId: intent.id }
-    : { status: "declined", reason: `payment_intent_${intent.status}`, objectId: intent.id };
+    ? { status: "done", objectId: intent.id, ...replayed }
+    : { status: "declined", reason: `payment_intent_${intent.status}`, objectId: intent.id, ...replayed };
 }
 
 /** The PaymentIntent carrying `idempotencyKey` in its metadata, charged ones first; strongly consistent (list, not search). */

@@ -57,8 +57,9 @@ export interface GuardContext {
 
 /** What the work answers when Stripe answered. */
 export type GuardWorkResult =
-  | { status: "done"; objectId: string; result?: Record<string, unknown> }
-  | { status: "declined"; reason: string; objectId?: string };
+  /** `replayed`: Stripe answered from its idempotency cache (telemetry counts a duplicate it prevented). */
+  | { status: "done"; objectId: string; result?: Record<string, unknown>; replayed?: boolean }
+  | { status: "declined"; reason: string; objectId?: string; replayed?: boolean };
 
 /** A thrown error, classified by the flow (flows/*.ts); unclassified errors are unknown. */
 export type GuardErrorClass =

@@ -277,7 +277,9 @@ export class BillingTelemetry {
     let replayed = false;
     try {
       const result = await this.#span(`stripe ${operation}`, SpanKind.CLIENT, { [attr.stripeOperation]: operation }, scope, work);
-      replayed = isReplayed((result as { lastResponse?: { headers?: unknown } } | undefined)?.lastResponse?.headers);
+      // A Stripe object as returned (its response headers), or a flow's result that says so (flows/*.ts).
+      const answer = result as { lastResponse?: { headers?: unknown }; replayed?: unknown } | undefined;
+      replayed = answer?.replayed === true || isReplayed(answer?.lastResponse?.headers);
       return result;
     } catch (error) {
       failed = errorTypeOf(error);
