@@ -6,6 +6,7 @@ export {
   ChargeguardError,
   InvalidEventError,
   ConfigurationError,
+  DataDirectoryError,
   BillingStateError,
   SpendCapExceededError,
   EndpointNotAllowedError,

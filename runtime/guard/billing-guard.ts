@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
 import { BillingStateError, ConfigurationError, InvalidEventError } from "../errors.js";
+import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
 import { migrate } from "./migrations.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
@@ -133,7 +134,9 @@ export class BillingGuard {
         })
       : options.pglite
         ? pgliteClient(options.pglite, { owned: false })
-        : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });
+        : options.dataDir
+          ? dataDirectoryClient(await openDataDirectory(options.dataDir, { existing: options.requireExistingDataDir ?? false }))
+          : pgliteClient(await PGlite.create({}), { owned: true });
     const guard = new BillingGuard(sql, options);
     try {
       await migrate(sql, guard.#now());

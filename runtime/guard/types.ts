@@ -69,8 +69,10 @@ export interface BillingGuardOptions extends SpendCapOptions {
   databaseUrl?: string;
   /** An open embedded database; shared, so `close()` leaves it open. */
   pglite?: PGlite;
-  /** Directory for an embedded database the guard opens (and closes). */
+  /** Directory for an embedded database the guard opens (and closes), locked to this process meanwhile. */
   dataDir?: string;
+  /** With `dataDir`: refuse a directory that is not already a guard database (tools like reconcile) instead of creating one. */
+  requireExistingDataDir?: boolean;
   /** All times (leases, timestamps, staleness) come from here; default: the system clock. */
   clock?: Clock;
   /** How long a claim holds the right to call Stripe; default 120000. Longer than a Stripe call's worst case. */
