@@ -27,10 +27,17 @@ export { stableKey, maxIdempotencyKeyLength, type StableKeyOptions } from "./sta
 export {
   parseUsageEvent,
   usageEventSchema,
-  supportedCurrencies,
   maxEventBodyBytes,
   type UsageEventParseResult,
 } from "./event-schema.js";
+export {
+  currencyProblem,
+  amountProblem,
+  minorUnitsPerMajor,
+  zeroDecimalCurrencies,
+  threeDecimalCurrencies,
+  wholeUnitTwoDecimalCurrencies,
+} from "./currency.js";
 
 // The billing guard (PostgreSQL or PGlite).
 export { BillingGuard, defaultLeaseMs } from "./guard/billing-guard.js";
