@@ -27,6 +27,11 @@ export interface ProvingGroundResult {
 export interface ContenderJson {
   name: string;
   kind: ContenderKind;
+  /** "PASS: ..." or "FAIL: ..." (a broken example is expected to fail). */
+  verdict: string;
+  /** For examples: the failure its seed describes. */
+  expectedFailure?: string;
+  malformed: { events: number; deadLettered: number; charged: number };
   events: number;
   paymentIntents: number;
   duplicateCharges: number;
@@ -41,7 +46,14 @@ export interface ProvingGroundJson {
   seed: number;
   events: number;
   faults: FaultName[];
+  /** The run's verdict: the generated consumer passed (the broken examples are expected to fail). */
+  passed: boolean;
   contenders: ContenderJson[];
+}
+
+/** The run passes when every generated contender run passes; broken examples failing is what they are there to show. */
+export function runPassed(result: Pick<ProvingGroundResult, "contenders">): boolean {
+  return result.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS"));
 }
 
 export function toJson(result: ProvingGroundResult): ProvingGroundJson {
@@ -49,9 +61,13 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     seed: result.seed,
     events: result.events,
     faults: result.faults,
-    contenders: result.contenders.map(({ name, kind, metrics }) => ({
+    passed: runPassed(result),
+    contenders: result.contenders.map(({ name, kind, metrics, verdict, expectedFailure }) => ({
       name,
       kind,
+      verdict,
+      ...(expectedFailure === undefined ? {} : { expectedFailure }),
+      malformed: { events: metrics.malformedEvents, deadLettered: metrics.malformedDeadLettered, charged: metrics.malformedCharged },
       events: metrics.events,
       paymentIntents: metrics.paymentIntents,
       duplicateCharges: metrics.duplicateCharges,

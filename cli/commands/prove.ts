@@ -1,17 +1,25 @@
-import { writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import {
+  contenders,
   faultCatalogue,
   faultNames,
   parseFaultNames,
-  progressBar,
+  progressReporter,
   provingGroundDefaults,
+  provingGroundLimits,
   renderHtmlReport,
   renderTables,
+  runPassed,
   runProvingGround,
+  selectContenders,
   toJson,
+  type ProvingGroundResult,
 } from "../../prove/index.js";
+import { UsageError } from "../errors.js";
 
 interface ProveOptions {
   events: number;
@@ -25,12 +33,26 @@ interface ProveOptions {
   verbose?: boolean;
 }
 
-function positiveInteger(name: string) {
+function boundedInteger(name: string, max: number) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    if (!Number.isSafeInteger(parsed) || parsed < 1 || parsed > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max.toLocaleString("en-US")}, got "${value}"`);
+    }
     return parsed;
   };
+}
+
+/** The report is written at the end of a run that takes minutes: refuse a path that cannot be written before it starts. */
+async function checkReportPath(file: string): Promise<void> {
+  const target = resolve(file);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`--report ${file} is a directory: give a file name, e.g. ${join(file, "prove.html")}`);
+  try {
+    await access(existing ? target : dirname(target), constants.W_OK);
+  } catch {
+    throw new UsageError(`--report ${file} cannot be written: ${existing ? "the file is not writable" : `${dirname(target)} does not exist or is not writable`}`);
+  }
 }
 
 function integer(value: string): number {
@@ -44,9 +66,9 @@ export function register(program: Command): void {
   program
     .command("prove")
     .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
-    .option("--events <n>", "billing events in the workload", positiveInteger("--events"), provingGroundDefaults.events)
-    .option("--replicas <n>", "competing replicas per contender", positiveInteger("--replicas"), provingGroundDefaults.replicas)
-    .option("--parallel <n>", "contenders run at once, each in a worker thread", positiveInteger("--parallel"), availableParallelism())
+    .option("--events <n>", "billing events in the workload", boundedInteger("--events", provingGroundLimits.events), provingGroundDefaults.events)
+    .option("--replicas <n>", "competing replicas per contender", boundedInteger("--replicas", provingGroundLimits.replicas), provingGroundDefaults.replicas)
+    .option("--parallel <n>", "contenders run at once, each in a worker thread", boundedInteger("--parallel", provingGroundLimits.parallel), availableParallelism())
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
@@ -56,12 +78,16 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       `\nFaults:\n${faultNames.map((name) => `  ${name.padEnd(21)} ${faultCatalogue[name]}`).join("\n")}\n\n` +
-        "Exit code 1 when the generated consumer does not pass.",
+        "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
+        "generated consumer passes. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
     )
     .action(async (options: ProveOptions) => {
-      const faults = parseFaultNames(options.faults);
+      // Every input is checked before the run: a mistake must not surface after minutes of work.
+      const faults = usage(() => parseFaultNames(options.faults));
       const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
-      const bar = options.verbose ? undefined : progressBar();
+      if (only) usage(() => selectContenders(contenders(), only));
+      if (options.report) await checkReportPath(options.report);
+      const bar = options.verbose ? undefined : progressReporter();
       try {
         const result = await runProvingGround({
           events: options.events,
@@ -79,8 +105,9 @@ export function register(program: Command): void {
           await writeFile(options.report, renderHtmlReport(result));
           console.error(`report written to ${options.report}`);
         }
-        const generated = result.contenders.filter((contender) => contender.kind === "generated");
-        if (generated.some((contender) => !contender.verdict.startsWith("PASS"))) process.exitCode = 1;
+        const passed = runPassed(result);
+        console.error(closingLine(result, passed));
+        if (!passed) process.exitCode = 1;
       } finally {
         bar?.stop();
       }
@@ -88,4 +115,24 @@ export function register(program: Command): void {
       // connections forever): end the process once the results are out.
       process.stdout.write("", () => process.exit());
     });
+}
+
+/** The last line on stderr: what the run proved, so a reader of a red table of broken examples knows that is expected. */
+function closingLine(result: ProvingGroundResult, passed: boolean): string {
+  const examples = result.contenders.filter((contender) => contender.kind === "example");
+  const failedAsExpected = examples.filter((contender) => contender.verdict.startsWith("FAIL")).length;
+  const generated = result.contenders.filter((contender) => contender.kind === "generated");
+  const parts = [
+    examples.length > 0 ? `${failedAsExpected} of ${examples.length} broken example(s) failed, as they are expected to` : undefined,
+    generated.length > 0 ? `the generated consumer ${passed ? "passed" : "FAILED"}` : "no generated consumer in this run",
+  ].filter(Boolean);
+  return `proving ground: ${passed ? "PASSED" : "FAILED"}: ${parts.join("; ")}`;
+}
+
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }

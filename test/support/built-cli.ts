@@ -28,8 +28,9 @@ export function buildCli(): BuiltCli {
   const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(scratch, "tsconfig.json")], { encoding: "utf8" });
   const path = join(outDir, "cli/index.js");
   if (!existsSync(path)) throw new Error(`CLI did not build:\n${tsc.stdout}${tsc.stderr}`);
-  // The CLI reads its version from the nearest package.json.
-  copyFileSync(join(root, "package.json"), join(outDir, "package.json"));
+  // The CLI reads its version from the nearest package.json, and the generated consumer the proving ground runs
+  // imports "chargeguard/runtime" by the package's self-reference: its exports ("./dist/...") resolve from here.
+  copyFileSync(join(root, "package.json"), join(scratch, "package.json"));
   return { path, remove: () => rmSync(scratch, { recursive: true, force: true }) };
 }
 
