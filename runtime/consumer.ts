@@ -17,7 +17,9 @@ import type { GuardStore } from "./guard/guard-store.js";
 import { Guard } from "./guard/record-guard.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
+import { configurationFaultGate, stripeKeyProbe } from "./configuration-fault.js";
 import { connectServiceBus } from "./servicebus-connection.js";
+import { checkQueueReachable, throttledErrorLog } from "./servicebus-preflight.js";
 import { stableKey } from "./stable-key.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import { createStripeClient } from "./stripe/client.js";
@@ -65,6 +67,12 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   maxConcurrentStripeCalls?: number;
   /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
   closeTimeoutMs?: number;
+  /** Peek the queue before subscribing, throwing ConsumerStartError when it is missing or unreachable; default true. */
+  checkQueueAtStart?: boolean;
+  /** Called when Stripe refuses the key (401/403) and the consumer pauses intake: an alert hook. */
+  onConfigurationFault?: (detail: string) => void;
+  /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
+  configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }
 
 const defaultStripeTimeoutMs = DEFAULT_STRIPE_BUDGET.timeoutMs;
@@ -161,6 +169,15 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const ownStore = onBillingRecords || options.guardStore ? undefined : await Guard.open(connection);
   const store = options.guardStore ?? ownStore;
 
+  // A queue that is not there or not reachable is a configuration error at start (ConsumerStartError), not a log flood.
+  if (options.checkQueueAtStart !== false) {
+    try {
+      await checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName);
+    } catch (error) {
+      if (ownGuard) await ownGuard.close();
+      throw error;
+    }
+  }
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
@@ -190,13 +207,31 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
     },
   });
 
-  const subscription = receiver.subscribe(
+  const errorLog = throttledErrorLog(log);
+  // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).
+  const faults = configurationFaultGate({
+    log,
+    pause: () => bounded(subscription.close(), 5_000),
+    resume: () => {
+      if (!stopped) subscription = subscribe();
+    },
+    ...(options.stripe.apiKey ? { probe: stripeKeyProbe(stripeFor(options.stripe.apiKey)) } : {}),
+    ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
+    ...options.configurationFaultProbe,
+  });
+  const settlingReceiver = faults.receiver(receiver);
+  const subscribe = () => receiver.subscribe(
     {
       processMessage: async (message) => {
+        if (faults.paused) {
+          // Delivered as intake stopped: back to the queue untouched.
+          await receiver.abandonMessage(message).catch(() => undefined);
+          return;
+        }
         const state = { inHook: false };
         inFlight.set(message, state);
         try {
-          await handler(message, receiver, sender);
+          await handler(message, settlingReceiver, sender);
         } catch (error) {
           // The handler does not throw; if it ever did, swallowing beats the SDK's abandon.
           log(`billing handler failed unexpectedly: ${String(error)}`);
@@ -205,17 +240,19 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
         }
       },
       processError: async ({ error, errorSource }) => {
-        log(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
+        errorLog(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
       },
     },
     { autoCompleteMessages: false, maxConcurrentCalls },
   );
+  let subscription = subscribe();
 
   let closing: Promise<void> | undefined;
   return {
     close: () => {
       closing ??= (async () => {
         stopped = true;
+        faults.close();
         await bounded(subscription.close(), 5_000);
         const deadline = Date.now() + (options.closeTimeoutMs ?? 10_000);
         while (Date.now() < deadline && [...inFlight.values()].some((state) => !state.inHook)) await sleep(20);

@@ -127,6 +127,8 @@ export {
   type RetryScheduler,
 } from "./billing-handler.js";
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
+export { ConsumerStartError } from "./servicebus-preflight.js";
+export { configurationFaultReason } from "./configuration-fault.js";
 export {
   reconcileFlows,
   builtInFlows,
