@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
+import { packInto, vendorProblem } from "./vendor.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
@@ -37,6 +38,11 @@ export interface ScaffoldOptions {
    * chargeguard's default Stripe budget, and the file says how to take the stack's.
    */
   stackBudget?: StackQueueBudget;
+  /**
+   * A built chargeguard checkout to pack into the project's vendor/ (`file:vendor/*.tgz` dependencies, copied into
+   * the image): installs and image builds need no registry that serves chargeguard. Relative to the working directory.
+   */
+  vendor?: string;
 }
 
 export interface ScaffoldResult {
@@ -62,6 +68,13 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   const source = consumerTemplateRoot();
   const files = (await listFiles(source)).sort();
   const written: string[] = [];
+  if (options.vendor !== undefined) {
+    const packed = await packInto(options.vendor, directory);
+    settings.chargeguard = packed.chargeguard;
+    settings.eslintPlugin = packed.eslintPlugin;
+    settings.vendored = true;
+    written.push(...(await readdir(path.join(directory, "vendor"))).map((file) => `vendor/${file}`));
+  }
   for (const relative of files) {
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
@@ -84,6 +97,8 @@ interface Settings {
   chargeguard: string;
   eslintPlugin: string;
   queueBudget: QueueBudgetFile;
+  /** The packages are packed into vendor/ (the image copies it before installing). */
+  vendored: boolean;
 }
 
 function checkOptions(options: ScaffoldOptions): Settings {
@@ -97,6 +112,8 @@ function checkOptions(options: ScaffoldOptions): Settings {
     databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
     options.link === undefined ? undefined : linkProblem(options.directory, options.link),
+    options.vendor === undefined ? undefined : vendorProblem(options.vendor),
+    options.link !== undefined && options.vendor !== undefined ? "--link and --vendor cannot be used together: depend on the checkout, or on packs of it" : undefined,
   ].filter((problem): problem is string => problem !== undefined);
   let queueBudget: QueueBudgetFile | undefined;
   try {
@@ -117,6 +134,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
     chargeguard: link === undefined ? publishedRange : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
     queueBudget,
+    vendored: false,
   };
 }
 
@@ -174,6 +192,9 @@ function fillPlaceholders(text: string, settings: Settings): string {
     __VAULT__: settings.vault,
     __CHARGEGUARD_SPEC__: settings.chargeguard,
     __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
+    __VENDOR_COPY__: settings.vendored
+      ? "COPY vendor ./vendor"
+      : "# (no vendor/: chargeguard comes from the registry; `chargeguard new consumer --vendor` packs it in)",
   };
   return text.replace(/__[A-Z_]+__/g, (placeholder) => values[placeholder] ?? placeholder);
 }

@@ -26,6 +26,7 @@ interface NewConsumerFlags {
   link?: string;
   stack?: string;
   configFile?: string;
+  vendor?: string;
 }
 
 /** The queue's budget from the stack config, read by the same loader `chargeguard plan` uses. */
@@ -51,9 +52,10 @@ export function register(program: Command): void {
     .option("--currency <code>", "ISO 4217 currency, lower case", "usd")
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
-    .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for offline use")
+    .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
+    .option("--vendor <checkout>", "pack a built chargeguard checkout into <dir>/vendor (file: dependencies): npm ci and docker build need no registry serving chargeguard")
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const options =
@@ -67,6 +69,7 @@ export function register(program: Command): void {
               database: flags.db ?? "pglite",
               vault: flags.vault ?? "env",
               ...(flags.link === undefined ? {} : { link: flags.link }),
+              ...(flags.vendor === undefined ? {} : { vendor: flags.vendor }),
             };
       let result: Awaited<ReturnType<typeof scaffoldConsumer>>;
       try {
