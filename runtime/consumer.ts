@@ -65,7 +65,11 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
    * then wait for a slot up to one delivery budget, which the lock renewal must cover as well.
    */
   maxConcurrentStripeCalls?: number;
-  /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
+  /**
+   * How long `close()` waits for in-flight messages to settle (a step frozen by a hook is not waited for); default
+   * the delivery budget (twice it when messages may wait for a Stripe slot): a message in flight at SIGTERM settles
+   * within it, and the platform's grace period (Container Apps' terminationGracePeriodSeconds) is set to cover it.
+   */
   closeTimeoutMs?: number;
   /** Peek the queue before subscribing, throwing ConsumerStartError when it is missing or unreachable; default true. */
   checkQueueAtStart?: boolean;
@@ -254,7 +258,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
         stopped = true;
         faults.close();
         await bounded(subscription.close(), 5_000);
-        const deadline = Date.now() + (options.closeTimeoutMs ?? 10_000);
+        const deadline = Date.now() + (options.closeTimeoutMs ?? heldMs);
         while (Date.now() < deadline && [...inFlight.values()].some((state) => !state.inHook)) await sleep(20);
         await bounded(receiver.close(), 5_000);
         await bounded(sender.close(), 5_000);
