@@ -1,6 +1,7 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
 import type { FaultName } from "./faults.js";
 import type { ContenderMetrics } from "./metrics.js";
+import type { ScaleInCounts } from "./replica-fleet.js";
 
 export type ContenderKind = "example" | "generated";
 
@@ -10,6 +11,8 @@ export interface ContenderResult {
   /** For examples: the failure its seed describes, e.g. "duplicate charges". */
   expectedFailure?: string;
   metrics: ContenderMetrics;
+  /** With the `scale-in` fault: replicas that exited within their grace period, and those SIGKILLed at its end. */
+  scaleIns?: ScaleInCounts;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;
@@ -39,6 +42,8 @@ export interface ContenderJson {
   overCapCents: number;
   repeatedDeclines: number;
   deadLettered: Record<string, number>;
+  /** Present with the `scale-in` fault. */
+  scaleIns?: ScaleInCounts;
   wallMs: number;
 }
 
@@ -62,7 +67,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     events: result.events,
     faults: result.faults,
     passed: runPassed(result),
-    contenders: result.contenders.map(({ name, kind, metrics, verdict, expectedFailure }) => ({
+    contenders: result.contenders.map(({ name, kind, metrics, verdict, expectedFailure, scaleIns }) => ({
       name,
       kind,
       verdict,
@@ -75,6 +80,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       overCapCents: metrics.overCapCents,
       repeatedDeclines: metrics.repeatedDeclines,
       deadLettered: metrics.deadLettered,
+      ...(scaleIns ? { scaleIns } : {}),
       wallMs: metrics.wallMs,
     })),
   };

@@ -7,6 +7,7 @@ import {
   contenders,
   faultCatalogue,
   faultNames,
+  harnessSettings,
   parseFaultNames,
   progressReporter,
   provingGroundDefaults,
@@ -31,6 +32,7 @@ interface ProveOptions {
   json?: boolean;
   report?: string;
   verbose?: boolean;
+  scaleInGraceMs?: number;
 }
 
 function boundedInteger(name: string, max: number) {
@@ -74,6 +76,11 @@ export function register(program: Command): void {
     .option("--only <names>", "comma-separated contender names (default: all)")
     .option("--json", "print the results as JSON on stdout instead of tables")
     .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
+    .option(
+      "--scale-in-grace-ms <ms>",
+      `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's delivery budget; shorter cuts charges in flight)`,
+      positiveInteger("--scale-in-grace-ms"),
+    )
     .option("--verbose", "log what the harness and the consumers do, on stderr")
     .addHelpText(
       "after",
@@ -96,6 +103,7 @@ export function register(program: Command): void {
           seed: options.seed,
           faults,
           ...(only ? { only } : {}),
+          ...(options.scaleInGraceMs === undefined ? {} : { settings: { scaleInGracePeriodMs: options.scaleInGraceMs } }),
           ...(bar ? { onProgress: (update) => bar.update(update) } : {}),
           ...(options.verbose ? { log: (line) => console.error(line) } : {}),
         });
