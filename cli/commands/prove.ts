@@ -79,7 +79,8 @@ export function register(program: Command): void {
     .option(
       "--scale-in-grace-ms <ms>",
       `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's delivery budget; shorter cuts charges in flight)`,
-      positiveInteger("--scale-in-grace-ms"),
+      // Container Apps allows a grace period of at most 600 s.
+      boundedInteger("--scale-in-grace-ms", 600_000),
     )
     .option("--verbose", "log what the harness and the consumers do, on stderr")
     .addHelpText(
