@@ -12,8 +12,11 @@ import { packInto, vendorProblem } from "./vendor.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
+/** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
+export const flowChoices = ["payment-intent", "charge", "invoice", "meter-event"] as const;
 export type DatabaseChoice = (typeof databaseChoices)[number];
 export type VaultChoice = (typeof vaultChoices)[number];
+export type FlowChoice = (typeof flowChoices)[number];
 
 export interface ScaffoldOptions {
   /** Where the project goes; created if missing, refused if not empty. */
@@ -28,6 +31,11 @@ export interface ScaffoldOptions {
   database?: DatabaseChoice;
   /** Stripe key from STRIPE_API_KEY, or per-period vault keys from a Keybrake-compatible proxy; default "env". */
   vault?: VaultChoice;
+  /**
+   * The Stripe billing flow; default "payment-intent". Another flow writes its Stripe calls into the project's
+   * `src/flow.ts` and its event schema into `src/event.ts` (templates/files/flows), wired through startBillingConsumer.
+   */
+  flow?: FlowChoice;
   /**
    * A local chargeguard checkout to depend on through `file:` (offline use, our tests). Relative paths are relative
    * to the new project's directory, as npm reads them.
@@ -65,8 +73,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   const directory = path.resolve(options.directory);
   await refuseNonEmpty(directory);
 
-  const source = consumerTemplateRoot();
-  const files = (await listFiles(source)).sort();
+  const sources = await templateSources(settings.flow);
   const written: string[] = [];
   if (options.vendor !== undefined) {
     const packed = await packInto(options.vendor, directory);
@@ -75,11 +82,11 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
     settings.vendored = true;
     written.push(...(await readdir(path.join(directory, "vendor"))).map((file) => `vendor/${file}`));
   }
-  for (const relative of files) {
+  for (const [relative, source] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
-    const text = await readFile(path.join(source, relative), "utf8");
-    await writeFile(target, fillPlaceholders(text, settings));
+    const text = fillPlaceholders(await readFile(source, "utf8"), settings);
+    await writeFile(target, relative === "package.json" ? withFlowDependencies(text, settings.flow) : text);
     written.push(outputName(relative));
   }
   // Data, not a template: the queue's budget as the stack config (or the default) gives it.
@@ -94,6 +101,7 @@ interface Settings {
   currency: string;
   database: DatabaseChoice;
   vault: VaultChoice;
+  flow: FlowChoice;
   chargeguard: string;
   eslintPlugin: string;
   queueBudget: QueueBudgetFile;
@@ -105,12 +113,18 @@ function checkOptions(options: ScaffoldOptions): Settings {
   const currency = options.currency ?? "usd";
   const database = options.database ?? "pglite";
   const vault = options.vault ?? "env";
+  const flow = options.flow ?? "payment-intent";
   const problems = [
     packageNameProblem(options.name),
     queueNameProblem(options.queue),
     currencyProblem(currency),
     databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
+    flowChoices.includes(flow) ? undefined : `--flow must be one of ${flowChoices.join(", ")}, got "${flow}"`,
+    // The vault key's allowed endpoints are PaymentIntents' (KeybrakeKeyProvider's default): other flows would be refused.
+    vault === "keybrake" && flow !== "payment-intent" && flowChoices.includes(flow)
+      ? `--vault keybrake works with --flow payment-intent only (the vault key allows /v1/payment_intents), got --flow ${flow}`
+      : undefined,
     options.link === undefined ? undefined : linkProblem(options.directory, options.link),
     options.vendor === undefined ? undefined : vendorProblem(options.vendor),
     options.link !== undefined && options.vendor !== undefined ? "--link and --vendor cannot be used together: depend on the checkout, or on packs of it" : undefined,
@@ -131,6 +145,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
     currency,
     database,
     vault,
+    flow,
     chargeguard: link === undefined ? publishedRange : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
     queueBudget,
@@ -166,6 +181,32 @@ export function consumerTemplateRoot(): string {
   const found = candidates.find((candidate) => existsSync(candidate));
   if (!found) throw new ScaffoldError(`the consumer template is missing (looked in ${candidates.join(", ")})`);
   return found;
+}
+
+/**
+ * Template files by their path in the project: the consumer template, then for another flow than the default, the
+ * files every other flow shares (flows/common: a consumer.ts taking the flow and event) and the flow's own
+ * (flows/<flow>: src/flow.ts, src/event.ts, test/consumer.test.ts), each replacing the one before at the same path.
+ */
+async function templateSources(flow: FlowChoice): Promise<Map<string, string>> {
+  const root = consumerTemplateRoot();
+  const layers = flow === "payment-intent" ? [root] : [root, path.join(root, "..", "flows", "common"), path.join(root, "..", "flows", flow)];
+  const sources = new Map<string, string>();
+  for (const layer of layers) {
+    if (!existsSync(layer)) throw new ScaffoldError(`the ${flow} flow's template is missing (looked in ${layer})`);
+    for (const relative of await listFiles(layer)) sources.set(relative, path.join(layer, relative));
+  }
+  return sources;
+}
+
+/** What another flow's src/event.ts needs beyond the consumer template: zod for the event schema (the root's version). */
+const flowDependencies: Record<string, string> = { zod: "4.6.7" };
+
+function withFlowDependencies(manifestText: string, flow: FlowChoice): string {
+  if (flow === "payment-intent") return manifestText;
+  const manifest = JSON.parse(manifestText) as { dependencies?: Record<string, string> };
+  manifest.dependencies = { ...manifest.dependencies, ...flowDependencies };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
 async function listFiles(root: string, prefix = ""): Promise<string[]> {

@@ -7,6 +7,8 @@ import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import {
   databaseChoices,
+  flowChoices,
+  type FlowChoice,
   promptScaffoldOptions,
   queueBudgetPath,
   regenerateCommand,
@@ -23,6 +25,7 @@ interface NewConsumerFlags {
   currency?: string;
   db?: ScaffoldOptions["database"];
   vault?: ScaffoldOptions["vault"];
+  flow?: string;
   link?: string;
   stack?: string;
   configFile?: string;
@@ -52,6 +55,8 @@ export function register(program: Command): void {
     .option("--currency <code>", "ISO 4217 currency, lower case", "usd")
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
+    // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
+    .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")}`, "payment-intent")
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
@@ -68,6 +73,8 @@ export function register(program: Command): void {
               currency: flags.currency ?? "usd",
               database: flags.db ?? "pglite",
               vault: flags.vault ?? "env",
+              // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
+              flow: (flags.flow ?? "payment-intent") as FlowChoice,
               ...(flags.link === undefined ? {} : { link: flags.link }),
               ...(flags.vendor === undefined ? {} : { vendor: flags.vendor }),
             };
@@ -82,7 +89,8 @@ export function register(program: Command): void {
         return;
       }
       const shown = path.relative(process.cwd(), result.directory) || ".";
-      console.log(`Created ${options.name} in ${shown} (${result.files.length} files).`);
+      const flow = "flow" in options ? options.flow : "payment-intent";
+      console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
       const budget = result.queueBudget;
       if (budget.stack === null) {
         console.log(`Tuning: ${budget.source}. ${queueBudgetPath} holds it; to take queue ${options.queue}'s budget from a stack, ${regenerateCommand(options.queue)}.`);
