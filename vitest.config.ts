@@ -15,10 +15,22 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["test/**/*.test.ts", "eslint-plugin/tests/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // `npm run test:unit` runs the fast set (`--project unit`, under a minute); `npm test` runs both. End-to-end files
+    // (built CLI or bin spawned, npm installs, emulators driven by the real SDKs for seconds) are named *.e2e.test.ts.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts", "eslint-plugin/tests/**/*.test.ts"],
+          exclude: ["**/*.e2e.test.ts"],
+        },
+      },
+      { extends: true, test: { name: "e2e", include: ["test/**/*.e2e.test.ts", "eslint-plugin/tests/**/*.e2e.test.ts"] } },
+    ],
   },
 });

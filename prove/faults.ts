@@ -14,6 +14,8 @@ export const faultCatalogue = {
   "kill-after-stripe": "the replica is killed right after the Stripe call, then a fresh one starts",
   "kill-after-record": "the replica is killed right after the record write, then a fresh one starts",
   "kill-before-complete": "the replica is killed right before completing the message, then a fresh one starts",
+  "scale-in":
+    "Container Apps scales the replica in while this charge is in flight (Stripe slow): SIGTERM, SIGKILL after the grace period; a fresh replica replaces it once it is gone",
   "dlq-resubmit": "after the queue drains, the clock moves 25 h (past Stripe's key window) and an operator resubmits the dead-letter queue with new messageIds",
   "nightly-resend": "25 h later the producer's nightly reconciliation re-sends, with new messageIds, every valid event that has no billing_records row (a contender that keeps no billing_records gets nothing re-sent)",
   "spend-cap": "a per-period spend cap just above the largest period's expected total",
@@ -38,6 +40,11 @@ export interface FaultPlan {
   stripe: Map<string, StripeFault>;
   /** The first replica to reach this step with this event is killed there. */
   kills: Map<string, ConsumerStep>;
+  /**
+   * The first replica to reach a step boundary with one of these events is scaled in there (SIGTERM, then SIGKILL
+   * after the grace period); the event's first charge request is slow, so it is in flight meanwhile.
+   */
+  scaleIns: Set<string>;
   /** Share of renew-lock requests answered ServerBusy (0 when off). */
   renewBusyRate: number;
   resubmitDeadLetters: boolean;
@@ -71,12 +78,15 @@ export function planFaults(workload: Workload, options: FaultPlanOptions): Fault
   const { faults, seed, eventRate = 0.012, renewBusyRate = 0.3, capMargin = 0.01 } = options;
   const random = seededRandom(seed).fork("faults");
   const enabled = new Set(faults);
-  const perEvent: FaultName[] = [...stripeFaults, ...consumerSteps.map((step) => killFaults[step])].filter((name) => enabled.has(name));
+  const perEvent: FaultName[] = [...stripeFaults, ...consumerSteps.map((step) => killFaults[step]), "scale-in" as const].filter((name) =>
+    enabled.has(name),
+  );
 
   const plan: FaultPlan = {
     faults: faultNames.filter((name) => enabled.has(name)),
     stripe: new Map(),
     kills: new Map(),
+    scaleIns: new Set(),
     renewBusyRate: enabled.has("renew-busy") ? renewBusyRate : 0,
     resubmitDeadLetters: enabled.has("dlq-resubmit"),
     resendUnrecorded: enabled.has("nightly-resend"),
@@ -88,6 +98,7 @@ export function planFaults(workload: Workload, options: FaultPlanOptions): Fault
     const fault = random.pick(perEvent);
     const step = consumerSteps.find((candidate) => killFaults[candidate] === fault);
     if (step) plan.kills.set(event.id, step);
+    else if (fault === "scale-in") plan.scaleIns.add(event.id);
     else plan.stripe.set(event.id, fault as StripeFault);
   }
   if (enabled.has("spend-cap")) {

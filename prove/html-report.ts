@@ -42,9 +42,10 @@ export function renderHtmlReport(result: ProvingGroundResult): string {
       const m = contender.metrics;
       const reasons = Object.entries(m.deadLettered).map(([reason, n]) => `${escape(reason)}: ${n}`).join("<br>") || "0";
       const bad = (n: number) => (n > 0 ? ` class="bad"` : "");
+      const scaledIn = contender.scaleIns ? `${contender.scaleIns.drained} drained, ${contender.scaleIns.killed} SIGKILLed` : "-";
       return `<tr><td>${escape(contender.name)}</td><td>${contender.kind}</td><td>${m.events}</td><td>${m.deliveries}</td><td>${m.paymentIntents}</td>
 <td${bad(m.duplicateCharges)}>${m.duplicateCharges}</td><td${bad(m.lostBillings)}>${m.lostBillings}</td><td${bad(m.overCapCents)}>${formatCents(m.overCapCents)}</td>
-<td${bad(m.repeatedDeclines)}>${m.repeatedDeclines}</td><td>${reasons}</td><td>${prevented(contender.telemetry?.duplicatesPrevented)}</td>
+<td${bad(m.repeatedDeclines)}>${m.repeatedDeclines}</td><td>${reasons}</td><td>${prevented(contender.telemetry?.duplicatesPrevented)}</td><td>${scaledIn}</td>
 <td>${(m.wallMs / 1000).toFixed(1)} s</td><td>${escape(contender.verdict)}</td></tr>`;
     })
     .join("\n");
@@ -63,7 +64,7 @@ svg .name,svg .value{font:13px system-ui,sans-serif;fill:#1b1f24}svg .ok{fill:#2
 <svg xmlns="http://www.w3.org/2000/svg" width="${svgWidth}" height="${height}" role="img" aria-label="Succeeded charges per contender, duplicates in red">
 ${bars}
 </svg>
-<table><thead><tr><th>contender</th><th>kind</th><th>events</th><th>deliveries</th><th>PaymentIntents</th><th>duplicate charges</th><th>lost billings</th><th>over-cap spend</th><th>repeated declines</th><th>dead-lettered</th><th>duplicates prevented (its telemetry, by source)</th><th>wall time</th><th>verdict</th></tr></thead>
+<table><thead><tr><th>contender</th><th>kind</th><th>events</th><th>deliveries</th><th>PaymentIntents</th><th>duplicate charges</th><th>lost billings</th><th>over-cap spend</th><th>repeated declines</th><th>dead-lettered</th><th>duplicates prevented (its telemetry, by source)</th><th>scaled-in replicas</th><th>wall time</th><th>verdict</th></tr></thead>
 <tbody>
 ${table}
 </tbody></table>

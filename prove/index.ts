@@ -1,8 +1,10 @@
 // The proving ground (`chargeguard prove`, `npm start`): the seeds' broken consumers and the generated one, side by
 // side under faults, counted at Stripe. The CLI enters here.
 export { faultCatalogue, faultNames, parseFaultNames, type FaultName } from "./faults.js";
+export { contenders, selectContenders } from "./contenders.js";
 export { renderHtmlReport } from "./html-report.js";
-export { progressBar } from "./progress-bar.js";
-export { provingGroundDefaults, runProvingGround } from "./proving-ground.js";
-export { toJson } from "./results.js";
+export { progressBar, progressLines, progressReporter } from "./progress-bar.js";
+export { provingGroundDefaults, provingGroundLimits, runProvingGround } from "./proving-ground.js";
+export { runPassed, toJson, type ProvingGroundResult } from "./results.js";
+export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";

@@ -28,9 +28,19 @@ export interface ProvingGroundOptions {
 
 export const provingGroundDefaults = { events: 10_000, replicas: 4, seed: 7 } as const;
 
+/**
+ * The largest run the harness takes: the workload and every observed delivery are held in memory, and each replica
+ * holds AMQP links, so past these a run exhausts the machine instead of proving anything.
+ */
+export const provingGroundLimits = { events: 1_000_000, replicas: 64, parallel: 32 } as const;
+
 export async function runProvingGround(options: ProvingGroundOptions = {}): Promise<ProvingGroundResult> {
   const events = options.events ?? provingGroundDefaults.events;
   const replicas = options.replicas ?? provingGroundDefaults.replicas;
+  for (const [name, value] of [["events", events], ["replicas", replicas], ["parallel", options.parallel ?? 1]] as const) {
+    const max = provingGroundLimits[name];
+    if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new RangeError(`${name} must be a whole number from 1 to ${max}, got ${value}`);
+  }
   const seed = options.seed ?? provingGroundDefaults.seed;
   const faults = options.faults ?? faultNames;
   const settings = { ...harnessSettings(events), ...options.settings };

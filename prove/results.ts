@@ -2,6 +2,7 @@
 import type { FaultName } from "./faults.js";
 import type { ContenderMetrics } from "./metrics.js";
 import type { TelemetrySummary } from "./telemetry-reader.js";
+import type { ScaleInCounts } from "./replica-fleet.js";
 
 export type ContenderKind = "example" | "generated";
 
@@ -13,6 +14,8 @@ export interface ContenderResult {
   metrics: ContenderMetrics;
   /** What the contender's own OpenTelemetry metrics said (empty for consumers that report none). */
   telemetry?: TelemetrySummary;
+  /** With the `scale-in` fault: replicas that exited within their grace period, and those SIGKILLed at its end. */
+  scaleIns?: ScaleInCounts;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;
@@ -30,6 +33,11 @@ export interface ProvingGroundResult {
 export interface ContenderJson {
   name: string;
   kind: ContenderKind;
+  /** "PASS: ..." or "FAIL: ..." (a broken example is expected to fail). */
+  verdict: string;
+  /** For examples: the failure its seed describes. */
+  expectedFailure?: string;
+  malformed: { events: number; deadLettered: number; charged: number };
   events: number;
   paymentIntents: number;
   duplicateCharges: number;
@@ -42,6 +50,8 @@ export interface ContenderJson {
   eventsDeclined: number;
   /** The contender's own metrics, beside the ground truth. */
   telemetry: Pick<TelemetrySummary, "outcomes" | "duplicatesPrevented">;
+  /** Present with the `scale-in` fault. */
+  scaleIns?: ScaleInCounts;
   wallMs: number;
 }
 
@@ -49,7 +59,14 @@ export interface ProvingGroundJson {
   seed: number;
   events: number;
   faults: FaultName[];
+  /** The run's verdict: the generated consumer passed (the broken examples are expected to fail). */
+  passed: boolean;
   contenders: ContenderJson[];
+}
+
+/** The run passes when every generated contender run passes; broken examples failing is what they are there to show. */
+export function runPassed(result: Pick<ProvingGroundResult, "contenders">): boolean {
+  return result.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS"));
 }
 
 export function toJson(result: ProvingGroundResult): ProvingGroundJson {
@@ -57,9 +74,13 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     seed: result.seed,
     events: result.events,
     faults: result.faults,
-    contenders: result.contenders.map(({ name, kind, metrics, telemetry }) => ({
+    passed: runPassed(result),
+    contenders: result.contenders.map(({ name, kind, metrics, verdict, expectedFailure, scaleIns, telemetry }) => ({
       name,
       kind,
+      verdict,
+      ...(expectedFailure === undefined ? {} : { expectedFailure }),
+      malformed: { events: metrics.malformedEvents, deadLettered: metrics.malformedDeadLettered, charged: metrics.malformedCharged },
       events: metrics.events,
       paymentIntents: metrics.paymentIntents,
       duplicateCharges: metrics.duplicateCharges,
@@ -70,6 +91,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       eventsCharged: metrics.eventsCharged,
       eventsDeclined: metrics.eventsDeclined,
       telemetry: { outcomes: telemetry?.outcomes ?? {}, duplicatesPrevented: telemetry?.duplicatesPrevented ?? {} },
+      ...(scaleIns ? { scaleIns } : {}),
       wallMs: metrics.wallMs,
     })),
   };

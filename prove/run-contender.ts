@@ -110,6 +110,13 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       killedAt.add(event.id);
       return true;
     };
+    const scaledInAt = new Set<string>();
+    const shouldScaleIn = (_step: ConsumerStep, usage: UsageEvent): boolean => {
+      const event = eventOf(usage.stripeCustomerId, usage.amountCents);
+      if (!event || !plan.scaleIns.has(event.id) || scaledInAt.has(event.id)) return false;
+      scaledInAt.add(event.id);
+      return true;
+    };
 
     const sender = client.createSender(queue);
     const initial = workloadMessages(workload, directory);
@@ -138,6 +145,8 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       },
       replicas,
       shouldKill,
+      shouldScaleIn,
+      gracePeriodMs: settings.scaleInGracePeriodMs,
       closeBoundMs: settings.killCloseBoundMs,
       onKill: () => clock.advance(settings.restartDelayMs),
       log: (line) => log(`${contender.name}: ${line}`),
@@ -155,7 +164,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const settle = (phaseStart: number, phaseShare: number, phaseMessages: number) =>
       waitUntilSettled({
         counts: () => servicebus.counts(queue),
-        busyOutsideQueue: () => Date.now() < slowCallsUntil,
+        busyOutsideQueue: () => Date.now() < slowCallsUntil || fleet?.busy === true,
         quietMs: settings.quietMs,
         deadline,
         onPending: (pending) => {
@@ -207,7 +216,9 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
     });
-    log(`${contender.name}: ${fleet.kills} replica(s) killed; ${verdict(metrics)}`);
+    const scaleIns = plan.scaleIns.size > 0 ? { ...fleet.scaleIns } : undefined;
+    const scaledIn = scaleIns ? `, ${scaleIns.drained} scaled-in replica(s) drained and ${scaleIns.killed} SIGKILLed` : "";
+    log(`${contender.name}: ${fleet.kills} replica(s) killed${scaledIn}; ${verdict(metrics)}`);
     const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, directory));
     const missing = workload.events.filter((event) => event.expected === "dead-lettered" && !dlq.has(event.id));
     if (missing.length > 0) log(`${contender.name}: malformed events not dead-lettered: ${missing.map((event) => `${event.id} (${event.malformation})`).join(", ")}`);
@@ -217,6 +228,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       ...(contender.expectedFailure ? { expectedFailure: describeExpectedFailure(contender.expectedFailure) } : {}),
       metrics,
       telemetry: await telemetry.summary(),
+      ...(scaleIns ? { scaleIns } : {}),
       verdict: verdict(metrics),
       ...(error ? { error } : {}),
     };

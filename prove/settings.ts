@@ -1,5 +1,9 @@
 // The harness's timing, scaled down so a 10,000-event chaos run takes minutes on two cores: a 2.5 s lock instead of
 // Azure's 60 s default, and every fault's duration set relative to it, so the same races happen, only faster.
+import { DEFAULT_PROCESSING_MS, DEFAULT_SAFETY_MARGIN_MS, deliveryBudgetMs } from "../tuning/index.js";
+
+/** The lock the harness's 2.5 s stands for: Service Bus's default LockDuration. */
+const azureLockMs = 60_000;
 
 export interface HarnessSettings {
   /** LockDuration of every contender's queue. */
@@ -25,7 +29,7 @@ export interface HarnessSettings {
    * kill, so the dead replica's guard lease lapses without the run waiting for it in real time.
    */
   restartDelayMs: number;
-  /** How long a killed replica's close() may take (the generated consumer waits up to 10 s for in-flight work). */
+  /** How long a killed replica's close() may take before it is left behind like a dead process's sockets. */
   killCloseBoundMs: number;
   /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
   quietMs: number;
@@ -33,17 +37,45 @@ export interface HarnessSettings {
   contenderTimeoutMs: number;
   /** How far the clock moves for `dlq-resubmit` and `nightly-resend`: past Stripe's 24 h key window. */
   keyWindowJumpMs: number;
+  /**
+   * `scale-in`: time between a replica's SIGTERM and its SIGKILL, as Container Apps' terminationGracePeriodSeconds.
+   * Default: the queue's delivery budget (harnessDeliveryBudgetMs) rounded up to whole seconds, the bound the infra
+   * gives the Container App; set it shorter to see SIGKILL cut charges in flight.
+   */
+  scaleInGracePeriodMs: number;
+  /**
+   * `scale-in`: Stripe latency of the call in flight when its replica is told to stop: within one lock (the deployed
+   * lock covers a delivery, no renewal needed) and far below the grace period, above a too-short one.
+   */
+  scaleInStripeMs: number;
+}
+
+/**
+ * The queue's delivery budget as the harness runs it: the tuning's deliveryBudgetMs for the Stripe client every
+ * contender gets (its timeout, no SDK retries), with the budget's own processing time and safety margin scaled
+ * down like the lock (2.5 s for 60 s). This is what terminationGracePeriodSeconds must cover in the harness.
+ */
+export function harnessDeliveryBudgetMs(settings: Pick<HarnessSettings, "lockDurationMs" | "stripeTimeoutMs" | "stripeMaxNetworkRetries">): number {
+  const scale = settings.lockDurationMs / azureLockMs;
+  return deliveryBudgetMs({
+    stripe: { timeoutMs: settings.stripeTimeoutMs, maxNetworkRetries: settings.stripeMaxNetworkRetries },
+    processingMs: Math.round(DEFAULT_PROCESSING_MS * scale),
+    safetyMarginMs: Math.round(DEFAULT_SAFETY_MARGIN_MS * scale),
+  });
 }
 
 export function harnessSettings(events: number): HarnessSettings {
   const lockDurationMs = 2_500;
+  const stripeTimeoutMs = lockDurationMs * 4;
+  const stripeMaxNetworkRetries = 0;
+  const slowStripeMs = Math.round(lockDurationMs * 2.4);
   return {
     lockDurationMs,
     maxDeliveryCount: 10,
     duplicateDetectionWindowMs: 10 * 60_000,
-    slowStripeMs: Math.round(lockDurationMs * 2.4),
-    stripeTimeoutMs: lockDurationMs * 4,
-    stripeMaxNetworkRetries: 0,
+    slowStripeMs,
+    stripeTimeoutMs,
+    stripeMaxNetworkRetries,
     retryPolicy: { baseDelayMs: lockDurationMs / 5, maxDelayMs: lockDurationMs * 4 },
     maxConcurrentCalls: 8,
     restartDelayMs: 30_000,
@@ -51,5 +83,7 @@ export function harnessSettings(events: number): HarnessSettings {
     quietMs: 1_000,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
+    scaleInGracePeriodMs: Math.ceil(harnessDeliveryBudgetMs({ lockDurationMs, stripeTimeoutMs, stripeMaxNetworkRetries }) / 1000) * 1000,
+    scaleInStripeMs: Math.round(lockDurationMs * 0.8),
   };
 }

@@ -25,7 +25,7 @@ export interface StripeFaultInjection {
 const dropsPerFault = 2;
 
 export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall }: StripeFaultInjection): void {
-  if (plan.stripe.size === 0) return;
+  if (plan.stripe.size === 0 && plan.scaleIns.size === 0) return;
   const hits = new Map<string, number>();
   /** True for the first `times` requests of an event scheduled for this fault. */
   const scheduled = (fault: StripeFault, times = 1) => (request: StripeFaultRequest): boolean => {
@@ -38,6 +38,15 @@ export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall
     return true;
   };
   const match = { method: "POST", path: chargePaths } as const;
+  // scale-in: the event's first charge request is slow, so it is in flight while its replica is told to stop.
+  const scaleInHit = new Set<string>();
+  const slowForScaleIn = (request: StripeFaultRequest): boolean => {
+    const event = eventOf(request);
+    if (!event || !plan.scaleIns.has(event.id) || scaleInHit.has(event.id)) return false;
+    scaleInHit.add(event.id);
+    return true;
+  };
+  faults.inject({ ...match, action: "latency", ms: settings.scaleInStripeMs, when: slowForScaleIn });
   faults.inject({ ...match, action: "latency", ms: settings.slowStripeMs, when: scheduled("slow-stripe") });
   faults.inject({ ...match, action: "commitThenDrop", when: scheduled("commit-drop", dropsPerFault) });
   // Before commit: nothing executed and nothing saved under the key, so a later attempt with the same key runs.

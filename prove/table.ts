@@ -28,6 +28,9 @@ function renderContender(contender: ContenderResult): string {
     ["repeated declines", count(m.repeatedDeclines)],
     ["malformed dead-lettered", `${count(m.malformedDeadLettered)} of ${count(m.malformedEvents)}`],
     ["dead-lettered", deadLettered.length === 0 ? "0" : deadLettered.map(([reason, n]) => `${reason} ${count(n)}`).join(", ")],
+    ...(contender.scaleIns
+      ? [["scaled-in replicas", `${count(contender.scaleIns.drained)} drained, ${count(contender.scaleIns.killed)} SIGKILLed`] as [string, string]]
+      : []),
     ["wall time", `${(m.wallMs / 1000).toFixed(1)} s`],
     ...telemetryRows(contender),
   ];

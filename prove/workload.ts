@@ -9,7 +9,7 @@ export const malformationKinds = [
   "missing-field",
   "negative-amount",
   "fractional-amount",
-  "unknown-currency",
+  "malformed-currency",
   "oversized-body",
 ] as const;
 export type MalformationKind = (typeof malformationKinds)[number];
@@ -154,8 +154,9 @@ function malform(usage: UsageEvent, kind: MalformationKind, random: Random): unk
       return { ...usage, amountCents: -usage.amountCents };
     case "fractional-amount":
       return { ...usage, amountCents: usage.amountCents + 0.5 };
-    case "unknown-currency":
-      return { ...usage, currency: "zzz" };
+    case "malformed-currency":
+      // Not the shape of a currency code (any three lower-case letters is one: Stripe decides which it takes).
+      return { ...usage, currency: "US$" };
     case "oversized-body":
       // Every field valid but the customer reference: the size alone must get it refused, before any charge.
       return { ...usage, customerId: usage.customerId + "x".repeat(oversizedBodyBytes) };

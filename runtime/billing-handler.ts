@@ -45,7 +45,7 @@ export interface BillingHandlerDeps {
   log?: (line: string) => void;
   /** Milliseconds since the epoch (meter timestamps, the key window); default Date.now. */
   now?: () => number;
-  /** True once the consumer is closing: a step frozen by a hook must not continue after it returns. */
+  /** True once the consumer is closing: a step frozen by a hook meanwhile must not continue after it returns. */
   isStopped?: () => boolean;
   /** Told when a message's flow waits on a step hook and when it resumes (close() does not wait for those). */
   onHookWait?: (message: ServiceBusReceivedMessage, waiting: boolean) => void;
@@ -107,15 +107,20 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
   const slot = deps.stripeSlot ?? runNow;
 
   const stepsOf = (message: ServiceBusReceivedMessage) => async (name: ConsumerStep, event: unknown) => {
-    if (deps.hook) {
-      deps.onHookWait?.(message, true);
-      try {
-        await (deps.hook as (step: ConsumerStep, event: unknown) => void | Promise<void>)(name, event);
-      } finally {
-        deps.onHookWait?.(message, false);
-      }
+    if (!deps.hook) return;
+    const stoppedBefore = deps.isStopped?.() ?? false;
+    const waiting = (deps.hook as (step: ConsumerStep, event: unknown) => void | Promise<void>)(name, event);
+    // A hook that returns at once is no wait: nothing froze, whatever it did (even stopping the consumer).
+    if (!waiting) return;
+    deps.onHookWait?.(message, true);
+    try {
+      await waiting;
+    } finally {
+      deps.onHookWait?.(message, false);
     }
-    if (deps.isStopped?.()) throw new Stopped(name);
+    // Only a flow frozen in a hook while the consumer stopped is cut off (a simulated crash). A flow that merely
+    // crosses a boundary during a graceful stop (SIGTERM) runs to its settlement: that is what the stop waits for.
+    if (!stoppedBefore && deps.isStopped?.()) throw new Stopped(name);
   };
 
   /** Steps 1-5: everything up to, not including, settling the message. */

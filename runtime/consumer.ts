@@ -17,7 +17,9 @@ import type { GuardStore } from "./guard/guard-store.js";
 import { Guard } from "./guard/record-guard.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { BillingGuard } from "./guard/billing-guard.js";
+import { configurationFaultGate, stripeKeyProbe } from "./configuration-fault.js";
 import { connectServiceBus } from "./servicebus-connection.js";
+import { checkQueueReachable, throttledErrorLog } from "./servicebus-preflight.js";
 import { stableKey } from "./stable-key.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import { createStripeClient } from "./stripe/client.js";
@@ -64,10 +66,20 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
    * then wait for a slot up to one delivery budget, which the lock renewal must cover as well.
    */
   maxConcurrentStripeCalls?: number;
-  /** How long `close()` waits for in-flight messages (a step frozen by a hook is not waited for); default 10 s. */
+  /**
+   * How long `close()` waits for in-flight messages to settle (a step frozen by a hook is not waited for); default
+   * the delivery budget (twice it when messages may wait for a Stripe slot): a message in flight at SIGTERM settles
+   * within it, and the platform's grace period (Container Apps' terminationGracePeriodSeconds) is set to cover it.
+   */
   closeTimeoutMs?: number;
   /** Metrics and traces (runtime/telemetry); default: from the context's providers, else the global ones (a no-op without an SDK). */
   telemetry?: BillingTelemetry;
+  /** Peek the queue before subscribing, throwing ConsumerStartError when it is missing or unreachable; default true. */
+  checkQueueAtStart?: boolean;
+  /** Called when Stripe refuses the key (401/403) and the consumer pauses intake: an alert hook. */
+  onConfigurationFault?: (detail: string) => void;
+  /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
+  configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }
 
 const defaultStripeTimeoutMs = DEFAULT_STRIPE_BUDGET.timeoutMs;
@@ -173,12 +185,19 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const observed = ownGuard ?? (sharedGuard instanceof BillingGuard ? sharedGuard : undefined);
   const stopObserving = observed ? telemetry.observeGuard(() => observed.health()) : () => {};
 
+  // A queue that is not there or not reachable is a configuration error at start (ConsumerStartError), not a log flood.
+  if (options.checkQueueAtStart !== false) {
+    try {
+      await checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName);
+    } catch (error) {
+      if (ownGuard) await ownGuard.close();
+      throw error;
+    }
+  }
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
   const queue = options.serviceBus.queueName;
-  const settler = telemetry.instrumentSettler(receiver, queue);
-  const scheduler = telemetry.instrumentScheduler(sender, queue);
 
   let stopped = false;
   /** In-flight messages; true while parked in a step hook (a simulated crash may never return from one). */
@@ -205,9 +224,29 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
     },
   });
 
-  const subscription = receiver.subscribe(
+  const errorLog = throttledErrorLog(log);
+  // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).
+  const faults = configurationFaultGate({
+    log,
+    pause: () => bounded(subscription.close(), 5_000),
+    resume: () => {
+      if (!stopped) subscription = subscribe();
+    },
+    ...(options.stripe.apiKey ? { probe: stripeKeyProbe(stripeFor(options.stripe.apiKey)) } : {}),
+    ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
+    ...options.configurationFaultProbe,
+  });
+  const settlingReceiver = faults.receiver(receiver);
+  const settler = telemetry.instrumentSettler(settlingReceiver, queue);
+  const scheduler = telemetry.instrumentScheduler(sender, queue);
+  const subscribe = () => receiver.subscribe(
     {
       processMessage: async (message) => {
+        if (faults.paused) {
+          // Delivered as intake stopped: back to the queue untouched.
+          await receiver.abandonMessage(message).catch(() => undefined);
+          return;
+        }
         const state = { inHook: false };
         inFlight.set(message, state);
         try {
@@ -221,11 +260,12 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
       },
       processError: async ({ error, errorSource }) => {
         if (errorSource === "renewLock") telemetry.lockRenewalFailed(queue);
-        log(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
+        errorLog(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
       },
     },
     { autoCompleteMessages: false, maxConcurrentCalls },
   );
+  let subscription = subscribe();
 
   let closing: Promise<void> | undefined;
   return {
@@ -233,8 +273,9 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
       closing ??= (async () => {
         stopped = true;
         stopObserving();
+        faults.close();
         await bounded(subscription.close(), 5_000);
-        const deadline = Date.now() + (options.closeTimeoutMs ?? 10_000);
+        const deadline = Date.now() + (options.closeTimeoutMs ?? heldMs);
         while (Date.now() < deadline && [...inFlight.values()].some((state) => !state.inHook)) await sleep(20);
         await bounded(receiver.close(), 5_000);
         await bounded(sender.close(), 5_000);

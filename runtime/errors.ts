@@ -65,3 +65,11 @@ export class LeaseLapsedError extends ChargeguardError {
 export class EntraTokenError extends ChargeguardError {
   override name = "EntraTokenError";
 }
+
+/**
+ * An embedded data directory that cannot be opened as asked: not a guard database where one must exist, or held by
+ * another process. A configuration fault (CLI exit 2), never a reason to create or overwrite anything.
+ */
+export class DataDirectoryError extends ConfigurationError {
+  override name = "DataDirectoryError";
+}

@@ -1,13 +1,8 @@
 // The usage event a billing consumer accepts, validated before anything else happens: an event that fails here is
 // dead-lettered with a reason naming the field, and never reaches the guard or Stripe.
 import { z } from "zod";
+import { amountProblem, currencyProblem } from "./currency.js";
 import type { UsageEvent } from "./usage-event.js";
-
-/** Currencies the consumer bills in (ISO 4217, lower case, as Stripe spells them). */
-export const supportedCurrencies = [
-  "usd", "eur", "gbp", "chf", "cad", "aud", "nzd", "sek", "nok", "dkk", "pln", "czk", "jpy", "sgd", "hkd", "mxn", "brl",
-  "inr",
-] as const;
 
 /** A billing event is a handful of short fields; anything larger is not one of ours. */
 export const maxEventBodyBytes = 4096;
@@ -26,8 +21,14 @@ export const usageEventSchema = z.strictObject({
     .int("must be an integer number of cents")
     .positive("must be greater than zero")
     .max(Number.MAX_SAFE_INTEGER, "must be a safe integer"),
-  currency: z.enum(supportedCurrencies, `must be one of ${supportedCurrencies.join(", ")} (lower case)`),
-}) satisfies z.ZodType<UsageEvent>;
+  // The shape only (no allow-list): Stripe decides which currencies an account may charge in.
+  currency: z.string().refine((currency) => currencyProblem(currency) === undefined, "must be a three-letter ISO 4217 code in lower case"),
+})
+  .superRefine((event, context) => {
+    // amountCents is in the currency's smallest unit; some currencies restrict its last digits (currency.ts).
+    const problem = amountProblem(event.amountCents, event.currency);
+    if (problem !== undefined) context.addIssue({ code: "custom", path: ["amountCents"], message: problem });
+  }) satisfies z.ZodType<UsageEvent>;
 
 export type UsageEventParseResult = { ok: true; event: UsageEvent } | { ok: false; reason: string };
 

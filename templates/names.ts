@@ -38,10 +38,13 @@ export function queueNameProblem(queue: string): string | undefined {
   return undefined;
 }
 
-/** ISO 4217, lower case as Stripe writes it. */
+/**
+ * ISO 4217, lower case as Stripe writes it: the shape only, the same rule as the runtime's event schema (no
+ * allow-list on either side; test/templates/currency-agreement.test.ts proves they agree). Stripe decides the rest.
+ */
 export function currencyProblem(currency: string): string | undefined {
   if (!/^[a-z]{3}$/.test(currency)) {
-    return `the currency "${currency}" is not a three-letter ISO 4217 code in lower case (e.g. "usd", "eur")`;
+    return `the currency "${currency}" is not a three-letter ISO 4217 code in lower case (e.g. "usd", "eur", "jpy")`;
   }
   return undefined;
 }

@@ -8,11 +8,15 @@ import { fileURLToPath } from "node:url";
 import { TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
+import { packInto, vendorProblem } from "./vendor.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
+/** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
+export const flowChoices = ["payment-intent", "charge", "invoice", "meter-event"] as const;
 export type DatabaseChoice = (typeof databaseChoices)[number];
 export type VaultChoice = (typeof vaultChoices)[number];
+export type FlowChoice = (typeof flowChoices)[number];
 
 export interface ScaffoldOptions {
   /** Where the project goes; created if missing, refused if not empty. */
@@ -28,6 +32,11 @@ export interface ScaffoldOptions {
   /** Stripe key from STRIPE_API_KEY, or per-period vault keys from a Keybrake-compatible proxy; default "env". */
   vault?: VaultChoice;
   /**
+   * The Stripe billing flow; default "payment-intent". Another flow writes its Stripe calls into the project's
+   * `src/flow.ts` and its event schema into `src/event.ts` (templates/files/flows), wired through startBillingConsumer.
+   */
+  flow?: FlowChoice;
+  /**
    * A local chargeguard checkout to depend on through `file:` (offline use, our tests). Relative paths are relative
    * to the new project's directory, as npm reads them.
    */
@@ -37,6 +46,11 @@ export interface ScaffoldOptions {
    * chargeguard's default Stripe budget, and the file says how to take the stack's.
    */
   stackBudget?: StackQueueBudget;
+  /**
+   * A built chargeguard checkout to pack into the project's vendor/ (`file:vendor/*.tgz` dependencies, copied into
+   * the image): installs and image builds need no registry that serves chargeguard. Relative to the working directory.
+   */
+  vendor?: string;
 }
 
 export interface ScaffoldResult {
@@ -59,14 +73,20 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   const directory = path.resolve(options.directory);
   await refuseNonEmpty(directory);
 
-  const source = consumerTemplateRoot();
-  const files = (await listFiles(source)).sort();
+  const sources = await templateSources(settings.flow);
   const written: string[] = [];
-  for (const relative of files) {
+  if (options.vendor !== undefined) {
+    const packed = await packInto(options.vendor, directory);
+    settings.chargeguard = packed.chargeguard;
+    settings.eslintPlugin = packed.eslintPlugin;
+    settings.vendored = true;
+    written.push(...(await readdir(path.join(directory, "vendor"))).map((file) => `vendor/${file}`));
+  }
+  for (const [relative, source] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
-    const text = await readFile(path.join(source, relative), "utf8");
-    await writeFile(target, fillPlaceholders(text, settings));
+    const text = fillPlaceholders(await readFile(source, "utf8"), settings);
+    await writeFile(target, relative === "package.json" ? withFlowDependencies(text, settings.flow) : text);
     written.push(outputName(relative));
   }
   // Data, not a template: the queue's budget as the stack config (or the default) gives it.
@@ -81,22 +101,33 @@ interface Settings {
   currency: string;
   database: DatabaseChoice;
   vault: VaultChoice;
+  flow: FlowChoice;
   chargeguard: string;
   eslintPlugin: string;
   queueBudget: QueueBudgetFile;
+  /** The packages are packed into vendor/ (the image copies it before installing). */
+  vendored: boolean;
 }
 
 function checkOptions(options: ScaffoldOptions): Settings {
   const currency = options.currency ?? "usd";
   const database = options.database ?? "pglite";
   const vault = options.vault ?? "env";
+  const flow = options.flow ?? "payment-intent";
   const problems = [
     packageNameProblem(options.name),
     queueNameProblem(options.queue),
     currencyProblem(currency),
     databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
+    flowChoices.includes(flow) ? undefined : `--flow must be one of ${flowChoices.join(", ")}, got "${flow}"`,
+    // The vault key's allowed endpoints are PaymentIntents' (KeybrakeKeyProvider's default): other flows would be refused.
+    vault === "keybrake" && flow !== "payment-intent" && flowChoices.includes(flow)
+      ? `--vault keybrake works with --flow payment-intent only (the vault key allows /v1/payment_intents), got --flow ${flow}`
+      : undefined,
     options.link === undefined ? undefined : linkProblem(options.directory, options.link),
+    options.vendor === undefined ? undefined : vendorProblem(options.vendor),
+    options.link !== undefined && options.vendor !== undefined ? "--link and --vendor cannot be used together: depend on the checkout, or on packs of it" : undefined,
   ].filter((problem): problem is string => problem !== undefined);
   let queueBudget: QueueBudgetFile | undefined;
   try {
@@ -114,9 +145,11 @@ function checkOptions(options: ScaffoldOptions): Settings {
     currency,
     database,
     vault,
+    flow,
     chargeguard: link === undefined ? publishedRange : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
     queueBudget,
+    vendored: false,
   };
 }
 
@@ -150,6 +183,32 @@ export function consumerTemplateRoot(): string {
   return found;
 }
 
+/**
+ * Template files by their path in the project: the consumer template, then for another flow than the default, the
+ * files every other flow shares (flows/common: a consumer.ts taking the flow and event) and the flow's own
+ * (flows/<flow>: src/flow.ts, src/event.ts, test/consumer.test.ts), each replacing the one before at the same path.
+ */
+async function templateSources(flow: FlowChoice): Promise<Map<string, string>> {
+  const root = consumerTemplateRoot();
+  const layers = flow === "payment-intent" ? [root] : [root, path.join(root, "..", "flows", "common"), path.join(root, "..", "flows", flow)];
+  const sources = new Map<string, string>();
+  for (const layer of layers) {
+    if (!existsSync(layer)) throw new ScaffoldError(`the ${flow} flow's template is missing (looked in ${layer})`);
+    for (const relative of await listFiles(layer)) sources.set(relative, path.join(layer, relative));
+  }
+  return sources;
+}
+
+/** What another flow's src/event.ts needs beyond the consumer template: zod for the event schema (the root's version). */
+const flowDependencies: Record<string, string> = { zod: "4.6.7" };
+
+function withFlowDependencies(manifestText: string, flow: FlowChoice): string {
+  if (flow === "payment-intent") return manifestText;
+  const manifest = JSON.parse(manifestText) as { dependencies?: Record<string, string> };
+  manifest.dependencies = { ...manifest.dependencies, ...flowDependencies };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
 async function listFiles(root: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   for (const entry of await readdir(path.join(root, prefix), { withFileTypes: true })) {
@@ -174,6 +233,9 @@ function fillPlaceholders(text: string, settings: Settings): string {
     __VAULT__: settings.vault,
     __CHARGEGUARD_SPEC__: settings.chargeguard,
     __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
+    __VENDOR_COPY__: settings.vendored
+      ? "COPY vendor ./vendor"
+      : "# (no vendor/: chargeguard comes from the registry; `chargeguard new consumer --vendor` packs it in)",
   };
   return text.replace(/__[A-Z_]+__/g, (placeholder) => values[placeholder] ?? placeholder);
 }

@@ -7,6 +7,8 @@ import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import {
   databaseChoices,
+  flowChoices,
+  type FlowChoice,
   promptScaffoldOptions,
   queueBudgetPath,
   regenerateCommand,
@@ -23,9 +25,11 @@ interface NewConsumerFlags {
   currency?: string;
   db?: ScaffoldOptions["database"];
   vault?: ScaffoldOptions["vault"];
+  flow?: string;
   link?: string;
   stack?: string;
   configFile?: string;
+  vendor?: string;
 }
 
 /** The queue's budget from the stack config, read by the same loader `chargeguard plan` uses. */
@@ -51,9 +55,12 @@ export function register(program: Command): void {
     .option("--currency <code>", "ISO 4217 currency, lower case", "usd")
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
-    .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for offline use")
+    // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
+    .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")}`, "payment-intent")
+    .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
+    .option("--vendor <checkout>", "pack a built chargeguard checkout into <dir>/vendor (file: dependencies): npm ci and docker build need no registry serving chargeguard")
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const options =
@@ -66,7 +73,10 @@ export function register(program: Command): void {
               currency: flags.currency ?? "usd",
               database: flags.db ?? "pglite",
               vault: flags.vault ?? "env",
+              // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
+              flow: (flags.flow ?? "payment-intent") as FlowChoice,
               ...(flags.link === undefined ? {} : { link: flags.link }),
+              ...(flags.vendor === undefined ? {} : { vendor: flags.vendor }),
             };
       let result: Awaited<ReturnType<typeof scaffoldConsumer>>;
       try {
@@ -79,7 +89,8 @@ export function register(program: Command): void {
         return;
       }
       const shown = path.relative(process.cwd(), result.directory) || ".";
-      console.log(`Created ${options.name} in ${shown} (${result.files.length} files).`);
+      const flow = "flow" in options ? options.flow : "payment-intent";
+      console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
       const budget = result.queueBudget;
       if (budget.stack === null) {
         console.log(`Tuning: ${budget.source}. ${queueBudgetPath} holds it; to take queue ${options.queue}'s budget from a stack, ${regenerateCommand(options.queue)}.`);

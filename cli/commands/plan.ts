@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import { checkStackFlags } from "../stack-flags.js";
 
 interface PlanFlags {
   stack?: string;
@@ -12,17 +14,14 @@ export function register(program: Command): void {
     .command("plan")
     .description(
       "Plan a stack offline: run the Pulumi program under mocks with the stack's config, show each billing queue's " +
-        "settings, alerts and access, and check the policy pack. Exit 1 on a mandatory violation, 2 on invalid config.",
+        "settings, alerts and access, and check the policy pack. Exit 1 on a mandatory violation, 2 on a usage error or invalid config.",
     )
     .option("-s, --stack <name>", "stack to plan: reads Pulumi.<name>.yaml in the current directory")
     .option("-c, --config-file <path>", "plan this stack config file instead (same shape as Pulumi.<stack>.yaml)")
     .option("--json", "print { stack, resources, queues, violations } as JSON")
     .action(async (flags: PlanFlags) => {
-      if (!flags.stack && !flags.configFile) {
-        console.error("chargeguard plan: give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
-        process.exitCode = 2;
-        return;
-      }
+      if (!flags.stack && !flags.configFile) throw new UsageError("plan: give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
+      checkStackFlags(flags.stack, flags.configFile);
       const { formatPlan, planExitCode, planStack, StackConfigError } = await import("../../infra/plan/index.js");
       try {
         const plan = await planStack({
@@ -32,9 +31,7 @@ export function register(program: Command): void {
         console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan));
         process.exitCode = planExitCode(plan.report);
       } catch (error) {
-        if (!(error instanceof StackConfigError)) throw error;
-        console.error(`chargeguard plan: ${error.message}`);
-        process.exitCode = 2;
+        throw error instanceof StackConfigError ? new UsageError(`plan: ${error.message}`) : error;
       }
     });
 }

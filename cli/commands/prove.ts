@@ -1,17 +1,26 @@
-import { writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError } from "commander";
 import {
+  contenders,
   faultCatalogue,
   faultNames,
+  harnessSettings,
   parseFaultNames,
-  progressBar,
+  progressReporter,
   provingGroundDefaults,
+  provingGroundLimits,
   renderHtmlReport,
   renderTables,
+  runPassed,
   runProvingGround,
+  selectContenders,
   toJson,
+  type ProvingGroundResult,
 } from "../../prove/index.js";
+import { UsageError } from "../errors.js";
 
 interface ProveOptions {
   events: number;
@@ -23,14 +32,29 @@ interface ProveOptions {
   json?: boolean;
   report?: string;
   verbose?: boolean;
+  scaleInGraceMs?: number;
 }
 
-function positiveInteger(name: string) {
+function boundedInteger(name: string, max: number) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    if (!Number.isSafeInteger(parsed) || parsed < 1 || parsed > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max.toLocaleString("en-US")}, got "${value}"`);
+    }
     return parsed;
   };
+}
+
+/** The report is written at the end of a run that takes minutes: refuse a path that cannot be written before it starts. */
+async function checkReportPath(file: string): Promise<void> {
+  const target = resolve(file);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`--report ${file} is a directory: give a file name, e.g. ${join(file, "prove.html")}`);
+  try {
+    await access(existing ? target : dirname(target), constants.W_OK);
+  } catch {
+    throw new UsageError(`--report ${file} cannot be written: ${existing ? "the file is not writable" : `${dirname(target)} does not exist or is not writable`}`);
+  }
 }
 
 function integer(value: string): number {
@@ -44,24 +68,34 @@ export function register(program: Command): void {
   program
     .command("prove")
     .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
-    .option("--events <n>", "billing events in the workload", positiveInteger("--events"), provingGroundDefaults.events)
-    .option("--replicas <n>", "competing replicas per contender", positiveInteger("--replicas"), provingGroundDefaults.replicas)
-    .option("--parallel <n>", "contenders run at once, each in a worker thread", positiveInteger("--parallel"), availableParallelism())
+    .option("--events <n>", "billing events in the workload", boundedInteger("--events", provingGroundLimits.events), provingGroundDefaults.events)
+    .option("--replicas <n>", "competing replicas per contender", boundedInteger("--replicas", provingGroundLimits.replicas), provingGroundDefaults.replicas)
+    .option("--parallel <n>", "contenders run at once, each in a worker thread", boundedInteger("--parallel", provingGroundLimits.parallel), availableParallelism())
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
     .option("--json", "print the results as JSON on stdout instead of tables")
     .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
+    .option(
+      "--scale-in-grace-ms <ms>",
+      `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's delivery budget; shorter cuts charges in flight)`,
+      // Container Apps allows a grace period of at most 600 s.
+      boundedInteger("--scale-in-grace-ms", 600_000),
+    )
     .option("--verbose", "log what the harness and the consumers do, on stderr")
     .addHelpText(
       "after",
       `\nFaults:\n${faultNames.map((name) => `  ${name.padEnd(21)} ${faultCatalogue[name]}`).join("\n")}\n\n` +
-        "Exit code 1 when the generated consumer does not pass.",
+        "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
+        "generated consumer passes. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
     )
     .action(async (options: ProveOptions) => {
-      const faults = parseFaultNames(options.faults);
+      // Every input is checked before the run: a mistake must not surface after minutes of work.
+      const faults = usage(() => parseFaultNames(options.faults));
       const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
-      const bar = options.verbose ? undefined : progressBar();
+      if (only) usage(() => selectContenders(contenders(), only));
+      if (options.report) await checkReportPath(options.report);
+      const bar = options.verbose ? undefined : progressReporter();
       try {
         const result = await runProvingGround({
           events: options.events,
@@ -70,6 +104,7 @@ export function register(program: Command): void {
           seed: options.seed,
           faults,
           ...(only ? { only } : {}),
+          ...(options.scaleInGraceMs === undefined ? {} : { settings: { scaleInGracePeriodMs: options.scaleInGraceMs } }),
           ...(bar ? { onProgress: (update) => bar.update(update) } : {}),
           ...(options.verbose ? { log: (line) => console.error(line) } : {}),
         });
@@ -79,8 +114,9 @@ export function register(program: Command): void {
           await writeFile(options.report, renderHtmlReport(result));
           console.error(`report written to ${options.report}`);
         }
-        const generated = result.contenders.filter((contender) => contender.kind === "generated");
-        if (generated.some((contender) => !contender.verdict.startsWith("PASS"))) process.exitCode = 1;
+        const passed = runPassed(result);
+        console.error(closingLine(result, passed));
+        if (!passed) process.exitCode = 1;
       } finally {
         bar?.stop();
       }
@@ -88,4 +124,24 @@ export function register(program: Command): void {
       // connections forever): end the process once the results are out.
       process.stdout.write("", () => process.exit());
     });
+}
+
+/** The last line on stderr: what the run proved, so a reader of a red table of broken examples knows that is expected. */
+function closingLine(result: ProvingGroundResult, passed: boolean): string {
+  const examples = result.contenders.filter((contender) => contender.kind === "example");
+  const failedAsExpected = examples.filter((contender) => contender.verdict.startsWith("FAIL")).length;
+  const generated = result.contenders.filter((contender) => contender.kind === "generated");
+  const parts = [
+    examples.length > 0 ? `${failedAsExpected} of ${examples.length} broken example(s) failed, as they are expected to` : undefined,
+    generated.length > 0 ? `the generated consumer ${passed ? "passed" : "FAILED"}` : "no generated consumer in this run",
+  ].filter(Boolean);
+  return `proving ground: ${passed ? "PASSED" : "FAILED"}: ${parts.join("; ")}`;
+}
+
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }

@@ -9,6 +9,7 @@ import {
   type ReconcileReport,
   createStripeClient,
 } from "../../runtime/index.js";
+import { refuseTogether, UsageError } from "../errors.js";
 
 interface ReconcileCommandOptions {
   databaseUrl?: string;
@@ -20,7 +21,7 @@ interface ReconcileCommandOptions {
   flow?: string;
 }
 
-/** Exit code when billings remain pending with an unknown outcome (so a scheduler can alert). */
+/** Exit code when billings remain pending with an unknown outcome (so a scheduler can alert); 2 = usage or configuration. */
 const stillUnknownExitCode = 3;
 
 export function register(program: Command): void {
@@ -32,7 +33,7 @@ export function register(program: Command): void {
         "past the window is reported unverifiable, never re-sent (STRIPE_API_KEY from the environment)",
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records (default: env DATABASE_URL)")
-    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (e.g. the consumer's ./.data; PGlite is single-process: stop the consumer first)")
+    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (the consumer's ./.data: must already be a guard database; locked while in use, so stop the consumer first)")
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
     .option("--limit <n>", "examine at most this many stale billings (default 100)", positiveInteger)
     .option("--dry-run", "look up and report what would be done; charge and record nothing")
@@ -41,19 +42,27 @@ export function register(program: Command): void {
       "--flow <flow>",
       `only this flow: ${Object.keys(builtInFlows).join(", ")} (default: all; the default consumer's PaymentIntents and every flow's guard_records)`,
     )
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 done, 1 failed (e.g. Stripe unreachable), 2 usage or configuration (conflicting flags, missing\n" +
+        "settings, --data-dir not a guard database or in use by another process), 3 billings still pending with an unknown\n" +
+        "outcome, or meter events past the key window that cannot be verified.",
+    )
     .action(async (options: ReconcileCommandOptions) => {
+      refuseTogether(["--database-url", options.databaseUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
       const databaseUrl = options.databaseUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
       if (!databaseUrl && !options.dataDir) {
-        throw new Error("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
+        throw new UsageError("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
       }
       const apiKey = process.env.STRIPE_API_KEY;
-      if (!apiKey) throw new Error("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
+      if (!apiKey) throw new UsageError("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       const stripe = createStripeClient({ apiKey, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
-        throw new InvalidArgumentError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
+        throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
-      const connection = databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string };
+      // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
+      const connection = databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string, requireExistingDataDir: true };
       const limit = options.limit === undefined ? {} : { limit: options.limit };
       const dryRun = options.dryRun ?? false;
       // billing_records (the default consumer) first; both share one connection's database.

@@ -1,7 +1,10 @@
 import { InvalidArgumentError, type Command } from "commander";
 // The pure config loader, not the infra index: `sandbox` must start without loading Pulumi and the Azure SDK.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { StackConfigError } from "../../infra/stack-config.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
+import { UsageError } from "../errors.js";
+import { checkStackFlags } from "../stack-flags.js";
 
 interface SandboxOptions {
   servicebusPort: number;
@@ -19,6 +22,17 @@ interface SandboxOptions {
 
 /** The key a sandbox consumer uses: the emulator accepts any sk_test_/rk_test_ key and never a live one. */
 const sandboxApiKey = "rk_test_sandbox";
+
+const loadHint = "`node --env-file=sandbox.env ...` or `set -a; . ./sandbox.env; set +a`";
+
+/**
+ * KEY='value': single quotes make the file sourceable by a shell (the connection string holds `;`) and are read the
+ * same by `node --env-file` and dotenv. No value here holds a single quote; refuse one rather than print a broken file.
+ */
+export function envLine(name: string, value: string): string {
+  if (value.includes("'") || value.includes("\n")) throw new Error(`${name} cannot be written as an env file line: ${JSON.stringify(value)}`);
+  return `${name}='${value}'`;
+}
 
 export function register(program: Command): void {
   program
@@ -70,11 +84,12 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   console.error(`  Service Bus  amqp://127.0.0.1:${serviceBus.port}`);
   for (const name of names) console.error(`    queue ${name}: ${describeQueue(name, queues[name])}`);
   console.error(`  Stripe       ${stripe.apiBase} (test keys only: sk_test_... or rk_test_...)`);
-  console.error(`Settings for a consumer (stdout, KEY=value):`);
-  console.log(`SERVICEBUS_CONNECTION_STRING=${serviceBus.connectionString}`);
-  console.log(`SERVICEBUS_QUEUE=${names[0]}`);
-  console.log(`STRIPE_API_BASE=${stripe.apiBase}`);
-  console.log(`STRIPE_API_KEY=${sandboxApiKey}`);
+  console.error(`Settings for a consumer on stdout, an env file: \`chargeguard sandbox > sandbox.env\`, then ${loadHint}`);
+  console.log(`# chargeguard sandbox settings: load with ${loadHint}`);
+  console.log(envLine("SERVICEBUS_CONNECTION_STRING", serviceBus.connectionString));
+  console.log(envLine("SERVICEBUS_QUEUE", names[0] ?? ""));
+  console.log(envLine("STRIPE_API_BASE", stripe.apiBase));
+  console.log(envLine("STRIPE_API_KEY", sandboxApiKey));
 
   await stopRequested;
   // A stop that hangs must not hold the terminal: give it 10 s.
@@ -94,12 +109,18 @@ function queuesFrom(options: SandboxOptions): Record<string, EmulatedQueueOption
   );
   if (fromStack) {
     if (options.queue !== undefined || queueFlags.length > 0) {
-      throw new Error("use either --stack/--config-file (queues and tuning from the stack) or --queue and its flags, not both");
+      throw new UsageError("use either --stack/--config-file (queues and tuning from the stack) or --queue and its flags, not both");
     }
-    const config = loadStackConfig({
-      ...(options.stack !== undefined ? { stack: options.stack } : {}),
-      ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
-    });
+    checkStackFlags(options.stack, options.configFile);
+    let config: ReturnType<typeof loadStackConfig>;
+    try {
+      config = loadStackConfig({
+        ...(options.stack !== undefined ? { stack: options.stack } : {}),
+        ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+      });
+    } catch (error) {
+      throw error instanceof StackConfigError ? new UsageError(error.message) : error;
+    }
     return Object.fromEntries(config.queues.map((queue) => [queue.name, queueOptionsFromTuning(queue.tuning)]));
   }
   const shared: EmulatedQueueOptions = {
@@ -111,7 +132,7 @@ function queuesFrom(options: SandboxOptions): Record<string, EmulatedQueueOption
   };
   const names = options.queue ?? ["usage-billing"];
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate !== undefined) throw new Error(`--queue ${duplicate} is given twice`);
+  if (duplicate !== undefined) throw new UsageError(`--queue ${duplicate} is given twice`);
   return Object.fromEntries(names.map((name) => [name, shared]));
 }
 
@@ -129,7 +150,7 @@ function describeQueue(name: string, options: EmulatedQueueOptions | undefined):
 
 function explainListenError(error: unknown, flag: string, port: number): unknown {
   if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
-    return new Error(`127.0.0.1:${port} is already in use: pass ${flag} with another port, or 0 for any free one`);
+    return new UsageError(`127.0.0.1:${port} is already in use: pass ${flag} with another port, or 0 for any free one`);
   }
   return error;
 }

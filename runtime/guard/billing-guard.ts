@@ -2,15 +2,13 @@
 // Stripe (a lease), what was already billed (state), and how much of the period's cap is spoken for (ledger).
 // Every decision is one transaction; every time comes from the injected clock, never from the database's now().
 import { randomUUID } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { systemClock, type Clock } from "../clock.js";
 import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
 import { BillingStateError, ConfigurationError, InvalidEventError } from "../errors.js";
 import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
-import { pgClient } from "./pg-client.js";
-import { pgliteClient } from "./pglite-client.js";
+import { openSqlClient } from "./open-sql-client.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
 import { spendCaps, type SpendCapFor } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
@@ -127,14 +125,7 @@ export class BillingGuard {
       throw new ConfigurationError(`leaseMs must be a positive integer, got ${options.leaseMs}`);
     }
     spendCaps(options);
-    const sql = options.databaseUrl
-      ? pgClient(options.databaseUrl, {
-          ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-          ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
-        })
-      : options.pglite
-        ? pgliteClient(options.pglite, { owned: false })
-        : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });
+    const sql = await openSqlClient(options);
     const guard = new BillingGuard(sql, options);
     try {
       await migrate(sql, guard.#now());

@@ -2,24 +2,17 @@
 // the same (period, currency) ledger as the PaymentIntent consumer's billing_records, so one cap holds across flows.
 // `run()` is the primitive (guarded-run.ts) over this store.
 import { randomUUID } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
 import type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease } from "./guard-store.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
 import { migrate } from "./migrations.js";
-import { pgClient } from "./pg-client.js";
-import { pgliteClient } from "./pglite-client.js";
+import { openSqlClient, type GuardDatabaseOptions } from "./open-sql-client.js";
 import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
 
-export interface GuardOptions extends SpendCapOptions {
-  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
-  databaseUrl?: string;
-  /** An open embedded database; shared, so `close()` leaves it open. */
-  pglite?: PGlite;
-  dataDir?: string;
+export interface GuardOptions extends SpendCapOptions, GuardDatabaseOptions {
   clock?: Clock;
   /**
    * The Stripe client's timeout and retries: a run's lease is one delivery budget (chargeguard/tuning) per Stripe
@@ -28,9 +21,6 @@ export interface GuardOptions extends SpendCapOptions {
   stripe?: StripeBudget & { calls?: number };
   /** A fixed lease; default from `stripe`, else 120000. */
   leaseMs?: number;
-  poolSize?: number;
-  /** The password for `databaseUrl` when it has none: a string, or e.g. `entraPassword()` (DATABASE_AUTH=entra). */
-  databasePassword?: string | (() => Promise<string>);
 }
 
 export type GuardRecordState = "pending" | "done" | "declined";
@@ -136,14 +126,7 @@ export class Guard implements GuardStore<GuardLease> {
     if (!Number.isSafeInteger(calls) || calls < 1) throw new ConfigurationError(`stripe.calls must be a positive integer, got ${calls}`);
     const leaseMs = options.leaseMs ?? (options.stripe ? calls * deliveryBudgetMs({ stripe: options.stripe }) : 120_000);
     if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new ConfigurationError(`leaseMs must be a positive integer, got ${leaseMs}`);
-    const sql = options.databaseUrl
-      ? pgClient(options.databaseUrl, {
-          ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-          ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
-        })
-      : options.pglite
-        ? pgliteClient(options.pglite, { owned: false })
-        : pgliteClient(await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {}), { owned: true });
+    const sql = await openSqlClient(options);
     const guard = new Guard(sql, options, leaseMs);
     try {
       await migrate(sql, guard.#now());

@@ -1,7 +1,7 @@
 // The billing guard's contract: one row per (customer, billing period) that says whether Stripe was charged,
 // who may charge it now (a lease), and how much of the period's spend cap is taken.
-import type { PGlite } from "@electric-sql/pglite";
 import type { Clock } from "../clock.js";
+import type { GuardDatabaseOptions } from "./open-sql-client.js";
 import type { SpendCapOptions } from "./spend-caps.js";
 
 /** `pending -> charged -> completed`, or `pending -> declined`. */
@@ -64,24 +64,11 @@ export type ClaimResult =
   /** Reserving the amount would take the period past its cap. `reservedCents` is reserved + charged so far. */
   | { status: "cap-exceeded"; capCents: number; reservedCents: number; reason: string };
 
-export interface BillingGuardOptions extends SpendCapOptions {
-  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
-  databaseUrl?: string;
-  /** An open embedded database; shared, so `close()` leaves it open. */
-  pglite?: PGlite;
-  /** Directory for an embedded database the guard opens (and closes). */
-  dataDir?: string;
+export interface BillingGuardOptions extends SpendCapOptions, GuardDatabaseOptions {
   /** All times (leases, timestamps, staleness) come from here; default: the system clock. */
   clock?: Clock;
   /** How long a claim holds the right to call Stripe; default 120000. Longer than a Stripe call's worst case. */
   leaseMs?: number;
-  /** Connections in the `pg` pool; default 10. */
-  poolSize?: number;
-  /**
-   * The PostgreSQL password when `databaseUrl` has none: a string, or a callback run per new connection, e.g.
-   * `entraPassword({ credential })` for Microsoft Entra sign-in (DATABASE_AUTH=entra).
-   */
-  databasePassword?: string | (() => Promise<string>);
 }
 
 /** One currency's spend in a period, in its minor units (or, asked without a currency, all of them summed). */

@@ -266,6 +266,8 @@ function arrivalFault(fault: StripeFaultAction, idempotencyKey: string | undefin
       ];
     case "conflict":
       return [409, errorJson(keyInUse(idempotencyKey ?? ""))];
+    case "revokedKey":
+      return [401, errorJson({ type: "invalid_request_error", message: "Expired API Key provided: rk_test_***. This key was revoked or rolled." })];
     default:
       return [500, errorJson(serverErrorBody)];
   }

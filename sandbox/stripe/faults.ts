@@ -17,7 +17,9 @@ export type StripeFaultAction =
   /** 429 `rate_limit` before the idempotency layer (nothing saved): `StripeRateLimitError`. */
   | { action: "rateLimit" }
   /** 409 `idempotency_key_in_use`, as if a request with the same key were still executing (nothing saved). */
-  | { action: "conflict" };
+  | { action: "conflict" }
+  /** 401 `authentication_error` before anything else, as Stripe answers a revoked or rolled key. */
+  | { action: "revokedKey" };
 
 export interface StripeFaultRequest {
   method: string;
@@ -52,6 +54,7 @@ function stageOf(action: StripeFaultAction): FaultStage {
   switch (action.action) {
     case "rateLimit":
     case "conflict":
+    case "revokedKey":
       return "arrival";
     case "serverError":
       return action.saved === false ? "arrival" : "claimed";

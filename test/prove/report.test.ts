@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderHtmlReport } from "../../prove/html-report.js";
 import type { ContenderMetrics } from "../../prove/metrics.js";
-import { toJson, type ProvingGroundResult } from "../../prove/results.js";
+import { runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
 import { renderTables } from "../../prove/table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
@@ -55,10 +55,14 @@ const result: ProvingGroundResult = {
 describe("report", () => {
   it("prints exactly the issue's JSON shape", () => {
     const json = toJson(result);
-    expect(Object.keys(json)).toEqual(["seed", "events", "faults", "contenders"]);
+    expect(Object.keys(json)).toEqual(["seed", "events", "faults", "passed", "contenders"]);
+    expect(json.passed).toBe(true);
     expect(json.contenders[0]).toEqual({
       name: "random-uuid-key",
       kind: "example",
+      verdict: "FAIL: 30 duplicate charge(s)",
+      expectedFailure: "duplicate charges",
+      malformed: { events: 40, deadLettered: 40, charged: 0 },
       events: 1000,
       paymentIntents: 950,
       duplicateCharges: 30,
@@ -75,6 +79,13 @@ describe("report", () => {
       outcomes: { charged: 900, declined: 30, already_billed: 75 },
       duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
     });
+  });
+
+  it("passes the run only when every generated contender passes: failing broken examples are expected", () => {
+    const failing = { ...result, contenders: result.contenders.map((c) => (c.kind === "generated" ? { ...c, verdict: "FAIL: 1 lost billing(s)" } : c)) };
+    expect(runPassed(result)).toBe(true);
+    expect(runPassed(failing)).toBe(false);
+    expect(toJson(failing).passed).toBe(false);
   });
 
   it("prints a table per contender with its verdict", () => {

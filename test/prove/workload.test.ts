@@ -68,9 +68,12 @@ describe("fault schedule", () => {
     const again = planFaults(workload, { faults: faultNames, seed: 9 });
     expect([...again.stripe]).toEqual([...plan.stripe]);
     expect([...again.kills]).toEqual([...plan.kills]);
+    expect([...again.scaleIns]).toEqual([...plan.scaleIns]);
     const valid = new Set(workload.events.filter((e) => e.usage).map((e) => e.id));
-    for (const id of [...plan.stripe.keys(), ...plan.kills.keys()]) expect(valid.has(id)).toBe(true);
+    for (const id of [...plan.stripe.keys(), ...plan.kills.keys(), ...plan.scaleIns]) expect(valid.has(id)).toBe(true);
     for (const id of plan.stripe.keys()) expect(plan.kills.has(id)).toBe(false);
+    for (const id of plan.scaleIns) expect(plan.stripe.has(id) || plan.kills.has(id)).toBe(false);
+    expect(plan.scaleIns.size).toBeGreaterThan(0);
     expect(new Set(plan.stripe.values())).toEqual(new Set(["slow-stripe", "commit-drop", "stripe-500", "stripe-409"]));
     expect(new Set(plan.kills.values())).toEqual(new Set(["afterClaim", "afterStripe", "afterRecord", "beforeComplete"]));
     expect(plan.renewBusyRate).toBeGreaterThan(0);
@@ -85,6 +88,7 @@ describe("fault schedule", () => {
     const plan = planFaults(workload, { faults: parseFaultNames("kill-after-stripe,spend-cap"), seed: 2 });
     expect(plan.faults).toEqual(["kill-after-stripe", "spend-cap"]);
     expect(plan.stripe.size).toBe(0);
+    expect(plan.scaleIns.size).toBe(0);
     expect(plan.kills.size).toBeGreaterThan(0);
     expect(new Set(plan.kills.values())).toEqual(new Set(["afterStripe"]));
     expect(plan.renewBusyRate).toBe(0);

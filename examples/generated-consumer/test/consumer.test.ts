@@ -83,7 +83,7 @@ async function usageEvent(paymentMethodId = "pm_card_visa") {
     stripeCustomerId: customer.id,
     paymentMethodId,
     billingPeriod: "2026-10",
-    amountCents: 1_999,
+    amountCents: 2_500,
     currency,
   };
 }
@@ -122,7 +122,7 @@ describe("the billing consumer", () => {
     await until(() => paymentIntentsOf(event.stripeCustomerId).length === 1 && settled(), "the charge");
 
     const [paymentIntent] = paymentIntentsOf(event.stripeCustomerId);
-    expect(paymentIntent).toMatchObject({ status: "succeeded", amount: 1_999, currency });
+    expect(paymentIntent).toMatchObject({ status: "succeeded", amount: 2_500, currency });
     expect(deadLettersOf(event.customerId)).toEqual([]);
   });
 

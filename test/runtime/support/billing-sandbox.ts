@@ -9,6 +9,7 @@ import type { BillingConsumerOptions } from "../../../runtime/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
+import { vi } from "vitest";
 
 export interface BillingSandbox {
   clock: AdjustableClock;
@@ -105,11 +106,12 @@ export async function startBillingSandbox(
 }
 
 export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined || value === false) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }

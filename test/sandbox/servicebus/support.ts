@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { ServiceBusClient, isServiceBusError } from "@azure/service-bus";
 import type { Connection, EventContext, Message } from "rhea";
 import { startServiceBusEmulator, type EmulatedQueueOptions, type ServiceBusEmulator } from "../../../sandbox/index.js";
+import { vi } from "vitest";
 
 /** One emulator and one real SDK client per test file; each test takes a fresh queue. */
 export async function startHarness(): Promise<{
@@ -36,11 +37,12 @@ export async function startHarness(): Promise<{
 }
 
 export async function waitFor(condition: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
+  await vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -42,6 +42,7 @@ interface Running {
   child: ChildProcess;
   env: Record<string, string>;
   stderr: () => string;
+  stdout: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -55,8 +56,9 @@ function start(args: string[], cwd = root): Promise<Running> {
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("STRIPE_API_KEY=")) {
-        const env = Object.fromEntries(stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
-        resolve({ child, env, stderr: () => stderr, exited });
+        const lines = stdout.trim().split("\n").filter((line) => !line.startsWith("#"));
+        const env = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1).replace(/^'(.*)'$/, "$1")]));
+        resolve({ child, env, stderr: () => stderr, stdout: () => stdout, exited });
       }
     });
     void exited.then(({ code }) => reject(new Error(`sandbox exited (${code}) before printing its settings:\n${stderr}`)));
@@ -94,6 +96,24 @@ describe("chargeguard sandbox", () => {
     expect(sandbox.stderr()).toContain("stopped");
   });
 
+  it("prints an env file that a shell can source and node --env-file can load", async () => {
+    const sandbox = await start(["--servicebus-port", "0", "--stripe-port", "0"]);
+    try {
+      const file = join(scratch, "sandbox.env");
+      writeFileSync(file, sandbox.stdout());
+      expect(sandbox.stdout()).toMatch(/^# chargeguard sandbox settings: load with .*set -a/);
+      const shell = spawnSync("sh", ["-c", `set -a; . "${file}"; set +a; printf '%s' "$SERVICEBUS_CONNECTION_STRING"`], { encoding: "utf8" });
+      expect(shell.stderr).toBe("");
+      expect(shell.stdout).toBe(sandbox.env["SERVICEBUS_CONNECTION_STRING"]);
+      expect(shell.stdout).toContain(";SharedAccessKey");
+      const node = spawnSync(process.execPath, [`--env-file=${file}`, "-p", "process.env.SERVICEBUS_CONNECTION_STRING + '|' + process.env.STRIPE_API_KEY"], { encoding: "utf8" });
+      expect(node.stdout.trim()).toBe(`${sandbox.env["SERVICEBUS_CONNECTION_STRING"]}|rk_test_sandbox`);
+    } finally {
+      sandbox.child.kill("SIGTERM");
+      await sandbox.exited;
+    }
+  });
+
   it("takes queues and their tuning from a stack config, and stops on SIGTERM", async () => {
     const project = join(scratch, "project");
     mkdirSync(project, { recursive: true });
@@ -126,7 +146,7 @@ describe("chargeguard sandbox", () => {
     const taken = (blocker.address() as AddressInfo).port;
     try {
       const result = spawnSync(process.execPath, [cli, "sandbox", "--servicebus-port", "0", "--stripe-port", String(taken)], { cwd: scratch, encoding: "utf8", timeout: 30_000 });
-      expect(result.status).toBe(1);
+      expect(result.status).toBe(2);
       expect(result.stderr).toContain(`127.0.0.1:${taken} is already in use: pass --stripe-port`);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
@@ -136,13 +156,16 @@ describe("chargeguard sandbox", () => {
   it("refuses bad input with a message naming the problem", () => {
     const run = (args: string[]) => spawnSync(process.execPath, [cli, "sandbox", ...args], { cwd: scratch, encoding: "utf8", timeout: 30_000 });
     const badNumber = run(["--lock-duration-ms", "soon"]);
-    expect(badNumber.status).not.toBe(0);
+    expect(badNumber.status).toBe(2);
     expect(badNumber.stderr).toContain('expected a whole number, got "soon"');
     const missingStack = run(["--stack", "nowhere"]);
-    expect(missingStack.status).toBe(1);
+    expect(missingStack.status).toBe(2);
     expect(missingStack.stderr).toContain("Pulumi.nowhere.yaml");
     const both = run(["--stack", "dev", "--queue", "x"]);
-    expect(both.status).toBe(1);
+    expect(both.status).toBe(2);
     expect(both.stderr).toContain("not both");
+    const conflicting = run(["--stack", "dev", "--config-file", "Pulumi.prod.yaml"]);
+    expect(conflicting.status).toBe(2);
+    expect(conflicting.stderr).toContain("the file is stack prod");
   });
 });

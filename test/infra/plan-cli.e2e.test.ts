@@ -162,4 +162,17 @@ describe("chargeguard plan", () => {
     expect(help.code).toBe(0);
     for (const flag of ["--stack <name>", "--config-file <path>", "--json"]) expect(help.stdout).toContain(flag);
   });
+
+  it("exits 2, never 1 (its policy-failed code), on usage errors: an unknown flag, or conflicting stack flags", async () => {
+    const unknown = await plan("--stack", "dev", "--colour");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown option '--colour'");
+    const conflicting = await plan("--stack", "dev", "--config-file", "Pulumi.prod.yaml");
+    expect(conflicting.code).toBe(2);
+    expect(conflicting.stderr).toContain("--stack dev and --config-file Pulumi.prod.yaml conflict: the file is stack prod");
+    expect(conflicting.stdout).toBe("");
+    const agreeing = await plan("--stack", "dev", "--config-file", "Pulumi.dev.yaml", "--json");
+    expect(agreeing.code).toBe(0);
+    expect(JSON.parse(agreeing.stdout)).toMatchObject({ stack: "dev" });
+  });
 });

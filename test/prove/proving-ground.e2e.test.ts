@@ -72,12 +72,14 @@ describe("proving ground, 1,000 events, all faults", () => {
     // No generated consumer among the contenders: nothing can fail the run's exit code.
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as ProvingGroundJson;
-    expect(result).toMatchObject({ seed: 7, events, faults: faultNames });
+    expect(result).toMatchObject({ seed: 7, events, faults: faultNames, passed: true });
     expect(result.contenders.map((contender) => contender.name)).toEqual(names);
     for (const example of brokenExamples) {
       if (example.triggeringFault !== "none") expect(result.faults).toContain(example.triggeringFault);
       const contender = result.contenders.find((candidate) => candidate.name === example.name);
       expect(contender?.kind).toBe("example");
+      expect(contender?.verdict, example.name).toMatch(/^FAIL/);
+      expect(contender?.malformed.charged, example.name).toBe(0);
       expect(contender?.paymentIntents, example.name).toBeGreaterThan(0);
       expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
     }

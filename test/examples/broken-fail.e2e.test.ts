@@ -3,7 +3,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ConsumerContext, RunningConsumer } from "../../runtime/consumer-contract.js";
 import type { UsageEvent } from "../../runtime/usage-event.js";
 import { brokenExamples } from "../../examples/broken/index.js";
@@ -85,11 +85,12 @@ async function start(name: string, context: ConsumerContext): Promise<RunningCon
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 25 },
+  );
 }
 
 const succeeded = (customer: string) => stripeEmulator.ledger.paymentIntents(customer).filter((intent) => intent.status === "succeeded");

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { ServiceBusClient, type ServiceBusReceivedMessage } from "@azure/service-bus";
 import Stripe from "stripe";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServiceBusEmulator, startStripeEmulator, type ChargeKey, type ServiceBusEmulator, type StripeEmulator } from "../../sandbox/index.js";
 
 interface SeedEvent {
@@ -128,11 +128,12 @@ async function send(queue: string, event: SeedEvent, messageId?: string): Promis
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 25 },
+  );
 }
 
 const drained = (queue: string) => () => {

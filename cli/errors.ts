@@ -1,0 +1,39 @@
+// The CLI's errors and exit codes: 0 ok, 1 = the command's own "found something / failed" meaning, 2 = usage or
+// configuration error (bad flags, conflicting flags, a missing setting, a database or queue that is not there).
+import { CommanderError } from "commander";
+import { ConfigurationError } from "../runtime/index.js";
+
+export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Base class: a CLI error carries its exit code. */
+export class CliError extends Error {
+  override name = "CliError";
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Bad, missing or conflicting flags or settings: exit 2. */
+export class UsageError extends CliError {
+  override name = "UsageError";
+  constructor(message: string) {
+    super(message, exitCodes.usage);
+  }
+}
+
+/** Refuses two flags given together, naming both. */
+export function refuseTogether(first: [string, unknown], second: [string, unknown], why: string): void {
+  if (first[1] !== undefined && second[1] !== undefined) throw new UsageError(`${first[0]} and ${second[0]} cannot be used together: ${why}`);
+}
+
+/** The exit code for an error that reached the top: commander's own (already printed) and configuration faults are usage errors. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+  if (error instanceof CliError) return error.exitCode;
+  // The runtime's configuration refusals (a data directory that is not a guard's or is in use, bad settings).
+  if (error instanceof ConfigurationError) return exitCodes.usage;
+  return exitCodes.failed;
+}

@@ -1,0 +1,39 @@
+// Where a guard keeps its records: one way to open them for both guards (the default consumer's BillingGuard and the
+// flows' Guard), so an embedded data directory is checked and locked the same way whichever guard opens it.
+import { PGlite } from "@electric-sql/pglite";
+import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
+import { pgClient } from "./pg-client.js";
+import { pgliteClient } from "./pglite-client.js";
+import type { SqlClient } from "./sql-client.js";
+
+export interface GuardDatabaseOptions {
+  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
+  databaseUrl?: string;
+  /** An open embedded database; shared, so `close()` leaves it open. */
+  pglite?: PGlite;
+  /** Directory for an embedded database the guard opens (and closes), locked to this process meanwhile. */
+  dataDir?: string;
+  /** With `dataDir`: refuse a directory that is not already a guard database (tools like reconcile) instead of creating one. */
+  requireExistingDataDir?: boolean;
+  /** Connections in the `pg` pool; default 10. */
+  poolSize?: number;
+  /**
+   * The PostgreSQL password when `databaseUrl` has none: a string, or a callback run per new connection, e.g.
+   * `entraPassword({ credential })` for Microsoft Entra sign-in (DATABASE_AUTH=entra).
+   */
+  databasePassword?: string | (() => Promise<string>);
+}
+
+export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlClient> {
+  if (options.databaseUrl) {
+    return pgClient(options.databaseUrl, {
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
+    });
+  }
+  if (options.pglite) return pgliteClient(options.pglite, { owned: false });
+  if (options.dataDir) {
+    return dataDirectoryClient(await openDataDirectory(options.dataDir, { existing: options.requireExistingDataDir ?? false }));
+  }
+  return pgliteClient(await PGlite.create({}), { owned: true });
+}

@@ -1,0 +1,73 @@
+// At start, the queue must be there and reachable: a mistyped queue name or namespace, a firewall or a bad key is a
+// configuration error the operator must see at once (the process exits 2), not a reconnect loop logging the same
+// error many times a second. Outages after a good start are the SDK's to ride out, their log lines throttled.
+import { isServiceBusError, ServiceBusClient } from "@azure/service-bus";
+import { DefaultAzureCredential } from "@azure/identity";
+import { ConfigurationError } from "./errors.js";
+
+/** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */
+export class ConsumerStartError extends ConfigurationError {
+  override name = "ConsumerStartError";
+}
+
+/** Peeks one message with a short-lived client and few retries; throws a ConsumerStartError naming the setting to fix. */
+export async function checkQueueReachable(connectionString: string | undefined, queueName: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const retryOptions = { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 10_000 };
+  const namespace = env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
+  const client =
+    connectionString !== undefined && connectionString !== ""
+      ? new ServiceBusClient(connectionString, { retryOptions })
+      : namespace
+        ? new ServiceBusClient(namespace, new DefaultAzureCredential(), { retryOptions })
+        : undefined;
+  if (!client) throw new ConsumerStartError("no Service Bus connection: set SERVICEBUS_CONNECTION_STRING, or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
+  const receiver = client.createReceiver(queueName);
+  try {
+    await receiver.peekMessages(1);
+  } catch (error) {
+    throw new ConsumerStartError(explain(error, queueName, hostOf(connectionString) ?? namespace ?? "the namespace"));
+  } finally {
+    await receiver.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
+  }
+}
+
+function explain(error: unknown, queueName: string, host: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isServiceBusError(error) && error.code === "MessagingEntityNotFound") {
+    return `queue "${queueName}" does not exist on ${host}: check SERVICEBUS_QUEUE (and the namespace) in the run contract`;
+  }
+  if (isServiceBusError(error) && error.code === "UnauthorizedAccess") {
+    return `Service Bus refused the credentials for queue "${queueName}" on ${host} (${message}): check the connection string's key or the identity's Listen/Send rights`;
+  }
+  return `cannot reach Service Bus at ${host} (${message}): check SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE and the network`;
+}
+
+function hostOf(connectionString: string | undefined): string | undefined {
+  return /Endpoint=sb:\/\/([^/;]+)/i.exec(connectionString ?? "")?.[1];
+}
+
+/**
+ * The receiver's error log after a good start: the first occurrence of an error at once, repeats at most once per
+ * interval that doubles up to `maxMs` (with how many were folded), so an outage costs a few lines, not a flood.
+ */
+export function throttledErrorLog(log: (line: string) => void, now: () => number = Date.now, firstMs = 1_000, maxMs = 60_000) {
+  const seen = new Map<string, { next: number; interval: number; folded: number }>();
+  return (line: string): void => {
+    const state = seen.get(line);
+    const at = now();
+    if (!state) {
+      seen.set(line, { next: at + firstMs, interval: firstMs, folded: 0 });
+      log(line);
+      return;
+    }
+    if (at < state.next) {
+      state.folded++;
+      return;
+    }
+    log(state.folded > 0 ? `${line} (and ${state.folded} more like it)` : line);
+    state.interval = Math.min(maxMs, state.interval * 2);
+    state.next = at + state.interval;
+    state.folded = 0;
+  };
+}

@@ -1,0 +1,48 @@
+// `--vendor <checkout>`: the chargeguard packages packed into the new project (vendor/*.tgz, `file:` dependencies),
+// so `npm ci` and `docker build` work before or without a registry that serves them. Their own dependencies still come
+// from the npm registry (or its cache, or a private mirror such as Azure Artifacts).
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export interface VendoredPackages {
+  /** `file:` specs relative to the project, e.g. "file:vendor/chargeguard-0.1.0.tgz". */
+  chargeguard: string;
+  eslintPlugin: string;
+}
+
+/** What is wrong with `checkout` as a source to pack, or undefined. */
+export function vendorProblem(checkout: string): string | undefined {
+  const root = path.resolve(checkout);
+  const manifest = path.join(root, "package.json");
+  if (!existsSync(manifest)) return `--vendor ${checkout}: no package.json at ${root}`;
+  const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
+  if (name !== "chargeguard") return `--vendor ${checkout}: ${root} is "${String(name)}", not a chargeguard checkout`;
+  for (const built of ["dist/cli/index.js", "dist/runtime/index.js", "eslint-plugin/dist/index.js"]) {
+    if (!existsSync(path.join(root, built))) return `--vendor ${checkout}: ${built} is missing: run \`npm run build\` in ${root} first`;
+  }
+  return undefined;
+}
+
+/** Packs chargeguard and eslint-plugin-chargeguard from `checkout` into `<project>/vendor`. */
+export async function packInto(checkout: string, project: string): Promise<VendoredPackages> {
+  const vendor = path.join(project, "vendor");
+  await mkdir(vendor, { recursive: true });
+  const pack = async (directory: string): Promise<string> => {
+    // --ignore-scripts: the checkout is already built (vendorProblem), and packing must not rebuild or run hooks.
+    const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", vendor], {
+      cwd: directory,
+      maxBuffer: 32 * 1024 * 1024,
+      shell: process.platform === "win32",
+    });
+    const [packed] = JSON.parse(stdout) as { filename: string }[];
+    if (!packed) throw new Error(`npm pack in ${directory} reported nothing`);
+    return `file:vendor/${path.basename(packed.filename)}`;
+  };
+  const root = path.resolve(checkout);
+  return { chargeguard: await pack(root), eslintPlugin: await pack(path.join(root, "eslint-plugin")) };
+}

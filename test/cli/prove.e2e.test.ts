@@ -1,0 +1,58 @@
+// `chargeguard prove` as CI runs it (the built CLI, spawned, stderr not a terminal): inputs refused before the run,
+// progress as lines, a closing verdict, and the verdict in --json.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, runCli, type BuiltCli } from "../support/built-cli.js";
+
+let cli: BuiltCli;
+let scratch: string;
+
+beforeAll(() => {
+  cli = buildCli();
+  scratch = mkdtempSync(join(tmpdir(), "chargeguard-prove-cli-"));
+}, 180_000);
+afterAll(() => {
+  cli?.remove();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("chargeguard prove", () => {
+  it("refuses bad input with exit 2 before running anything", async () => {
+    const cases: [string[], string][] = [
+      [["--events", "99999999999"], '--events must be a whole number from 1 to 1,000,000, got "99999999999"'],
+      [["--replicas", "0"], "--replicas must be a whole number from 1 to"],
+      [["--report", join(scratch, "missing-dir", "r.html")], "missing-dir does not exist or is not writable"],
+      [["--report", scratch], "is a directory: give a file name"],
+      [["--only", "nobody"], "unknown contender(s): nobody"],
+      [["--faults", "gremlins"], "unknown fault(s): gremlins"],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runCli(cli, ["prove", ...args], { timeoutMs: 30_000 });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr, args.join(" ")).toContain(message);
+      expect(run.stderr).not.toContain("proving ground:");
+      expect(run.stdout).toBe("");
+    }
+  });
+
+  it("runs a short proof: progress lines off a terminal, the verdict last, and in --json", async () => {
+    const report = join(scratch, "prove.html");
+    const run = await runCli(cli, ["prove", "--events", "120", "--only", "generated-consumer", "--faults", "none", "--json", "--report", report], {
+      timeoutMs: 180_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines[0]).toBe("proving ground: 0%, 0/1 done, running generated-consumer");
+    expect(lines).toContain("proving ground: 100%, 1/1 done");
+    expect(run.stderr).not.toMatch(/\d+\/1 done.*\b2\/1\b|[2-9]\/1 done/);
+    expect(lines.at(-1)).toBe("proving ground: PASSED: the generated consumer passed");
+    const json = JSON.parse(run.stdout) as { passed: boolean; contenders: { name: string; verdict: string; malformed: { events: number; deadLettered: number; charged: number } }[] };
+    expect(json.passed).toBe(true);
+    const [generated] = json.contenders;
+    expect(generated?.verdict).toMatch(/^PASS/);
+    expect(generated?.malformed.charged).toBe(0);
+    expect(generated?.malformed.deadLettered).toBe(generated?.malformed.events);
+  }, 200_000);
+});

@@ -1,0 +1,73 @@
+// `chargeguard new consumer --vendor <checkout>` without --link: the packages packed into vendor/, installed from the
+// packs (their own dependencies from the npm cache), then the project's type-check, lint and tests, and the image's
+// install step run on exactly what the Dockerfile copies.
+import { execFile } from "node:child_process";
+import { existsSync, lstatSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const checkout = path.resolve(import.meta.dirname, "../..");
+const cli = path.join(checkout, "dist", "cli", "index.js");
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TEST_DATABASE_URL$|NODE_ENV$)/i.test(name))),
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
+const inDir = (cwd: string, timeoutMs: number) => ({ cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 });
+
+let scratch: string;
+let project: string;
+
+beforeAll(async () => {
+  if (!existsSync(cli) || !existsSync(path.join(checkout, "eslint-plugin/dist/index.js"))) await run("npm", ["run", "build"], inDir(checkout, 900_000));
+  scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-vendor-"));
+  project = path.join(scratch, "usage-billing");
+}, 900_000);
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("a consumer project with chargeguard vendored in", () => {
+  it("packs both packages into vendor/ and depends on the packs", async () => {
+    const { stdout } = await run(process.execPath, [cli, "new", "consumer", project, "--queue", "usage-billing", "--vendor", checkout], inDir(scratch, 120_000));
+    expect(stdout).toContain("Created usage-billing");
+    expect((await readdir(path.join(project, "vendor"))).sort()).toEqual(["chargeguard-0.1.0.tgz", "eslint-plugin-chargeguard-0.1.0.tgz"]);
+    const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
+    expect(manifest.dependencies.chargeguard).toBe("file:vendor/chargeguard-0.1.0.tgz");
+    expect(manifest.devDependencies["eslint-plugin-chargeguard"]).toBe("file:vendor/eslint-plugin-chargeguard-0.1.0.tgz");
+    const dockerfile = await readFile(path.join(project, "Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/COPY package\.json package-lock\.json \.\/\nCOPY vendor \.\/vendor\nRUN npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/^FROM node:22-slim AS build$/m);
+    expect((await readFile(path.join(project, ".dockerignore"), "utf8")).split("\n")).not.toContain("vendor");
+  }, 120_000);
+
+  it("installs from the packs (a copy, not a link to the checkout) and builds", async () => {
+    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], inDir(project, 400_000));
+    expect(lstatSync(path.join(project, "node_modules/chargeguard")).isSymbolicLink()).toBe(false);
+    expect(existsSync(path.join(project, "node_modules/chargeguard/dist/runtime/index.d.ts"))).toBe(true);
+    const lock = JSON.parse(await readFile(path.join(project, "package-lock.json"), "utf8"));
+    expect(lock.packages["node_modules/chargeguard"].resolved).toBe("file:vendor/chargeguard-0.1.0.tgz");
+    expect(existsSync(path.join(project, "dist", "main.js"))).toBe(true);
+  }, 400_000);
+
+  it("type-checks, lints with zero findings, and passes its tests", async () => {
+    await run("npm", ["run", "typecheck"], inDir(project, 180_000));
+    const { stdout: lint } = await run("npx", ["eslint", ".", "--format", "json"], inDir(project, 180_000));
+    expect((JSON.parse(lint) as { messages: unknown[] }[]).flatMap((result) => result.messages)).toEqual([]);
+    const { stdout } = await run("npm", ["test"], inDir(project, 300_000));
+    expect(stdout).toMatch(/Tests\s+\d+ passed/);
+  }, 600_000);
+
+  it("the image's install step works offline on exactly what the Dockerfile copies", async () => {
+    const context = path.join(scratch, "image");
+    await mkdir(context);
+    for (const entry of ["package.json", "package-lock.json", "vendor"]) await cp(path.join(project, entry), path.join(context, entry), { recursive: true });
+    await run("npm", ["ci", "--omit=dev", "--ignore-scripts", "--offline", "--no-audit", "--no-fund"], inDir(context, 400_000));
+    expect(existsSync(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"))).toBe(true);
+    expect(existsSync(path.join(context, "node_modules/eslint-plugin-chargeguard"))).toBe(false);
+  }, 400_000);
+});
