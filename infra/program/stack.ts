@@ -5,6 +5,7 @@
 // exactly what `pulumi up` would build from the same Pulumi.<stack>.yaml.
 import * as pulumi from "@pulumi/pulumi";
 import { getClientConfigOutput } from "@pulumi/azure-native/authorization/index.js";
+import { BillingHealth } from "../components/billing-health.js";
 import { BillingNamespace } from "../components/billing-namespace.js";
 import { BillingQueue } from "../components/billing-queue.js";
 import { BillingSecrets } from "../components/billing-secrets.js";
@@ -20,12 +21,13 @@ import { isSecureValue } from "../config-issues.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
 import { containerAppAlertSpecs, postgresAlertSpecs } from "../service-alert-specs.js";
 import { parseStackConfig, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings, ReplicaBounds } from "../../tuning/index.js";
+import { deliveryBudgetMs, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
 
 export interface BuiltStack {
   namespace: BillingNamespace;
   queues: BillingQueue[];
   observability: Observability;
+  health: BillingHealth;
   apps: ConsumerApp[];
   database?: GuardDatabase;
   secrets?: BillingSecrets;
@@ -118,6 +120,21 @@ export function buildStack(config: StackConfig): BuiltStack {
         },
       }),
   );
+
+  // The consumers' own billing metrics (Application Insights): alerts and a workbook per environment. A billing
+  // pending longer than any lease (twice the slowest queue's delivery budget, the consumer's default when its messages
+  // wait for a Stripe slot) is past what a consumer finishes itself: the reconciler's turn.
+  const longestLeaseMs = Math.max(...config.queues.map((queue) => 2 * deliveryBudgetMs(queue.budget)));
+  const health = new BillingHealth("billing-health", {
+    resourceGroupName: rg,
+    location,
+    environment: pulumi.getStack(),
+    applicationInsightsId: observability.appInsightsId,
+    namespaceId: namespace.namespaceId,
+    ...(namespace.actionGroupId ? { actionGroupId: namespace.actionGroupId } : {}),
+    thresholds: { oldestPendingSeconds: Math.ceil(longestLeaseMs / 1000) },
+    tags,
+  });
 
   const tenantId = config.vault || config.database ? getClientConfigOutput().tenantId : undefined;
   const secrets =
@@ -250,7 +267,7 @@ export function buildStack(config: StackConfig): BuiltStack {
       tags,
     });
   }
-  return { namespace, queues, observability, apps, ...(database ? { database } : {}), ...(secrets ? { secrets } : {}) };
+  return { namespace, queues, observability, health, apps, ...(database ? { database } : {}), ...(secrets ? { secrets } : {}) };
 }
 
 export interface QueueStackOutput {

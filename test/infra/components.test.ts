@@ -42,6 +42,15 @@ describe("the dev stack under mocks", () => {
     plan = await planStack({ stack: "dev", cwd: root });
   });
 
+  it("watches the consumers' billing metrics: a workbook and log alerts on the stack's Application Insights", () => {
+    const workbook = only(ofType(plan, "applicationinsights:Workbook"));
+    expect(String(workbook.inputs.serializedData)).toContain("chargeguard.billing.outcomes");
+    const appInsights = only(ofType(plan, "applicationinsights:Component"));
+    const billingAlerts = ofType(plan, "monitor:ScheduledQueryRule").filter((rule) => String(rule.name).startsWith("billing-health-"));
+    expect(billingAlerts.length).toBeGreaterThanOrEqual(4);
+    for (const rule of billingAlerts) expect(rule.inputs.scopes).toEqual([appInsights.id]);
+  });
+
   it("builds a Standard namespace with TLS 1.2 and local auth on, as dev asks", () => {
     const ns = only(ofType(plan, "servicebus:Namespace"));
     expect(ns.inputs).toMatchObject({
@@ -324,24 +333,26 @@ describe("the components on their own", () => {
     expect(roleAssignmentName(scope, "00000000-0000-0000-0000-00000000000a", builtInRoles.serviceBusDataReceiver)).not.toBe(name);
     expect(roleAssignmentName(`${scope}2`, "00000000-0000-0000-0000-00000000000a", builtInRoles.serviceBusDataSender)).not.toBe(name);
 
-    const build = async () => {
-      const mocked: MockedResource[] = [];
-      await pulumi.runtime.setMocks(azureMocks((r) => mocked.push(r)), "chargeguard", "test", false);
-      const namespace = new BillingNamespace("ops", { resourceGroupName: "rg", namespaceName: "sb-ops-test", sku: "Standard", disableLocalAuth: false });
-      const queue = new BillingQueue("ops", {
-        namespace,
-        queueName: "ops",
-        budget: { stripe: { timeoutMs: 20_000, maxNetworkRetries: 1 } },
-        consumerPrincipalId: "00000000-0000-0000-0000-00000000000c",
-        operatorPrincipalIds: ["00000000-0000-0000-0000-00000000000d", "00000000-0000-0000-0000-00000000000e"],
-      });
-      await new Promise((resolve) => queue.childIds.apply(resolve));
-      return { queue, roles: mocked.filter((r) => r.type === "azure-native:authorization:RoleAssignment") };
-    };
-    const first = await build();
-    const second = await build();
-    const names = (roles: MockedResource[]) => roles.map((r) => `${r.name}=${String(r.inputs.roleAssignmentName)}`).sort();
-    expect(names(first.roles)).toEqual(names(second.roles));
+    // One build under one mock session (a second setMocks while the first session's component outputs are still
+    // registering races them). Each name must be the pure function of its own scope, principal and role: the same
+    // on every deployment, different per grant.
+    const mocked: MockedResource[] = [];
+    await pulumi.runtime.setMocks(azureMocks((r) => mocked.push(r)), "chargeguard", "test", false);
+    const namespace = new BillingNamespace("ops", { resourceGroupName: "rg", namespaceName: "sb-ops-test", sku: "Standard", disableLocalAuth: false });
+    const queue = new BillingQueue("ops", {
+      namespace,
+      queueName: "ops",
+      budget: { stripe: { timeoutMs: 20_000, maxNetworkRetries: 1 } },
+      consumerPrincipalId: "00000000-0000-0000-0000-00000000000c",
+      operatorPrincipalIds: ["00000000-0000-0000-0000-00000000000d", "00000000-0000-0000-0000-00000000000e"],
+    });
+    await new Promise((resolve) => queue.childIds.apply(resolve));
+    const first = { queue, roles: mocked.filter((r) => r.type === "azure-native:authorization:RoleAssignment") };
+    for (const role of first.roles) {
+      const roleGuid = String(role.inputs.roleDefinitionId).split("/").pop() as string;
+      expect(role.inputs.roleAssignmentName).toBe(roleAssignmentName(String(role.inputs.scope), String(role.inputs.principalId), roleGuid));
+    }
+    expect(new Set(first.roles.map((r) => r.inputs.roleAssignmentName)).size).toBe(first.roles.length);
     expect(first.roles.map((r) => [r.name, r.inputs.principalType]).sort()).toEqual([
       ["ops-consumer-receiver", "ServicePrincipal"],
       ["ops-consumer-sender", "ServicePrincipal"],
