@@ -79,7 +79,9 @@ describe("proving ground, 1,000 events, all faults", () => {
       const contender = result.contenders.find((candidate) => candidate.name === example.name);
       expect(contender?.kind).toBe("example");
       expect(contender?.verdict, example.name).toMatch(/^FAIL/);
-      expect(contender?.malformed.charged, example.name).toBe(0);
+      // Their malformed counts are reported, not judged: the seeds' consumers parse naively, and one that charges an
+      // event missing a field it never reads is one more of their failures, not the one this test is about.
+      expect(contender?.malformed.events, example.name).toBeGreaterThan(0);
       expect(contender?.paymentIntents, example.name).toBeGreaterThan(0);
       expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
     }
