@@ -22,7 +22,7 @@ class BillingContainer {
 }
 
 class ProcessorConsumer {
-    private static final String STRIPE_KEY = "sk_test_51HqLyjWDarjtT1zdp7dcabcdefgh"; // expect: no-stripe-secret-literal
+    private static final String STRIPE_KEY = "sk_test_FAKEKEYFORTESTS1"; // expect: no-stripe-secret-literal
 
     ServiceBusProcessorClient start(String connectionString) {
         return new ServiceBusClientBuilder()

@@ -6,7 +6,7 @@ import stripe
 from azure.servicebus import ServiceBusClient, ServiceBusReceiveMode
 from azure.servicebus.exceptions import OperationTimeoutError
 
-STRIPE_KEY = "sk_live_4eC39HqLyjWDarjtT1zdp7dcabcdef"  # expect: no-stripe-secret-literal
+STRIPE_KEY = "sk_live_FAKEKEYFORTESTS1"  # expect: no-stripe-secret-literal
 
 with ServiceBusClient.from_connection_string(os.environ["AZURE_SERVICEBUS_CONNECTION_STRING"]) as client:
     with client.get_queue_receiver(
