@@ -1,6 +1,6 @@
 // The harness's timing, scaled down so a 10,000-event chaos run takes minutes on two cores: a 2.5 s lock instead of
 // Azure's 60 s default, and every fault's duration set relative to it, so the same races happen, only faster.
-import { DEFAULT_PROCESSING_MS, DEFAULT_SAFETY_MARGIN_MS, deliveryBudgetMs } from "../tuning/index.js";
+import { DEFAULT_PROCESSING_MS, DEFAULT_SAFETY_MARGIN_MS, deliveryBudgetMs, gracePeriodSeconds } from "../tuning/index.js";
 
 /** The lock the harness's 2.5 s stands for: Service Bus's default LockDuration. */
 const azureLockMs = 60_000;
@@ -83,7 +83,7 @@ export function harnessSettings(events: number): HarnessSettings {
     quietMs: 1_000,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
-    scaleInGracePeriodMs: Math.ceil(harnessDeliveryBudgetMs({ lockDurationMs, stripeTimeoutMs, stripeMaxNetworkRetries }) / 1000) * 1000,
+    scaleInGracePeriodMs: gracePeriodSeconds(harnessDeliveryBudgetMs({ lockDurationMs, stripeTimeoutMs, stripeMaxNetworkRetries })) * 1000,
     scaleInStripeMs: Math.round(lockDurationMs * 0.8),
   };
 }

@@ -52,4 +52,5 @@ export {
   type ReplicaBudget,
   type ReplicaBounds,
   type ConnectionShare,
+  gracePeriodSeconds,
 } from "./replica-bounds.js";

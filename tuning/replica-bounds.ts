@@ -22,6 +22,14 @@ export const CONTAINER_APPS_MAX_REPLICAS = 1000;
 export const CONTAINER_APPS_MAX_GRACE_SECONDS = 600;
 
 /** Connections one consumer's guard pool opens: one per message in flight plus one for batched completions, at least 10. */
+/**
+ * The grace period between SIGTERM and SIGKILL that lets a message in flight finish: the delivery budget, rounded up
+ * to the whole seconds Container Apps' terminationGracePeriodSeconds takes. The proving ground's scale-in uses it too.
+ */
+export function gracePeriodSeconds(deliveryBudgetMs: number): number {
+  return Math.ceil(deliveryBudgetMs / 1000);
+}
+
 export function guardPoolSize(maxConcurrentCalls: number): number {
   return Math.max(10, maxConcurrentCalls + 1);
 }
@@ -96,7 +104,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   const byConnections = Math.floor(budget.connectionBudget / pool);
   const computed = Math.min(byStripe, byConnections, CONTAINER_APPS_MAX_REPLICAS);
   const limiting = byStripe <= byConnections ? "Stripe rate" : "connection";
-  const grace = Math.ceil(budget.deliveryBudgetMs / 1000);
+  const grace = gracePeriodSeconds(budget.deliveryBudgetMs);
 
   if (computed < minReplicas) {
     problems.push(
