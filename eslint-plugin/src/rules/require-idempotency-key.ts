@@ -1,13 +1,13 @@
 import { AST_NODE_TYPES } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
-import { idempotencyKeyOf } from "../utils/idempotency-key.js";
+import { idempotencyKeyOf, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
@@ -20,6 +20,10 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths">(
         "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} charges again. Pass { idempotencyKey } derived from the event's business fields.",
       keyOnSomePaths:
         "{{resource}}.{{method}}() moves money with an idempotency key on some paths only: where the options carry none, stripe-node sends a random key per call, so {{repeat}} charges again. Pass the same stable key on every path.",
+      missingIdentifier:
+        "{{resource}}.{{method}}() records {{events}} without an identifier: Stripe then makes up a new one per call, so {{repeat}} counts the usage twice. Set identifier from the event's business fields: it is how Stripe deduplicates meter events (a repeat answers 400 'An event already exists'), and cancelling an event needs it.",
+      identifierOnSomePaths:
+        "{{resource}}.{{method}}() records {{events}} with an identifier on some paths only: where it is absent, Stripe makes up a new one per call, so {{repeat}} counts the usage twice. Set the same stable identifier on every path.",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -33,6 +37,21 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths">(
         if (method === null || !MONEY_MOVING_METHODS.has(method)) return;
         const info = stripeCall(analysis, node);
         if (!info?.moneyMoving) return;
+        const identifier = meterIdentifierOf(analysis, node, info);
+        if (identifier) {
+          if (identifier.kind !== "missing" && identifier.kind !== "partial") return;
+          context.report({
+            node: node.callee.property,
+            messageId: identifier.kind === "missing" ? "missingIdentifier" : "identifierOnSomePaths",
+            data: {
+              resource: info.resource,
+              method: info.method,
+              repeat: repeatWording(analysis),
+              events: info.meterEvent === "stream" ? "Billing Meter events (an element of events)" : "a Billing Meter event",
+            },
+          });
+          return;
+        }
         const lookup = idempotencyKeyOf(analysis, node, info);
         if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
         context.report({

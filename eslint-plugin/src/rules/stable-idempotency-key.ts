@@ -1,24 +1,27 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
-import { idempotencyKeyOf, isIdempotencyHeaderName } from "../utils/idempotency-key.js";
+import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { handlesMessages } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { unstableSourceOf } from "../utils/unstable-source.js";
 
-export default createRule<[TypeCheckedOption], "unstableKey">({
+export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifier">({
   name: "stable-idempotency-key",
   meta: {
     type: "problem",
     docs: {
-      description: "Require Stripe idempotency keys that stay the same when Service Bus redelivers or a message is resubmitted",
+      description:
+        "Require Stripe idempotency keys and meter event identifiers that stay the same when Service Bus redelivers or a message is resubmitted",
       recommended: true,
     },
     messages: {
       unstableKey:
         "This Stripe idempotency key derives from {{source}}: {{why}}, and Stripe then charges again. Derive the key from the event's business fields (customer, billing period, amount) only.",
+      unstableIdentifier:
+        "This Billing Meter event identifier derives from {{source}}: {{why}}, and Stripe then counts the usage again. Derive the identifier from the event's business fields (customer, meter, usage period) only.",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -27,13 +30,17 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
     const analysis = analysisFor(context, options.typeChecked === true);
     const reported = new Set<TSESTree.Node>();
 
-    function check(key: TSESTree.Node): void {
+    function check(key: TSESTree.Node, kind: "key" | "identifier" = "key"): void {
       if (reported.has(key)) return;
       reported.add(key);
       const source = unstableSourceOf(analysis, key);
       if (!source) return;
       const why = handlesMessages(analysis) ? source.why : source.whyElsewhere;
-      context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why } });
+      if (kind === "key") {
+        context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why } });
+      } else {
+        context.report({ node: key, messageId: "unstableIdentifier", data: { source: source.source, why: why.replace(/\bkey\b/, "identifier") } });
+      }
     }
 
     return {
@@ -44,7 +51,9 @@ export default createRule<[TypeCheckedOption], "unstableKey">({
         const info = stripeCall(analysis, node);
         if (!info) return;
         const lookup = idempotencyKeyOf(analysis, node, info);
-        if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach(check);
+        if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach((key) => check(key));
+        const identifier = meterIdentifierOf(analysis, node, info);
+        if (identifier?.kind === "found" || identifier?.kind === "partial") identifier.keys.forEach((key) => check(key, "identifier"));
       },
       // `Idempotency-Key` headers on any request (fetch to api.stripe.com, stripe-node's `headers` option).
       Property(node) {

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
-import { calledFunction } from "./local-function.js";
+import { calledFunction, returnedExpressions } from "./local-function.js";
 import { parameterOf } from "./parameter-binding.js";
 import { calleeName, staticName } from "./static-name.js";
 import type { StripeCall } from "./stripe-call.js";
@@ -21,7 +21,7 @@ export type KeyLookup =
   | { kind: "unknown" };
 
 /** Methods whose first argument is an object id (`confirm(id, params, options)`): it never holds options. */
-const LEADING_ID = new Set(["confirm", "capture", "pay", "incrementAuthorization", "createReversal", "update", "cancel", "finalizeInvoice"]);
+const LEADING_ID = new Set(["confirm", "capture", "pay", "incrementAuthorization", "createReversal", "update", "cancel", "finalizeInvoice", "addLines"]);
 
 const IDEMPOTENCY_HEADER = /^idempotency-key$/i;
 
@@ -31,35 +31,99 @@ const KEY_WRAPPER = /idempot/i;
 const MISSING: KeyLookup = { kind: "missing" };
 const UNKNOWN: KeyLookup = { kind: "unknown" };
 
+/**
+ * The property that carries the dedupe value: `idempotencyKey` in request options (or an `Idempotency-Key`
+ * header), or a Billing Meter event's `identifier` in its params.
+ */
+type KeyField = "idempotencyKey" | "identifier";
+
 export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup {
   const optionArguments = call.arguments.slice(LEADING_ID.has(info.method) ? 1 : 0);
-  return merge(optionArguments.map((argument) => lookup(analysis, argument, 0)));
+  return merge(optionArguments.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
 }
 
-function lookup(analysis: Analysis, node: TSESTree.Node, depth: number): KeyLookup {
+/**
+ * The `identifier` a Billing Meter event call sends: in its params (`billing.meterEvents.create({ identifier })`),
+ * or, for a v2 stream, on every element of `events` (an array the file shows, or a `.map` whose callback returns the
+ * event). `null` when the call is no meter event.
+ */
+export function meterIdentifierOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup | null {
+  if (info.meterEvent === null) return null;
+  const params = call.arguments[0];
+  if (!params) return MISSING;
+  if (params.type === AST_NODE_TYPES.SpreadElement) return UNKNOWN;
+  if (info.meterEvent === "single") return lookup(analysis, params, 0, "identifier");
+  const events = propertyValue(analysis, params, "events");
+  return events ? eventsLookup(analysis, events) : UNKNOWN;
+}
+
+function eventsLookup(analysis: Analysis, events: TSESTree.Node): KeyLookup {
+  const target = unwrap(events);
+  if (target.type === AST_NODE_TYPES.ArrayExpression) {
+    const elements = target.elements.map((element) =>
+      !element || element.type === AST_NODE_TYPES.SpreadElement ? UNKNOWN : lookup(analysis, element, 0, "identifier"),
+    );
+    return elements.length > 0 ? branches(elements) : UNKNOWN;
+  }
+  if (target.type === AST_NODE_TYPES.CallExpression && target.callee.type === AST_NODE_TYPES.MemberExpression && staticName(target.callee) === "map") {
+    const callback = target.arguments[0];
+    if (!callback || !isFunction(callback)) return UNKNOWN;
+    const returned = returnedExpressions(analysis.sourceCode, callback).map((value) => lookup(analysis, value, 0, "identifier"));
+    return returned.length > 0 ? branches(returned) : UNKNOWN;
+  }
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    const declarator = bindingOf(analysis.sourceCode, target)?.definition.node;
+    if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
+      return eventsLookup(analysis, declarator.init);
+    }
+  }
+  return UNKNOWN;
+}
+
+/** `params.events` of an object literal the file shows (directly or through a `const`), or `null`. */
+function propertyValue(analysis: Analysis, node: TSESTree.Node, name: string, depth = 0): TSESTree.Node | null {
+  const target = unwrap(node);
+  if (target.type === AST_NODE_TYPES.Identifier && depth < 8) {
+    const declarator = bindingOf(analysis.sourceCode, target)?.definition.node;
+    if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
+      return propertyValue(analysis, declarator.init, name, depth + 1);
+    }
+    return null;
+  }
+  if (target.type !== AST_NODE_TYPES.ObjectExpression) return null;
+  const property = target.properties.find(
+    (candidate): candidate is TSESTree.Property => candidate.type === AST_NODE_TYPES.Property && staticName(candidate) === name,
+  );
+  return property?.value ?? null;
+}
+
+function lookup(analysis: Analysis, node: TSESTree.Node, depth: number, field: KeyField): KeyLookup {
   if (depth > 8) return UNKNOWN;
   const target = unwrap(node);
   switch (target.type) {
     case AST_NODE_TYPES.ObjectExpression:
-      return objectLookup(analysis, target, depth);
+      return objectLookup(analysis, target, depth, field);
     case AST_NODE_TYPES.Identifier: {
       if (target.name === "undefined") return MISSING;
       const definition = bindingOf(analysis.sourceCode, target)?.definition;
       const declarator = definition?.node;
       if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
-        const assigned = memberAssignments(analysis, target);
-        return assigned ?? lookup(analysis, declarator.init, depth + 1);
+        const assigned = memberAssignments(analysis, target, field);
+        return assigned ?? lookup(analysis, declarator.init, depth + 1, field);
       }
       if (definition?.type === "Parameter" && isFunction(definition.node)) {
-        return callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth);
+        return field === "idempotencyKey" ? callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth) : UNKNOWN;
       }
-      return reassignedLookup(analysis, target, depth);
+      return reassignedLookup(analysis, target, depth, field);
     }
     case AST_NODE_TYPES.ConditionalExpression:
-      return branches([lookup(analysis, target.consequent, depth + 1), lookup(analysis, target.alternate, depth + 1)]);
+      return branches([lookup(analysis, target.consequent, depth + 1, field), lookup(analysis, target.alternate, depth + 1, field)]);
     case AST_NODE_TYPES.LogicalExpression:
       // `retry && { idempotencyKey }` sends no options when `retry` is false; `a ?? b`, `a || b` may send either.
-      return branches([target.operator === "&&" ? MISSING : lookup(analysis, target.left, depth + 1), lookup(analysis, target.right, depth + 1)]);
+      return branches([
+        target.operator === "&&" ? MISSING : lookup(analysis, target.left, depth + 1, field),
+        lookup(analysis, target.right, depth + 1, field),
+      ]);
     case AST_NODE_TYPES.Literal:
     case AST_NODE_TYPES.TemplateLiteral:
     case AST_NODE_TYPES.ArrayExpression:
@@ -71,19 +135,19 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number): KeyLook
   }
 }
 
-function objectLookup(analysis: Analysis, object: TSESTree.ObjectExpression, depth: number): KeyLookup {
+function objectLookup(analysis: Analysis, object: TSESTree.ObjectExpression, depth: number, field: KeyField): KeyLookup {
   const parts: KeyLookup[] = [];
   for (const property of object.properties) {
     if (property.type === AST_NODE_TYPES.SpreadElement) {
-      parts.push(lookup(analysis, property.argument, depth + 1));
+      parts.push(lookup(analysis, property.argument, depth + 1, field));
       continue;
     }
     const name = staticName(property);
     if (name === null) {
       parts.push(UNKNOWN);
-    } else if (name === "idempotencyKey") {
+    } else if (name === field) {
       parts.push({ kind: "found", keys: [property.value] });
-    } else if (name === "headers") {
+    } else if (name === "headers" && field === "idempotencyKey") {
       parts.push(headerLookup(unwrap(property.value)));
     }
   }
@@ -116,7 +180,7 @@ function callbackParameterLookup(analysis: Analysis, callback: FunctionNode, nam
   if (wrapper && invoker?.type === AST_NODE_TYPES.Identifier) {
     const lookups = invocationsOf(analysis, wrapper, invoker).map((invocation) => {
       const argument = invocation.arguments[parameter.index];
-      return argument ? lookup(analysis, argument, depth + 1) : MISSING;
+      return argument ? lookup(analysis, argument, depth + 1, "idempotencyKey") : MISSING;
     });
     return lookups.length > 0 ? branches(lookups) : UNKNOWN;
   }
@@ -131,11 +195,11 @@ function callbackParameterLookup(analysis: Analysis, callback: FunctionNode, nam
  * `let params = {}; if (...) params = { ... }; params.x = ...`: every value the variable is given is an object the
  * file shows, and no `params.idempotencyKey = ...`: the alternatives decide. Anything else is unknown.
  */
-function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, depth: number): KeyLookup {
+function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, depth: number, field: KeyField): KeyLookup {
   const variable = variableOf(analysis.sourceCode, identifier);
   const declarator = variable?.defs.length === 1 ? variable.defs[0]?.node : undefined;
   if (!variable || declarator?.type !== AST_NODE_TYPES.VariableDeclarator || declarator.id.type !== AST_NODE_TYPES.Identifier) return UNKNOWN;
-  const assigned = memberAssignments(analysis, identifier);
+  const assigned = memberAssignments(analysis, identifier, field);
   if (assigned) return assigned;
   const values: TSESTree.Node[] = [];
   for (const reference of variable.references) {
@@ -144,11 +208,11 @@ function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, d
     if (!reference.writeExpr || (parent?.type === AST_NODE_TYPES.AssignmentExpression && parent.operator !== "=")) return UNKNOWN;
     values.push(reference.writeExpr);
   }
-  return values.length > 0 ? branches(values.map((value) => lookup(analysis, value, depth + 1))) : UNKNOWN;
+  return values.length > 0 ? branches(values.map((value) => lookup(analysis, value, depth + 1, field))) : UNKNOWN;
 }
 
 /** `options.idempotencyKey = key` on the variable: the key found; an assignment to a computed key or `headers`: unknown. */
-function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier): KeyLookup | null {
+function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, field: KeyField): KeyLookup | null {
   const variable = variableOf(analysis.sourceCode, identifier);
   const keys: TSESTree.Node[] = [];
   for (const reference of variable?.references ?? []) {
@@ -158,7 +222,7 @@ function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier):
     if (assignment?.type !== AST_NODE_TYPES.AssignmentExpression || assignment.left !== member) continue;
     const name = staticName(member);
     if (name === null || name === "headers") return UNKNOWN;
-    if (name === "idempotencyKey") keys.push(assignment.right);
+    if (name === field) keys.push(assignment.right);
   }
   return keys.length > 0 ? { kind: "found", keys } : null;
 }

@@ -7,9 +7,11 @@ import { syntacticClientVerdict } from "./stripe-client.js";
 import { unwrap } from "./unwrap.js";
 
 /**
- * Calls that move money again when repeated: each repeat creates a new charge, refund, payout or transfer. Calls
- * that act on one existing object that can succeed only once (`paymentIntents.confirm/capture`, `charges.capture`,
- * `invoices.pay`) are left out: Stripe refuses the repeat, so a missing key there cannot charge twice.
+ * Calls that move money again when repeated: each repeat creates a new charge, refund, payout or transfer, bills
+ * again (an invoice, an invoice item, lines added to an invoice) or counts usage again (a Billing Meter event).
+ * Calls that act on one existing object that can succeed only once (`paymentIntents.confirm/capture`,
+ * `charges.capture`, `invoices.finalizeInvoice/pay`) are left out: Stripe refuses the repeat, so a missing key there
+ * cannot charge twice. Namespaced resources are keyed by their path below the client (`billing.meterEvents`).
  */
 const MONEY_MOVING: Readonly<Record<string, ReadonlySet<string>>> = {
   paymentIntents: new Set(["create", "incrementAuthorization"]),
@@ -20,13 +22,40 @@ const MONEY_MOVING: Readonly<Record<string, ReadonlySet<string>>> = {
   subscriptions: new Set(["create"]),
   topups: new Set(["create"]),
   creditNotes: new Set(["create"]),
+  invoices: new Set(["create", "addLines"]),
+  invoiceItems: new Set(["create"]),
+  "billing.meterEvents": new Set(["create"]),
+  "v2.billing.meterEvents": new Set(["create"]),
+  "v2.billing.meterEventStream": new Set(["create"]),
 };
+
+/**
+ * Billing Meter event calls: Stripe deduplicates them on the `identifier` in the params (one per event; in a
+ * stream, one per element of `events`), not on a request's idempotency key.
+ */
+export const METER_EVENT_RESOURCES: Readonly<Record<string, "single" | "stream">> = {
+  "billing.meterEvents": "single",
+  "v2.billing.meterEvents": "single",
+  "v2.billing.meterEventStream": "stream",
+};
+
+/** Namespaces between the client and a resource (`stripe.v2.billing.meterEvents`). */
+const NAMESPACES = new Set(["billing", "v2"]);
 
 /** Calls that act once on an existing object (see above): POSTs that take a key, not money-moving on repeat. */
 const SETTLE_ONCE = ["confirm", "capture", "pay"];
 
 /** stripe-node resources whose names no other common SDK uses: no further evidence needed. */
-const DISTINCTIVE = new Set(["paymentIntents", "setupIntents", "paymentMethods", "balanceTransactions", "creditNotes", "topups"]);
+const DISTINCTIVE = new Set([
+  "paymentIntents",
+  "setupIntents",
+  "paymentMethods",
+  "balanceTransactions",
+  "creditNotes",
+  "topups",
+  "invoiceItems",
+  ...Object.keys(METER_EVENT_RESOURCES),
+]);
 
 /** stripe-node resources whose requests accept an idempotency key (POSTs). */
 const RESOURCES = new Set([
@@ -44,7 +73,12 @@ const RESOURCES = new Set([
   "disputes",
   "accounts",
   "balanceTransactions",
+  "billing.meterEventAdjustments",
+  "v2.billing.meterEventSession",
 ]);
+
+/** The last segment of each resource (`meterEvents` of `billing.meterEvents`): the cheap name check. */
+const RESOURCE_NAMES = new Set([...RESOURCES].map((resource) => resource.slice(resource.lastIndexOf(".") + 1)));
 
 export const MONEY_MOVING_METHODS: ReadonlySet<string> = new Set(Object.values(MONEY_MOVING).flatMap((methods) => [...methods]));
 
@@ -62,12 +96,16 @@ export const POST_METHODS: ReadonlySet<string> = new Set([
   "detach",
   "verifyMicrodeposits",
   "applyCustomerBalance",
+  "addLines",
 ]);
 
 export interface StripeCall {
+  /** Its path below the client: `paymentIntents`, `billing.meterEvents`. */
   resource: string;
   method: string;
   moneyMoving: boolean;
+  /** A Billing Meter event call (deduplicated on `identifier`), one event or a stream of them; else `null`. */
+  meterEvent: "single" | "stream" | null;
   /** The client expression (`stripe` in `stripe.paymentIntents.create`, or in `const { refunds } = stripe`). */
   client: TSESTree.Node;
 }
@@ -82,14 +120,16 @@ export function stripeCall(analysis: Analysis, call: TSESTree.CallExpression): S
   // Cheap exits first: a resource name on the object, or a POST method before resolving a binding.
   if (object.type === AST_NODE_TYPES.MemberExpression) {
     const name = staticName(object);
-    if (name === null || !RESOURCES.has(name)) return null;
+    if (name === null || !RESOURCE_NAMES.has(name)) return null;
   } else if (!POST_METHODS.has(method)) {
     return null;
   }
   const access = resourceAccess(analysis, object);
   if (!access || !RESOURCES.has(access.resource)) return null;
   if (!isStripeClient(analysis, access.client, access.resource, callee)) return null;
-  return { resource: access.resource, method, moneyMoving: MONEY_MOVING[access.resource]?.has(method) ?? false, client: access.client };
+  const moneyMoving = MONEY_MOVING[access.resource]?.has(method) ?? false;
+  const meterEvent = moneyMoving ? (METER_EVENT_RESOURCES[access.resource] ?? null) : null;
+  return { resource: access.resource, method, moneyMoving, meterEvent, client: access.client };
 }
 
 /** A money-moving Stripe call, checked cheaply by method name first. */
@@ -105,6 +145,27 @@ export function isMoneyMovingCall(analysis: Analysis, node: TSESTree.Node): node
  * `const intents = stripe.paymentIntents` or `const { paymentIntents: intents } = stripe`.
  */
 function resourceAccess(analysis: Analysis, node: TSESTree.Node): { resource: string; client: TSESTree.Node } | null {
+  const access = directAccess(analysis, node);
+  return access && withNamespaces(access);
+}
+
+/**
+ * `stripe.v2.billing` + `meterEvents` -> `stripe` + `v2.billing.meterEvents`, only when that names a resource
+ * (`this.billing.charges` stays `charges` on `this.billing`, an injected service named billing).
+ */
+function withNamespaces(access: { resource: string; client: TSESTree.Node }): { resource: string; client: TSESTree.Node } {
+  let resource = access.resource;
+  let best = access;
+  for (let target = unwrap(access.client); target.type === AST_NODE_TYPES.MemberExpression; target = unwrap(target.object)) {
+    const name = staticName(target);
+    if (name === null || !NAMESPACES.has(name)) break;
+    resource = `${name}.${resource}`;
+    if (RESOURCES.has(resource)) best = { resource, client: target.object };
+  }
+  return best;
+}
+
+function directAccess(analysis: Analysis, node: TSESTree.Node): { resource: string; client: TSESTree.Node } | null {
   if (node.type === AST_NODE_TYPES.MemberExpression) {
     const resource = staticName(node);
     return resource === null ? null : { resource, client: node.object };

@@ -8,6 +8,13 @@ const missing = (resource: string, method: string, repeat = REDELIVERED) => ({
   messageId: "missingKey" as const,
   data: { resource, method, repeat },
 });
+const ONE_EVENT = "a Billing Meter event";
+const STREAM = "Billing Meter events (an element of events)";
+/** A meter event reported for its identifier (Stripe's dedupe for meter events), not for an idempotency key. */
+const noIdentifier = (resource: string, messageId: "missingIdentifier" | "identifierOnSomePaths" = "missingIdentifier", repeat = REDELIVERED) => ({
+  messageId,
+  data: { resource, method: "create", repeat, events: resource.endsWith("Stream") ? STREAM : ONE_EVENT },
+});
 
 ruleTester.run("require-idempotency-key", rule, {
   valid: [
@@ -67,6 +74,51 @@ async function settle(intent: string, charge: string, invoice: string) {
 }`,
     },
     {
+      name: "meter events with an identifier (v1, v2, and every element of a v2 stream)",
+      code: `${esmHeader}
+async function meter(usage: { customer: string; period: string; units: number }[], token: string) {
+  const [first] = usage;
+  const identifier = \`usage:\${first.customer}:\${first.period}\`;
+  await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { stripe_customer_id: first.customer, value: "1" }, identifier });
+  const params = { event_name: "api_calls", payload: { stripe_customer_id: first.customer, value: "1" }, identifier };
+  await stripe.v2.billing.meterEvents.create(params);
+  const { meterEvents } = stripe.billing;
+  await meterEvents.create({ event_name: "api_calls", payload: { value: "1" }, identifier: \`\${identifier}:b\` });
+  const streams = new Stripe(token);
+  await streams.v2.billing.meterEventStream.create({
+    events: usage.map((u) => ({ event_name: "api_calls", payload: { stripe_customer_id: u.customer, value: String(u.units) }, identifier: \`usage:\${u.customer}:\${u.period}\` })),
+  });
+  await streams.v2.billing.meterEventStream.create({ events: [{ event_name: "api_calls", payload: {}, identifier }] });
+}`,
+    },
+    {
+      name: "meter event params from outside the file may carry an identifier; a session and adjustments record no usage",
+      code: `${esmHeader}
+export async function meter(params: Stripe.Billing.MeterEventCreateParams, events: Stripe.V2.Billing.MeterEventStreamCreateParams.Event[]) {
+  await stripe.billing.meterEvents.create(params);
+  await stripe.v2.billing.meterEventStream.create({ events });
+  await stripe.v2.billing.meterEventSession.create();
+  await stripe.billing.meterEventAdjustments.create({ event_name: "api_calls", type: "cancel", cancel: { identifier: "usage:1" } });
+}`,
+    },
+    {
+      name: "an invoice item without invoice: is swept into the next subscription invoice: with a key, not reported",
+      code: `${esmHeader}
+export async function addOn(key: string) {
+  await stripe.invoiceItems.create({ customer: "cus_1", amount: 500, currency: "usd" }, { idempotencyKey: key });
+  await stripe.invoices.finalizeInvoice("in_1");
+}`,
+    },
+    {
+      name: "a service named billing is not Stripe's billing namespace",
+      code: `
+class Worker {
+  constructor(private readonly billing: { charges: { create(row: object): Promise<void> } }) {}
+  run() { return this.billing.charges.create({ amount: 1 }); }
+}
+export { Worker };`,
+    },
+    {
       name: "not a Stripe client",
       code: `
 class Ledger { refunds = { create: (_entry: object) => undefined }; }
@@ -112,6 +164,51 @@ async function all() {
         missing("payouts", "create"),
         missing("transfers", "create"),
         missing("subscriptions", "create"),
+      ],
+    },
+    {
+      name: "invoices: creating an invoice, an invoice item and adding lines bill again when repeated",
+      code: `${esmHeader}
+async function bill(customer: string) {
+  const invoice = await stripe.invoices.create({ customer, auto_advance: false });
+  await stripe.invoiceItems.create({ customer, invoice: invoice.id, amount: 500, currency: "usd" });
+  await stripe.invoices.addLines(invoice.id, { lines: [{ amount: 500, description: "usage" }] });
+  await stripe.invoices.finalizeInvoice(invoice.id);
+  await stripe.invoices.pay(invoice.id);
+}`,
+      errors: [missing("invoices", "create"), missing("invoiceItems", "create"), missing("invoices", "addLines")],
+    },
+    {
+      name: "a Billing Meter event without an identifier, even with an idempotency key (v1 and v2)",
+      code: `${esmHeader}
+async function meter(message: ServiceBusReceivedMessage, key: string) {
+  await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { stripe_customer_id: message.body.customer, value: "1" } });
+  await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { value: "1" } }, { idempotencyKey: key });
+  const params = { event_name: "api_calls", payload: { value: "1" }, timestamp: "2026-11-30T00:00:00Z" };
+  await stripe.v2.billing.meterEvents.create(params);
+}`,
+      errors: [noIdentifier("billing.meterEvents"), noIdentifier("billing.meterEvents"), noIdentifier("v2.billing.meterEvents")],
+    },
+    {
+      name: "a meter event stream with an element lacking its identifier, and an identifier on some paths only",
+      code: `
+import Stripe from "stripe";
+export async function stream(token: string, usage: { customer: string; id?: string }[]) {
+  const client = new Stripe(token);
+  await client.v2.billing.meterEventStream.create({ events: usage.map((u) => ({ event_name: "api_calls", payload: { stripe_customer_id: u.customer, value: "1" } })) });
+  await client.v2.billing.meterEventStream.create({
+    events: [
+      { event_name: "api_calls", payload: { value: "1" }, identifier: "usage:1" },
+      { event_name: "api_calls", payload: { value: "1" } },
+    ],
+  });
+  const base = { event_name: "api_calls", payload: { value: "1" } };
+  await client.billing.meterEvents.create(usage[0]?.id ? { ...base, identifier: usage[0].id } : base);
+}`,
+      errors: [
+        noIdentifier("v2.billing.meterEventStream", "missingIdentifier", RETRIED),
+        noIdentifier("v2.billing.meterEventStream", "identifierOnSomePaths", RETRIED),
+        noIdentifier("billing.meterEvents", "identifierOnSomePaths", RETRIED),
       ],
     },
     {

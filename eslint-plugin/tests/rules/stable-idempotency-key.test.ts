@@ -23,9 +23,27 @@ const WHY: Record<string, string> = {
 
 /** The expected report: the message names the source and why it breaks idempotency. */
 const unstable = (source: string) => ({ messageId: "unstableKey" as const, data: { source, why: WHY[source] ?? RANDOM } });
+/** The same for a Billing Meter event's identifier (Stripe's dedupe for meter events). */
+const unstableIdentifier = (source: string) => ({
+  messageId: "unstableIdentifier" as const,
+  data: { source, why: (WHY[source] ?? RANDOM).replace(/\bkey\b/, "identifier") },
+});
 
 ruleTester.run("stable-idempotency-key", rule, {
   valid: [
+    {
+      name: "a meter event identifier from the event's business fields",
+      code: `${esmHeader}
+async function meter(message: ServiceBusReceivedMessage) {
+  const usage = message.body as { customer: string; period: string; units: number };
+  await stripe.billing.meterEvents.create({
+    event_name: "api_calls",
+    payload: { stripe_customer_id: usage.customer, value: String(usage.units) },
+    identifier: \`usage:\${usage.customer}:\${usage.period}\`,
+    timestamp: Math.floor(Date.now() / 1000),
+  });
+}`,
+    },
     {
       name: "key from the body's business fields",
       code: `${esmHeader}
@@ -150,6 +168,34 @@ async function handle(message: ServiceBusReceivedMessage) {
     },
   ],
   invalid: [
+    {
+      name: "meter event identifiers from delivery metadata, randomness or the clock (v1, v2, a stream)",
+      code: `${esmHeader}
+import { randomUUID } from "node:crypto";
+async function meter(message: ServiceBusReceivedMessage, token: string) {
+  const usage = message.body as { customer: string; units: number };
+  await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { value: "1" }, identifier: message.messageId as string });
+  await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { value: "1" }, identifier: \`\${usage.customer}:\${message.lockToken}\` });
+  const identifier = randomUUID();
+  await stripe.v2.billing.meterEvents.create({ event_name: "api_calls", payload: { value: "1" }, identifier });
+  await new Stripe(token).v2.billing.meterEventStream.create({
+    events: [{ event_name: "api_calls", payload: { value: "1" }, identifier: \`\${usage.customer}-\${Date.now()}\` }],
+  });
+  await receiver.completeMessage(message);
+}`,
+      errors: [unstableIdentifier("messageId"), unstableIdentifier("lockToken"), unstableIdentifier("crypto.randomUUID()"), unstableIdentifier("Date.now()")],
+    },
+    {
+      name: "a meter event's idempotency key is checked too",
+      code: `${esmHeader}
+async function meter(message: ServiceBusReceivedMessage) {
+  await stripe.billing.meterEvents.create(
+    { event_name: "api_calls", payload: { value: "1" }, identifier: \`usage:\${(message.body as { id: string }).id}\` },
+    { idempotencyKey: message.messageId as string },
+  );
+}`,
+      errors: [unstable("messageId")],
+    },
     {
       name: "seed failure mode 2: the key is the messageId",
       code: `${esmHeader}

@@ -6,6 +6,10 @@ import { inBothModes } from "./both-modes.js";
 const REDELIVERED = "a redelivered message";
 const RETRIED = "a retry of the same request";
 const missing = (resource: string, method: string, repeat = RETRIED) => ({ messageId: "missingKey" as const, data: { resource, method, repeat } });
+const noIdentifier = (resource: string) => ({
+  messageId: "missingIdentifier" as const,
+  data: { resource, method: "create", repeat: RETRIED, events: "a Billing Meter event" },
+});
 const somePaths = (resource: string, method: string, repeat = RETRIED) => ({
   messageId: "keyOnSomePaths" as const,
   data: { resource, method, repeat },
@@ -66,6 +70,19 @@ export const payout = (amount: number) => withRetries((options: Stripe.RequestOp
     },
   ],
   invalid: [
+    {
+      name: "a meter event on an injected client known by its type, without an identifier (v1 and v2)",
+      code: `
+import type Stripe from "stripe";
+export class UsageRecorder {
+  constructor(private readonly payments: Stripe) {}
+  async record(customer: string, units: number) {
+    await this.payments.billing.meterEvents.create({ event_name: "api_calls", payload: { stripe_customer_id: customer, value: String(units) } });
+    await this.payments.v2.billing.meterEvents.create({ event_name: "api_calls", payload: { stripe_customer_id: customer, value: String(units) } });
+  }
+}`,
+      errors: [noIdentifier("billing.meterEvents"), noIdentifier("v2.billing.meterEvents")],
+    },
     {
       name: "a parameter typed import('stripe').default",
       code: `
