@@ -1,10 +1,11 @@
 // The SARIF 2.1.0 formatter: its shape on real ESLint results, and the documented CLI invocation on the built
-// package (`npm run build` first; `npm test` does).
+// package (`npm run build` first; `npm test` does); and Microsoft's formatter, which the CI workflows use, on this
+// ESLint.
 import { execFile } from "node:child_process";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
@@ -32,9 +33,9 @@ interface SarifLog {
   }[];
 }
 
-function expectSarifShape(log: SarifLog): void {
+function expectSarifShape(log: SarifLog, schema = "https://json.schemastore.org/sarif-2.1.0.json"): void {
   expect(log.version).toBe("2.1.0");
-  expect(log.$schema).toBe("https://json.schemastore.org/sarif-2.1.0.json");
+  expect(log.$schema).toBe(schema);
   expect(log.runs).toHaveLength(1);
   const [run] = log.runs;
   expect(run!.tool.driver.name).toBe("ESLint");
@@ -106,5 +107,37 @@ describe("SARIF formatter", () => {
     const log = JSON.parse(failure.stdout) as SarifLog;
     expectSarifShape(log);
     expect(log.runs[0]!.results.map((result) => result.ruleId)).toEqual(expectedReports(brokenConsumer).map((report) => report.ruleId));
+  });
+
+  // What the generated project's CI and the README use for ESLint's findings (installed there in the CI step only:
+  // it depends on ESLint 8 and would put that in every project's tree).
+  it("Microsoft's @microsoft/eslint-formatter-sarif works with this ESLint (`eslint -f @microsoft/sarif`) on a real lint run", async () => {
+    const dir = path.join(workDir, "microsoft");
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "consumer.ts"), brokenConsumer);
+    await writeFile(
+      path.join(dir, "eslint.config.js"),
+      `import tseslint from "typescript-eslint";\nimport chargeguard from "eslint-plugin-chargeguard";\n` +
+        `export default [{ files: ["**/*.ts"] }, tseslint.configs.base, chargeguard.configs.recommended];\n`,
+    );
+    const eslintBin = path.join(root, "node_modules", "eslint", "bin", "eslint.js");
+    const run = promisify(execFile)(process.execPath, [eslintBin, "-f", "@microsoft/sarif", "-o", "eslint.sarif", "consumer.ts"], { cwd: dir });
+    const failure = (await run.then(() => null, (error: { code: number; stdout: string; stderr: string }) => error))!;
+    expect(failure?.code, failure?.stderr).toBe(1); // errors found, the log written
+    const log = JSON.parse(await readFile(path.join(dir, "eslint.sarif"), "utf8")) as SarifLog & {
+      runs: { tool: { driver: { version?: string } }; artifacts: { location: { uri: string } }[] }[];
+    };
+    expectSarifShape(log, "http://json.schemastore.org/sarif-2.1.0-rtm.5");
+    const [sarifRun] = log.runs;
+    expect(sarifRun!.tool.driver.version).toBe(ESLint.version);
+    expect(sarifRun!.results.map((result) => [result.ruleId, result.locations[0]!.physicalLocation.region.startLine])).toEqual(
+      expectedReports(brokenConsumer).map((report) => [report.ruleId, report.line]),
+    );
+    // Absolute file URIs (code scanning makes them relative to the checkout), each listed as an artifact.
+    const consumerUri = pathToFileURL(path.join(dir, "consumer.ts")).href;
+    expect(sarifRun!.results.every((result) => result.locations[0]!.physicalLocation.artifactLocation.uri === consumerUri)).toBe(true);
+    expect(sarifRun!.artifacts.map((artifact) => artifact.location.uri)).toEqual([consumerUri]);
+    const stable = sarifRun!.tool.driver.rules.find((rule) => rule.id === "chargeguard/stable-idempotency-key")!;
+    expect(stable.helpUri).toMatch(/eslint-plugin\/docs\/rules\/stable-idempotency-key\.md$/);
   });
 });
