@@ -53,7 +53,6 @@ const DISTINCTIVE = new Set([
   "balanceTransactions",
   "creditNotes",
   "topups",
-  "invoiceItems",
   ...Object.keys(METER_EVENT_RESOURCES),
 ]);
 

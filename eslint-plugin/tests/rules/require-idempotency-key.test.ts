@@ -130,8 +130,12 @@ billing.charges.create({ amount: 1 });`,
     {
       name: "an ambiguous resource name on an unknown object in a file with nothing of Stripe",
       code: `
-declare const db: { charges: { create(row: object): Promise<void> } };
-export async function save() { await db.charges.create({ amount: 1 }); }`,
+declare const db: { charges: { create(row: object): Promise<void> }; invoiceItems: { create(row: object): Promise<void> } };
+export async function save() {
+  await db.charges.create({ amount: 1 });
+  await db.invoiceItems.create({ amount: 1 }); // an ORM's table, not Stripe's invoice items
+  await db.invoices.create({ amount: 1 });
+}`,
     },
   ],
   invalid: [

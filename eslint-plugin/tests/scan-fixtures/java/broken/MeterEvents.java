@@ -8,6 +8,7 @@ import com.stripe.model.InvoiceItem;
 import com.stripe.model.billing.MeterEvent;
 import com.stripe.param.InvoiceItemCreateParams;
 import com.stripe.param.billing.MeterEventCreateParams;
+import com.stripe.param.v2.billing.MeterEventStreamCreateParams;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -39,6 +40,16 @@ class UsageReporter {
             .build();
         stripeClient.billing().meterEvents().create(params);
         MeterEvent.create(MeterEventCreateParams.builder().setEventName("api_calls").setIdentifier(UUID.randomUUID().toString()).build()); // expect: stable-idempotency-key
+    }
+
+    void stream(UsageEvent event) throws Exception {
+        stripeClient.v2().billing().meterEventStream().create(
+            MeterEventStreamCreateParams.builder()
+                .addEvent(MeterEventStreamCreateParams.Event.builder()
+                    .setEventName("api_calls")
+                    .putPayload("value", "1")
+                    .build()) // expect: require-idempotency-key
+                .build());
     }
 
     void billAddOn(UsageEvent event) throws Exception {

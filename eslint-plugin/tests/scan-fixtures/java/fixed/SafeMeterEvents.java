@@ -8,6 +8,7 @@ import com.stripe.model.billing.MeterEvent;
 import com.stripe.net.RequestOptions;
 import com.stripe.param.InvoiceItemCreateParams;
 import com.stripe.param.billing.MeterEventCreateParams;
+import com.stripe.param.v2.billing.MeterEventStreamCreateParams;
 import java.time.Instant;
 
 class SafeUsageReporter {
@@ -33,6 +34,13 @@ class SafeUsageReporter {
         String identifier = usageIdentifier(event);
         stripeClient.v1().billing().meterEvents().create(
             MeterEventCreateParams.builder().setEventName("api_calls").putPayload("value", "1").setIdentifier(identifier).build());
+    }
+
+    void stream(UsageEvent event) throws Exception {
+        stripeClient.v2().billing().meterEventStream().create(
+            MeterEventStreamCreateParams.builder()
+                .addEvent(MeterEventStreamCreateParams.Event.builder().setEventName("api_calls").setIdentifier(usageIdentifier(event)).build())
+                .build());
     }
 
     void billAddOn(UsageEvent event) throws Exception {

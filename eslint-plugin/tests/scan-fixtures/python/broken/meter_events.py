@@ -40,3 +40,14 @@ def report_usage_with_client(client: stripe.StripeClient, msg, event):
 
 def bill_add_on(event):
     stripe.InvoiceItem.create(customer=event["stripe_customer_id"], amount=500, currency="usd")  # expect: require-idempotency-key
+
+
+def stream_usage(client: stripe.StripeClient, usage: list):
+    client.v2.billing.meter_event_stream.create(
+        {
+            "events": [
+                {"event_name": "api_calls", "payload": {"value": "1"}, "identifier": f"usage:{usage[0]['id']}"},
+                {"event_name": "api_calls", "payload": {"value": "1"}},  # expect: require-idempotency-key
+            ]
+        }
+    )

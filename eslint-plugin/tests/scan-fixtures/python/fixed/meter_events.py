@@ -36,3 +36,9 @@ def bill_add_on(event):
         currency="usd",
         idempotency_key=f"add-on:{usage_identifier(event)}",
     )
+
+
+def stream_usage(client: stripe.StripeClient, usage: list):
+    client.v2.billing.meter_event_stream.create(
+        {"events": [{"event_name": "api_calls", "payload": {"value": "1"}, "identifier": usage_identifier(u)} for u in usage]}
+    )
