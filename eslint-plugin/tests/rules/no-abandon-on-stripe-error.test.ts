@@ -69,6 +69,23 @@ async function handle(message: ServiceBusReceivedMessage) {
   ],
   invalid: [
     {
+      name: "abandon after a Billing Meter event or an invoice item: a repeat counts or bills again",
+      code: `${esmHeader}
+async function meter(message: ServiceBusReceivedMessage) {
+  try {
+    await stripe.billing.meterEvents.create({ event_name: "api_calls", payload: { value: "1" }, identifier: "usage:1" });
+  } catch {
+    await receiver.abandonMessage(message);
+  }
+  try {
+    await stripe.invoiceItems.create({ customer: "cus_1", invoice: "in_1", amount: 1, currency: "usd" }, { idempotencyKey: "item:1" });
+  } catch {
+    await receiver.abandonMessage(message);
+  }
+}`,
+      errors: [abandon("stripe.billing.meterEvents.create()"), abandon("stripe.invoiceItems.create()")],
+    },
+    {
       name: "seed failure mode 3: abandon on a Stripe timeout",
       code: `${esmHeader}
 import { isServiceBusError } from "@azure/service-bus";
