@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -26,11 +27,24 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          // Vitest's default is one worker fewer than the cores: one on a 2-core machine. The fast set is CPU-bound.
+          maxWorkers: Math.max(2, availableParallelism()),
           include: ["test/**/*.test.ts", "eslint-plugin/tests/**/*.test.ts"],
           exclude: ["**/*.e2e.test.ts"],
         },
       },
-      { extends: true, test: { name: "e2e", include: ["test/**/*.e2e.test.ts", "eslint-plugin/tests/**/*.e2e.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          // End-to-end files mostly wait (npm installs, emulators, the harness's locks): more files than cores overlap.
+          maxWorkers: Math.max(3, availableParallelism()),
+          include: ["test/**/*.e2e.test.ts", "eslint-plugin/tests/**/*.e2e.test.ts"],
+          // Concurrent describes (independent proving-ground runs) mostly wait on the harness's scaled-down locks and
+          // faults, not on the CPU: let all of a file's runs overlap.
+          maxConcurrency: 16,
+        },
+      },
     ],
   },
 });

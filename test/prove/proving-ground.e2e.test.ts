@@ -24,7 +24,8 @@ function only(result: { contenders: ContenderResult[] }, name: string): Contende
   return found;
 }
 
-describe("proving ground, 1,000 events, all faults", () => {
+// The runs are independent (own emulators, databases, ports) and mostly wait on the scaled-down faults: concurrent.
+describe.concurrent("proving ground, 1,000 events, all faults", () => {
   for (const seed of [7, 1234]) {
     it(`the generated consumer charges once, loses nothing, stays under the cap and dead-letters every malformed event (seed ${seed})`, async () => {
       const result = await runProvingGround({ events, seed, only: ["generated-consumer"] });
@@ -48,17 +49,6 @@ describe("proving ground, 1,000 events, all faults", () => {
       expect(Object.values(telemetry?.duplicatesPrevented ?? {}).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
     }, runTimeoutMs);
   }
-
-  // Each fault on its own, so a fault whose outcomes telemetry miscounts cannot hide behind another's.
-  it.each(faultNames)("the generated consumer's telemetry counts charged and declined as Stripe did under %s alone", async (fault) => {
-    const result = await runProvingGround({ events: 150, seed: 11, faults: [fault], only: ["generated-consumer"] });
-    const { metrics, telemetry, error } = only(result, "generated-consumer");
-    expect(error).toBeUndefined();
-    expect(metrics.eventsCharged).toBeGreaterThan(0);
-    expect(metrics.eventsDeclined).toBeGreaterThan(0);
-    expect(telemetry?.outcomes.charged).toBe(metrics.eventsCharged);
-    expect(telemetry?.outcomes.declined).toBe(metrics.eventsDeclined);
-  }, runTimeoutMs);
 
   it("every broken example shows the failure its seed describes (built bin, --parallel 2, --json)", async () => {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);

@@ -1,29 +1,18 @@
 // `chargeguard new consumer --vendor <checkout>` without --link: the packages packed into vendor/, installed from the
 // packs (their own dependencies from the npm cache), then the project's type-check, lint and tests, and the image's
 // install step run on exactly what the Dockerfile copies.
-import { execFile } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const checkout = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(checkout, "dist", "cli", "index.js");
-const env = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|VITEST|TEST_DATABASE_URL$|NODE_ENV$)/i.test(name))),
-  NO_COLOR: "1",
-  FORCE_COLOR: "0",
-};
-const inDir = (cwd: string, timeoutMs: number) => ({ cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 });
+import { checkout, cli, ensureBuilt, inProject as inDir, run } from "../support/generated-project.js";
 
 let scratch: string;
 let project: string;
 
 beforeAll(async () => {
-  if (!existsSync(cli) || !existsSync(path.join(checkout, "eslint-plugin/dist/index.js"))) await run("npm", ["run", "build"], inDir(checkout, 900_000));
+  await ensureBuilt();
   scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-vendor-"));
   project = path.join(scratch, "usage-billing");
 }, 900_000);
