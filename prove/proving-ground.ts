@@ -161,5 +161,5 @@ function failedToRun(contender: Contender, events: number, error: unknown): Cont
     wallMs: 0,
   };
   const message = error instanceof Error ? error.message : String(error);
-  return { name: contender.name, kind: contender.kind, metrics, verdict: `NOT RUN: ${message}`, error: message };
+  return { name: contender.name, kind: contender.kind, flow: contender.flow, metrics, verdict: `NOT RUN: ${message}`, error: message };
 }

@@ -7,6 +7,11 @@ export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDec
 export interface BrokenExample {
   name: string;
   file: string;
+  /**
+   * The Stripe flow it bills through, when not PaymentIntents: the proving ground sends it that flow's event bodies
+   * (the generated consumer's schema for the flow) and counts that flow's objects at Stripe.
+   */
+  flow?: "charge" | "invoice" | "meter-event";
   load: () => Promise<{ startConsumer: StartConsumer }>;
   /** The seed's failure mode, in one sentence. */
   failureMode: string;
