@@ -19,6 +19,10 @@ const expectedRules: Record<string, string[]> = {
   "complete-before-record": ["chargeguard/record-before-settle"],
   "short-renewal-deadline": ["chargeguard/lock-renewal-covers-stripe", "chargeguard/stable-idempotency-key"],
   "receive-and-delete": ["chargeguard/no-receive-and-delete"],
+  "charge-random-key": ["chargeguard/stable-idempotency-key"],
+  "invoice-per-delivery-keys": ["chargeguard/stable-idempotency-key"],
+  // No rule knows billing.meterEvents.create without an identifier yet (branch lint-meter adds one): list it here then.
+  "meter-event-no-identifier": [],
 };
 
 let eslint: ESLint;
