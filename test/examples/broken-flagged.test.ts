@@ -62,10 +62,13 @@ describe("the broken examples", () => {
   }
 });
 
-describe("the generated consumer", () => {
-  it("lints clean with the recommended config", async () => {
-    const found = await rulesFound(["examples/generated-consumer/src", "examples/generated-consumer/test"]);
-    expect(found.size).toBeGreaterThan(0);
-    expect([...found].filter(([, rules]) => rules.length > 0)).toEqual([]);
-  });
+describe("the generated consumers", () => {
+  it.each(["generated-consumer", "generated-consumer-charge", "generated-consumer-invoice", "generated-consumer-meter-event"])(
+    "examples/%s lints clean with the recommended config",
+    async (example) => {
+      const found = await rulesFound([`examples/${example}/src`, `examples/${example}/test`]);
+      expect(found.size).toBeGreaterThan(0);
+      expect([...found].filter(([, rules]) => rules.length > 0)).toEqual([]);
+    },
+  );
 });
