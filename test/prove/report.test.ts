@@ -62,6 +62,7 @@ describe("report", () => {
     expect(json.contenders[0]).toEqual({
       name: "random-uuid-key",
       kind: "example",
+      flow: "payment-intent",
       verdict: "FAIL: 30 duplicate charge(s)",
       expectedFailure: "duplicate charges",
       malformed: { events: 40, deadLettered: 40, charged: 0 },
