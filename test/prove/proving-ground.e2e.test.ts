@@ -123,4 +123,13 @@ describe(`proving ground per flow, ${flowEvents} events, all faults`, () => {
       expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
     }
   }, runTimeoutMs * 2);
+
+  it("runs the other flows' contenders on their own, smaller workload (flowEvents), the PaymentIntent ones on events", async () => {
+    const result = await runProvingGround({ events: 60, flowEvents: 30, seed: 5, faults: [], only: ["no-idempotency-key", "generated-consumer-meter-event"] });
+    expect(result.events).toBe(60);
+    expect(only(result, "no-idempotency-key").metrics.events).toBe(60);
+    const meter = only(result, "generated-consumer-meter-event");
+    expect(meter.metrics.events).toBe(30);
+    expect(meter.verdict).toMatch(/^PASS/);
+  }, runTimeoutMs);
 });
