@@ -10,7 +10,7 @@ import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
 import type { FreshDatabases } from "./fresh-databases.js";
 import type { FaultPlan } from "./faults.js";
-import { deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
+import { canonicalBody as canonical, deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
 import { bodyTarget, flowShape, meterEventName } from "./flows.js";
 import { deadLetters, recordedEvents } from "./observe.js";
 import { resendUnrecorded, resubmitDeadLetters, sendAll, workloadMessages } from "./producer.js";
@@ -306,13 +306,3 @@ function decoded(body: unknown): unknown {
   return Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : body;
 }
 
-/** One spelling per body, whatever the order of its fields. */
-function canonical(body: unknown): string {
-  return typeof body === "string"
-    ? `s:${body}`
-    : `j:${JSON.stringify(body, (_key, value: unknown) =>
-        value && typeof value === "object" && !Array.isArray(value)
-          ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-          : value,
-      )}`;
-}
