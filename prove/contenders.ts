@@ -1,15 +1,18 @@
-// The contenders: every broken example of the seeds (examples/broken) and the consumer `chargeguard new consumer`
-// generates (examples/generated-consumer). All follow runtime/consumer-contract.ts, so one harness runs them all.
+// The contenders: every broken example of the seeds (examples/broken) and the consumers `chargeguard new consumer`
+// generates, one per Stripe flow (examples/generated-consumer, examples/generated-consumer-<flow>). All follow runtime/consumer-contract.ts, so one harness runs them all.
 import type { ConsumerContext, StartConsumer } from "../runtime/index.js";
 import { brokenExamples, type ExpectedFailure } from "../examples/broken/index.js";
 import { faultCatalogue, type FaultName } from "./faults.js";
+import type { ProvingFlow } from "./flows.js";
 import type { ContenderKind } from "./results.js";
-import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
-import type { HarnessSettings } from "./settings.js";
+import { runFlowReconciler, runReconciler, type ReconcilerRun } from "./reconciler-run.js";
+import { harnessDeliveryBudgetMs, type HarnessSettings } from "./settings.js";
 
 export interface Contender {
   name: string;
   kind: ContenderKind;
+  /** The Stripe flow it bills through: the harness sends that flow's bodies and counts that flow's objects. */
+  flow: ProvingFlow;
   load(): Promise<{ startConsumer: StartConsumer }>;
   failureMode?: string;
   expectedFailure?: ExpectedFailure;
@@ -22,6 +25,9 @@ export interface Contender {
 
 export const generatedConsumerName = "generated-consumer";
 
+/** Stripe calls of the workload's invoices (one line each): create, the item, finalize, pay. */
+const oneLineInvoiceCalls = 4;
+
 /** An example's triggering fault, checked against the catalogue (examples name it as plain text). */
 function triggeringFault(example: string, fault: string): FaultName | "none" {
   if (fault === "none" || fault in faultCatalogue) return fault as FaultName | "none";
@@ -32,6 +38,7 @@ export function contenders(): Contender[] {
   const examples: Contender[] = brokenExamples.map((example) => ({
     name: example.name,
     kind: "example",
+    flow: example.flow ?? "payment-intent",
     load: example.load,
     failureMode: example.failureMode,
     expectedFailure: example.expectedFailure,
@@ -46,8 +53,34 @@ export function contenders(): Contender[] {
     {
       name: generatedConsumerName,
       kind: "generated",
+      flow: "payment-intent",
       load: () => import("../examples/generated-consumer/src/consumer.js"),
       afterRun: runReconciler,
+    },
+    // `chargeguard new consumer --flow X` per other flow, committed as examples/generated-consumer-X.
+    {
+      name: `${generatedConsumerName}-charge`,
+      kind: "generated",
+      flow: "charge",
+      load: () => import("../examples/generated-consumer-charge/src/consumer.js"),
+      afterRun: runFlowReconciler,
+    },
+    {
+      name: `${generatedConsumerName}-invoice`,
+      kind: "generated",
+      flow: "invoice",
+      // Its lease covers the flow's most calls (3 + 20 items, minutes); the workload's invoices have one line: create,
+      // item, finalize, pay. Sized for those, a lock lapsed mid-flow waits one such lease for the retry, not 23.
+      contextFor: (settings: HarnessSettings) => ({ leaseMs: oneLineInvoiceCalls * harnessDeliveryBudgetMs(settings) }),
+      load: () => import("../examples/generated-consumer-invoice/src/consumer.js"),
+      afterRun: runFlowReconciler,
+    },
+    {
+      name: `${generatedConsumerName}-meter-event`,
+      kind: "generated",
+      flow: "meter-event",
+      load: () => import("../examples/generated-consumer-meter-event/src/consumer.js"),
+      afterRun: runFlowReconciler,
     },
   ];
 }

@@ -211,7 +211,8 @@ function chargeKey(customer: string, amountCents: number): string {
   return `${customer}|${amountCents}`;
 }
 
-function canonicalBody(body: unknown): string {
+/** One spelling per body, whatever the order of its fields (a string body: as it is). */
+export function canonicalBody(body: unknown): string {
   if (typeof body === "string") return `s:${body}`;
   return `j:${JSON.stringify(body, (_key, value: unknown) =>
     value && typeof value === "object" && !Array.isArray(value)

@@ -4,6 +4,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { StripeLedger, QueueSnapshot } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
 import type { DeadLetter, StripeAttempt } from "./metrics.js";
+import type { ProvingFlow } from "./flows.js";
 import type { Workload } from "./workload.js";
 
 /** Every charge is one card attempt (Stripe records declined ones too). */
@@ -16,23 +17,49 @@ export function cardAttempts(ledger: StripeLedger, directory: CustomerDirectory)
   }));
 }
 
-export function deadLetters(snapshot: QueueSnapshot, directory: CustomerDirectory): DeadLetter[] {
+/** `workloadBody`: a flow's body back to the workload's own (the metrics recognise re-sent copies by it). */
+export function deadLetters(snapshot: QueueSnapshot, directory: CustomerDirectory, workloadBody?: (body: unknown) => unknown): DeadLetter[] {
   return snapshot.deadLettered.map((message) => ({
     messageId: message.messageId,
-    body: directory.bodyToWorkload(message.body),
+    body: workloadBody?.(message.body) ?? directory.bodyToWorkload(message.body),
     reason: message.deadLetterReason ?? "",
   }));
 }
 
-/** Event ids whose billing_records row says declined (the guard's `state`, or a seed table's `status`). */
-export async function recordedDeclines(database: PGlite, workload: Workload): Promise<Set<string>> {
+export interface RecordedEvents {
+  /** Event ids with a record row (any state); undefined when the contender keeps no such table. */
+  recorded: Set<string> | undefined;
+  /** Event ids whose row says declined (the guard's `state`, or a seed table's `status`). */
+  declined: Set<string>;
+}
+
+/**
+ * What the contender recorded, by workload event: billing_records rows (the PaymentIntent guard's, or a seed
+ * table's) by (customer, period); for the other flows guard_records rows by their identity, a usage id (the event's
+ * id) or a (customer, period).
+ */
+export async function recordedEvents(database: PGlite, workload: Workload, flow: ProvingFlow): Promise<RecordedEvents> {
+  const table = flow === "payment-intent" ? "billing_records" : "guard_records";
   let rows: Record<string, unknown>[];
   try {
-    rows = (await database.query<Record<string, unknown>>("SELECT * FROM billing_records")).rows;
+    rows = (await database.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows;
   } catch (error) {
-    if ((error as { code?: string }).code === "42P01") return new Set();
+    if ((error as { code?: string }).code === "42P01") return { recorded: undefined, declined: new Set() };
     throw error;
   }
-  const declined = new Set(rows.filter((row) => row.state === "declined" || row.status === "declined").map((row) => `${String(row.customer_id)}|${String(row.billing_period)}`));
-  return new Set(workload.events.filter((event) => event.usage && declined.has(`${event.usage.customerId}|${event.usage.billingPeriod}`)).map((event) => event.id));
+  const byPeriod = new Map(workload.events.filter((event) => event.usage).map((event) => [`${event.usage?.customerId}|${event.billingPeriod}`, event.id]));
+  const eventOf = (row: Record<string, unknown>): string | undefined => {
+    if (table === "billing_records") return byPeriod.get(`${String(row.customer_id)}|${String(row.billing_period)}`);
+    const key = JSON.parse(String(row.record_key)) as { usageId?: string; customerId?: string; billingPeriod?: string };
+    return key.usageId ?? byPeriod.get(`${key.customerId}|${key.billingPeriod}`);
+  };
+  const recorded = new Set<string>();
+  const declined = new Set<string>();
+  for (const row of rows) {
+    const id = eventOf(row);
+    if (id === undefined) continue;
+    recorded.add(id);
+    if (row.state === "declined" || row.status === "declined") declined.add(id);
+  }
+  return { recorded, declined };
 }

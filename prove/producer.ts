@@ -1,9 +1,8 @@
 // What producers and operators do to the queue: the initial send of the workload, an operator's dead-letter
 // resubmission with new messageIds, and the producer's nightly re-send of events that have no billing record.
-import type { PGlite } from "@electric-sql/pglite";
 import type { ServiceBusClient, ServiceBusMessage, ServiceBusSender } from "@azure/service-bus";
 import type { CustomerDirectory } from "./customers.js";
-import type { Workload } from "./workload.js";
+import type { Workload, WorkloadEvent } from "./workload.js";
 
 export async function sendAll(sender: ServiceBusSender, messages: readonly ServiceBusMessage[]): Promise<void> {
   let batch = await sender.createMessageBatch();
@@ -17,8 +16,17 @@ export async function sendAll(sender: ServiceBusSender, messages: readonly Servi
   if (batch.count > 0) await sender.sendMessages(batch);
 }
 
-export function workloadMessages(workload: Workload, directory: CustomerDirectory): ServiceBusMessage[] {
-  return workload.messages.map(({ messageId, body }) => ({ messageId, body: directory.bodyToStripe(body), contentType: "application/json" }));
+/** The message body of a workload event as the contender's flow takes it, with Stripe's customer ids. */
+export type BodyOf = (event: WorkloadEvent) => unknown;
+
+/** The workload's bodies as sent: translated to Stripe's customer ids (default), or in a flow's shape. */
+export function workloadMessages(workload: Workload, directory: CustomerDirectory, bodyOf?: BodyOf): ServiceBusMessage[] {
+  const events = new Map(workload.events.map((event) => [event.id, event]));
+  return workload.messages.map(({ messageId, body, eventId }) => ({
+    messageId,
+    body: bodyOf ? bodyOf(events.get(eventId) as WorkloadEvent) : directory.bodyToStripe(body),
+    contentType: "application/json",
+  }));
 }
 
 const deadLetterProperties = new Set(["DeadLetterReason", "DeadLetterErrorDescription"]);
@@ -71,30 +79,23 @@ export async function resubmitDeadLetters(options: {
 }
 
 /**
- * The seed's nightly reconciliation of unbilled usage: every valid event without a `billing_records` row for its
- * (customer, period) is sent again with a new messageId. A contender without that table gets nothing re-sent.
+ * The seed's nightly reconciliation of unbilled usage: every valid event without a billing record (`recorded`, from
+ * the contender's own table: prove/observe.ts) is sent again with a new messageId. A contender that keeps no
+ * records (`recorded` undefined) gets nothing re-sent.
  */
 export async function resendUnrecorded(options: {
   sender: ServiceBusSender;
-  database: PGlite;
   workload: Workload;
-  directory: CustomerDirectory;
+  recorded: ReadonlySet<string> | undefined;
+  bodyOf: BodyOf;
   newMessageId: () => string;
 }): Promise<number> {
-  let rows: { customer_id: string; billing_period: string }[];
-  try {
-    rows = (await options.database.query<{ customer_id: string; billing_period: string }>("SELECT customer_id, billing_period FROM billing_records")).rows;
-  } catch (error) {
-    if ((error as { code?: string }).code === "42P01") return 0; // no such table: this contender keeps no records
-    throw error;
-  }
-  const recorded = new Set(rows.map((row) => `${row.customer_id}|${row.billing_period}`));
-  const unrecorded = options.workload.events.filter(
-    (event) => event.usage && !recorded.has(`${event.usage.customerId}|${event.usage.billingPeriod}`),
-  );
+  const { recorded } = options;
+  if (recorded === undefined) return 0;
+  const unrecorded = options.workload.events.filter((event) => event.usage && !recorded.has(event.id));
   await sendAll(
     options.sender,
-    unrecorded.map((event) => ({ messageId: options.newMessageId(), body: options.directory.bodyToStripe(event.body), contentType: "application/json" })),
+    unrecorded.map((event) => ({ messageId: options.newMessageId(), body: options.bodyOf(event), contentType: "application/json" })),
   );
   return unrecorded.length;
 }

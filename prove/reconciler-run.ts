@@ -3,7 +3,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
 import type { MeterProvider } from "@opentelemetry/api";
-import { type StripeSettings, BillingGuard, createBillingTelemetry, reconcile } from "../runtime/index.js";
+import { type StripeSettings, BillingGuard, Guard, createBillingTelemetry, reconcile, reconcileFlows } from "../runtime/index.js";
 import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
@@ -22,17 +22,11 @@ const maxRuns = 50;
 
 export async function runReconciler(run: ReconcilerRun): Promise<void> {
   run.clock.advance(cronDelayMs);
+  const stripe = operatorStripe(run.stripe);
   const guard = await BillingGuard.open({
     pglite: run.database,
     clock: run.clock,
     ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
-  });
-  const base = new URL(run.stripe.apiBase ?? "https://api.stripe.com");
-  const stripe = new Stripe(run.stripe.apiKey, {
-    host: base.hostname,
-    protocol: base.protocol === "http:" ? "http" : "https",
-    ...(base.port !== "" ? { port: Number(base.port) } : {}),
-    maxNetworkRetries: 2,
   });
   const telemetry = run.meterProvider ? createBillingTelemetry({ meterProvider: run.meterProvider }) : undefined;
   try {
@@ -48,4 +42,38 @@ export async function runReconciler(run: ReconcilerRun): Promise<void> {
   } finally {
     await guard.close();
   }
+}
+
+/** The same cron for a flow's consumer (guard_records): `chargeguard reconcile --flow`, until nothing stale is left. */
+export async function runFlowReconciler(run: ReconcilerRun): Promise<void> {
+  run.clock.advance(cronDelayMs);
+  const stripe = operatorStripe(run.stripe);
+  const guard = await Guard.open({
+    pglite: run.database,
+    clock: run.clock,
+    ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
+  });
+  try {
+    for (let i = 0; i < maxRuns; i++) {
+      const report = await reconcileFlows({ guard, stripe, clock: run.clock, limit: 500 });
+      if (report.examined === 0) return;
+      run.log(
+        `reconciler: examined ${report.examined}, completed ${report.completed}, declined ${report.declined}, ` +
+          `unverifiable ${report.unverifiable}, refused ${report.refused}, still unknown ${report.stillUnknown}`,
+      );
+      if (report.completed + report.declined + report.settledMeanwhile === 0) return;
+    }
+  } finally {
+    await guard.close();
+  }
+}
+
+function operatorStripe(settings: StripeSettings): Stripe {
+  const base = new URL(settings.apiBase ?? "https://api.stripe.com");
+  return new Stripe(settings.apiKey, {
+    host: base.hostname,
+    protocol: base.protocol === "http:" ? "http" : "https",
+    ...(base.port !== "" ? { port: Number(base.port) } : {}),
+    maxNetworkRetries: 2,
+  });
 }

@@ -1,5 +1,6 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
 import type { FaultName } from "./faults.js";
+import type { ProvingFlow } from "./flows.js";
 import type { ContenderMetrics } from "./metrics.js";
 import type { TelemetrySummary } from "./telemetry-reader.js";
 import type { ScaleInCounts } from "./replica-fleet.js";
@@ -9,6 +10,8 @@ export type ContenderKind = "example" | "generated";
 export interface ContenderResult {
   name: string;
   kind: ContenderKind;
+  /** The Stripe flow it bills through (prove/flows.ts). */
+  flow: ProvingFlow;
   /** For examples: the failure its seed describes, e.g. "duplicate charges". */
   expectedFailure?: string;
   metrics: ContenderMetrics;
@@ -33,13 +36,17 @@ export interface ProvingGroundResult {
 export interface ContenderJson {
   name: string;
   kind: ContenderKind;
+  /** The Stripe flow: payment-intent, charge, invoice or meter-event. */
+  flow: ProvingFlow;
   /** "PASS: ..." or "FAIL: ..." (a broken example is expected to fail). */
   verdict: string;
   /** For examples: the failure its seed describes. */
   expectedFailure?: string;
   malformed: { events: number; deadLettered: number; charged: number };
   events: number;
+  /** The flow's Stripe objects: PaymentIntents (charges, invoices or meter events for those flows). */
   paymentIntents: number;
+  /** Succeeded charges (paid invoices; meter events counted in the meter's summaries) beyond one per event. */
   duplicateCharges: number;
   lostBillings: number;
   overCapCents: number;
@@ -75,9 +82,10 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     events: result.events,
     faults: result.faults,
     passed: runPassed(result),
-    contenders: result.contenders.map(({ name, kind, metrics, verdict, expectedFailure, scaleIns, telemetry }) => ({
+    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry }) => ({
       name,
       kind,
+      flow,
       verdict,
       ...(expectedFailure === undefined ? {} : { expectedFailure }),
       malformed: { events: metrics.malformedEvents, deadLettered: metrics.malformedDeadLettered, charged: metrics.malformedCharged },

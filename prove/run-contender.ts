@@ -3,14 +3,16 @@
 // (generated consumer), then the judgement. Everything it starts, it stops.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import { consumerQueueRights, type ConsumerStep, type UsageEvent } from "../runtime/index.js";
+import { builtInFlows, consumerQueueRights, type ConsumerStep, type UsageEvent } from "../runtime/index.js";
+import { deliveryBudgetMs } from "../tuning/index.js";
 import { AdjustableClock, startServiceBusEmulator, startStripeEmulator, type StripeFaultRequest } from "../sandbox/index.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
 import type { FreshDatabases } from "./fresh-databases.js";
 import type { FaultPlan } from "./faults.js";
-import { deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
-import { cardAttempts, deadLetters, recordedDeclines } from "./observe.js";
+import { canonicalBody as canonical, deadLetteredEventIds, eventForCharge, measure, verdict } from "./metrics.js";
+import { bodyTarget, flowShape, meterEventName } from "./flows.js";
+import { deadLetters, recordedEvents } from "./observe.js";
 import { resendUnrecorded, resubmitDeadLetters, sendAll, workloadMessages } from "./producer.js";
 import { waitUntilSettled } from "./queue-watch.js";
 import { seededRandom } from "./random.js";
@@ -74,7 +76,30 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     stops.push(["telemetry", () => telemetry.shutdown()]);
 
     const operator = new Stripe(sandboxKey, { ...stripe.stripeConfig, maxNetworkRetries: 2 });
-    const directory = await createStripeCustomers(operator, workload.stripeCustomerIds);
+    // The contender's flow: its message bodies, its money-moving requests, where its ground truth is read.
+    const shape = flowShape(contender.flow);
+    const decliningCustomers = workload.events.filter((event) => event.kind === "decline").map((event) => event.stripeCustomerId);
+    const directory = await createStripeCustomers(
+      operator,
+      workload.stripeCustomerIds,
+      shape.defaultSource ? { defaultCards: { decliningTwins: decliningCustomers } } : {},
+    );
+    if (contender.flow === "meter-event") {
+      await operator.billing.meters.create({ display_name: "Billed usage", event_name: meterEventName, default_aggregation: { formula: "sum" } });
+    }
+    // Meter events must be stamped within Stripe's past 35 days: an hour before the run, whenever it is sent.
+    const timestampSeconds = Math.floor(clock.now() / 1000) - 3_600;
+    const workloadBodies = new Map<string, unknown>();
+    const bodyOf = (event: WorkloadEvent): unknown => {
+      const body = shape.body(event, timestampSeconds);
+      const translated =
+        shape.defaultSource && event.kind === "decline" && body !== null && typeof body === "object"
+          ? { ...body, stripeCustomerId: directory.toStripeDeclining(event.stripeCustomerId) }
+          : directory.bodyToStripe(body);
+      workloadBodies.set(canonical(translated), event.body);
+      return translated;
+    };
+    const workloadBody = contender.flow === "payment-intent" ? undefined : (body: unknown) => workloadBodies.get(canonical(decoded(body)));
     const eventOf = (stripeCustomer: unknown, amount: unknown): WorkloadEvent | undefined => {
       const customer = typeof stripeCustomer === "string" ? directory.toWorkload(stripeCustomer) : undefined;
       const cents = typeof amount === "string" || typeof amount === "number" ? Number(amount) : NaN;
@@ -88,13 +113,18 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       faults: stripe.faults,
       plan,
       settings,
-      eventOf: (request: StripeFaultRequest) => eventOf(request.params.customer, request.params.amount),
+      moneyPaths: shape.moneyPaths,
+      ...(shape.observePaths ? { observePaths: shape.observePaths } : {}),
+      eventOf: (request: StripeFaultRequest) => {
+        const target = shape.requestTarget(request);
+        return eventOf(target.customer, target.amount);
+      },
       onSlowCall: (event) => {
         slowCallsUntil = Math.max(slowCallsUntil, Date.now() + settings.slowStripeMs + 500);
         setTimeout(() => {
           servicebus.faults.expireLock(queue, (message) => {
-            const body = message.body as Partial<UsageEvent> | undefined;
-            return eventOf(body?.stripeCustomerId, body?.amountCents)?.id === event.id;
+            const target = bodyTarget(message.body);
+            return eventOf(target.customer, target.amount)?.id === event.id;
           });
         }, Math.min(200, settings.slowStripeMs / 4)).unref();
       },
@@ -104,22 +134,35 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       servicebus.faults.inject({ operation: "renewLock", action: "serverBusy", queue, when: () => random.chance(plan.renewBusyRate) });
     }
     const killedAt = new Set<string>();
+    // A hook gets the consumer's parsed event, in its flow's shape.
+    const hookEvent = (parsed: unknown) => {
+      const target = bodyTarget(parsed);
+      return eventOf(target.customer, target.amount);
+    };
     const shouldKill = (step: ConsumerStep, usage: UsageEvent): boolean => {
-      const event = eventOf(usage.stripeCustomerId, usage.amountCents);
+      const event = hookEvent(usage);
       if (!event || plan.kills.get(event.id) !== step || killedAt.has(event.id)) return false;
       killedAt.add(event.id);
       return true;
     };
     const scaledInAt = new Set<string>();
     const shouldScaleIn = (_step: ConsumerStep, usage: UsageEvent): boolean => {
-      const event = eventOf(usage.stripeCustomerId, usage.amountCents);
+      const event = hookEvent(usage);
       if (!event || !plan.scaleIns.has(event.id) || scaledInAt.has(event.id)) return false;
       scaledInAt.add(event.id);
       return true;
     };
 
+    // A replacement replica comes up after the restart delay, and by then the dead replica's guard leases have lapsed
+    // (the consumer sizes them as one delivery budget per Stripe call its flow may make: 23 for an invoice).
+    const contenderContext = contender.contextFor?.(settings);
+    const restartAdvanceMs = Math.max(
+      settings.restartDelayMs,
+      contenderContext?.leaseMs ??
+        (builtInFlows[contender.flow]?.calls ?? 1) * deliveryBudgetMs({ stripe: { timeoutMs: settings.stripeTimeoutMs, maxNetworkRetries: settings.stripeMaxNetworkRetries } }),
+    );
     const sender = client.createSender(queue);
-    const initial = workloadMessages(workload, directory);
+    const initial = workloadMessages(workload, directory, contender.flow === "payment-intent" ? undefined : bodyOf);
     await sendAll(sender, initial);
 
     log(`${contender.name}: ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${initial.length} messages sent)`);
@@ -139,7 +182,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
         maxConcurrentCalls: settings.maxConcurrentCalls,
         retryPolicy: settings.retryPolicy,
-        ...contender.contextFor?.(settings),
+        ...contenderContext,
         meterProvider: telemetry.meterProvider,
         log: (line) => log(`${contender.name}: ${line}`),
       },
@@ -148,7 +191,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       shouldScaleIn,
       gracePeriodMs: settings.scaleInGracePeriodMs,
       closeBoundMs: settings.killCloseBoundMs,
-      onKill: () => clock.advance(settings.restartDelayMs),
+      onKill: () => clock.advance(restartAdvanceMs),
       log: (line) => log(`${contender.name}: ${line}`),
     });
 
@@ -188,7 +231,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         const toMove = new Set(servicebus.inspect(queue).deadLettered.map((message) => message.sequenceNumber));
         resent += await resubmitDeadLetters({ client, queue, toMove, newMessageId });
       }
-      if (plan.resendUnrecorded) resent += await resendUnrecorded({ sender, database, workload, directory, newMessageId });
+      if (plan.resendUnrecorded) {
+        const { recorded } = await recordedEvents(database, workload, contender.flow);
+        resent += await resendUnrecorded({ sender, workload, recorded, bodyOf: (event) => (contender.flow === "payment-intent" ? directory.bodyToStripe(event.body) : bodyOf(event)), newMessageId });
+      }
       log(`${contender.name}: ${resent} message(s) sent again 25 h later`);
       outcome = await settle(0.9, 0.1, resent);
     }
@@ -208,23 +254,24 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const wallMs = Date.now() - started;
     const snapshot = servicebus.inspect(queue);
     const metrics = measure(workload, {
-      attempts: cardAttempts(stripe.ledger, directory),
-      paymentIntents: stripe.ledger.paymentIntents().length,
-      deadLetters: deadLetters(snapshot, directory),
+      attempts: shape.attempts(stripe.ledger, directory),
+      paymentIntents: shape.objects(stripe.ledger),
+      deadLetters: deadLetters(snapshot, directory, workloadBody),
       deliveries: servicebus.counts(queue).deliveries,
-      recordedDeclines: await recordedDeclines(database, workload),
+      recordedDeclines: (await recordedEvents(database, workload, contender.flow)).declined,
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
     });
     const scaleIns = plan.scaleIns.size > 0 ? { ...fleet.scaleIns } : undefined;
     const scaledIn = scaleIns ? `, ${scaleIns.drained} scaled-in replica(s) drained and ${scaleIns.killed} SIGKILLed` : "";
     log(`${contender.name}: ${fleet.kills} replica(s) killed${scaledIn}; ${verdict(metrics)}`);
-    const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, directory));
+    const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, directory, workloadBody));
     const missing = workload.events.filter((event) => event.expected === "dead-lettered" && !dlq.has(event.id));
     if (missing.length > 0) log(`${contender.name}: malformed events not dead-lettered: ${missing.map((event) => `${event.id} (${event.malformation})`).join(", ")}`);
     return {
       name: contender.name,
       kind: contender.kind,
+      flow: contender.flow,
       ...(contender.expectedFailure ? { expectedFailure: describeExpectedFailure(contender.expectedFailure) } : {}),
       metrics,
       telemetry: await telemetry.summary(),
@@ -253,3 +300,9 @@ async function within(work: Promise<void>, ms: number): Promise<string> {
     clearTimeout(timer);
   }
 }
+
+/** A body as the queue hands it back (bytes decoded), for matching against what was sent. */
+function decoded(body: unknown): unknown {
+  return Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : body;
+}
+

@@ -5,7 +5,7 @@ import type { FaultPlan, StripeFault } from "./faults.js";
 import type { HarnessSettings } from "./settings.js";
 import type { WorkloadEvent } from "./workload.js";
 
-/** The requests that move money: PaymentIntents (create, confirm) and the legacy Charges API the seeds use. */
+/** The requests that move money by default: PaymentIntents (create, confirm) and the legacy Charges API the seeds use. */
 const chargePaths = /^\/v1\/(payment_intents|charges)$/;
 
 export interface StripeFaultInjection {
@@ -16,6 +16,10 @@ export interface StripeFaultInjection {
   eventOf(request: StripeFaultRequest): WorkloadEvent | undefined;
   /** Called when a slow call for this event has started (the lock is to lapse meanwhile). */
   onSlowCall(event: WorkloadEvent): void;
+  /** The flow's money-moving requests (prove/flows.ts); default PaymentIntents and Charges. */
+  moneyPaths?: RegExp;
+  /** Requests `eventOf` must see without a fault (an invoice's items name the customer and amount its `pay` omits). */
+  observePaths?: RegExp;
 }
 
 /**
@@ -24,8 +28,9 @@ export interface StripeFaultInjection {
  */
 const dropsPerFault = 2;
 
-export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall }: StripeFaultInjection): void {
+export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall, moneyPaths, observePaths }: StripeFaultInjection): void {
   if (plan.stripe.size === 0 && plan.scaleIns.size === 0) return;
+  if (observePaths) faults.inject({ method: "POST", path: observePaths, action: "latency", ms: 0, when: (request) => (eventOf(request), false) });
   const hits = new Map<string, number>();
   /** True for the first `times` requests of an event scheduled for this fault. */
   const scheduled = (fault: StripeFault, times = 1) => (request: StripeFaultRequest): boolean => {
@@ -37,7 +42,7 @@ export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall
     if (fault === "slow-stripe") onSlowCall(event);
     return true;
   };
-  const match = { method: "POST", path: chargePaths } as const;
+  const match = { method: "POST", path: moneyPaths ?? chargePaths } as const;
   // scale-in: the event's first charge request is slow, so it is in flight while its replica is told to stop.
   const scaleInHit = new Set<string>();
   const slowForScaleIn = (request: StripeFaultRequest): boolean => {

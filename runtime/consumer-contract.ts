@@ -34,6 +34,11 @@ export interface ConsumerContext {
   maxConcurrentCalls?: number;
   /** Backoff of the retries scheduled after an unknown outcome; absent: the consumer's own (settlement-policy.ts). */
   retryPolicy?: Partial<RetryPolicy>;
+  /**
+   * The guard's lease; absent: the consumer's own (one delivery budget per Stripe call its flow may make). A harness
+   * that knows its events need fewer calls (a one-line invoice) may size it for those.
+   */
+  leaseMs?: number;
   hook?: StepHook;
   log?: (line: string) => void;
   /** Where the consumer's OpenTelemetry metrics and spans go; absent: the global providers (a no-op without an SDK). */

@@ -24,6 +24,7 @@ import { UsageError } from "../errors.js";
 
 interface ProveOptions {
   events: number;
+  flowEvents: number;
   replicas: number;
   parallel: number;
   seed: number;
@@ -69,6 +70,12 @@ export function register(program: Command): void {
     .command("prove")
     .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
     .option("--events <n>", "billing events in the workload", boundedInteger("--events", provingGroundLimits.events), provingGroundDefaults.events)
+    .option(
+      "--flow-events <n>",
+      "billing events for the charge, invoice and meter-event contenders (at most --events)",
+      boundedInteger("--flow-events", provingGroundLimits.flowEvents),
+      provingGroundDefaults.flowEvents,
+    )
     .option("--replicas <n>", "competing replicas per contender", boundedInteger("--replicas", provingGroundLimits.replicas), provingGroundDefaults.replicas)
     .option("--parallel <n>", "contenders run at once, each in a worker thread", boundedInteger("--parallel", provingGroundLimits.parallel), availableParallelism())
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
@@ -99,6 +106,7 @@ export function register(program: Command): void {
       try {
         const result = await runProvingGround({
           events: options.events,
+          flowEvents: options.flowEvents,
           replicas: options.replicas,
           parallel: options.parallel,
           seed: options.seed,

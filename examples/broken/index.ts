@@ -7,6 +7,11 @@ export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDec
 export interface BrokenExample {
   name: string;
   file: string;
+  /**
+   * The Stripe flow it bills through, when not PaymentIntents: the proving ground sends it that flow's event bodies
+   * (the generated consumer's schema for the flow) and counts that flow's objects at Stripe.
+   */
+  flow?: "charge" | "invoice" | "meter-event";
   load: () => Promise<{ startConsumer: StartConsumer }>;
   /** The seed's failure mode, in one sentence. */
   failureMode: string;
@@ -98,5 +103,35 @@ export const brokenExamples: readonly BrokenExample[] = [
     expectedFailure: "lostBillings",
     triggeringFault: "kill-after-claim",
     howItFails: "the broker deleted the message on delivery: nothing redelivers it (also: stripe-500)",
+  },
+  {
+    name: "charge-random-key",
+    file: "charge-random-key.js",
+    flow: "charge",
+    load: () => import("./charge-random-key.js"),
+    failureMode: "legacy Charge with a new randomUUID() key per delivery: a redelivery charges the default card again",
+    expectedFailure: "duplicateCharges",
+    triggeringFault: "kill-after-stripe",
+    howItFails: "the killed replica's charge exists; the redelivery draws a new key and charges again (also: slow-stripe, renew-busy)",
+  },
+  {
+    name: "invoice-per-delivery-keys",
+    file: "invoice-per-delivery-keys.js",
+    flow: "invoice",
+    load: () => import("./invoice-per-delivery-keys.js"),
+    failureMode: "invoice, item, finalize and pay keyed per delivery: a redelivery creates and pays a second invoice",
+    expectedFailure: "duplicateCharges",
+    triggeringFault: "kill-after-stripe",
+    howItFails: "the killed replica's invoice is paid; the redelivery's new keys make a second invoice, which is paid too",
+  },
+  {
+    name: "meter-event-no-identifier",
+    file: "meter-event-no-identifier.js",
+    flow: "meter-event",
+    load: () => import("./meter-event-no-identifier.js"),
+    failureMode: "Billing Meter event without an identifier: a redelivered usage is counted twice in the meter's summaries",
+    expectedFailure: "duplicateCharges",
+    triggeringFault: "kill-after-stripe",
+    howItFails: "the killed replica's event was accepted; the redelivery sends it again under a new Stripe-assigned identifier",
   },
 ];

@@ -204,3 +204,49 @@ describe("each broken example shows its seed's failure", () => {
     expect(attempts(event.stripeCustomerId)).toEqual([]);
   });
 });
+
+describe("each broken example of another flow shows its failure", () => {
+  /** A replica killed after Stripe answered: the next replica gets the message once its lock lapses. */
+  async function killedAfterStripeThenRedelivered(name: string, body: object, queueName: string, sender: ReturnType<ServiceBusClient["createSender"]>, context: (overrides?: Partial<ConsumerContext>) => ConsumerContext) {
+    const kill = killAt("afterStripe");
+    const first = await start(name, context({ hook: kill.hook }));
+    await sender.sendMessages({ body, messageId: `${name}-1` });
+    await kill.arrived;
+    await bounded(first.close());
+    serviceBus.faults.expireLock(queueName);
+    await start(name, context());
+  }
+
+  it("charge-random-key: a replica killed after the charge, the redelivery's new key charges the default card again", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const customer = await stripe.customers.create({ name: queueName, source: "pm_card_visa" });
+    const { paymentMethodId: _card, ...charge } = { ...event, stripeCustomerId: customer.id };
+    await killedAfterStripeThenRedelivered("charge-random-key", charge, queueName, sender, context);
+    const paid = () => stripeEmulator.ledger.charges(customer.id).filter((entry) => entry.status === "succeeded");
+    await until(() => paid().length === 2 && settled(queueName), "the second charge");
+    expect(paid().map((entry) => entry.amount)).toEqual([event.amountCents, event.amountCents]);
+  });
+
+  it("invoice-per-delivery-keys: a replica killed after pay, the redelivery creates and pays a second invoice", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const customer = await stripe.customers.create({ name: queueName, source: "pm_card_visa" });
+    const body = { usageId: `usage-${queueName}`, stripeCustomerId: customer.id, day: "2026-10-15", currency: "usd", lines: [{ amountCents: event.amountCents, description: "usage" }] };
+    await killedAfterStripeThenRedelivered("invoice-per-delivery-keys", body, queueName, sender, context);
+    const paid = () => stripeEmulator.ledger.invoices(customer.id).filter((invoice) => invoice.status === "paid");
+    await until(() => paid().length === 2 && settled(queueName), "the second paid invoice");
+    expect(paid().map((invoice) => invoice.amount_paid)).toEqual([event.amountCents, event.amountCents]);
+  });
+
+  it("meter-event-no-identifier: a replica killed after the event, the redelivery is counted again in the meter's summary", async () => {
+    const { event, sender, context, queueName } = await setUp();
+    const meter = await stripe.billing.meters.create({ display_name: "Billed usage", event_name: "billed_usage", default_aggregation: { formula: "sum" } });
+    const now = Math.floor(clock.now() / 1000);
+    const body = { usageId: `usage-${queueName}`, stripeCustomerId: event.stripeCustomerId, quantity: 7, timestamp: now - 60 };
+    await killedAfterStripeThenRedelivered("meter-event-no-identifier", body, queueName, sender, context);
+    const counted = () => stripeEmulator.ledger.meterEvents().filter((sent) => sent.payload.stripe_customer_id === event.stripeCustomerId);
+    await until(() => counted().length === 2 && settled(queueName), "the second meter event");
+    // What Stripe bills from: the meter's summary holds the usage twice.
+    const summaries = await stripe.billing.meters.listEventSummaries(meter.id, { customer: event.stripeCustomerId, start_time: now - 3_600, end_time: now + 60 });
+    expect(summaries.data[0]?.aggregated_value).toBe(14);
+  });
+});

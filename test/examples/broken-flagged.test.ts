@@ -19,6 +19,9 @@ const expectedRules: Record<string, string[]> = {
   "complete-before-record": ["chargeguard/record-before-settle"],
   "short-renewal-deadline": ["chargeguard/lock-renewal-covers-stripe", "chargeguard/stable-idempotency-key"],
   "receive-and-delete": ["chargeguard/no-receive-and-delete"],
+  "charge-random-key": ["chargeguard/stable-idempotency-key"],
+  "invoice-per-delivery-keys": ["chargeguard/stable-idempotency-key"],
+  "meter-event-no-identifier": ["chargeguard/require-idempotency-key"],
 };
 
 let eslint: ESLint;
@@ -58,10 +61,13 @@ describe("the broken examples", () => {
   }
 });
 
-describe("the generated consumer", () => {
-  it("lints clean with the recommended config", async () => {
-    const found = await rulesFound(["examples/generated-consumer/src", "examples/generated-consumer/test"]);
-    expect(found.size).toBeGreaterThan(0);
-    expect([...found].filter(([, rules]) => rules.length > 0)).toEqual([]);
-  });
+describe("the generated consumers", () => {
+  it.each(["generated-consumer", "generated-consumer-charge", "generated-consumer-invoice", "generated-consumer-meter-event"])(
+    "examples/%s lints clean with the recommended config",
+    async (example) => {
+      const found = await rulesFound([`examples/${example}/src`, `examples/${example}/test`]);
+      expect(found.size).toBeGreaterThan(0);
+      expect([...found].filter(([, rules]) => rules.length > 0)).toEqual([]);
+    },
+  );
 });

@@ -1,5 +1,6 @@
-// examples/generated-consumer is exactly what `chargeguard new consumer` writes today: regenerating it with the
-// options it was made with yields identical files, so the committed example never drifts from the template.
+// examples/generated-consumer (and examples/generated-consumer-<flow>, one per other flow) is exactly what
+// `chargeguard new consumer` writes today: regenerating each with the options it was made with yields identical
+// files, so the committed examples (the proving ground's generated contenders) never drift from the template.
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,13 +9,20 @@ import { afterAll, expect, it } from "vitest";
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { scaffoldConsumer } from "../../templates/index.js";
 
-const committed = path.resolve(import.meta.dirname, "../../examples/generated-consumer");
+const examples = path.resolve(import.meta.dirname, "../../examples");
+/** The committed example per flow: the default flow has the plain name. */
+const committedExamples = [
+  { directory: "generated-consumer", flow: "payment-intent" },
+  { directory: "generated-consumer-charge", flow: "charge" },
+  { directory: "generated-consumer-invoice", flow: "invoice" },
+  { directory: "generated-consumer-meter-event", flow: "meter-event" },
+] as const;
 /** What `npm install`, `npm test` and `npm start` leave in the example; not part of the template. */
 const produced = new Set(["node_modules", "dist", ".data", "package-lock.json", "eslint.sarif", "chargeguard-scan.sarif"]);
-let scratch: string | undefined;
+const scratches: string[] = [];
 
 afterAll(async () => {
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  for (const scratch of scratches) await rm(scratch, { recursive: true, force: true });
 });
 
 async function filesUnder(root: string, prefix = ""): Promise<string[]> {
@@ -28,10 +36,12 @@ async function filesUnder(root: string, prefix = ""): Promise<string[]> {
   return files.sort();
 }
 
-it("regenerating examples/generated-consumer yields identical files", async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-regenerate-"));
+it.each(committedExamples)("regenerating examples/$directory (--flow $flow) yields identical files", async ({ directory: name, flow }) => {
+  const committed = path.join(examples, name);
+  const scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-regenerate-"));
+  scratches.push(scratch);
   // The same relative --link as the committed example: the checkout sits two levels above the project.
-  const directory = path.join(scratch, "examples", "generated-consumer");
+  const directory = path.join(scratch, "examples", name);
   const checkoutCopyLink = path.relative(directory, path.resolve(committed, "../.."));
   expect(existsSync(path.resolve(directory, checkoutCopyLink, "package.json"))).toBe(true);
   // Its queue's budget comes from the dev stack, as `chargeguard new consumer --queue usage-billing --stack dev` takes it.
@@ -43,6 +53,7 @@ it("regenerating examples/generated-consumer yields identical files", async () =
     name: "usage-billing-consumer",
     queue: "usage-billing",
     link: checkoutCopyLink,
+    ...(flow === "payment-intent" ? {} : { flow }),
     stackBudget: { stack: dev.stack, configFile: dev.file, budget: budget! },
   });
 

@@ -1,7 +1,8 @@
 // The short proving ground CI runs: 1,000 events, every fault, real emulators, real SDKs and real PGlite. The
 // generated consumer must come out clean for two seeds; every broken example must show the failure its seed describes.
 // The broken examples run through the built bin (npm test builds first), two at a time in worker threads, as `npm
-// start` runs them: the JSON contract, the workers and the database template they share are exercised too.
+// start` runs them: the JSON contract, the workers and the database template they share are exercised too. The other
+// flows (charge, invoice, meter-event) each have a generated consumer and a broken example: a smaller run of those.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,18 @@ const bin = join(root, "dist/cli/index.js");
 
 const events = 1_000;
 const runTimeoutMs = 240_000;
+/** The per-flow contenders: a few hundred events each keep this run short. */
+const flowEvents = 150;
+
+async function proveJson(args: string[], timeoutMs: number): Promise<{ code: number; result: ProvingGroundJson }> {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);
+  const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+    execFile(process.execPath, [bin, "prove", ...args, "--json"], { cwd: root, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, out) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out });
+    });
+  });
+  return { code, result: JSON.parse(stdout) as ProvingGroundJson };
+}
 
 function only(result: { contenders: ContenderResult[] }, name: string): ContenderResult {
   const found = result.contenders.find((contender) => contender.name === name);
@@ -50,21 +63,16 @@ describe.concurrent("proving ground, 1,000 events, all faults", () => {
     }, runTimeoutMs);
   }
 
-  it("every broken example shows the failure its seed describes (built bin, --parallel 2, --json)", async () => {
-    if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);
-    const names = brokenExamples.map((example) => example.name);
-    const args = [bin, "prove", "--events", String(events), "--seed", "7", "--only", names.join(","), "--parallel", "2", "--json"];
-    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, args, { cwd: root, timeout: runTimeoutMs * 2, maxBuffer: 16 * 1024 * 1024 }, (error, out) => {
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out });
-      });
-    });
+  it("every PaymentIntent broken example shows the failure its seed describes (built bin, --parallel 2, --json)", async () => {
+    const paymentIntentExamples = brokenExamples.filter((example) => example.flow === undefined);
+    const names = paymentIntentExamples.map((example) => example.name);
+    const { code, result } = await proveJson(["--events", String(events), "--seed", "7", "--only", names.join(","), "--parallel", "2"], runTimeoutMs * 2);
     // No generated consumer among the contenders: nothing can fail the run's exit code.
     expect(code).toBe(0);
-    const result = JSON.parse(stdout) as ProvingGroundJson;
     expect(result).toMatchObject({ seed: 7, events, faults: faultNames, passed: true });
     expect(result.contenders.map((contender) => contender.name)).toEqual(names);
-    for (const example of brokenExamples) {
+    for (const example of paymentIntentExamples) {
+      expect(result.contenders.find((candidate) => candidate.name === example.name)?.flow).toBe("payment-intent");
       if (example.triggeringFault !== "none") expect(result.faults).toContain(example.triggeringFault);
       const contender = result.contenders.find((candidate) => candidate.name === example.name);
       expect(contender?.kind).toBe("example");
@@ -76,4 +84,42 @@ describe.concurrent("proving ground, 1,000 events, all faults", () => {
       expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
     }
   }, runTimeoutMs * 2);
+});
+
+describe.concurrent(`proving ground per flow, ${flowEvents} events, all faults`, () => {
+  it("each flow's generated consumer passes (0 duplicates, 0 lost, 0 over the cap, counted at Stripe) and its broken example fails as it says (built bin, --json)", async () => {
+    const flowExamples = brokenExamples.filter((example) => example.flow !== undefined);
+    const flows = ["charge", "invoice", "meter-event"] as const;
+    const names = [...flows.map((flow) => `generated-consumer-${flow}`), ...flowExamples.map((example) => example.name)];
+    const { code, result } = await proveJson(["--events", String(flowEvents), "--seed", "7", "--only", names.join(","), "--parallel", "2"], runTimeoutMs * 2);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ seed: 7, events: flowEvents, faults: faultNames, passed: true });
+    for (const flow of flows) {
+      const generated = result.contenders.find((candidate) => candidate.name === `generated-consumer-${flow}`);
+      expect(generated).toMatchObject({ kind: "generated", flow, duplicateCharges: 0, lostBillings: 0, overCapCents: 0, repeatedDeclines: 0 });
+      expect(generated?.verdict, flow).toMatch(/^PASS/);
+      // Billed at Stripe (paid charges, paid invoices, meter events), not merely reported by the consumer.
+      expect(generated?.eventsCharged, flow).toBeGreaterThan(flowEvents * 0.8);
+      expect(generated?.malformed.deadLettered, flow).toBe(generated?.malformed.events);
+      // Charges and invoices bill a default card, so declines reach Stripe; a meter event takes no card.
+      if (flow === "meter-event") expect(generated?.eventsDeclined).toBe(0);
+      else expect(generated?.eventsDeclined, flow).toBeGreaterThan(0);
+      expect(flowExamples.some((example) => example.flow === flow), `a broken example for ${flow}`).toBe(true);
+    }
+    for (const example of flowExamples) {
+      const contender = result.contenders.find((candidate) => candidate.name === example.name);
+      expect(contender).toMatchObject({ kind: "example", flow: example.flow });
+      expect(contender?.verdict, example.name).toMatch(/^FAIL/);
+      expect(contender?.[example.expectedFailure], `${example.name}: ${example.expectedFailure}`).toBeGreaterThan(0);
+    }
+  }, runTimeoutMs * 2);
+
+  it("runs the other flows' contenders on their own, smaller workload (flowEvents), the PaymentIntent ones on events", async () => {
+    const result = await runProvingGround({ events: 60, flowEvents: 30, seed: 5, faults: [], only: ["no-idempotency-key", "generated-consumer-meter-event"] });
+    expect(result.events).toBe(60);
+    expect(only(result, "no-idempotency-key").metrics.events).toBe(60);
+    const meter = only(result, "generated-consumer-meter-event");
+    expect(meter.metrics.events).toBe(30);
+    expect(meter.verdict).toMatch(/^PASS/);
+  }, runTimeoutMs);
 });

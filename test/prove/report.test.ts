@@ -34,6 +34,7 @@ const result: ProvingGroundResult = {
     {
       name: "random-uuid-key",
       kind: "example",
+      flow: "payment-intent",
       expectedFailure: "duplicate charges",
       metrics: metrics({ charges: 930, duplicateCharges: 30, overCapCents: 12345, deadLettered: {} }),
       verdict: "FAIL: 30 duplicate charge(s)",
@@ -41,6 +42,7 @@ const result: ProvingGroundResult = {
     {
       name: "generated-consumer",
       kind: "generated",
+      flow: "payment-intent",
       metrics: metrics({}),
       telemetry: {
         outcomes: { charged: 900, declined: 30, already_billed: 75 },
@@ -60,6 +62,7 @@ describe("report", () => {
     expect(json.contenders[0]).toEqual({
       name: "random-uuid-key",
       kind: "example",
+      flow: "payment-intent",
       verdict: "FAIL: 30 duplicate charge(s)",
       expectedFailure: "duplicate charges",
       malformed: { events: 40, deadLettered: 40, charged: 0 },

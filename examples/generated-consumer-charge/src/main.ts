@@ -1,0 +1,83 @@
+// `npm start`: reads the run contract from the environment, starts telemetry when configured (telemetry.ts), runs the
+// consumer, and stops cleanly on SIGTERM (in-flight messages finish or are left to lapse; the guard makes whatever a
+// crash left behind safe to redo), flushing the last metrics and spans before it exits.
+// `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
+import { mkdirSync } from "node:fs";
+import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
+import { ConfigError, readConfig } from "./config.js";
+import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
+import { effectiveSettings } from "./print-settings.js";
+import { settings } from "./settings.js";
+import { startTelemetry, type TelemetryExport } from "./telemetry.js";
+
+const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+
+function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
+  if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true });
+  return {
+    serviceBus: { connectionString: config.connectionString, queueName: config.queueName },
+    stripe: {
+      apiKey: config.stripeApiKey ?? "",
+      ...(config.stripeApiBase === undefined ? {} : { apiBase: config.stripeApiBase }),
+    },
+    ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+    // Entra: the app identity's token (AZURE_CLIENT_ID), refreshed before it expires, is the database password.
+    ...(config.databaseAuth === "entra" ? { databasePassword: entraPassword() } : {}),
+    ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
+    ...(config.periodCapCents === undefined ? {} : { periodCapCents: config.periodCapCents }),
+    ...(config.keybrake === undefined ? {} : { keyProvider: new KeybrakeKeyProvider(config.keybrake) }),
+    maxConcurrentCalls: config.maxConcurrentCalls,
+    maxConcurrentStripeCalls: config.maxConcurrentStripeCalls,
+    log,
+  };
+}
+
+async function main(): Promise<void> {
+  if (process.argv.slice(2).includes("--print-settings")) {
+    console.log(JSON.stringify(effectiveSettings(), null, 2));
+    return;
+  }
+  let config: ReturnType<typeof readConfig>;
+  let consumer: Awaited<ReturnType<typeof startUsageBillingConsumer>>;
+  let telemetry: TelemetryExport | undefined;
+  try {
+    config = readConfig();
+    // Before the consumer, so the runtime's instruments are created in the SDK.
+    telemetry = await startTelemetry(process.env, settings.serviceName);
+    if (telemetry) log(`telemetry: exporting to ${telemetry.kind === "otlp" ? "OTLP" : "Azure Monitor"}`);
+    consumer = await startUsageBillingConsumer(optionsFrom(config));
+  } catch (error) {
+    await telemetry?.shutdown();
+    // Wrong settings stop the consumer at start, named, with exit code 2; anything else is a crash (exit 1).
+    if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
+    console.error(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
+  const where = config.fullyQualifiedNamespace ?? "the connection string's namespace";
+  log(`consuming ${config.queueName} on ${where} (database: ${config.databaseUrl === undefined ? config.dataDir : "DATABASE_URL"})`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    consumer
+      .close()
+      .then(() => telemetry?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        },
+      );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

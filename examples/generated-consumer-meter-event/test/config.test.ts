@@ -1,0 +1,70 @@
+// The run contract: what `npm start` reads, and how it says what is missing.
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../src/config.js";
+import { settings } from "../src/settings.js";
+
+const base = {
+  SERVICEBUS_CONNECTION_STRING: "Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true",
+  STRIPE_API_KEY: "rk_test_sandbox",
+  KEYBRAKE_URL: "http://127.0.0.1:4010",
+  KEYBRAKE_API_KEY: "kb_sandbox",
+  BILLING_PERIOD_CAP_CENTS: "500000",
+  DATABASE_URL: "postgres://127.0.0.1:5432/billing",
+};
+
+describe("readConfig", () => {
+  it("reads the run contract", () => {
+    const config = readConfig({ ...base, SERVICEBUS_QUEUE: "other-queue", STRIPE_API_BASE: "http://127.0.0.1:12111" });
+    expect(config).toMatchObject({ queueName: "other-queue", periodCapCents: 500_000, stripeApiBase: "http://127.0.0.1:12111" });
+  });
+
+  it("defaults the queue to the generated one", () => {
+    expect(readConfig(base).queueName).toBe(settings.queue);
+  });
+
+  it("names every missing setting at once", () => {
+    let error: unknown;
+    try {
+      readConfig({});
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain("SERVICEBUS_CONNECTION_STRING");
+    expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("accepts a namespace for DefaultAzureCredential instead of a connection string", () => {
+    const { SERVICEBUS_CONNECTION_STRING: _, ...rest } = base;
+    const config = readConfig({ ...rest, SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: "billing.servicebus.windows.net" });
+    expect(config).toMatchObject({ connectionString: "", fullyQualifiedNamespace: "billing.servicebus.windows.net" });
+  });
+
+  it("reads messages in flight and Stripe calls at a time, one of each by default", () => {
+    expect(readConfig(base)).toMatchObject({ maxConcurrentCalls: 1, maxConcurrentStripeCalls: 1 });
+    expect(readConfig({ ...base, MAX_CONCURRENT_CALLS: "32" })).toMatchObject({ maxConcurrentCalls: 32, maxConcurrentStripeCalls: 32 });
+    expect(readConfig({ ...base, MAX_CONCURRENT_CALLS: "32", MAX_CONCURRENT_STRIPE_CALLS: "16" })).toMatchObject({ maxConcurrentStripeCalls: 16 });
+  });
+
+  it("refuses concurrency that is not a positive whole number, or more or under half as many Stripe calls as messages", () => {
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "0" })).toThrow(/MAX_CONCURRENT_CALLS must be a positive whole number, got "0"/);
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "8", MAX_CONCURRENT_STRIPE_CALLS: "3" })).toThrow(
+      /MAX_CONCURRENT_STRIPE_CALLS \(3\) must be between half of MAX_CONCURRENT_CALLS \(8\) and all of it/,
+    );
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_STRIPE_CALLS: "2" })).toThrow(/between half of MAX_CONCURRENT_CALLS \(1\)/);
+  });
+
+  it("refuses a malformed spend cap", () => {
+    expect(() => readConfig({ ...base, BILLING_PERIOD_CAP_CENTS: "12.50" })).toThrow(/BILLING_PERIOD_CAP_CENTS/);
+  });
+
+  it("signs in to PostgreSQL with Entra on DATABASE_AUTH=entra, with no password in DATABASE_URL", () => {
+    const entraUrl = "postgres://id-usage-billing-consumer@psql-billing.postgres.database.azure.com:5432/billing?sslmode=require";
+    expect(readConfig({ ...base, DATABASE_URL: entraUrl, DATABASE_AUTH: "entra" })).toMatchObject({ databaseUrl: entraUrl, databaseAuth: "entra" });
+    expect(readConfig({ ...base, DATABASE_AUTH: "password" })).not.toHaveProperty("databaseAuth");
+    expect(() => readConfig({ ...base, DATABASE_URL: "postgres://app:secret@db:5432/billing", DATABASE_AUTH: "entra" })).toThrow(
+      /DATABASE_AUTH=entra: DATABASE_URL must not carry a password/,
+    );
+    expect(() => readConfig({ ...base, DATABASE_AUTH: "token" })).toThrow(/DATABASE_AUTH must be "password" .* or "entra"/);
+  });
+});
