@@ -6,6 +6,7 @@ import type Stripe from "stripe";
 import type { BillingEventDefinition } from "./billing-event.js";
 import type { StepHook } from "./consumer-steps.js";
 import type { FlowAdapter } from "./flows/flow-adapter.js";
+import type { StripeCallObserver } from "./flows/stripe-call.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { GuardStore } from "./guard/guard-store.js";
 import { describeError, type FlowResult } from "./handler/flow-result.js";
@@ -55,6 +56,8 @@ export interface BillingHandlerDeps {
    * messages' Stripe calls. The lease must then cover a wait for a slot as well as the call.
    */
   stripeSlot?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Told each Stripe call the flow makes, by operation (the consumer's telemetry: a span per call); default none. */
+  stripeCall?: StripeCallObserver;
 }
 
 export type BillingHandler = (message: ServiceBusReceivedMessage, receiver: MessageSettler, sender: RetryScheduler) => Promise<void>;

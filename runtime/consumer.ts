@@ -143,6 +143,7 @@ function billingHandlerFor(options: AnyConsumerOptions, settings: ConsumerSettin
   const clock = options.clock;
   return createBillingHandler({
     stripeSlot: telemetry.instrumentStripeSlot(settings.pipelined ? pLimit(settings.stripeSlots) : undefined),
+    stripeCall: telemetry.observeStripeCall,
     ...(stores.guard === undefined ? {} : { guard: telemetry.instrumentGuard(stores.guard) }),
     ...(stores.store === undefined ? {} : { store: stores.store as GuardStore<never> }),
     flow: settings.flow as FlowAdapter<never>,

@@ -1,7 +1,7 @@
 // Steps 3-5 of the flow (design.md): claim the record, call Stripe through the period's vault key in a Stripe slot,
 // record the outcome; then the guard's outcome as the settlement table's.
 import type { StepBoundary } from "./step-boundary.js";
-import { flowContext } from "../flows/flow-adapter.js";
+import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
 import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
 import type { BillingOutcome } from "../settlement-policy.js";
@@ -27,7 +27,7 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
     async (context) => {
       const apiKey = await settings.keys.keyFor(period, { expectedTotalCents: settings.expectedTotalCents(period) });
       const stripe = settings.stripeFor(apiKey);
-      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now())));
+      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, settings.stripeCall)));
     },
     {
       classify: (error) => flow.classify(error, request, idempotencyKey),

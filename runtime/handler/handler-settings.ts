@@ -8,6 +8,7 @@ import type { StepHook } from "../consumer-steps.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
+import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-call.js";
 import { billingRecordStore } from "../guard/billing-store.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
@@ -24,6 +25,7 @@ export interface HandlerSettings {
   /** billing_records moves charged -> completed after settlement; other stores have no such state. */
   completions: BillingGuardPort | undefined;
   slot: <T>(work: () => Promise<T>) => Promise<T>;
+  stripeCall: StripeCallObserver;
   keys: VaultKeyProvider;
   stripeFor(apiKey: string): Stripe;
   owner: string;
@@ -45,6 +47,7 @@ export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
     store: (deps.store ?? billingRecordStore(deps.guard as BillingGuardPort)) as GuardStore,
     completions: deps.store ? undefined : deps.guard,
     slot: deps.stripeSlot ?? runNow,
+    stripeCall: deps.stripeCall ?? unobservedStripeCall,
     keys: deps.keys,
     stripeFor: deps.stripeFor,
     owner: deps.owner,
