@@ -4,6 +4,7 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
 import type { MessageSettler, RetryScheduler } from "../billing-handler.js";
 import type { Billable } from "../billing-event.js";
+import { leftOnQueue } from "../configuration-fault.js";
 import { retryMessage } from "../retry-chain.js";
 import { onSettleFailure, type SettlementAction } from "../settlement-policy.js";
 import { describeError } from "./flow-result.js";
@@ -34,7 +35,9 @@ export async function settleMessage(settings: HandlerSettings, settlement: Settl
       await settleSafely(settings, who, "dead-letter", () =>
         receiver.deadLetterMessage(message, { deadLetterReason: action.reason, deadLetterErrorDescription: action.description.slice(0, 1024) }),
       );
-      log(`${who}: dead-lettered ${action.reason}: ${action.description}`);
+      // Behind a configuration fault gate (the consumer's), Stripe refusing the key pauses intake instead.
+      if (leftOnQueue(message)) log(`${who}: paused on ${action.reason}, message left on the queue (not dead-lettered): ${action.description}`);
+      else log(`${who}: dead-lettered ${action.reason}: ${action.description}`);
       return;
     }
     case "retry-later": {

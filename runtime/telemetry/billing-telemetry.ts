@@ -20,6 +20,7 @@ import {
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../billing-handler.js";
 import type { StripeCallObserver, StripeOperation } from "../flows/stripe-call.js";
+import { leftOnQueue } from "../configuration-fault.js";
 import type { ClaimResult, Lease } from "../guard/types.js";
 import type { GuardHealth } from "../guard/health.js";
 import { attemptOf } from "../retry-chain.js";
@@ -180,7 +181,8 @@ export class BillingTelemetry {
         if (scope) scope.deadLetterReason = reason;
         return this.#settlement("dead_letter", queue, async () => {
           await receiver.deadLetterMessage(message, options);
-          this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
+          // A configuration fault gate puts the message back and pauses: no dead letter to count.
+          if (!leftOnQueue(message)) this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
         });
       },
     };
