@@ -107,7 +107,7 @@ describe("chargeguard sandbox", () => {
       const receiver = consumer.createReceiver("usage-billing");
       const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5000 });
       expect(message?.body).toEqual({ role: "producer" });
-      await receiver.deadLetterMessage(message!, { deadLetterReason: "InvalidEvent" });
+      await receiver.deadLetterMessage(message!, { deadLetterReason: "InvalidEvent", deadLetterErrorDescription: "sandbox rights test" });
       const [dead] = await operator.createReceiver("usage-billing", { subQueueType: "deadLetter" }).peekMessages(1);
       expect(dead?.messageId).toBe("p-1");
     } finally {
