@@ -72,7 +72,7 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     const chainId = chainIdOf(message);
     const action = settle(outcome, { attempt: attemptOf(message.applicationProperties), chainId, idempotencyKey: ended.idempotencyKey ?? chainId }, settings.policy);
     const who = billing ? Object.values(billing.key).join(" ") : `message ${String(message.messageId)}`;
-    if (event !== undefined && (await crossBeforeComplete(settings, step, event, who)) === stopped) return;
+    if (settings.hook !== undefined && event !== undefined && (await crossBeforeComplete(settings, step, event, who)) === stopped) return;
     await settleMessage(settings, { message, action, outcomeKind: outcome.kind, billing, chainId, who }, receiver, sender);
   };
 }

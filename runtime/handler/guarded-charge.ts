@@ -31,11 +31,16 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
     },
     {
       classify: (error) => flow.classify(error, request, idempotencyKey),
-      hooks: {
-        afterClaim: () => step("afterClaim", event),
-        afterWork: () => step("afterStripe", event),
-        afterRecord: () => step("afterRecord", event),
-      },
+      // Without a step hook, no boundary to cross: nothing allocated or awaited for it per message.
+      ...(settings.hook === undefined
+        ? {}
+        : {
+            hooks: {
+              afterClaim: () => step("afterClaim", event),
+              afterWork: () => step("afterStripe", event),
+              afterRecord: () => step("afterRecord", event),
+            },
+          }),
       now,
     },
   );
