@@ -8,6 +8,14 @@ import Stripe from "stripe";
 /** The dead-letter reason the settlement table gives a configuration outcome (settlement-policy.ts). */
 export const configurationFaultReason = "StripeConfigurationError";
 
+/** Messages a gate gave back to the queue instead of dead-lettering them: their settlement is no dead letter. */
+const keptOnQueue = new WeakSet<ServiceBusReceivedMessage>();
+
+/** True when a configuration fault gate left this message on the queue (paused) instead of dead-lettering it. */
+export function leftOnQueue(message: ServiceBusReceivedMessage): boolean {
+  return keptOnQueue.has(message);
+}
+
 export interface ConfigurationFaultOptions {
   log: (line: string) => void;
   /** Stop taking messages (close the subscription); in-flight ones finish. */
@@ -89,6 +97,7 @@ export function configurationFaultGate(options: ConfigurationFaultOptions): Conf
       const deadLetterMessage: ServiceBusReceiver["deadLetterMessage"] = async (message: ServiceBusReceivedMessage, details) => {
         if (details?.deadLetterReason !== configurationFaultReason) return receiver.deadLetterMessage(message, details);
         trip(String(details.deadLetterErrorDescription ?? "authentication or permission refused"));
+        keptOnQueue.add(message);
         // Back to the queue for when the key works (one delivery counted, as for any message in flight at a stop).
         await receiver.abandonMessage(message);
       };

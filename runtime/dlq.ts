@@ -8,7 +8,7 @@
 // only after its replacement was sent: a crash in between duplicates, never loses, and the guard turns the
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
-import { RetryMode, type ServiceBusClientOptions, type ServiceBusMessage, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
+import { isServiceBusError, RetryMode, type ServiceBusClientOptions, type ServiceBusMessage, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "./retry-chain.js";
 import { connectServiceBus } from "./servicebus-connection.js";
 
@@ -61,8 +61,8 @@ export interface ResubmitReport {
   moved: ResubmittedMessage[];
   /** Dead letters left in place because the filter did not match them. */
   skipped: number;
-  /** Set when a send failed: that message stays in the dead-letter queue and the run stops. */
-  failure?: { messageId: string | undefined; error: string };
+  /** Set when a send failed: that message stays in the dead-letter queue and the run stops. `code`: Service Bus's error code (e.g. UnauthorizedAccess: the connection lacks Send). */
+  failure?: { messageId: string | undefined; error: string; code?: string };
 }
 
 export async function peekDeadLetters(options: DeadLetterOptions): Promise<DeadLetterSummary[]> {
@@ -127,7 +127,7 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
           try {
             await sender.sendMessages(copy);
           } catch (error) {
-            report.failure = { messageId: idOf(message), error: describe(error) };
+            report.failure = { messageId: idOf(message), error: describe(error), ...codeOf(error) };
             // This and the rest of the batch stay in the DLQ (locked until their locks lapse): nothing is lost.
             return report;
           }
@@ -233,7 +233,14 @@ function idOf(message: ServiceBusReceivedMessage): string | undefined {
   return message.messageId === undefined ? undefined : String(message.messageId);
 }
 
+/** Service Bus's error code, also when the SDK wraps its errors in an AggregateError (a send over AMQP does). */
+function codeOf(error: unknown): { code?: string } {
+  const found = error instanceof AggregateError ? (error.errors as unknown[]).find((inner) => isServiceBusError(inner)) : error;
+  return isServiceBusError(found) ? { code: found.code } : {};
+}
+
 function describe(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(describe).join("; ");
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -88,6 +88,7 @@ export {
   type MeterEventRequest,
 } from "./flows/meter-event-flow.js";
 export { stripeErrorClass } from "./flows/stripe-error-class.js";
+export { stripeOperations, type StripeOperation, type StripeCallObserver } from "./flows/stripe-call.js";
 export {
   parseBillingEvent,
   usageEventBilling,

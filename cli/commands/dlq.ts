@@ -1,7 +1,8 @@
 import { isServiceBusError } from "@azure/service-bus";
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { parseIsoDuration } from "../../infra/index.js";
 import {
+  ConfigurationError,
   operatorQueueRights,
   peekDeadLetters,
   resubmitDeadLetters,
@@ -45,9 +46,6 @@ export function register(program: Command): void {
       .description("send dead-lettered messages back to the queue as new messages (fresh deterministic messageId), then complete them"),
   )
     .option("--dry-run", "only list what would move, and under which id")
-    // Resubmissions always get a fresh id now (a kept id would be dropped by duplicate detection); accepted so
-    // scripts written for the old opt-in keep working.
-    .addOption(new Option("--derive-message-id").hideHelp())
     .action(async (options: DlqOptions) => {
       const report = await explained(options.queue, resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2));
@@ -63,6 +61,8 @@ export function register(program: Command): void {
         }
         if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
       }
+      // A connection without Send is a configuration error (exit 2, the rights named), not a failed run (exit 1).
+      if (report.failure?.code === "UnauthorizedAccess") throw new ConfigurationError(notAuthorized(options.queue));
       if (report.failure) process.exitCode = 1;
     });
 }
@@ -76,11 +76,13 @@ async function explained<T>(queue: string, operation: Promise<T>): Promise<T> {
       (isServiceBusError(error) && error.code === "UnauthorizedAccess") ||
       (error instanceof AggregateError && error.errors.some((e: unknown) => isServiceBusError(e) && e.code === "UnauthorizedAccess"));
     if (!unauthorized) throw error;
-    throw new Error(
-      `not authorized on queue ${queue}: dlq peek needs Listen, dlq resubmit Listen and Send (${operatorQueueRights.roles.join(" + ")} for an Entra identity; BillingQueue grants them to its operatorPrincipalIds); never Manage`,
-      { cause: error },
-    );
+    // Missing rights are the deployment's configuration: exit 2 (cli/errors.ts), as for any configuration error.
+    throw new ConfigurationError(notAuthorized(queue), { cause: error });
   }
+}
+
+function notAuthorized(queue: string): string {
+  return `not authorized on queue ${queue}: dlq peek needs Listen, dlq resubmit Listen and Send (${operatorQueueRights.roles.join(" + ")} for an Entra identity; BillingQueue grants them to its operatorPrincipalIds); never Manage`;
 }
 
 function connection(options: DlqOptions) {

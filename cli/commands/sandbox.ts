@@ -3,6 +3,8 @@ import { InvalidArgumentError, type Command } from "commander";
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
+// The rights BillingQueue deploys per party, from the pure tuning room (no SDK loaded).
+import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";
 import { UsageError } from "../errors.js";
 import { checkStackFlags } from "../stack-flags.js";
 
@@ -19,6 +21,16 @@ interface SandboxOptions {
   deadLetterOnExpiration?: boolean;
   stripeSearchLagMs?: number;
 }
+
+/**
+ * A SAS rule per party with exactly the rights BillingQueue deploys for it (tuning/queue-rights.ts), so a local run
+ * fails as the deployment would when a party needs more. Namespace scope here: one string serves every sandbox queue.
+ */
+const roleRules: Record<string, { variable: string; rights: QueueRights }> = {
+  consumer: { variable: "SERVICEBUS_CONSUMER_CONNECTION_STRING", rights: consumerQueueRights },
+  producer: { variable: "SERVICEBUS_PRODUCER_CONNECTION_STRING", rights: producerQueueRights },
+  operator: { variable: "SERVICEBUS_OPERATOR_CONNECTION_STRING", rights: operatorQueueRights },
+};
 
 /** The key a sandbox consumer uses: the emulator accepts any sk_test_/rk_test_ key and never a live one. */
 const sandboxApiKey = "rk_test_sandbox";
@@ -60,7 +72,8 @@ export function register(program: Command): void {
 
 async function runSandbox(options: SandboxOptions): Promise<void> {
   const queues = queuesFrom(options);
-  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort }).catch((error: unknown) => {
+  const authorizationRules = Object.fromEntries(Object.entries(roleRules).map(([name, role]) => [name, { rights: [...role.rights.sasRights] }]));
+  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort, authorizationRules }).catch((error: unknown) => {
     throw explainListenError(error, "--servicebus-port", options.servicebusPort);
   });
   const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
@@ -86,7 +99,12 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   console.error(`  Stripe       ${stripe.apiBase} (test keys only: sk_test_... or rk_test_...)`);
   console.error(`Settings for a consumer on stdout, an env file: \`chargeguard sandbox > sandbox.env\`, then ${loadHint}`);
   console.log(`# chargeguard sandbox settings: load with ${loadHint}`);
+  console.log("# every right (the emulator's root rule):");
   console.log(envLine("SERVICEBUS_CONNECTION_STRING", serviceBus.connectionString));
+  for (const [name, role] of Object.entries(roleRules)) {
+    console.log(`# the ${name}'s rights as deployed (${role.rights.sasRights.join(" + ")}): ${role.rights.because}`);
+    console.log(envLine(role.variable, serviceBus.connectionStringFor(name)));
+  }
   console.log(envLine("SERVICEBUS_QUEUE", names[0] ?? ""));
   console.log(envLine("STRIPE_API_BASE", stripe.apiBase));
   console.log(envLine("STRIPE_API_KEY", sandboxApiKey));

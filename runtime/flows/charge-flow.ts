@@ -44,11 +44,11 @@ export const chargeFlow: FlowAdapter<ChargeRequest> = {
       throw new GuardInputError("metadata.idempotency_key must be the record's idempotency key");
     }
     if (context.pastKeyWindow && context.attempt > 1) {
-      const found = await findChargeByKey(stripe, request, context.idempotencyKey, context.createdAt);
+      const found = await context.stripeCall("charges.list", () => findChargeByKey(stripe, request, context.idempotencyKey, context.createdAt));
       if (found) return chargeResult(found);
     }
     try {
-      return chargeResult(await stripe.charges.create(request, { idempotencyKey: context.idempotencyKey }));
+      return chargeResult(await context.stripeCall("charges.create", () => stripe.charges.create(request, { idempotencyKey: context.idempotencyKey })));
     } catch (error) {
       throw fromVaultRefusal(error);
     }

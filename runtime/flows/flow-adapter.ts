@@ -3,6 +3,7 @@
 // the flow's own limits (key length, timestamps).
 import type Stripe from "stripe";
 import type { GuardContext, GuardErrorClass, GuardWorkResult } from "../guard/guarded-run.js";
+import { unobservedStripeCall, type StripeCallObserver } from "./stripe-call.js";
 
 export const flowNames = ["payment-intent", "charge", "invoice", "meter-event"] as const;
 export type FlowName = (typeof flowNames)[number];
@@ -15,6 +16,8 @@ export interface FlowContext extends GuardContext {
   now: number;
   /** Past Stripe's key window since the record was first claimed: the key alone no longer proves anything. */
   pastKeyWindow: boolean;
+  /** Every Stripe call goes through this, named for its operation (`charges.create`): telemetry's span per call. */
+  stripeCall: StripeCallObserver;
 }
 
 export interface FlowAdapter<R> {
@@ -29,9 +32,9 @@ export interface FlowAdapter<R> {
   classify(error: unknown, request: R, idempotencyKey: string): GuardErrorClass;
 }
 
-/** Builds a FlowContext from the guard's, on the caller's clock. */
-export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs): FlowContext {
-  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs };
+/** Builds a FlowContext from the guard's, on the caller's clock; Stripe calls unobserved unless told otherwise. */
+export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs, stripeCall = unobservedStripeCall): FlowContext {
+  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs, stripeCall };
 }
 
 /** Unix seconds to look back from, for list-by-`created` look-ups: an hour of slack for clock skew. */

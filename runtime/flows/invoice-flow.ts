@@ -7,6 +7,7 @@ import Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
 import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
+import type { StripeOperation } from "./stripe-call.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 
 export interface InvoiceItemRequest {
@@ -52,12 +53,12 @@ async function findItem(stripe: Stripe, request: InvoiceRequest, invoice: string
 }
 
 /** A 400 from finalize or pay may mean it is already done (after the key window): the invoice's status decides. */
-async function unlessAlready(stripe: Stripe, invoiceId: string, done: readonly string[], call: () => Promise<unknown>): Promise<void> {
+async function unlessAlready(stripe: Stripe, context: FlowContext, invoiceId: string, done: readonly string[], call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
-    const invoice = await stripe.invoices.retrieve(invoiceId);
+    const invoice = await context.stripeCall("invoices.retrieve", () => stripe.invoices.retrieve(invoiceId));
     if (!done.includes(invoice.status ?? "")) throw error;
   }
 }
@@ -75,17 +76,17 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
   async execute(stripe, request, context) {
     const problem = this.check?.(request, context.now);
     if (problem) throw new GuardInputError(problem);
-    const calling = async <T>(call: () => Promise<T>): Promise<T> => {
+    const calling = async <T>(operation: StripeOperation, call: () => Promise<T>): Promise<T> => {
       try {
-        return await call();
+        return await context.stripeCall(operation, call);
       } catch (error) {
         throw fromVaultRefusal(error);
       }
     };
     const invoiceId = await context.step("invoice", async (key) => {
-      const found = context.pastKeyWindow && context.attempt > 1 ? await findInvoice(stripe, request, context) : undefined;
+      const found = context.pastKeyWindow && context.attempt > 1 ? await context.stripeCall("invoices.list", () => findInvoice(stripe, request, context)) : undefined;
       if (found) return found;
-      const invoice = await calling(() =>
+      const invoice = await calling("invoices.create", () =>
         stripe.invoices.create(
           {
             customer: request.customer,
@@ -104,9 +105,9 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
     });
     for (const [index, item] of request.items.entries()) {
       await context.step(`item-${index}`, async (key) => {
-        const found = context.pastKeyWindow && context.attempt > 1 ? await findItem(stripe, request, invoiceId, key) : undefined;
+        const found = context.pastKeyWindow && context.attempt > 1 ? await context.stripeCall("invoiceitems.list", () => findItem(stripe, request, invoiceId, key)) : undefined;
         if (found) return found;
-        const created = await calling(() =>
+        const created = await calling("invoiceitems.create", () =>
           stripe.invoiceItems.create(
             {
               customer: request.customer,
@@ -123,15 +124,15 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
       });
     }
     await context.step("finalize", async (key) => {
-      await unlessAlready(stripe, invoiceId, ["open", "paid", "uncollectible"], () =>
-        calling(() => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
+      await unlessAlready(stripe, context, invoiceId, ["open", "paid", "uncollectible"], () =>
+        calling("invoices.finalize_invoice", () => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
       );
       return invoiceId;
     });
     await context.step("pay", async (key) => {
       let status: string | null = "paid";
-      await unlessAlready(stripe, invoiceId, ["paid"], async () => {
-        const paid = await calling(() =>
+      await unlessAlready(stripe, context, invoiceId, ["paid"], async () => {
+        const paid = await calling("invoices.pay", () =>
           stripe.invoices.pay(invoiceId, { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) }, { idempotencyKey: key }),
         );
         status = paid.status;

@@ -53,14 +53,16 @@ export const meterEventFlow: FlowAdapter<MeterEventRequest> = {
       throw new MeterEventUnverifiable(identifier);
     }
     try {
-      await stripe.billing.meterEvents.create(
-        {
-          event_name: request.eventName,
-          payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
-          identifier,
-          timestamp: request.timestamp,
-        },
-        { idempotencyKey: context.idempotencyKey },
+      await context.stripeCall("billing.meter_events.create", () =>
+        stripe.billing.meterEvents.create(
+          {
+            event_name: request.eventName,
+            payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
+            identifier,
+            timestamp: request.timestamp,
+          },
+          { idempotencyKey: context.idempotencyKey },
+        ),
       );
     } catch (error) {
       throw fromVaultRefusal(error);

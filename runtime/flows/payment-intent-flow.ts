@@ -40,10 +40,10 @@ export const paymentIntentFlow: FlowAdapter<PaymentIntentRequest> = {
   calls: 1,
   async execute(stripe, request, context) {
     if (context.pastKeyWindow && context.attempt > 1) {
-      const found = await findPaymentIntentByKey(stripe, request, context.idempotencyKey, context.createdAt);
+      const found = await context.stripeCall("payment_intents.list", () => findPaymentIntentByKey(stripe, request, context.idempotencyKey, context.createdAt));
       if (found) return paymentIntentResult(found);
     }
-    return paymentIntentResult(await createPaymentIntent(stripe, request, context.idempotencyKey));
+    return paymentIntentResult(await context.stripeCall("payment_intents.create", () => createPaymentIntent(stripe, request, context.idempotencyKey)));
   },
   classify: (error) => stripeErrorClass(error),
 };

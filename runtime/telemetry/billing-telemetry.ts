@@ -19,6 +19,8 @@ import {
 } from "@opentelemetry/api";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { StripeCallObserver, StripeOperation } from "../flows/stripe-call.js";
+import { leftOnQueue } from "../configuration-fault.js";
 import type { ClaimResult, Lease } from "../guard/types.js";
 import type { GuardHealth } from "../guard/health.js";
 import { attemptOf } from "../retry-chain.js";
@@ -56,6 +58,8 @@ interface DeliveryScope {
   recorded?: "charged" | "declined" | "charged-noop" | "declined-noop";
   deadLetterReason?: string;
   retryScheduled?: boolean;
+  /** Stripe answered one of this delivery's calls from its idempotency cache (counted once per delivery). */
+  stripeReplayed?: boolean;
   settled?: boolean;
 }
 
@@ -151,14 +155,21 @@ export class BillingTelemetry {
     };
   }
 
-  /** The Stripe call (inside `slot`, so the wait for a slot is not counted as Stripe's time). */
+  /**
+   * The flow's Stripe work in its slot, back in the delivery's scope (a slot queue runs it from another context).
+   * Its calls are traced one by one (`observeStripeCall`), inside the slot: the wait for a slot is not Stripe's time.
+   * A flow that reports no calls but says its result was `replayed` still counts the duplicate Stripe prevented.
+   */
   instrumentStripeSlot(slot?: StripeSlot): StripeSlot {
+    if (!slot) return (work) => this.#stripeWork(this.#scopes.getStore(), work);
     return <T>(work: () => Promise<T>): Promise<T> => {
       const scope = this.#scopes.getStore();
-      const call = () => (scope ? this.#scopes.run(scope, () => this.#stripeCall(scope, work)) : this.#stripeCall(undefined, work));
-      return slot ? slot(call) : call();
+      return slot(() => (scope ? this.#scopes.run(scope, () => this.#stripeWork(scope, work)) : this.#stripeWork(undefined, work)));
     };
   }
+
+  /** One Stripe call, named for its operation (flows/stripe-call.ts): a CLIENT span, its duration, a replay. */
+  readonly observeStripeCall: StripeCallObserver = (operation, call) => this.#stripeCall(this.#scopes.getStore(), operation, call);
 
   /** The receiver's settlements as CLIENT spans; dead letters counted by reason. */
   instrumentSettler(receiver: MessageSettler, queue: string): MessageSettler {
@@ -170,7 +181,8 @@ export class BillingTelemetry {
         if (scope) scope.deadLetterReason = reason;
         return this.#settlement("dead_letter", queue, async () => {
           await receiver.deadLetterMessage(message, options);
-          this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
+          // A configuration fault gate puts the message back and pauses: no dead letter to count.
+          if (!leftOnQueue(message)) this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
         });
       },
     };
@@ -270,28 +282,39 @@ export class BillingTelemetry {
     }
   }
 
-  async #stripeCall<T>(scope: DeliveryScope | undefined, work: () => Promise<T>): Promise<T> {
-    const operation = "payment_intents.create";
+  async #stripeWork<T>(scope: DeliveryScope | undefined, work: () => Promise<T>): Promise<T> {
+    const result = await work();
+    if ((result as { replayed?: unknown } | undefined)?.replayed === true) this.#stripeReplayed(scope);
+    return result;
+  }
+
+  async #stripeCall<T>(scope: DeliveryScope | undefined, operation: StripeOperation, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
     let failed: string | undefined;
     let replayed = false;
     try {
-      const result = await this.#span(`stripe ${operation}`, SpanKind.CLIENT, { [attr.stripeOperation]: operation }, scope, work);
-      // A Stripe object as returned (its response headers), or a flow's result that says so (flows/*.ts).
-      const answer = result as { lastResponse?: { headers?: unknown }; replayed?: unknown } | undefined;
-      replayed = answer?.replayed === true || isReplayed(answer?.lastResponse?.headers);
+      const result = await this.#span(`stripe ${operation}`, SpanKind.CLIENT, { [attr.stripeOperation]: operation }, scope, call);
+      // A Stripe object as returned carries its response's headers.
+      replayed = isReplayed((result as { lastResponse?: { headers?: unknown } } | undefined)?.lastResponse?.headers);
       return result;
     } catch (error) {
       failed = errorTypeOf(error);
       replayed = isReplayed((error as { headers?: unknown } | undefined)?.headers);
       throw error;
     } finally {
-      if (replayed) this.#prevented("stripe_replayed", scope);
+      if (replayed) this.#stripeReplayed(scope);
       this.#instruments.stripeRequestDuration.record((performance.now() - started) / 1000, {
         [attr.stripeOperation]: operation,
         ...(failed === undefined ? {} : { [errorType]: failed }),
       });
     }
+  }
+
+  /** A duplicate Stripe prevented, once per delivery however many of its calls (an invoice's steps) were replayed. */
+  #stripeReplayed(scope: DeliveryScope | undefined): void {
+    if (scope?.stripeReplayed) return;
+    if (scope) scope.stripeReplayed = true;
+    this.#prevented("stripe_replayed", scope);
   }
 
   async #settlement(disposition: "complete" | "dead_letter", queue: string, work: () => Promise<void>): Promise<void> {

@@ -3,6 +3,7 @@ import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/dlq.js";
+import { exitCodeFor, exitCodes } from "../../cli/errors.js";
 import { operatorQueueRights, resubmitIdReason } from "../../runtime/index.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 
@@ -15,6 +16,7 @@ beforeAll(async () => {
     authorizationRules: {
       operator: { queue: "billing", rights: operatorQueueRights.sasRights },
       "send-only": { queue: "billing", rights: ["Send"] },
+      "listen-only": { queue: "billing", rights: ["Listen"] },
     },
   });
   client = new ServiceBusClient(emulator.connectionString);
@@ -107,11 +109,28 @@ describe("chargeguard dlq", () => {
     await expect(run("dlq", "peek", "--queue", "billing", "--since", "P1M")).rejects.toThrow(/months/);
   });
 
-  it("names the rights an operator needs when the connection lacks them", async () => {
+  it("names the rights an operator needs when the connection lacks them, as a configuration error (exit 2)", async () => {
     const sendOnly = emulator.connectionStringFor("send-only");
-    await expect(run("dlq", "peek", "--queue", "billing", "--connection-string", sendOnly)).rejects.toThrow(
+    const error = await run("dlq", "peek", "--queue", "billing", "--connection-string", sendOnly).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(
       /^not authorized on queue billing: dlq peek needs Listen, dlq resubmit Listen and Send \(Azure Service Bus Data Receiver \+ Azure Service Bus Data Sender/,
     );
+    expect(exitCodeFor(error)).toBe(exitCodes.usage);
+  });
+
+  it("resubmit without Send: nothing moves, the rights are named, exit 2 (not a failed run's 1)", async () => {
+    const listenOnly = emulator.connectionStringFor("listen-only");
+    const peek = async () => JSON.parse(await run("dlq", "peek", "--queue", "billing", "--connection-string", emulator.connectionStringFor("operator"), "--json")) as unknown[];
+    const before = await peek();
+    expect(before.length).toBeGreaterThan(0);
+    const error = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", listenOnly).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/^not authorized on queue billing: .*dlq resubmit Listen and Send/);
+    expect(exitCodeFor(error)).toBe(exitCodes.usage);
+    expect(await peek()).toEqual(before);
+  });
+
+  it("has no --derive-message-id (every resubmission gets a fresh derived id)", async () => {
+    await expect(run("dlq", "resubmit", "--queue", "billing", "--dry-run", "--derive-message-id")).rejects.toThrow(/unknown option '--derive-message-id'/);
   });
 
   it("refuses a bad --max and a missing --queue", async () => {

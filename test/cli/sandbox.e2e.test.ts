@@ -69,7 +69,15 @@ describe("chargeguard sandbox", () => {
   it("serves both emulators to the real SDKs, prints a consumer's settings and stops on SIGINT with exit 0", async () => {
     const sandbox = await start(["--servicebus-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
     const { env } = sandbox;
-    expect(Object.keys(env).sort()).toEqual(["SERVICEBUS_CONNECTION_STRING", "SERVICEBUS_QUEUE", "STRIPE_API_BASE", "STRIPE_API_KEY"]);
+    expect(Object.keys(env).sort()).toEqual([
+      "SERVICEBUS_CONNECTION_STRING",
+      "SERVICEBUS_CONSUMER_CONNECTION_STRING",
+      "SERVICEBUS_OPERATOR_CONNECTION_STRING",
+      "SERVICEBUS_PRODUCER_CONNECTION_STRING",
+      "SERVICEBUS_QUEUE",
+      "STRIPE_API_BASE",
+      "STRIPE_API_KEY",
+    ]);
     expect(env["SERVICEBUS_QUEUE"]).toBe("usage-billing");
     expect(env["STRIPE_API_BASE"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.stderr()).toContain("queue refunds: lock 5000 ms");
@@ -84,6 +92,26 @@ describe("chargeguard sandbox", () => {
       await receiver.completeMessage(message!);
     } finally {
       await client.close();
+    }
+
+    // Each party's string has the rights BillingQueue deploys for it: the producer sends but cannot receive, the
+    // consumer receives and settles, the operator peeks the dead-letter queue.
+    // No retries: a refusal is not transient, and the SDK would otherwise retry it for a minute and a half.
+    const producer = new ServiceBusClient(env["SERVICEBUS_PRODUCER_CONNECTION_STRING"] as string, { retryOptions: { maxRetries: 0 } });
+    const consumer = new ServiceBusClient(env["SERVICEBUS_CONSUMER_CONNECTION_STRING"] as string);
+    const operator = new ServiceBusClient(env["SERVICEBUS_OPERATOR_CONNECTION_STRING"] as string);
+    try {
+      await producer.createSender("usage-billing").sendMessages({ body: { role: "producer" }, messageId: "p-1" });
+      const refused = await producer.createReceiver("usage-billing").peekMessages(1).catch((error: unknown) => error);
+      expect(JSON.stringify(refused, Object.getOwnPropertyNames(refused))).toContain("UnauthorizedAccess");
+      const receiver = consumer.createReceiver("usage-billing");
+      const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 5000 });
+      expect(message?.body).toEqual({ role: "producer" });
+      await receiver.deadLetterMessage(message!, { deadLetterReason: "InvalidEvent", deadLetterErrorDescription: "sandbox rights test" });
+      const [dead] = await operator.createReceiver("usage-billing", { subQueueType: "deadLetter" }).peekMessages(1);
+      expect(dead?.messageId).toBe("p-1");
+    } finally {
+      await Promise.all([producer.close(), consumer.close(), operator.close()]);
     }
 
     const url = new URL(env["STRIPE_API_BASE"] as string);
@@ -102,9 +130,10 @@ describe("chargeguard sandbox", () => {
       const file = join(scratch, "sandbox.env");
       writeFileSync(file, sandbox.stdout());
       expect(sandbox.stdout()).toMatch(/^# chargeguard sandbox settings: load with .*set -a/);
-      const shell = spawnSync("sh", ["-c", `set -a; . "${file}"; set +a; printf '%s' "$SERVICEBUS_CONNECTION_STRING"`], { encoding: "utf8" });
+      const shell = spawnSync("sh", ["-c", `set -a; . "${file}"; set +a; printf '%s|%s' "$SERVICEBUS_CONNECTION_STRING" "$SERVICEBUS_CONSUMER_CONNECTION_STRING"`], { encoding: "utf8" });
       expect(shell.stderr).toBe("");
-      expect(shell.stdout).toBe(sandbox.env["SERVICEBUS_CONNECTION_STRING"]);
+      expect(shell.stdout).toBe(`${sandbox.env["SERVICEBUS_CONNECTION_STRING"]}|${sandbox.env["SERVICEBUS_CONSUMER_CONNECTION_STRING"]}`);
+      expect(sandbox.env["SERVICEBUS_CONSUMER_CONNECTION_STRING"]).toContain("SharedAccessKeyName=consumer;");
       expect(shell.stdout).toContain(";SharedAccessKey");
       const node = spawnSync(process.execPath, [`--env-file=${file}`, "-p", "process.env.SERVICEBUS_CONNECTION_STRING + '|' + process.env.STRIPE_API_KEY"], { encoding: "utf8" });
       expect(node.stdout.trim()).toBe(`${sandbox.env["SERVICEBUS_CONNECTION_STRING"]}|rk_test_sandbox`);

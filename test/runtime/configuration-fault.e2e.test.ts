@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { ConsumerStartError } from "../../runtime/servicebus-preflight.js";
+import { attributeNames, metricNames } from "../../runtime/telemetry/metric-names.js";
+import { inMemoryTelemetry } from "../support/in-memory-telemetry.js";
 import { consumerOptionsFor, startBillingSandbox, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
@@ -30,7 +32,9 @@ describe("a Stripe key that Stripe refuses", () => {
     const revoked = sandbox.stripe.faults.inject({ action: "revokedKey" });
     const logs: string[] = [];
     const faults: string[] = [];
+    const otel = inMemoryTelemetry();
     await start(queue, {
+      telemetry: otel.telemetry,
       log: (line) => logs.push(line),
       onConfigurationFault: (detail) => faults.push(detail),
       configurationFaultProbe: { firstProbeDelayMs: 400, maxProbeDelayMs: 800 },
@@ -47,6 +51,14 @@ describe("a Stripe key that Stripe refuses", () => {
     expect(snapshot.active.length + snapshot.locked.length).toBe(events.length);
     expect(events.flatMap((event) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId))).toEqual([]);
     expect(logs.some((line) => line.includes("Stopped taking messages; they stay in the queue"))).toBe(true);
+    // Each message refused meanwhile says what happened to it: paused and left on the queue, never "dead-lettered".
+    const refused = logs.filter((line) => line.includes("StripeConfigurationError"));
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const line of refused) expect(line).toMatch(/: paused on StripeConfigurationError, message left on the queue \(not dead-lettered\): /);
+    expect(logs.filter((line) => line.includes("dead-lettered StripeConfigurationError"))).toEqual([]);
+    // Telemetry agrees: configuration outcomes, no dead letters.
+    await expect.poll(() => otel.sum(metricNames.outcomes, { [attributeNames.outcome]: "configuration" })).toBeGreaterThanOrEqual(1);
+    expect(await otel.sum(metricNames.deadLetters)).toBe(0);
     expect(faults).toHaveLength(1);
 
     revoked.remove();
@@ -58,6 +70,7 @@ describe("a Stripe key that Stripe refuses", () => {
     );
     expect(logs).toContain("Stripe accepts the key again: taking messages");
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toEqual([]);
+    await otel.shutdown();
   });
 });
 

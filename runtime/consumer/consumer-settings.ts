@@ -1,0 +1,102 @@
+// The consumer's settings, resolved and checked before anything connects: concurrency, the Stripe client's timeout
+// and retries, the delivery budget they imply, the lock renewal that must cover it, and the retry policy. Settings
+// that do not agree are a ConfigurationError at start, never a failure per message.
+import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs } from "../../tuning/index.js";
+import type { BillingConsumerOptions } from "../consumer.js";
+import { ConfigurationError } from "../errors.js";
+import type { FlowAdapter } from "../flows/flow-adapter.js";
+import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
+import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
+import { stableKey } from "../stable-key.js";
+
+export interface ConsumerSettings {
+  maxConcurrentCalls: number;
+  stripeSlots: number;
+  /** Fewer Stripe slots than messages in flight: the others record and settle while the slots call Stripe. */
+  pipelined: boolean;
+  stripeTimeoutMs: number;
+  stripeRetries: number;
+  flow: FlowAdapter<unknown>;
+  /** How long a message may be held: its delivery budget, plus a wait for a Stripe slot when pipelined. */
+  heldMs: number;
+  maxAutoLockRenewalDurationInMs: number;
+  retryPolicy: RetryPolicy;
+}
+
+/** Only settings are read here, whatever the event and request. */
+export type AnyConsumerOptions = BillingConsumerOptions<unknown, unknown>;
+
+export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings {
+  const { maxConcurrentCalls, stripeSlots } = concurrency(options);
+  const pipelined = stripeSlots < maxConcurrentCalls;
+  const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? DEFAULT_STRIPE_BUDGET.timeoutMs;
+  const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? DEFAULT_STRIPE_BUDGET.maxNetworkRetries;
+  const flow = (options.flow ?? paymentIntentFlow) as FlowAdapter<unknown>;
+  // One delivery budget per Stripe call the flow makes (an invoice: create, items, finalize, pay).
+  const budget = flow.calls * deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
+  // A message waiting for a Stripe slot waits at most one delivery (FIFO, at most as many waiting as there are slots).
+  const heldMs = pipelined ? 2 * budget : budget;
+  // Without a tuning we cannot know the queue's lock, so renew for twice the delivery budget (what tuneQueue
+  // asks for whenever one lock does not cover a delivery).
+  const maxAutoLockRenewalDurationInMs =
+    options.maxAutoLockRenewalDurationInMs ?? options.tuning?.consumer.maxAutoLockRenewalDurationInMs ?? Math.ceil((2 * budget) / 1000) * 1000;
+  const resolved = { maxConcurrentCalls, stripeSlots, pipelined, stripeTimeoutMs, stripeRetries, flow, heldMs, maxAutoLockRenewalDurationInMs };
+  checkLockCoverage(options, resolved);
+  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options) };
+  checkScope(options.scope ?? "billing");
+  if (options.keyProvider && (options.expectedPeriodTotalCents ?? options.periodCapCents) === undefined) {
+    throw new ConfigurationError("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
+  }
+  return settings;
+}
+
+function concurrency(options: AnyConsumerOptions): { maxConcurrentCalls: number; stripeSlots: number } {
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
+  const stripeSlots = options.maxConcurrentStripeCalls ?? maxConcurrentCalls;
+  for (const [name, value] of [["maxConcurrentCalls", maxConcurrentCalls], ["maxConcurrentStripeCalls", stripeSlots]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  if (stripeSlots > maxConcurrentCalls || 2 * stripeSlots < maxConcurrentCalls) {
+    // More messages than twice the slots could wait longer than one Stripe call for a slot, past what the lock covers.
+    throw new ConfigurationError(
+      `maxConcurrentStripeCalls (${stripeSlots}) must be between half of maxConcurrentCalls (${maxConcurrentCalls}) and all of it`,
+    );
+  }
+  return { maxConcurrentCalls, stripeSlots };
+}
+
+/** With the queue's lock known (a tuning), the renewal deadline and a wait for a Stripe slot must fit it. */
+function checkLockCoverage(options: AnyConsumerOptions, settings: Omit<ConsumerSettings, "retryPolicy">): void {
+  const lockDurationMs = options.tuning?.lockDurationMs;
+  if (lockDurationMs === undefined) return;
+  const { stripeTimeoutMs, stripeRetries, maxAutoLockRenewalDurationInMs, pipelined, heldMs } = settings;
+  const problems = coverageProblems({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } }, { lockDurationMs, maxAutoLockRenewalDurationInMs });
+  const lockCoversMs = Math.max(lockDurationMs, maxAutoLockRenewalDurationInMs);
+  if (pipelined && lockCoversMs < heldMs) {
+    problems.push(
+      `with ${settings.maxConcurrentCalls} messages in flight for ${settings.stripeSlots} Stripe calls a message may be held ${heldMs} ms ` +
+        `(a wait for a slot plus its own delivery) but the lock covers ${lockCoversMs} ms: set maxAutoLockRenewalDurationInMs to at least ${heldMs}`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigurationError(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
+}
+
+function retryPolicyOf(options: AnyConsumerOptions): RetryPolicy {
+  const retryPolicy: RetryPolicy = { ...defaultRetryPolicy, ...options.retryPolicy, ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }) };
+  for (const [name, value] of Object.entries(retryPolicy)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`retry policy ${name} must be a positive integer, got ${String(value)}`);
+  }
+  if (retryPolicy.maxDelayMs < retryPolicy.baseDelayMs) {
+    throw new ConfigurationError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
+  }
+  return retryPolicy;
+}
+
+/** A bad scope would fail every message; fail at start instead. */
+function checkScope(scope: string): void {
+  try {
+    stableKey({ scope: "check" }, { scope });
+  } catch (error) {
+    throw new ConfigurationError(`scope: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,83 @@
+// Taking messages: the Service Bus subscription that runs the billing handler per message, and its pause while Stripe
+// refuses the key (configuration-fault.ts). The handler never throws; a message delivered as intake pauses goes back
+// to the queue untouched.
+import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
+import type { BillingHandler } from "../billing-handler.js";
+import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
+import { throttledErrorLog } from "../servicebus-preflight.js";
+import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
+import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
+import { bounded } from "./bounded.js";
+import type { InFlight } from "./in-flight.js";
+import type { StripeClients } from "./stripe-clients.js";
+
+export interface MessageIntake {
+  /** Stops taking messages for good (the consumer is closing): in-flight ones finish. */
+  stop(): Promise<void>;
+}
+
+export interface IntakeParts {
+  options: AnyConsumerOptions;
+  settings: ConsumerSettings;
+  log: (line: string) => void;
+  receiver: ServiceBusReceiver;
+  sender: ServiceBusSender;
+  handler: BillingHandler;
+  telemetry: BillingTelemetry;
+  stripe: StripeClients;
+  inFlight: InFlight;
+  isStopped: () => boolean;
+}
+
+export function startMessageIntake(parts: IntakeParts): MessageIntake {
+  const { options, log, receiver, handler, telemetry, inFlight } = parts;
+  const queue = options.serviceBus.queueName;
+  const errorLog = throttledErrorLog(log);
+  // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).
+  const faults = configurationFaultGate({
+    log,
+    pause: () => bounded(subscription.close(), 5_000),
+    resume: () => {
+      if (!parts.isStopped()) subscription = subscribe();
+    },
+    ...(options.stripe.apiKey ? { probe: stripeKeyProbe(parts.stripe.stripeFor(options.stripe.apiKey)) } : {}),
+    ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
+    ...options.configurationFaultProbe,
+  });
+  const settler = telemetry.instrumentSettler(faults.receiver(receiver), queue);
+  const scheduler = telemetry.instrumentScheduler(parts.sender, queue);
+  const processMessage = async (message: ServiceBusReceivedMessage): Promise<void> => {
+    if (faults.paused) {
+      // Delivered as intake stopped: back to the queue untouched.
+      await receiver.abandonMessage(message).catch(() => undefined);
+      return;
+    }
+    inFlight.add(message);
+    try {
+      await telemetry.processMessage(message, queue, () => handler(message, settler, scheduler));
+    } catch (error) {
+      // The handler does not throw; if it ever did, swallowing beats the SDK's abandon.
+      log(`billing handler failed unexpectedly: ${String(error)}`);
+    } finally {
+      inFlight.delete(message);
+    }
+  };
+  const subscribe = () =>
+    receiver.subscribe(
+      {
+        processMessage,
+        processError: async ({ error, errorSource }) => {
+          if (errorSource === "renewLock") telemetry.lockRenewalFailed(queue);
+          errorLog(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
+        },
+      },
+      { autoCompleteMessages: false, maxConcurrentCalls: parts.settings.maxConcurrentCalls },
+    );
+  let subscription = subscribe();
+  return {
+    async stop() {
+      faults.close();
+      await bounded(subscription.close(), 5_000);
+    },
+  };
+}

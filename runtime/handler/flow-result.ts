@@ -1,0 +1,14 @@
+// Where a message's flow stopped: what its settlement needs to know.
+import type { Billable } from "../billing-event.js";
+import type { BillingOutcome } from "../settlement-policy.js";
+
+export interface FlowResult {
+  outcome: BillingOutcome;
+  event?: unknown;
+  billing?: Billable<unknown>;
+  idempotencyKey?: string;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,71 @@
+// Steps 3-5 of the flow (design.md): claim the record, call Stripe through the period's vault key in a Stripe slot,
+// record the outcome; then the guard's outcome as the settlement table's.
+import type { StepBoundary } from "./step-boundary.js";
+import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
+import { configurationReason } from "../flows/stripe-error-class.js";
+import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
+import type { BillingOutcome } from "../settlement-policy.js";
+import type { FlowResult } from "./flow-result.js";
+import type { HandlerSettings } from "./handler-settings.js";
+import type { PreparedBilling } from "./prepare-billing.js";
+
+export async function guardedCharge(settings: HandlerSettings, prepared: PreparedBilling, step: StepBoundary): Promise<FlowResult> {
+  const { event, billing, idempotencyKey, request } = prepared;
+  const { flow, now } = settings;
+  const period = billing.spend?.period ?? "unpriced";
+  const outcome = await runGuarded(
+    settings.store,
+    {
+      scope: settings.scope,
+      key: billing.key,
+      payload: request as Record<string, unknown>,
+      ...(billing.spend === undefined ? {} : { spend: billing.spend }),
+      flow: flow.name,
+      idempotencyKey,
+      owner: settings.owner,
+    },
+    async (context) => {
+      const apiKey = await settings.keys.keyFor(period, { expectedTotalCents: settings.expectedTotalCents(period) });
+      const stripe = settings.stripeFor(apiKey);
+      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, settings.stripeCall)));
+    },
+    {
+      classify: (error) => flow.classify(error, request, idempotencyKey),
+      // Without a step hook, no boundary to cross: nothing allocated or awaited for it per message.
+      ...(settings.hook === undefined
+        ? {}
+        : {
+            hooks: {
+              afterClaim: () => step("afterClaim", event),
+              afterWork: () => step("afterStripe", event),
+              afterRecord: () => step("afterRecord", event),
+            },
+          }),
+      now,
+    },
+  );
+  return { outcome: billingOutcome(outcome), event, billing, idempotencyKey };
+}
+
+/** The guard's outcome as the settlement table's. */
+export function billingOutcome(outcome: GuardOutcome): BillingOutcome {
+  switch (outcome.kind) {
+    case "done":
+      return { kind: "charged" };
+    case "already-done":
+      return { kind: "already-billed" };
+    case "declined":
+      return { kind: "declined" };
+    case "busy":
+      return { kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: outcome.retryAfterMs };
+    case "mismatch":
+      return { kind: "invalid", reason: "BillingRecordMismatch", detail: outcome.reason };
+    case "cap-exceeded":
+      return { kind: "spend-cap", detail: outcome.reason };
+    case "invalid":
+      if (outcome.reason === configurationReason) return { kind: "configuration", detail: outcome.detail };
+      return { kind: "invalid", reason: outcome.reason === "InvalidGuardInput" ? "InvalidEvent" : outcome.reason, detail: outcome.detail };
+    case "unknown":
+      return { kind: "unknown", detail: outcome.detail };
+  }
+}

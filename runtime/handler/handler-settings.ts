@@ -1,0 +1,61 @@
+// What a billing handler resolves once, when it is created: the deps with their defaults filled in, so the
+// per-message steps read plain fields and never re-derive a default per message.
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import type Stripe from "stripe";
+import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
+import type { BillingGuardPort, BillingHandlerDeps } from "../billing-handler.js";
+import type { StepHook } from "../consumer-steps.js";
+import { ConfigurationError } from "../errors.js";
+import type { FlowAdapter } from "../flows/flow-adapter.js";
+import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
+import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-call.js";
+import { billingRecordStore } from "../guard/billing-store.js";
+import type { GuardStore } from "../guard/guard-store.js";
+import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
+import type { VaultKeyProvider } from "../vault/key-provider.js";
+
+export interface HandlerSettings {
+  scope: string;
+  policy: RetryPolicy;
+  log: (line: string) => void;
+  now: () => number;
+  flow: FlowAdapter<unknown>;
+  definition: BillingEventDefinition<unknown, unknown>;
+  store: GuardStore;
+  /** billing_records moves charged -> completed after settlement; other stores have no such state. */
+  completions: BillingGuardPort | undefined;
+  slot: <T>(work: () => Promise<T>) => Promise<T>;
+  stripeCall: StripeCallObserver;
+  keys: VaultKeyProvider;
+  stripeFor(apiKey: string): Stripe;
+  owner: string;
+  expectedTotalCents(billingPeriod: string): number;
+  hook: StepHook | undefined;
+  isStopped: (() => boolean) | undefined;
+  onHookWait: ((message: ServiceBusReceivedMessage, waiting: boolean) => void) | undefined;
+}
+
+export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
+  if (!deps.store && !deps.guard) throw new ConfigurationError("createBillingHandler needs a guard (billing_records) or a store");
+  return {
+    scope: deps.scope ?? "billing",
+    policy: deps.retryPolicy ?? defaultRetryPolicy,
+    log: deps.log ?? (() => {}),
+    now: deps.now ?? Date.now,
+    flow: (deps.flow ?? paymentIntentFlow) as FlowAdapter<unknown>,
+    definition: (deps.event ?? usageEventBilling) as BillingEventDefinition<unknown, unknown>,
+    store: (deps.store ?? billingRecordStore(deps.guard as BillingGuardPort)) as GuardStore,
+    completions: deps.store ? undefined : deps.guard,
+    slot: deps.stripeSlot ?? runNow,
+    stripeCall: deps.stripeCall ?? unobservedStripeCall,
+    keys: deps.keys,
+    stripeFor: deps.stripeFor,
+    owner: deps.owner,
+    expectedTotalCents: deps.expectedTotalCents,
+    hook: deps.hook,
+    isStopped: deps.isStopped,
+    onHookWait: deps.onHookWait,
+  };
+}
+
+const runNow = <T>(work: () => Promise<T>): Promise<T> => work();

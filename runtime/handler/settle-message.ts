@@ -1,0 +1,84 @@
+// Step 6 of the flow (design.md): carry out the settlement table's action. Never throws and never abandons (see
+// settlement-policy.ts for why): a failed settlement is logged with what the broker will do about it.
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import { isServiceBusError } from "@azure/service-bus";
+import type { MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { Billable } from "../billing-event.js";
+import { leftOnQueue } from "../configuration-fault.js";
+import { retryMessage } from "../retry-chain.js";
+import { onSettleFailure, type SettlementAction } from "../settlement-policy.js";
+import { describeError } from "./flow-result.js";
+import type { HandlerSettings } from "./handler-settings.js";
+
+export interface Settlement {
+  message: ServiceBusReceivedMessage;
+  action: SettlementAction;
+  /** The outcome's kind, for the log line. */
+  outcomeKind: string;
+  billing: Billable<unknown> | undefined;
+  chainId: string;
+  /** Who the log lines are about: the billing's key, or the message id. */
+  who: string;
+}
+
+export async function settleMessage(settings: HandlerSettings, settlement: Settlement, receiver: MessageSettler, sender: RetryScheduler): Promise<void> {
+  const { message, action, who } = settlement;
+  const { log } = settings;
+  switch (action.action) {
+    case "complete": {
+      const completed = await settleSafely(settings, who, "complete", () => receiver.completeMessage(message));
+      log(`${who}: ${settlement.outcomeKind}${completed ? ", completed" : ""}`);
+      if (completed && action.markCompleted) markCompletedLater(settings, settlement.billing, who);
+      return;
+    }
+    case "dead-letter": {
+      await settleSafely(settings, who, "dead-letter", () =>
+        receiver.deadLetterMessage(message, { deadLetterReason: action.reason, deadLetterErrorDescription: action.description.slice(0, 1024) }),
+      );
+      // Behind a configuration fault gate (the consumer's), Stripe refusing the key pauses intake instead.
+      if (leftOnQueue(message)) log(`${who}: paused on ${action.reason}, message left on the queue (not dead-lettered): ${action.description}`);
+      else log(`${who}: dead-lettered ${action.reason}: ${action.description}`);
+      return;
+    }
+    case "retry-later": {
+      const scheduled = await settleSafely(settings, who, "scheduling the retry", async () => {
+        await sender.scheduleMessages(
+          retryMessage(message, { messageId: action.messageId, attempt: action.attempt, chainId: settlement.chainId, reason: action.description }),
+          new Date(Date.now() + action.delayMs),
+        );
+      });
+      if (!scheduled) {
+        // Not completed: the lock lapses at the renewal deadline and the broker redelivers. Still no abandon.
+        log(`${who}: retry not scheduled; leaving the message to its lock (redelivery after the renewal deadline)`);
+        return;
+      }
+      await settleSafely(settings, who, "complete after scheduling the retry", () => receiver.completeMessage(message));
+      log(`${who}: outcome unknown (${action.description}); retry ${action.attempt} as ${action.messageId} in ${action.delayMs} ms`);
+      return;
+    }
+  }
+}
+
+/** Runs one settlement call; a failure is logged with what happens to the message next, and answered false. */
+async function settleSafely(settings: HandlerSettings, who: string, what: string, operation: () => Promise<void>): Promise<boolean> {
+  try {
+    await operation();
+    return true;
+  } catch (error) {
+    const code = isServiceBusError(error) ? error.code : undefined;
+    settings.log(`${who}: ${what} failed (${code ?? describeError(error)}): ${onSettleFailure(code).note}`);
+    return false;
+  }
+}
+
+/**
+ * billing_records' charged -> completed, batched with other completions and not awaited: the message is settled, so
+ * this delivery's slot is free now. A completion never written leaves the record `charged`, which a replay already
+ * treats as billed.
+ */
+function markCompletedLater(settings: HandlerSettings, billing: Billable<unknown> | undefined, who: string): void {
+  if (!settings.completions || !billing) return;
+  settings.completions
+    .markCompletedLater({ customerId: String(billing.key.customerId), billingPeriod: String(billing.key.billingPeriod) })
+    .catch((error: unknown) => settings.log(`${who}: marking the record completed failed (it stays charged, which is billed): ${describeError(error)}`));
+}
