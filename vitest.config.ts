@@ -29,6 +29,8 @@ export default defineConfig({
           name: "unit",
           // Vitest's default is one worker fewer than the cores: one on a 2-core machine. The fast set is CPU-bound.
           maxWorkers: Math.max(2, availableParallelism()),
+          // Projects with their own maxWorkers run as ordered groups: the fast set first, then the end-to-end set.
+          sequence: { groupOrder: 0 },
           include: ["test/**/*.test.ts", "eslint-plugin/tests/**/*.test.ts"],
           exclude: ["**/*.e2e.test.ts"],
         },
@@ -39,6 +41,7 @@ export default defineConfig({
           name: "e2e",
           // End-to-end files mostly wait (npm installs, emulators, the harness's locks): more files than cores overlap.
           maxWorkers: Math.max(3, availableParallelism()),
+          sequence: { groupOrder: 1 },
           include: ["test/**/*.e2e.test.ts", "eslint-plugin/tests/**/*.e2e.test.ts"],
           // Concurrent describes (independent proving-ground runs) mostly wait on the harness's scaled-down locks and
           // faults, not on the CPU: let all of a file's runs overlap.

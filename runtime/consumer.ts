@@ -145,7 +145,7 @@ function billingHandlerFor(options: AnyConsumerOptions, settings: ConsumerSettin
     stripeSlot: telemetry.instrumentStripeSlot(settings.pipelined ? pLimit(settings.stripeSlots) : undefined),
     stripeCall: telemetry.observeStripeCall,
     ...(stores.guard === undefined ? {} : { guard: telemetry.instrumentGuard(stores.guard) }),
-    ...(stores.store === undefined ? {} : { store: stores.store as GuardStore<never> }),
+    ...(stores.store === undefined ? {} : { store: telemetry.instrumentStore(stores.store) as GuardStore<never> }),
     flow: settings.flow as FlowAdapter<never>,
     ...(options.event === undefined ? {} : { event: options.event as BillingEventDefinition<never, never> }),
     ...(clock === undefined ? {} : { now: () => clock.now() }),

@@ -45,12 +45,9 @@ export function billingRecordStore(port: BillingRecordPort): GuardStore<Lease> {
     saveStep() {
       return Promise.reject(new BillingStateError("billing_records keeps one Stripe object per billing: multi-step flows use Guard (guard_records)"));
     },
-    markDone: async (lease, outcome) => {
-      await port.markCharged(lease, { paymentIntentId: outcome.objectId });
-    },
-    markDeclined: async (lease, outcome) => {
-      await port.markDeclined(lease, { reason: outcome.reason, ...(outcome.objectId === undefined ? {} : { paymentIntentId: outcome.objectId }) });
-    },
+    markDone: (lease, outcome) => port.markCharged(lease, { paymentIntentId: outcome.objectId }),
+    markDeclined: (lease, outcome) =>
+      port.markDeclined(lease, { reason: outcome.reason, ...(outcome.objectId === undefined ? {} : { paymentIntentId: outcome.objectId }) }),
     release: (lease) => port.releaseLease(lease),
   };
 }

@@ -48,10 +48,10 @@ export interface GuardStore<L extends StoreLease = StoreLease> {
   claim(request: StoreClaimRequest): Promise<StoreClaim<L>>;
   /** A recovery point: the Stripe object a named step produced. Durable before it resolves. */
   saveStep(lease: L, step: string, objectId: string): Promise<void>;
-  /** The work is done: keeps the spend committed. */
-  markDone(lease: L, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<void>;
-  /** Declined (card refused): gives the reservation back. */
-  markDeclined(lease: L, outcome: { reason: string; objectId?: string }): Promise<void>;
+  /** The work is done: keeps the spend committed. True when this call turned the record done (false: it already was). */
+  markDone(lease: L, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<boolean>;
+  /** Declined (card refused): gives the reservation back. True when this call turned the record declined. */
+  markDeclined(lease: L, outcome: { reason: string; objectId?: string }): Promise<boolean>;
   /** Outcome unknown: the record stays pending and reserved, free for the retry or the reconciler. */
   release(lease: L): Promise<void>;
 }

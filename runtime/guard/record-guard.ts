@@ -229,7 +229,7 @@ export class Guard implements GuardStore<GuardLease> {
     }
   }
 
-  async markDone(lease: GuardLease, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<void> {
+  async markDone(lease: GuardLease, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<boolean> {
     const moved = await this.#sql.query(
       `UPDATE guard_records
           SET state = 'done', object_id = $3, result = $4::jsonb, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
@@ -238,14 +238,14 @@ export class Guard implements GuardStore<GuardLease> {
         RETURNING 1`,
       [lease.scope, lease.recordKey, outcome.objectId, outcome.result === undefined ? null : JSON.stringify(outcome.result), this.#now()],
     );
-    if (moved.length === 1) return;
+    if (moved.length === 1) return true;
     const record = await this.#existing(lease);
-    if (record.state === "done" && record.objectId === outcome.objectId) return;
+    if (record.state === "done" && record.objectId === outcome.objectId) return false;
     throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state} (${record.objectId}); cannot record done ${outcome.objectId}`);
   }
 
   /** Records a decline and gives the reservation back, in one statement. Twice is a no-op. */
-  async markDeclined(lease: GuardLease, outcome: { reason: string; objectId?: string }): Promise<void> {
+  async markDeclined(lease: GuardLease, outcome: { reason: string; objectId?: string }): Promise<boolean> {
     const [moved] = await this.#sql.query<{ settled: string | number }>(
       `WITH settled AS (
          UPDATE guard_records
@@ -263,9 +263,9 @@ export class Guard implements GuardStore<GuardLease> {
        SELECT count(*) AS settled FROM settled`,
       [lease.scope, lease.recordKey, outcome.reason, outcome.objectId ?? null, this.#now()],
     );
-    if (Number(moved?.settled) === 1) return;
+    if (Number(moved?.settled) === 1) return true;
     const record = await this.#existing(lease);
-    if (record.state === "declined") return;
+    if (record.state === "declined") return false;
     throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state}; cannot record a decline`);
   }
 

@@ -21,6 +21,7 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../billing-handler.js";
 import type { StripeCallObserver, StripeOperation } from "../flows/stripe-call.js";
 import { leftOnQueue } from "../configuration-fault.js";
+import type { GuardStore, StoreClaim, StoreLease } from "../guard/guard-store.js";
 import type { ClaimResult, Lease } from "../guard/types.js";
 import type { GuardHealth } from "../guard/health.js";
 import { attemptOf } from "../retry-chain.js";
@@ -68,7 +69,7 @@ export class BillingTelemetry {
   readonly #instruments: Instruments;
   readonly #scopes = new AsyncLocalStorage<DeliveryScope>();
   /** What a lease's billing would charge: counted when its record turns charged (in a delivery or in the reconciler). */
-  readonly #charges = new WeakMap<Lease, { amountCents: number; currency: string }>();
+  readonly #charges = new WeakMap<Lease | StoreLease, { amountCents: number; currency: string }>();
 
   constructor(options: BillingTelemetryOptions = {}) {
     const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
@@ -152,6 +153,35 @@ export class BillingTelemetry {
       releaseLease: (lease) => this.#guardOperation("release_lease", () => guard.releaseLease(lease)),
       markCompletedLater: (key) => guard.markCompletedLater(key),
       flushCompletions: () => guard.flushCompletions(),
+    };
+  }
+
+  /**
+   * A guard_records store (any flow but the default one, or the team's own event): timed and traced like the billing
+   * guard, its answers feeding the same outcomes, charged amounts and duplicates prevented.
+   */
+  instrumentStore<L extends StoreLease>(store: GuardStore<L>): GuardStore<L> {
+    return {
+      claim: (request) =>
+        this.#guardOperation("claim", async () => {
+          const claim = await store.claim(request);
+          this.#storeClaimed(claim, request.spend);
+          return claim;
+        }),
+      saveStep: (lease, step, objectId) => this.#guardOperation("save_step", () => store.saveStep(lease, step, objectId)),
+      markDone: (lease, outcome) =>
+        this.#guardOperation("mark_charged", async () => {
+          const turned = await store.markDone(lease, outcome);
+          this.#recorded("charged", turned, this.#charges.get(lease));
+          return turned;
+        }),
+      markDeclined: (lease, outcome) =>
+        this.#guardOperation("mark_declined", async () => {
+          const turned = await store.markDeclined(lease, outcome);
+          this.#recorded("declined", turned, undefined);
+          return turned;
+        }),
+      release: (lease) => this.#guardOperation("release_lease", () => store.release(lease)),
     };
   }
 
@@ -250,6 +280,16 @@ export class BillingTelemetry {
     if (result.status === "claimed") this.#charges.set(result.lease, charge);
     const prevented: PreventedBy | undefined =
       result.status === "already-billed" ? "guard_billed" : result.status === "declined" ? "guard_declined" : result.status === "busy" ? "guard_busy" : undefined;
+    if (prevented) this.#prevented(prevented, scope);
+  }
+
+  #storeClaimed<L extends StoreLease>(claim: StoreClaim<L>, spend: { amount: number; currency: string } | undefined): void {
+    const scope = this.#scopes.getStore();
+    const status = claim.status === "already-done" ? "already-billed" : claim.status;
+    if (scope) scope.claim = status;
+    if (claim.status === "claimed" && spend) this.#charges.set(claim.lease, { amountCents: spend.amount, currency: spend.currency });
+    const prevented: PreventedBy | undefined =
+      status === "already-billed" ? "guard_billed" : status === "declined" ? "guard_declined" : status === "busy" ? "guard_busy" : undefined;
     if (prevented) this.#prevented(prevented, scope);
   }
 

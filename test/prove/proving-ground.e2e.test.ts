@@ -101,6 +101,9 @@ describe.concurrent(`proving ground per flow, ${flowEvents} events, all faults`,
       // Billed at Stripe (paid charges, paid invoices, meter events), not merely reported by the consumer.
       expect(generated?.eventsCharged, flow).toBeGreaterThan(flowEvents * 0.8);
       expect(generated?.malformed.deadLettered, flow).toBe(generated?.malformed.events);
+      // Its own telemetry (guard_records, not billing_records) counts what Stripe billed and declined.
+      expect(generated?.telemetry.outcomes.charged, flow).toBe(generated?.eventsCharged);
+      expect(generated?.telemetry.outcomes.declined ?? 0, flow).toBe(generated?.eventsDeclined);
       // Charges and invoices bill a default card, so declines reach Stripe; a meter event takes no card.
       if (flow === "meter-event") expect(generated?.eventsDeclined).toBe(0);
       else expect(generated?.eventsDeclined, flow).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
-// The Stripe child spans of a delivery are named for the calls its flow makes, read back through the real
-// OpenTelemetry SDK (in-memory exporter and reader) while the real consumer runs each flow against the sandbox.
+// The Stripe child spans of a delivery are named for the calls its flow makes, and the delivery's outcome is counted
+// whichever store the flow records in (billing_records or guard_records), read back through the real OpenTelemetry
+// SDK (in-memory exporter and reader) while the real consumer runs each flow against the sandbox.
 import { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SpanKind } from "@opentelemetry/api";
@@ -48,17 +49,22 @@ async function stripeSpansOf<E, R>(body: unknown, extra: Partial<BillingConsumer
   return children.map((span) => span.name);
 }
 
+/** The billings the consumer's telemetry counted with `outcome`. */
+const outcomes = (outcome: string) => otel.sum(metricNames.outcomes, { [attributeNames.outcome]: outcome });
+
 /** The Stripe request durations recorded for one operation: one per call. */
 const callsTimed = (operation: string) => otel.sum(metricNames.stripeRequestDuration, { [attributeNames.stripeOperation]: operation });
 
 const usage = z.strictObject({ usageId: z.string().min(1), customer: z.string().startsWith("cus_"), amounts: z.array(z.number().int().positive()).min(1) });
 type Usage = z.infer<typeof usage>;
 
-describe("each flow's Stripe span is named for the call it makes", () => {
+describe("each flow's Stripe span is named for the call it makes, and its outcome counted", () => {
   it("payment-intent: payment_intents.create", async () => {
     const event = await sandbox.event({ billingPeriod: "2033-01" });
     expect(await stripeSpansOf(event)).toEqual(["stripe payment_intents.create"]);
     expect(await callsTimed("payment_intents.create")).toBe(1);
+    expect(await outcomes("charged")).toBe(1);
+    expect(await outcomes("unknown")).toBe(0);
   });
 
   it("charge: charges.create (never payment_intents.create)", async () => {
@@ -76,6 +82,9 @@ describe("each flow's Stripe span is named for the call it makes", () => {
     expect(await callsTimed("charges.create")).toBe(1);
     expect(await callsTimed("payment_intents.create")).toBe(0);
     expect(sandbox.stripe.ledger.charges(customer.id).map((c) => c.status)).toEqual(["succeeded"]);
+    expect(await outcomes("charged")).toBe(1);
+    expect(await outcomes("unknown")).toBe(0);
+    expect(await otel.sum(metricNames.chargedAmount, { [attributeNames.currency]: "usd" })).toBe(700);
   });
 
   it("invoice: invoices.create, invoiceitems.create per item, invoices.finalize_invoice, invoices.pay", async () => {
@@ -98,6 +107,9 @@ describe("each flow's Stripe span is named for the call it makes", () => {
     ]);
     expect(await callsTimed("invoiceitems.create")).toBe(2);
     expect(sandbox.stripe.ledger.invoices(customer.id).map((i) => i.status)).toEqual(["paid"]);
+    expect(await outcomes("charged")).toBe(1);
+    expect(await outcomes("unknown")).toBe(0);
+    expect(await otel.sum(metricNames.chargedAmount, { [attributeNames.currency]: "eur" })).toBe(1_000);
   });
 
   it("meter-event: billing.meter_events.create", async () => {
@@ -114,5 +126,7 @@ describe("each flow's Stripe span is named for the call it makes", () => {
     const names = await stripeSpansOf({ usageId: `m-${customer.id}`, customer: customer.id, amounts: [3] }, { flow: meterEventFlow, event: metered });
     expect(names).toEqual(["stripe billing.meter_events.create"]);
     expect(await callsTimed("billing.meter_events.create")).toBe(1);
+    expect(await outcomes("charged")).toBe(1);
+    expect(await outcomes("unknown")).toBe(0);
   });
 });
