@@ -65,8 +65,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     stops.push(["Service Bus emulator", () => servicebus.stop()]);
     const stripe = await startStripeEmulator({ clock });
     stops.push(["Stripe emulator", () => stripe.stop()]);
-    const database = await options.databases.create();
-    stops.push(["database", () => database.close()]);
+    // The database comes last in the setup: in a worker thread its template may still be on its way from the parent.
+    const database = options.databases.create();
+    database.catch(() => {}); // awaited below; observed now so a failure meanwhile is not an unhandled rejection
+    stops.push(["database", async () => (await database).close()]);
     const client = new ServiceBusClient(servicebus.connectionString);
     stops.push(["harness client", () => client.close()]);
     // The contender's own metrics (consumers on chargeguard's runtime report through the context's meter provider).
@@ -121,6 +123,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const sender = client.createSender(queue);
     const initial = workloadMessages(workload, directory);
     await sendAll(sender, initial);
+    const pglite = await database;
 
     log(`${contender.name}: ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${initial.length} messages sent)`);
     const { startConsumer } = await contender.load();
@@ -134,7 +137,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
           timeoutMs: settings.stripeTimeoutMs,
           maxNetworkRetries: settings.stripeMaxNetworkRetries,
         },
-        pglite: database,
+        pglite,
         clock,
         ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
         maxConcurrentCalls: settings.maxConcurrentCalls,
@@ -188,7 +191,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         const toMove = new Set(servicebus.inspect(queue).deadLettered.map((message) => message.sequenceNumber));
         resent += await resubmitDeadLetters({ client, queue, toMove, newMessageId });
       }
-      if (plan.resendUnrecorded) resent += await resendUnrecorded({ sender, database, workload, directory, newMessageId });
+      if (plan.resendUnrecorded) resent += await resendUnrecorded({ sender, database: pglite, workload, directory, newMessageId });
       log(`${contender.name}: ${resent} message(s) sent again 25 h later`);
       outcome = await settle(0.9, 0.1, resent);
     }
@@ -196,7 +199,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     await fleet.stop();
     if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
     await contender.afterRun?.({
-      database,
+      database: pglite,
       clock,
       stripe: { apiKey: sandboxKey, apiBase: stripe.apiBase },
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
@@ -212,7 +215,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       paymentIntents: stripe.ledger.paymentIntents().length,
       deadLetters: deadLetters(snapshot, directory),
       deliveries: servicebus.counts(queue).deliveries,
-      recordedDeclines: await recordedDeclines(database, workload),
+      recordedDeclines: await recordedDeclines(pglite, workload),
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
     });
