@@ -18,9 +18,14 @@ export interface ContenderJob {
   replicas: number;
   settings: HarnessSettings;
   verbose: boolean;
-  /** Built once by the parent, so the workers skip compiling PGlite and running initdb. */
-  databaseTemplate: DatabaseTemplate;
 }
+
+/**
+ * What the parent posts to a worker: the database template, built once by the parent (so the workers skip compiling
+ * PGlite and running initdb) and sent when it is ready, so the first workers set up their emulators, customers and
+ * queue meanwhile instead of waiting for it to start.
+ */
+export type ParentMessage = { type: "template"; template: DatabaseTemplate } | { type: "template-error"; message: string };
 
 export type WorkerMessage =
   | { type: "progress"; done: number }
@@ -30,6 +35,14 @@ export type WorkerMessage =
 
 async function main(job: ContenderJob): Promise<void> {
   const post = (message: WorkerMessage) => parentPort?.postMessage(message);
+  const template = new Promise<DatabaseTemplate>((resolve, reject) => {
+    parentPort?.once("message", (message: ParentMessage) => {
+      if (message.type === "template") resolve(message.template);
+      else reject(new Error(`the database template could not be built: ${message.message}`));
+    });
+  });
+  // Observed here so a contender that fails before it needs the database leaves no unhandled rejection behind.
+  template.catch(() => {});
   try {
     const workload = generateWorkload({ events: job.events, seed: job.seed });
     const plan = planFaults(workload, { faults: job.faults, seed: job.seed });
@@ -41,7 +54,7 @@ async function main(job: ContenderJob): Promise<void> {
       plan,
       replicas: job.replicas,
       settings: job.settings,
-      databases: new FreshDatabases(job.databaseTemplate),
+      databases: new FreshDatabases(template),
       onProgress: (done) => post({ type: "progress", done }),
       ...(job.verbose ? { log: (line: string) => post({ type: "log", line }) } : {}),
     });

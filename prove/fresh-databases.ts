@@ -18,7 +18,8 @@ export interface DatabaseTemplate {
 export class FreshDatabases {
   #template: Promise<DatabaseTemplate> | undefined;
 
-  constructor(template?: DatabaseTemplate) {
+  /** A template given (or still on its way: a worker thread gets it from its parent) is used instead of building one. */
+  constructor(template?: DatabaseTemplate | Promise<DatabaseTemplate>) {
     if (template) this.#template = Promise.resolve(template);
   }
 

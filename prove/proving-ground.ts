@@ -3,9 +3,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ContenderJob, WorkerMessage } from "./contender-worker.js";
+import type { ContenderJob, ParentMessage, WorkerMessage } from "./contender-worker.js";
 import { contenders as allContenders, selectContenders, type Contender } from "./contenders.js";
-import { FreshDatabases } from "./fresh-databases.js";
+import { FreshDatabases, type DatabaseTemplate } from "./fresh-databases.js";
 import { faultNames, planFaults, type FaultName } from "./faults.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { runContender } from "./run-contender.js";
@@ -95,9 +95,8 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
           replicas,
           settings: runFor(contender).settings,
           verbose: Boolean(options.log),
-          databaseTemplate: await databases.template(),
         };
-        return await runInWorker(workerFile, job, progress, options.log);
+        return await runInWorker(workerFile, job, databases.template(), progress, options.log);
       }
       const { workload, plan: contenderPlan, settings } = runFor(contender);
       return await runContender({
@@ -121,15 +120,22 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
   };
 
   const results: ContenderResult[] = new Array(chosen.length);
+  // Longest first, so no lane is left running the longest contender alone at the end: generated consumers take the
+  // longest (the guard's leases, the 25 h phase's re-sends, the reconciler). Results stay in the contenders' order.
+  const order = chosen.map((_, index) => index).sort((a, b) => startRank(chosen[a] as Contender) - startRank(chosen[b] as Contender));
   let next = 0;
   const lane = async () => {
-    while (next < chosen.length) {
-      const index = next++;
+    while (next < order.length) {
+      const index = order[next++] as number;
       results[index] = await runOne(chosen[index] as Contender);
     }
   };
   await Promise.all(Array.from({ length: parallel }, lane));
   return { seed, events, replicas, faults: plan.faults, contenders: results, wallMs: Date.now() - started };
+}
+
+function startRank(contender: Contender): number {
+  return contender.kind === "generated" ? 0 : 1;
 }
 
 /** The worker entry point, when this module runs as built JavaScript (a worker thread cannot load TypeScript). */
@@ -141,10 +147,16 @@ const workerFile = ((): string | undefined => {
 function runInWorker(
   file: string,
   job: ContenderJob,
+  template: Promise<DatabaseTemplate>,
   onProgress: (done: number) => void,
   log: ((line: string) => void) | undefined,
 ): Promise<ContenderResult> {
   const worker = new Worker(file, { workerData: job });
+  const post = (message: ParentMessage) => worker.postMessage(message);
+  template.then(
+    (ready) => post({ type: "template", template: ready }),
+    (error: unknown) => post({ type: "template-error", message: error instanceof Error ? error.message : String(error) }),
+  );
   return new Promise<ContenderResult>((resolve, reject) => {
     worker.on("message", (message: WorkerMessage) => {
       if (message.type === "progress") onProgress(message.done);

@@ -67,8 +67,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     stops.push(["Service Bus emulator", () => servicebus.stop()]);
     const stripe = await startStripeEmulator({ clock });
     stops.push(["Stripe emulator", () => stripe.stop()]);
-    const database = await options.databases.create();
-    stops.push(["database", () => database.close()]);
+    // The database comes last in the setup: in a worker thread its template may still be on its way from the parent.
+    const database = options.databases.create();
+    database.catch(() => {}); // awaited below; observed now so a failure meanwhile is not an unhandled rejection
+    stops.push(["database", async () => (await database).close()]);
     const client = new ServiceBusClient(servicebus.connectionString);
     stops.push(["harness client", () => client.close()]);
     // The contender's own metrics (consumers on chargeguard's runtime report through the context's meter provider).
@@ -164,6 +166,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const sender = client.createSender(queue);
     const initial = workloadMessages(workload, directory, contender.flow === "payment-intent" ? undefined : bodyOf);
     await sendAll(sender, initial);
+    const pglite = await database;
 
     log(`${contender.name}: ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${initial.length} messages sent)`);
     const { startConsumer } = await contender.load();
@@ -177,7 +180,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
           timeoutMs: settings.stripeTimeoutMs,
           maxNetworkRetries: settings.stripeMaxNetworkRetries,
         },
-        pglite: database,
+        pglite,
         clock,
         ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
         maxConcurrentCalls: settings.maxConcurrentCalls,
@@ -232,7 +235,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
         resent += await resubmitDeadLetters({ client, queue, toMove, newMessageId });
       }
       if (plan.resendUnrecorded) {
-        const { recorded } = await recordedEvents(database, workload, contender.flow);
+        const { recorded } = await recordedEvents(pglite, workload, contender.flow);
         resent += await resendUnrecorded({ sender, workload, recorded, bodyOf: (event) => (contender.flow === "payment-intent" ? directory.bodyToStripe(event.body) : bodyOf(event)), newMessageId });
       }
       log(`${contender.name}: ${resent} message(s) sent again 25 h later`);
@@ -242,7 +245,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     await fleet.stop();
     if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
     await contender.afterRun?.({
-      database,
+      database: pglite,
       clock,
       stripe: { apiKey: sandboxKey, apiBase: stripe.apiBase },
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
@@ -258,7 +261,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       paymentIntents: shape.objects(stripe.ledger),
       deadLetters: deadLetters(snapshot, directory, workloadBody),
       deliveries: servicebus.counts(queue).deliveries,
-      recordedDeclines: (await recordedEvents(database, workload, contender.flow)).declined,
+      recordedDeclines: (await recordedEvents(pglite, workload, contender.flow)).declined,
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
     });

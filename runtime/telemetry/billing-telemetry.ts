@@ -51,6 +51,8 @@ export type StripeSlot = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** What one delivery did, gathered while its flow runs. */
 interface DeliveryScope {
+  /** The telemetry whose delivery this is: another consumer's telemetry in the same process does not see it. */
+  readonly owner: BillingTelemetry;
   readonly queue: string;
   readonly source: DuplicateSource;
   readonly context: Context;
@@ -64,10 +66,16 @@ interface DeliveryScope {
   settled?: boolean;
 }
 
+/**
+ * One storage for every BillingTelemetry in the process: Node keeps each AsyncLocalStorage that was ever used in a
+ * list it walks for every promise created, so one per consumer makes a process that starts many consumers (replicas
+ * restarted in one process, as the proving ground does) slower with each one.
+ */
+const deliveryScopes = new AsyncLocalStorage<DeliveryScope>();
+
 export class BillingTelemetry {
   readonly #tracer: Tracer;
   readonly #instruments: Instruments;
-  readonly #scopes = new AsyncLocalStorage<DeliveryScope>();
   /** What a lease's billing would charge: counted when its record turns charged (in a delivery or in the reconciler). */
   readonly #charges = new WeakMap<Lease | StoreLease, { amountCents: number; currency: string }>();
 
@@ -100,13 +108,13 @@ export class BillingTelemetry {
       },
       parent,
     );
-    const scope: DeliveryScope = { queue, source, context: trace.setSpan(parent, span) };
+    const scope: DeliveryScope = { owner: this, queue, source, context: trace.setSpan(parent, span) };
     const messagingAttributes = { [messaging.system]: serviceBusSystem, [messaging.operationName]: "process", [messaging.destinationName]: queue };
     this.#instruments.consumedMessages.add(1, messagingAttributes);
     const started = performance.now();
     let failure: unknown;
     try {
-      await this.#scopes.run(scope, () => context.with(scope.context, work));
+      await deliveryScopes.run(scope, () => context.with(scope.context, work));
     } catch (error) {
       failure = error;
       throw error;
@@ -127,6 +135,12 @@ export class BillingTelemetry {
         ...(failed === undefined ? {} : { [errorType]: failed }),
       });
     }
+  }
+
+  /** The delivery this code runs for, if it is one of this telemetry's. */
+  #scope(): DeliveryScope | undefined {
+    const scope = deliveryScopes.getStore();
+    return scope?.owner === this ? scope : undefined;
   }
 
   /** The guard port, timed and traced; its answers feed the outcomes and the duplicates prevented. */
@@ -191,15 +205,15 @@ export class BillingTelemetry {
    * A flow that reports no calls but says its result was `replayed` still counts the duplicate Stripe prevented.
    */
   instrumentStripeSlot(slot?: StripeSlot): StripeSlot {
-    if (!slot) return (work) => this.#stripeWork(this.#scopes.getStore(), work);
+    if (!slot) return (work) => this.#stripeWork(this.#scope(), work);
     return <T>(work: () => Promise<T>): Promise<T> => {
-      const scope = this.#scopes.getStore();
-      return slot(() => (scope ? this.#scopes.run(scope, () => this.#stripeWork(scope, work)) : this.#stripeWork(undefined, work)));
+      const scope = this.#scope();
+      return slot(() => (scope ? deliveryScopes.run(scope, () => this.#stripeWork(scope, work)) : this.#stripeWork(undefined, work)));
     };
   }
 
   /** One Stripe call, named for its operation (flows/stripe-call.ts): a CLIENT span, its duration, a replay. */
-  readonly observeStripeCall: StripeCallObserver = (operation, call) => this.#stripeCall(this.#scopes.getStore(), operation, call);
+  readonly observeStripeCall: StripeCallObserver = (operation, call) => this.#stripeCall(this.#scope(), operation, call);
 
   /** The receiver's settlements as CLIENT spans; dead letters counted by reason. */
   instrumentSettler(receiver: MessageSettler, queue: string): MessageSettler {
@@ -207,7 +221,7 @@ export class BillingTelemetry {
       completeMessage: (message) => this.#settlement("complete", queue, () => receiver.completeMessage(message)),
       deadLetterMessage: (message, options) => {
         const reason = boundedReason(options?.deadLetterReason);
-        const scope = this.#scopes.getStore();
+        const scope = this.#scope();
         if (scope) scope.deadLetterReason = reason;
         return this.#settlement("dead_letter", queue, async () => {
           await receiver.deadLetterMessage(message, options);
@@ -221,7 +235,7 @@ export class BillingTelemetry {
   /** The retry scheduler: each scheduled retry counted, with the outcome that asked for it (busy or unknown). */
   instrumentScheduler(sender: RetryScheduler, queue: string): RetryScheduler {
     const scheduleMessages: RetryScheduler["scheduleMessages"] = async (messages, scheduledEnqueueTimeUtc, options) => {
-      const scope = this.#scopes.getStore();
+      const scope = this.#scope();
       if (scope) scope.retryScheduled = true;
       const outcome: BillingOutcomeName = scope?.claim === "busy" ? "busy" : "unknown";
       const sequenceNumbers = await this.#span(
@@ -275,7 +289,7 @@ export class BillingTelemetry {
   }
 
   #claimed(result: ClaimResult, charge: { amountCents: number; currency: string }): void {
-    const scope = this.#scopes.getStore();
+    const scope = this.#scope();
     if (scope) scope.claim = result.status;
     if (result.status === "claimed") this.#charges.set(result.lease, charge);
     const prevented: PreventedBy | undefined =
@@ -284,7 +298,7 @@ export class BillingTelemetry {
   }
 
   #storeClaimed<L extends StoreLease>(claim: StoreClaim<L>, spend: { amount: number; currency: string } | undefined): void {
-    const scope = this.#scopes.getStore();
+    const scope = this.#scope();
     const status = claim.status === "already-done" ? "already-billed" : claim.status;
     if (scope) scope.claim = status;
     if (claim.status === "claimed" && spend) this.#charges.set(claim.lease, { amountCents: spend.amount, currency: spend.currency });
@@ -294,7 +308,7 @@ export class BillingTelemetry {
   }
 
   #recorded(state: "charged" | "declined", turned: boolean, charge: { amountCents: number; currency: string } | undefined): void {
-    const scope = this.#scopes.getStore();
+    const scope = this.#scope();
     if (scope) scope.recorded = turned ? state : `${state}-noop`;
     if (!turned) return;
     this.#instruments.outcomes.add(1, { [attr.outcome]: state });
@@ -306,7 +320,7 @@ export class BillingTelemetry {
   }
 
   async #guardOperation<T>(operation: GuardOperation, work: () => Promise<T>): Promise<T> {
-    const scope = this.#scopes.getStore();
+    const scope = this.#scope();
     const started = performance.now();
     let failed: string | undefined;
     try {
@@ -358,7 +372,7 @@ export class BillingTelemetry {
   }
 
   async #settlement(disposition: "complete" | "dead_letter", queue: string, work: () => Promise<void>): Promise<void> {
-    const scope = this.#scopes.getStore();
+    const scope = this.#scope();
     if (scope) scope.settled = true;
     await this.#span(
       `${disposition} ${queue}`,

@@ -150,6 +150,9 @@ class ServiceBusBroker implements ServiceBusEmulator {
       port,
       host: "127.0.0.1",
       session_buffer_size: sessionBufferSize,
+      // rhea leaves Nagle on for accepted sockets: a small frame written while the last is unacknowledged would wait
+      // for the client's delayed ACK (up to 40 ms on Linux) before it leaves, on every exchange.
+      tcp_no_delay: true,
     } as never) as unknown as Server;
     this.#server = server;
     server.on("connection", (socket: Socket) => {

@@ -1,0 +1,59 @@
+// Every BillingTelemetry in a process shares one AsyncLocalStorage (one per consumer made each promise slower with
+// every replica started), so a delivery's scope must still belong to the telemetry that started it: another
+// consumer's instruments called inside it neither see it nor change its outcome.
+import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
+import type { ClaimInput } from "../../../runtime/guard/types.js";
+import { attributeNames, metricNames } from "../../../runtime/telemetry/metric-names.js";
+import { inMemoryTelemetry, type InMemoryTelemetry } from "../../support/in-memory-telemetry.js";
+
+const redelivered = { messageId: "m-1", body: {}, deliveryCount: 1, applicationProperties: {} } as unknown as ServiceBusReceivedMessage;
+
+const input: ClaimInput = {
+  customerId: "acct-1",
+  billingPeriod: "2026-05",
+  amountCents: 1200,
+  currency: "usd",
+  idempotencyKey: "billing:v1:delivery-scope",
+  request: { amount: 1200, currency: "usd" },
+};
+
+describe("delivery scopes of two telemetries in one process", () => {
+  let guard: BillingGuard;
+  let first: InMemoryTelemetry;
+  let second: InMemoryTelemetry;
+
+  beforeAll(async () => {
+    guard = await BillingGuard.open();
+    // A live lease held by someone else: every later claim of this billing is answered busy.
+    expect((await guard.claim(input, "holder")).status).toBe("claimed");
+    first = inMemoryTelemetry();
+    second = inMemoryTelemetry();
+  });
+
+  afterAll(async () => {
+    await Promise.all([first.shutdown(), second.shutdown()]);
+    await guard.close();
+  });
+
+  it("another telemetry's guard inside a delivery neither sees the delivery nor sets its outcome", async () => {
+    let claimed: string | undefined;
+    await first.telemetry.processMessage(redelivered, "billing", async () => {
+      claimed = (await second.telemetry.instrumentGuard(guard).claim(input, "other")).status;
+    });
+    expect(claimed).toBe("busy");
+    expect(await first.sum(metricNames.outcomes, { [attributeNames.outcome]: "busy" })).toBe(0);
+    // Counted by the telemetry that made the call, outside any delivery of its own.
+    expect(await second.sum(metricNames.duplicatesPrevented, { [attributeNames.source]: "other" })).toBe(1);
+    expect(await second.sum(metricNames.duplicatesPrevented, { [attributeNames.source]: "redelivery" })).toBe(0);
+  });
+
+  it("its own guard inside its delivery sets the outcome and the source", async () => {
+    await first.telemetry.processMessage(redelivered, "billing", async () => {
+      expect((await first.telemetry.instrumentGuard(guard).claim(input, "other")).status).toBe("busy");
+    });
+    expect(await first.sum(metricNames.outcomes, { [attributeNames.outcome]: "busy" })).toBe(1);
+    expect(await first.sum(metricNames.duplicatesPrevented, { [attributeNames.source]: "redelivery" })).toBe(1);
+  });
+});
