@@ -1,6 +1,7 @@
 // examples/generated-consumer (and examples/generated-consumer-<flow>, one per other flow) is exactly what
 // `chargeguard new consumer` writes today: regenerating each with the options it was made with yields identical
 // files, so the committed examples (the proving ground's generated contenders) never drift from the template.
+// After editing templates/files, `npm run examples:regenerate` rewrites them.
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

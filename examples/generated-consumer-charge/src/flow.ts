@@ -28,20 +28,23 @@ export const flow: FlowAdapter<FlowRequest> = {
   check: (request) => (request.metadata?.idempotency_key ? undefined : "metadata.idempotency_key is required (the look-up after the key window matches it)"),
   async execute(stripe, request, context) {
     if (context.pastKeyWindow && context.attempt > 1) {
-      const found = await findChargeByKey(stripe, request, context.idempotencyKey, context.createdAt);
+      const found = await context.stripeCall("charges.list", () => findChargeByKey(stripe, request, context.idempotencyKey, context.createdAt));
       if (found) return chargeResult(found);
     }
-    // Each field spelled out (no spread), so the lint rules see exactly what is sent and with which key.
-    const charge = await stripe.charges.create(
-      {
-        amount: request.amount,
-        currency: request.currency,
-        customer: request.customer,
-        ...(request.source === undefined ? {} : { source: request.source }),
-        ...(request.description === undefined ? {} : { description: request.description }),
-        metadata: { ...request.metadata, idempotency_key: context.idempotencyKey },
-      },
-      { idempotencyKey: context.idempotencyKey },
+    // Each field spelled out (no spread), so the lint rules see exactly what is sent and with which key; named for
+    // telemetry (context.stripeCall): the consumer's trace shows a `stripe charges.create` span for this call.
+    const charge = await context.stripeCall("charges.create", () =>
+      stripe.charges.create(
+        {
+          amount: request.amount,
+          currency: request.currency,
+          customer: request.customer,
+          ...(request.source === undefined ? {} : { source: request.source }),
+          ...(request.description === undefined ? {} : { description: request.description }),
+          metadata: { ...request.metadata, idempotency_key: context.idempotencyKey },
+        },
+        { idempotencyKey: context.idempotencyKey },
+      ),
     );
     return chargeResult(charge);
   },

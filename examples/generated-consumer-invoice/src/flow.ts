@@ -51,12 +51,12 @@ async function findItem(stripe: StripeClient, request: FlowRequest, invoice: str
 }
 
 /** A 400 from finalize or pay may mean it is already done (after the key window): the invoice's status decides. */
-async function unlessAlready(stripe: StripeClient, invoiceId: string, done: readonly string[], call: () => Promise<unknown>): Promise<void> {
+async function unlessAlready(stripe: StripeClient, context: FlowContext, invoiceId: string, done: readonly string[], call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
   } catch (error) {
     if (!isInvalidRequest(error)) throw error;
-    const invoice = await stripe.invoices.retrieve(invoiceId);
+    const invoice = await context.stripeCall("invoices.retrieve", () => stripe.invoices.retrieve(invoiceId));
     if (!done.includes(invoice.status ?? "")) throw error;
   }
 }
@@ -71,21 +71,24 @@ export const flow: FlowAdapter<FlowRequest> = {
     const problem = invoiceFlow.check?.(request, context.now);
     if (problem) throw new GuardInputError(problem);
     const lookingUp = context.pastKeyWindow && context.attempt > 1;
+    // Each Stripe call is named for telemetry (context.stripeCall): the consumer's trace shows a span per call.
 
     const invoiceId = await context.step("invoice", async (key) => {
-      const found = lookingUp ? await findInvoice(stripe, request, context) : undefined;
+      const found = lookingUp ? await context.stripeCall("invoices.list", () => findInvoice(stripe, request, context)) : undefined;
       if (found) return found;
-      const invoice = await stripe.invoices.create(
-        {
-          customer: request.customer,
-          currency: request.currency,
-          auto_advance: false,
-          collection_method: "charge_automatically",
-          pending_invoice_items_behavior: "exclude",
-          ...(request.description === undefined ? {} : { description: request.description }),
-          metadata: { ...request.metadata, idempotency_key: context.idempotencyKey },
-        },
-        { idempotencyKey: key },
+      const invoice = await context.stripeCall("invoices.create", () =>
+        stripe.invoices.create(
+          {
+            customer: request.customer,
+            currency: request.currency,
+            auto_advance: false,
+            collection_method: "charge_automatically",
+            pending_invoice_items_behavior: "exclude",
+            ...(request.description === undefined ? {} : { description: request.description }),
+            metadata: { ...request.metadata, idempotency_key: context.idempotencyKey },
+          },
+          { idempotencyKey: key },
+        ),
       );
       if (!invoice.id) throw new Error("Stripe answered an invoice without an id");
       return invoice.id;
@@ -93,37 +96,41 @@ export const flow: FlowAdapter<FlowRequest> = {
 
     for (const [index, item] of request.items.entries()) {
       await context.step(`item-${index}`, async (key) => {
-        const found = lookingUp ? await findItem(stripe, request, invoiceId, key) : undefined;
+        const found = lookingUp ? await context.stripeCall("invoiceitems.list", () => findItem(stripe, request, invoiceId, key)) : undefined;
         if (found) return found;
-        const created = await stripe.invoiceItems.create(
-          {
-            customer: request.customer,
-            invoice: invoiceId,
-            amount: item.amount,
-            currency: request.currency,
-            ...(item.description === undefined ? {} : { description: item.description }),
-            metadata: { idempotency_key: key },
-          },
-          { idempotencyKey: key },
+        const created = await context.stripeCall("invoiceitems.create", () =>
+          stripe.invoiceItems.create(
+            {
+              customer: request.customer,
+              invoice: invoiceId,
+              amount: item.amount,
+              currency: request.currency,
+              ...(item.description === undefined ? {} : { description: item.description }),
+              metadata: { idempotency_key: key },
+            },
+            { idempotencyKey: key },
+          ),
         );
         return created.id;
       });
     }
 
     await context.step("finalize", async (key) => {
-      await unlessAlready(stripe, invoiceId, ["open", "paid", "uncollectible"], () =>
-        stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key }),
+      await unlessAlready(stripe, context, invoiceId, ["open", "paid", "uncollectible"], () =>
+        context.stripeCall("invoices.finalize_invoice", () => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
       );
       return invoiceId;
     });
 
     await context.step("pay", async (key) => {
       let status: string | null = "paid";
-      await unlessAlready(stripe, invoiceId, ["paid"], async () => {
-        const paid = await stripe.invoices.pay(
-          invoiceId,
-          { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) },
-          { idempotencyKey: key },
+      await unlessAlready(stripe, context, invoiceId, ["paid"], async () => {
+        const paid = await context.stripeCall("invoices.pay", () =>
+          stripe.invoices.pay(
+            invoiceId,
+            { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) },
+            { idempotencyKey: key },
+          ),
         );
         status = paid.status;
       });

@@ -33,14 +33,17 @@ export const flow: FlowAdapter<FlowRequest> = {
     // Stable: derived from the record's key, never from the delivery (a per-delivery identifier counts twice).
     const identifier = request.identifier ?? meterIdentifier(context.idempotencyKey);
     if (context.pastKeyWindow && context.attempt > 1) throw new MeterEventUnverifiable(identifier);
-    await stripe.billing.meterEvents.create(
-      {
-        event_name: request.eventName,
-        payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
-        identifier,
-        timestamp: request.timestamp,
-      },
-      { idempotencyKey: context.idempotencyKey },
+    // Named for telemetry: the consumer's trace shows a `stripe billing.meter_events.create` span for this call.
+    await context.stripeCall("billing.meter_events.create", () =>
+      stripe.billing.meterEvents.create(
+        {
+          event_name: request.eventName,
+          payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
+          identifier,
+          timestamp: request.timestamp,
+        },
+        { idempotencyKey: context.idempotencyKey },
+      ),
     );
     return { status: "done", objectId: identifier };
   },
