@@ -118,6 +118,7 @@ export {
   type AttemptInfo,
   type SettlementAction,
 } from "./settlement-policy.js";
+export { gateSettlements, type SettlingReceiver } from "./settlement-gate.js";
 export { attemptOf, chainIdOf, retryChainProperties } from "./retry-chain.js";
 export {
   createBillingHandler,

@@ -4,6 +4,7 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type { BillingHandler } from "../billing-handler.js";
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
+import { gateSettlements } from "../settlement-gate.js";
 import { throttledErrorLog } from "../servicebus-preflight.js";
 import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
@@ -30,7 +31,9 @@ export interface IntakeParts {
 }
 
 export function startMessageIntake(parts: IntakeParts): MessageIntake {
-  const { options, log, receiver, handler, telemetry, inFlight } = parts;
+  const { options, log, handler, telemetry, inFlight } = parts;
+  // Every settlement of this receiver, the pause's abandons included, through the gate: one outcome per AMQP flush.
+  const receiver = gateSettlements(parts.receiver);
   const queue = options.serviceBus.queueName;
   const errorLog = throttledErrorLog(log);
   // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).

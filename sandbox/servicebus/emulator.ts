@@ -18,6 +18,7 @@ import { handleManagement, rightForOperation, type ManagementReply } from "./man
 import { LinkConsumer, type SenderInternals } from "./link-consumer.js";
 import type { Lock } from "./message-record.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
+import { DispositionFlush } from "./disposition-flush.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
 import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
 import { unpackTransfer } from "./wire.js";
@@ -91,6 +92,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
   readonly #queues = new Map<string, EmulatedQueue>();
   readonly #scheduler = new DeadlineScheduler();
   readonly #faultBook = new FaultBook();
+  readonly #dispositions = new DispositionFlush();
   readonly #rules: ReadonlyMap<string, AuthorizationRule>;
   /** The claims each connection earned on $cbs (tokens are per connection, as on Azure). */
   readonly #claims = new WeakMap<Connection, Claim[]>();
@@ -382,7 +384,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const delivery = context.delivery as Delivery;
     const route = this.#requestLinks.get(receiver);
     if (!route) {
-      delivery.reject({ condition: "amqp:not-found", description: "This link is not attached to an entity" });
+      this.#reject(delivery, { condition: "amqp:not-found", description: "This link is not attached to an entity" });
       return;
     }
     try {
@@ -391,7 +393,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
         this.#onSend(route.queue, unpackTransfer(context.message as Message, format), delivery);
         return;
       }
-      delivery.accept();
+      this.#accept(delivery);
       const request = context.message as Message;
       if (route.kind === "cbs") {
         this.#putToken(receiver.connection, request);
@@ -425,7 +427,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
           errorCondition: "amqp:invalid-field",
         });
       } else if (route.kind === "send") {
-        delivery.reject({ condition: "amqp:decode-error", description });
+        this.#reject(delivery, { condition: "amqp:decode-error", description });
       }
     }
   }
@@ -451,9 +453,9 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const enqueue = (): void => {
       for (const message of messages) queue.enqueue(message);
       queue.pump(queue.main);
-      delivery.accept();
+      this.#accept(delivery);
     };
-    this.#withVerdict(verdict, enqueue, () => delivery.reject(serverBusyError));
+    this.#withVerdict(verdict, enqueue, () => this.#reject(delivery, serverBusyError));
   }
 
   #onOutcome(context: EventContext, settlement: (state: DeliveryInternals["remote_state"]) => Settlement): void {
@@ -487,9 +489,20 @@ class ServiceBusBroker implements ServiceBusEmulator {
 
   /** Settles our side; the SDK waits for this. Success carries `accepted` and no error. */
   #settleDelivery(delivery: DeliveryInternals, error?: { condition: string; description: string }): void {
-    delivery.update(true, error ? outcomes.rejected({ error }).described() : outcomes.accepted().described());
-    // The client settles silently after us (rcv-settle-mode second); mark it so rhea frees the slot.
-    delivery.remote_settled = true;
+    this.#dispositions.dispose(error ? "other" : "accept", () => {
+      delivery.update(true, error ? outcomes.rejected({ error }).described() : outcomes.accepted().described());
+      // The client settles silently after us (rcv-settle-mode second); mark it so rhea frees the slot.
+      delivery.remote_settled = true;
+    });
+  }
+
+  /** A transfer taken (a send, a request): each outcome as the broker gives it, never merged with another. */
+  #accept(delivery: Delivery): void {
+    this.#dispositions.dispose("accept", () => delivery.accept());
+  }
+
+  #reject(delivery: Delivery, error: { condition: string; description: string }): void {
+    this.#dispositions.dispose("other", () => delivery.reject(error));
   }
 
   #reply(connection: Connection, request: Message, properties: Record<string, unknown>, body?: unknown): void {

@@ -14,7 +14,7 @@ const readersOwnParts = `
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import type Stripe from "stripe";
 declare const stripe: Stripe;
-declare const receiver: ServiceBusReceiver;
+declare const serviceBusReceiver: ServiceBusReceiver;
 declare function parseMyEvent(body: unknown): { id: string; cents: number; customer: string; day: string };
 declare function retryLater(message: ServiceBusReceivedMessage, outcome: unknown): Promise<void>;
 export {};

@@ -186,6 +186,37 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(0);
   });
 
+  it("messages settled in the same tick each keep their own outcome (rhea would merge them: runtime/settlement-gate.ts)", async () => {
+    const queue = sandbox.queue();
+    const [event, again] = await Promise.all([sandbox.event(), sandbox.event()]);
+    await start(queue, { maxConcurrentCalls: 8 });
+    await sandbox.send(queue, { body: again, messageId: "together-first" });
+    await settledAs(again, "completed");
+    // One batch, so the handlers run side by side: the malformed ones settle in the same tick (no Stripe call, no
+    // database), next to a charge and an already-billed redelivery.
+    const sender = sandbox.client.createSender(queue);
+    await sender.sendMessages([
+      { body: { ...event, amountCents: -1 }, messageId: "together-amount" },
+      { body: "{not json", messageId: "together-json" },
+      { body: event, messageId: "together-charge" },
+      { body: { ...event, currency: "US" }, messageId: "together-currency" },
+      { body: again, messageId: "together-again" },
+    ]);
+    await sender.close();
+    const dead = await waitFor("three dead letters", () => {
+      const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+      return letters.length >= 3 && drained(queue) ? letters : undefined;
+    });
+    expect(Object.fromEntries(dead.map((m) => [m.messageId, m.deadLetterDescription?.split(":")[0]]))).toEqual({
+      "together-amount": "amountCents",
+      "together-json": "body",
+      "together-currency": "currency",
+    });
+    await settledAs(event, "completed");
+    expect(succeeded(event)).toHaveLength(1);
+    expect(succeeded(again)).toHaveLength(1);
+  });
+
   it("dead-letters SpendCapExceeded when the period's cap would be passed", async () => {
     const queue = sandbox.queue();
     const within = await sandbox.event({ billingPeriod: "2031-01", amountCents: 700 });

@@ -1,5 +1,5 @@
 // Fault injection and the emulator's own API, driven through the real @azure/service-bus SDK.
-import { ServiceBusClient } from "@azure/service-bus";
+import { ServiceBusClient, isServiceBusError } from "@azure/service-bus";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tuneQueue } from "../../../tuning/index.js";
@@ -196,6 +196,39 @@ describe("send and connection faults", () => {
     await subscription.close();
     await receiver.close();
     expect(seen).toEqual(["before", "after"]);
+  });
+});
+
+describe("answers given in the same tick", () => {
+  // rhea would send a tick's answers as one range with the first one's outcome (sandbox/servicebus/disposition-flush.ts);
+  // the broker answers each on its own, so the emulator must too.
+  test("two completions on one link, one refused ServerBusy: one succeeds, the other fails and stays locked", async () => {
+    const queue = harness.queue({ lockDurationMs: 30_000 });
+    const sender = harness.client.createSender(queue);
+    await sender.sendMessages([{ body: "a", messageId: "a" }, { body: "b", messageId: "b" }]);
+    await sender.close();
+    harness.emulator.faults.inject({ operation: "complete", action: "serverBusy", queue, when: (message) => message.messageId === "b" });
+    const receiver = harness.impatient.createReceiver(queue);
+    const received = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2000 });
+    const byId = new Map(received.map((message) => [String(message.messageId), message]));
+    const [a, b] = await Promise.allSettled([receiver.completeMessage(byId.get("a")!), receiver.completeMessage(byId.get("b")!)]);
+    expect(a.status).toBe("fulfilled");
+    expect(b.status === "rejected" && isServiceBusError(b.reason) ? b.reason.code : b.status).toBe("ServiceBusy");
+    expect(harness.emulator.inspect(queue).locked.map((message) => message.messageId)).toEqual(["b"]);
+    harness.emulator.faults.clear();
+    await receiver.close();
+  });
+
+  test("four sends on one link, the second refused ServerBusy: each client is told its own answer", async () => {
+    const queue = harness.queue();
+    harness.emulator.faults.inject({ operation: "send", action: "serverBusy", queue, when: (message) => message.messageId === "second" });
+    const sender = harness.impatient.createSender(queue);
+    const ids = ["first", "second", "third", "fourth"];
+    const sent = await Promise.allSettled(ids.map((messageId, body) => sender.sendMessages({ body, messageId })));
+    harness.emulator.faults.clear();
+    expect(sent.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(harness.emulator.inspect(queue).active.map((message) => message.messageId)).toEqual(["first", "third", "fourth"]);
+    await sender.close();
   });
 });
 
