@@ -4,7 +4,6 @@
 // before anything is built. Free of Pulumi imports.
 import { z } from "zod";
 import { parseCidr, LARGEST_VNET_PREFIX } from "./network-plan.js";
-import type { QueueConfig } from "./stack-config.js";
 import {
   connectionBudgetPerConsumer,
   DEFAULT_FASTEST_STRIPE_CALL_MS,
@@ -16,7 +15,15 @@ import {
   stripeRatePerConsumer,
   type ReplicaBounds,
   type ReplicaBudget,
+  type QueueTuning,
 } from "../tuning/index.js";
+
+/** What a consumer app needs of the queue it consumes (the stack's QueueConfig has it). */
+export interface ConsumedQueue {
+  name: string;
+  consumerPrincipalId?: string | undefined;
+  tuning: Pick<QueueTuning, "deliveryBudgetMs">;
+}
 
 const PROJECT = "chargeguard";
 const whole = (what: string) => z.int({ error: `expected a whole number of ${what}` });
@@ -228,7 +235,7 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
   return {
     config,
     /** Each consumer against its queue; fills `config.app` with computed bounds. */
-    validateAgainstQueues(queues: QueueConfig[], problemsOut: string[]) {
+    validateAgainstQueues(queues: readonly ConsumedQueue[], problemsOut: string[]) {
       // Without a valid database there is no connection budget: its own problem is reported already.
       if (!appInput || !database) return;
       const stripe = {

@@ -7,7 +7,6 @@
 import type { StripeFaultRequest, StripeLedger } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
 import type { StripeAttempt } from "./metrics.js";
-import { cardAttempts } from "./observe.js";
 import type { WorkloadEvent } from "./workload.js";
 
 export const provingFlows = ["payment-intent", "charge", "invoice", "meter-event"] as const;
@@ -36,6 +35,16 @@ export interface FlowShape {
   attempts(ledger: StripeLedger, directory: CustomerDirectory): StripeAttempt[];
   /** Stripe objects the flow created (PaymentIntents, charges, invoices, meter events). */
   objects(ledger: StripeLedger): number;
+}
+
+/** Every charge is one card attempt (Stripe records declined ones too). */
+export function cardAttempts(ledger: StripeLedger, directory: CustomerDirectory): StripeAttempt[] {
+  return ledger.charges().map((charge) => ({
+    paymentIntentId: charge.payment_intent ?? charge.id,
+    customer: (charge.customer === null ? undefined : directory.toWorkload(charge.customer)) ?? charge.customer ?? "(none)",
+    amountCents: charge.amount,
+    outcome: charge.status === "succeeded" ? "succeeded" : charge.failure_code === null ? "other" : "declined",
+  }));
 }
 
 /** The customer and amount of any flow's body (a parsed event or a message body): what identifies the event. */

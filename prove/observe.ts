@@ -1,21 +1,11 @@
-// Reads what a run left behind into the metrics' terms: card attempts from the Stripe ledger, the dead-letter queue,
-// and the declines the contender recorded in its own billing_records table (if it keeps one).
+// Reads what a run left behind into the metrics' terms: the dead-letter queue, and the declines the contender
+// recorded in its own billing_records table (if it keeps one). Card attempts are read per flow (flows.ts).
 import type { PGlite } from "@electric-sql/pglite";
-import type { StripeLedger, QueueSnapshot } from "../sandbox/index.js";
+import type { QueueSnapshot } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
-import type { DeadLetter, StripeAttempt } from "./metrics.js";
+import type { DeadLetter } from "./metrics.js";
 import type { ProvingFlow } from "./flows.js";
 import type { Workload } from "./workload.js";
-
-/** Every charge is one card attempt (Stripe records declined ones too). */
-export function cardAttempts(ledger: StripeLedger, directory: CustomerDirectory): StripeAttempt[] {
-  return ledger.charges().map((charge) => ({
-    paymentIntentId: charge.payment_intent ?? charge.id,
-    customer: (charge.customer === null ? undefined : directory.toWorkload(charge.customer)) ?? charge.customer ?? "(none)",
-    amountCents: charge.amount,
-    outcome: charge.status === "succeeded" ? "succeeded" : charge.failure_code === null ? "other" : "declined",
-  }));
-}
 
 /** `workloadBody`: a flow's body back to the workload's own (the metrics recognise re-sent copies by it). */
 export function deadLetters(snapshot: QueueSnapshot, directory: CustomerDirectory, workloadBody?: (body: unknown) => unknown): DeadLetter[] {

@@ -4,15 +4,15 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import pLimit from "p-limit";
-import type { QueueTuning } from "../tuning/index.js";
 import type { BillingEventDefinition } from "./billing-event.js";
 import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 import type { UsageEvent } from "./usage-event.js";
-import { createBillingHandler, type BillingGuardPort, type BillingHandler } from "./billing-handler.js";
+import { createBillingHandler, type BillingHandler } from "./billing-handler.js";
 import type { FlowAdapter } from "./flows/flow-adapter.js";
 import type { GuardStore } from "./guard/guard-store.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { bounded } from "./consumer/bounded.js";
+import type { BillingConsumerOptions } from "./consumer/consumer-options.js";
 import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from "./consumer/consumer-settings.js";
 import { openGuardStores, type GuardStores } from "./consumer/guard-stores.js";
 import { InFlight } from "./consumer/in-flight.js";
@@ -21,62 +21,8 @@ import { stripeClients, type StripeClients } from "./consumer/stripe-clients.js"
 import { connectServiceBus } from "./servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
 import { createBillingTelemetry, type BillingTelemetry } from "./telemetry/billing-telemetry.js";
-import type { VaultKeyProvider } from "./vault/key-provider.js";
 
-/** `E`: the team's event (default UsageEvent); `R`: the flow's request (default a PaymentIntent's params). */
-export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest> extends ConsumerContext {
-  /**
-   * The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. With its
-   * `lockDurationMs`, settings overridden in the context are checked against the queue's lock at start.
-   */
-  tuning?: Pick<QueueTuning, "consumer"> & Partial<Pick<QueueTuning, "lockDurationMs">>;
-  /** The stable key's scope; default "billing". */
-  scope?: string;
-  /** Attempts before an unknown outcome is dead-lettered; default 8. */
-  maxAttempts?: number;
-  /** Per-period Stripe keys; default: `stripe.apiKey` for every period (EnvironmentKeyProvider). */
-  keyProvider?: VaultKeyProvider;
-  /** A period's expected total, sizing its vault key's cap; default `periodCapCents`. */
-  expectedPeriodTotalCents?: number | ((billingPeriod: string) => number);
-  /** An open guard to share (not closed by the consumer, its queued completions flushed); default: one opened from the context. */
-  guard?: BillingGuardPort;
-  /**
-   * The Stripe flow (`paymentIntentFlow`, `chargeFlow`, `invoiceFlow`, `meterEventFlow`); default payment-intent.
-   * With the default flow and event, records live in billing_records (BillingGuard); otherwise in guard_records (Guard).
-   */
-  flow?: FlowAdapter<R>;
-  /** The team's events: a schema and a function from event to identity, spend and the flow's request; default UsageEvent. */
-  event?: BillingEventDefinition<E, R>;
-  /** An open store to share for a non-default flow or event (e.g. a `Guard`), not closed by the consumer. */
-  guardStore?: GuardStore<never>;
-  /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
-  dataDir?: string;
-  /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin), twice that when messages may wait for a Stripe slot. */
-  leaseMs?: number;
-  /** Lease owner id; default host/pid/random. */
-  owner?: string;
-  /**
-   * Stripe calls at a time (each with its claim just before it); default `maxConcurrentCalls`. Set below
-   * `maxConcurrentCalls` (at least half of it), the other messages in flight record outcomes and settle while the
-   * slots call Stripe, so the guard's round trips overlap Stripe's latency instead of adding to it. A message may
-   * then wait for a slot up to one delivery budget, which the lock renewal must cover as well.
-   */
-  maxConcurrentStripeCalls?: number;
-  /**
-   * How long `close()` waits for in-flight messages to settle (a step frozen by a hook is not waited for); default
-   * the delivery budget (twice it when messages may wait for a Stripe slot): a message in flight at SIGTERM settles
-   * within it, and the platform's grace period (Container Apps' terminationGracePeriodSeconds) is set to cover it.
-   */
-  closeTimeoutMs?: number;
-  /** Metrics and traces (runtime/telemetry); default: from the context's providers, else the global ones (a no-op without an SDK). */
-  telemetry?: BillingTelemetry;
-  /** Peek the queue before subscribing, throwing ConsumerStartError when it is missing or unreachable; default true. */
-  checkQueueAtStart?: boolean;
-  /** Called when Stripe refuses the key (401/403) and the consumer pauses intake: an alert hook. */
-  onConfigurationFault?: (detail: string) => void;
-  /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
-  configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
-}
+export type { BillingConsumerOptions } from "./consumer/consumer-options.js";
 
 export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequest>(options: BillingConsumerOptions<E, R>): Promise<RunningConsumer> {
   const generic: AnyConsumerOptions = options;

@@ -2,7 +2,7 @@
 // and retries, the delivery budget they imply, the lock renewal that must cover it, and the retry policy. Settings
 // that do not agree are a ConfigurationError at start, never a failure per message.
 import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs } from "../../tuning/index.js";
-import type { BillingConsumerOptions } from "../consumer.js";
+import type { BillingConsumerOptions } from "./consumer-options.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";

@@ -3,7 +3,7 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
-import type { BillingGuardPort, BillingHandlerDeps } from "../billing-handler.js";
+import type { BillingGuardPort, BillingHandlerDeps } from "./handler-deps.js";
 import type { StepHook } from "../consumer-steps.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";

@@ -2,7 +2,7 @@
 // settlement-policy.ts for why): a failed settlement is logged with what the broker will do about it.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
-import type { MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
 import type { Billable } from "../billing-event.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import { retryMessage } from "../retry-chain.js";
