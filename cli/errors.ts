@@ -1,7 +1,6 @@
 // The CLI's errors and exit codes: 0 ok, 1 = the command's own "found something / failed" meaning, 2 = usage or
 // configuration error (bad flags, conflicting flags, a missing setting, a database or queue that is not there).
 import { CommanderError } from "commander";
-import { ConfigurationError } from "../runtime/index.js";
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -29,11 +28,15 @@ export function refuseTogether(first: [string, unknown], second: [string, unknow
   if (first[1] !== undefined && second[1] !== undefined) throw new UsageError(`${first[0]} and ${second[0]} cannot be used together: ${why}`);
 }
 
-/** The exit code for an error that reached the top: commander's own (already printed) and configuration faults are usage errors. */
-export function exitCodeFor(error: unknown): number {
+/**
+ * The exit code for an error that reached the top: commander's own (already printed) and configuration faults are
+ * usage errors. The runtime is loaded only to recognise its errors (a command that threw one has loaded it already).
+ */
+export async function exitCodeFor(error: unknown): Promise<number> {
   if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
   if (error instanceof CliError) return error.exitCode;
   // The runtime's configuration refusals (a data directory that is not a guard's or is in use, bad settings).
+  const { ConfigurationError } = await import("../runtime/index.js");
   if (error instanceof ConfigurationError) return exitCodes.usage;
   return exitCodes.failed;
 }

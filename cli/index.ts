@@ -2,13 +2,6 @@
 // The `chargeguard` command. Thin: it parses arguments and hands over to the rooms (infra, runtime, sandbox,
 // templates). Each subcommand lives in cli/commands/<name>.ts and exports `register(program)`.
 import { Command, CommanderError } from "commander";
-import { register as registerDlq } from "./commands/dlq.js";
-import { register as registerNew } from "./commands/new.js";
-import { register as registerPlan } from "./commands/plan.js";
-import { register as registerProve } from "./commands/prove.js";
-import { register as registerReconcile } from "./commands/reconcile.js";
-import { register as registerSandbox } from "./commands/sandbox.js";
-import { register as registerScan } from "./commands/scan.js";
 import { exitCodeFor } from "./errors.js";
 import { version } from "./version.js";
 
@@ -20,12 +13,23 @@ const program = new Command("chargeguard")
   .showHelpAfterError()
   .exitOverride();
 
-for (const register of [registerPlan, registerNew, registerSandbox, registerProve, registerDlq, registerReconcile, registerScan]) {
-  register(program);
-}
+// Each command's module loads only when that command runs (some bring the proving ground or the Service Bus SDK):
+// `chargeguard plan ...` loads plan.ts alone. Without a known command (help, a typo) all are registered.
+const commands: Record<string, () => Promise<{ register(program: Command): void }>> = {
+  plan: () => import("./commands/plan.js"),
+  new: () => import("./commands/new.js"),
+  sandbox: () => import("./commands/sandbox.js"),
+  prove: () => import("./commands/prove.js"),
+  dlq: () => import("./commands/dlq.js"),
+  reconcile: () => import("./commands/reconcile.js"),
+  scan: () => import("./commands/scan.js"),
+};
+const named = process.argv.slice(2).find((argument) => !argument.startsWith("-"));
+const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
+for (const module of await Promise.all(wanted.map((name) => commands[name]!()))) module.register(program);
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+program.parseAsync(process.argv).catch(async (error: unknown) => {
   // Commander has printed its own errors (and help or the version, exit 0).
   if (!(error instanceof CommanderError)) console.error(`chargeguard: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = exitCodeFor(error);
+  process.exitCode = await exitCodeFor(error);
 });

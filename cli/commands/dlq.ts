@@ -1,14 +1,9 @@
-import { isServiceBusError } from "@azure/service-bus";
 import { InvalidArgumentError, type Command } from "commander";
-import { parseIsoDuration } from "../../infra/index.js";
-import {
-  ConfigurationError,
-  operatorQueueRights,
-  peekDeadLetters,
-  resubmitDeadLetters,
-  type DeadLetterFilter,
-  type DeadLetterSummary,
-} from "../../runtime/index.js";
+import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/index.js";
+import { operatorQueueRights, parseIsoDuration } from "../../tuning/index.js";
+
+// The runtime (the Service Bus SDK and the rest) loads when a command runs, not for --help or a usage error.
+const runtime = () => import("../../runtime/index.js");
 
 interface DlqOptions {
   queue: string;
@@ -34,7 +29,8 @@ export function register(program: Command): void {
       .option("--json", "print JSON");
 
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
-    const messages = await explained(options.queue, peekDeadLetters(connection(options)));
+    const { peekDeadLetters } = await runtime();
+    const messages = await explained(options.queue, () => peekDeadLetters(connection(options)));
     if (options.json) return print(JSON.stringify(messages, null, 2));
     if (messages.length === 0) return print(`${options.queue}/$DeadLetterQueue is empty`);
     for (const message of messages) print(describe(message));
@@ -47,7 +43,8 @@ export function register(program: Command): void {
   )
     .option("--dry-run", "only list what would move, and under which id")
     .action(async (options: DlqOptions) => {
-      const report = await explained(options.queue, resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
+      const { ConfigurationError, resubmitDeadLetters } = await runtime();
+      const report = await explained(options.queue, () => resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2));
       else {
         const verb = report.dryRun ? "would send" : "sent";
@@ -68,10 +65,11 @@ export function register(program: Command): void {
 }
 
 /** Missing rights get a message naming what the operator needs instead of the SDK's bare UnauthorizedAccess. */
-async function explained<T>(queue: string, operation: Promise<T>): Promise<T> {
+async function explained<T>(queue: string, operation: () => Promise<T>): Promise<T> {
   try {
-    return await operation;
+    return await operation();
   } catch (error) {
+    const [{ isServiceBusError }, { ConfigurationError }] = await Promise.all([import("@azure/service-bus"), runtime()]);
     const unauthorized =
       (isServiceBusError(error) && error.code === "UnauthorizedAccess") ||
       (error instanceof AggregateError && error.errors.some((e: unknown) => isServiceBusError(e) && e.code === "UnauthorizedAccess"));

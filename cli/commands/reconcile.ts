@@ -1,14 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
-import {
-  BillingGuard,
-  Guard,
-  builtInFlows,
-  reconcile,
-  reconcileFlows,
-  type FlowReconcileReport,
-  type ReconcileReport,
-  createStripeClient,
-} from "../../runtime/index.js";
+import type { FlowReconcileReport, ReconcileReport } from "../../runtime/index.js";
+import { flowChoices } from "../../templates/index.js";
 import { refuseTogether, UsageError } from "../errors.js";
 
 interface ReconcileCommandOptions {
@@ -40,7 +32,7 @@ export function register(program: Command): void {
     .option("--json", "print the report as JSON")
     .option(
       "--flow <flow>",
-      `only this flow: ${Object.keys(builtInFlows).join(", ")} (default: all; the default consumer's PaymentIntents and every flow's guard_records)`,
+      `only this flow: ${flowChoices.join(", ")} (default: all; the default consumer's PaymentIntents and every flow's guard_records)`,
     )
     .addHelpText(
       "after",
@@ -57,6 +49,8 @@ export function register(program: Command): void {
       const apiKey = process.env.STRIPE_API_KEY;
       if (!apiKey) throw new UsageError("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      // The runtime loads when the command runs, not for --help or a usage error.
+      const { BillingGuard, Guard, builtInFlows, createStripeClient, reconcile, reconcileFlows } = await import("../../runtime/index.js");
       const stripe = createStripeClient({ apiKey, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);

@@ -115,7 +115,7 @@ describe("chargeguard dlq", () => {
     expect((error as Error).message).toMatch(
       /^not authorized on queue billing: dlq peek needs Listen, dlq resubmit Listen and Send \(Azure Service Bus Data Receiver \+ Azure Service Bus Data Sender/,
     );
-    expect(exitCodeFor(error)).toBe(exitCodes.usage);
+    expect(await exitCodeFor(error)).toBe(exitCodes.usage);
   });
 
   it("resubmit without Send: nothing moves, the rights are named, exit 2 (not a failed run's 1)", async () => {
@@ -125,7 +125,7 @@ describe("chargeguard dlq", () => {
     expect(before.length).toBeGreaterThan(0);
     const error = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", listenOnly).catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/^not authorized on queue billing: .*dlq resubmit Listen and Send/);
-    expect(exitCodeFor(error)).toBe(exitCodes.usage);
+    expect(await exitCodeFor(error)).toBe(exitCodes.usage);
     expect(await peek()).toEqual(before);
   });
 

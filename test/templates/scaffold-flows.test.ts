@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtInFlows } from "../../runtime/index.js";
 import { type FlowChoice, flowChoices, ScaffoldError, scaffoldConsumer } from "../../templates/index.js";
 
 const checkout = path.resolve(import.meta.dirname, "../..");
@@ -76,6 +77,10 @@ describe("scaffoldConsumer --flow", () => {
     ).rejects.toThrow(/--vault keybrake works with --flow payment-intent only/);
     expect(existsSync(path.join(scratch, "bad"))).toBe(false);
     expect(flowChoices[0]).toBe("payment-intent");
+  });
+
+  it("offers exactly the runtime's built-in flows (the CLI's --flow help for new and reconcile lists these)", () => {
+    expect([...flowChoices].sort()).toEqual(Object.keys(builtInFlows).sort());
   });
 
   it("the CLI takes --flow and exits 2 on an unknown one, writing nothing", async () => {
