@@ -54,6 +54,11 @@ export interface ConsumerThroughput {
   events: number;
   seconds: number;
   perSecond: number;
+  /**
+   * CPU time of the consumer's process per event while it drains the queue (user + system; the emulators run in a
+   * child process unless `sandboxInProcess`): what the consumer costs, steadier than a rate on a shared machine.
+   */
+  cpuMsPerEvent: number;
   /** Mean milliseconds per call of each guard step the handler waits for (with the guard only). */
   guardStepMs?: Record<string, number>;
 }
@@ -89,6 +94,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
     sdk = options.telemetry ? telemetrySdk() : undefined;
     const stopObserving = sdk && guard ? sdk.telemetry.observeGuard(() => (guard as BillingGuard).health()) : undefined;
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const drained = sandbox.drained();
     consumer = await startBillingConsumer({
       serviceBus: { connectionString: sandbox.connectionString, queueName: queue },
@@ -100,11 +106,13 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
       log: () => {},
     });
     const charged = await drained;
+    const cpu = process.cpuUsage(cpuBefore);
     stopObserving?.();
     const seconds = (performance.now() - started) / 1000;
     if (charged !== options.events) throw new Error(`expected ${options.events} charges, Stripe has ${charged}`);
     const guardStepMs = Object.fromEntries([...timings].map(([step, { calls, ms }]) => [step, ms / calls]));
-    return { events: options.events, seconds, perSecond: options.events / seconds, ...(guard ? { guardStepMs } : {}) };
+    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / options.events;
+    return { events: options.events, seconds, perSecond: options.events / seconds, cpuMsPerEvent, ...(guard ? { guardStepMs } : {}) };
   } finally {
     await consumer?.close();
     await sdk?.shutdown();

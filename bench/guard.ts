@@ -153,8 +153,12 @@ export interface EndToEndRow {
   roundRatios?: number[];
   /** Mean milliseconds per guard step the handler waits for, median over the rounds. */
   guardStepMs?: Record<string, number>;
+  /** Consumer-process CPU milliseconds per event, median over the rounds. */
+  cpuMsPerEvent: number;
   /** Telemetry on (the SDK with exporters) over the same consumer with telemetry off (median rates; target >= 0.97). */
   telemetryRatio?: number;
+  /** The same for CPU per event: what telemetry adds to the consumer's work (target <= 1.03). */
+  telemetryCpuRatio?: number;
 }
 
 const median = (values: number[]): number => {
@@ -213,6 +217,7 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
     }
   }
   const ratesOf = (v: number) => (results[v] as ConsumerThroughput[]).map((r) => r.perSecond);
+  const cpuOf = (v: number) => median((results[v] as ConsumerThroughput[]).map((r) => r.cpuMsPerEvent));
   return variants.map((variant, v) => {
     const runs = results[v] as ConsumerThroughput[];
     const rates = ratesOf(v);
@@ -220,7 +225,8 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
     const steps = [...new Set(runs.flatMap((r) => Object.keys(r.guardStepMs ?? {})))];
     const baseline = ratesOf(variants.findIndex((other) => other.baseline && other.shape === variant.shape));
     // Telemetry on is compared with the same consumer with telemetry off, round by round.
-    const telemetryOff = "telemetryOf" in variant ? ratesOf(variants.findIndex((other) => other.name === variant.telemetryOf && other.shape === variant.shape)) : undefined;
+    const offIndex = "telemetryOf" in variant ? variants.findIndex((other) => other.name === variant.telemetryOf && other.shape === variant.shape) : -1;
+    const telemetryOff = offIndex >= 0 ? ratesOf(offIndex) : undefined;
     return {
       name: variant.name,
       shape: variant.shape,
@@ -228,13 +234,14 @@ async function measureEndToEnd(events: number, rounds: number, databaseUrl: stri
       seconds: median(runs.map((r) => r.seconds)),
       perSecond,
       roundRates: rates,
+      cpuMsPerEvent: cpuOf(v),
       ...(variant.baseline
         ? {}
         : {
             ratio: perSecond / median(baseline),
             roundRatios: rates.map((rate, round) => rate / (baseline[round] as number)),
             ...(steps.length > 0 ? { guardStepMs: Object.fromEntries(steps.map((step) => [step, median(runs.map((r) => r.guardStepMs?.[step] ?? 0))])) } : {}),
-            ...(telemetryOff ? { telemetryRatio: perSecond / median(telemetryOff) } : {}),
+            ...(telemetryOff ? { telemetryRatio: perSecond / median(telemetryOff), telemetryCpuRatio: cpuOf(v) / cpuOf(offIndex) } : {}),
           }),
     };
   });
@@ -279,7 +286,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log();
     console.log(
       table(
-        [`Consumer end to end (Stripe 50 ms), median of ${rounds}`, "messages / Stripe calls", "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms", "of telemetry-off rate"],
+        [`Consumer end to end (Stripe 50 ms), median of ${rounds}`, "messages / Stripe calls", "events", "seconds", "rate", "of no-guard rate", "per round", "guard step ms", "CPU ms / event", "telemetry-off rate, CPU"],
         endToEnd.map((r) => [
           r.name,
           r.shape,
@@ -289,7 +296,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
           percent(r.ratio),
           r.roundRatios ? r.roundRatios.map(percent).join(" ") : r.roundRates.map((rate) => `${rate.toFixed(0)}/s`).join(" "),
           Object.entries(r.guardStepMs ?? {}).map(([step, ms]) => `${step} ${ms.toFixed(1)}`).join(", "),
-          r.telemetryRatio === undefined ? "" : `${(r.telemetryRatio * 100).toFixed(1)}%`,
+          r.cpuMsPerEvent.toFixed(2),
+          r.telemetryRatio === undefined ? "" : `${(r.telemetryRatio * 100).toFixed(1)}%, ${((r.telemetryCpuRatio ?? 0) * 100).toFixed(1)}%`,
         ]),
       ),
     );

@@ -5,6 +5,7 @@ import { guardPoolSize } from "../../tuning/index.js";
 import type { BillingGuardPort } from "../billing-handler.js";
 import { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
+import type { GuardHealth } from "../guard/health.js";
 import { Guard } from "../guard/record-guard.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
@@ -14,8 +15,8 @@ export interface GuardStores {
   guard: BillingGuardPort | undefined;
   /** guard_records, when the consumer is not on billing_records. */
   store: GuardStore | undefined;
-  /** The BillingGuard whose health the telemetry reads (own or shared), if any. */
-  observed: BillingGuard | undefined;
+  /** The store whose health the telemetry's gauges read (own or shared), if it tells its health. */
+  observed: { health(): Promise<GuardHealth> } | undefined;
   /** Closes what the consumer opened; flushes a shared guard's queued completions. */
   close(bound: (closing: Promise<unknown>) => Promise<void>): Promise<void>;
   /** Closes what the consumer opened, when it fails to start. */
@@ -45,7 +46,7 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
   return {
     guard,
     store: (options.guardStore ?? ownStore) as GuardStore | undefined,
-    observed: ownGuard ?? (sharedGuard instanceof BillingGuard ? sharedGuard : undefined),
+    observed: ownGuard ?? (sharedGuard instanceof BillingGuard ? sharedGuard : undefined) ?? ownStore ?? (options.guardStore instanceof Guard ? options.guardStore : undefined),
     async close(bound) {
       if (ownGuard) await bound(ownGuard.close());
       else if (guard) await bound(guard.flushCompletions());

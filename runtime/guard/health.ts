@@ -1,6 +1,7 @@
 // What operators watch in the guard's tables: how many billings are pending and how old the oldest is (a pending
 // billing older than the reconcile threshold needs the reconciler), and each recent period's spend against its cap.
-// Read by the telemetry gauges once per export, so it is two aggregate statements, never a scan per billing.
+// Read by the telemetry gauges once per export (by every replica), so it reads the spend ledger (a row per period
+// and currency) and the pending records through their partial indexes: never a scan of the billed records.
 import type { SqlExecutor } from "./sql-client.js";
 
 export interface PeriodCurrencySpend {
@@ -30,17 +31,19 @@ export async function readGuardHealth(
   type PendingRow = { pending: string | number; oldest: Date | string | null };
   type SpendRow = { billing_period: string; currency: string; used_cents: string | number; cap_cents: string | number | null };
   const [pendingRows, spendRows] = await Promise.all([
-    sql.query<PendingRow>(`SELECT count(*) AS pending, min(created_at) AS oldest FROM billing_records WHERE state = 'pending'`),
+    // Both kinds of record (the default consumer's and every other flow's), through their partial pending indexes.
+    sql.query<PendingRow>(
+      `SELECT sum(pending) AS pending, min(oldest) AS oldest FROM (
+         SELECT count(*) AS pending, min(created_at) AS oldest FROM billing_records WHERE state = 'pending'
+         UNION ALL
+         SELECT count(*), min(created_at) FROM guard_records WHERE state = 'pending') AS kinds`,
+    ),
+    // The ledger the cap is enforced on: reserved plus charged per (period, currency), for every flow; a few rows.
     sql.query<SpendRow>(
-      `WITH periods AS (SELECT DISTINCT billing_period FROM billing_records ORDER BY billing_period DESC LIMIT $1)
-       SELECT r.billing_period, r.currency,
-              COALESCE(SUM(r.amount_cents) FILTER (WHERE r.state IN ('pending', 'charged', 'completed')), 0) AS used_cents,
-              MAX(l.cap_cents) AS cap_cents
-         FROM billing_records r
-         JOIN periods p ON p.billing_period = r.billing_period
-         LEFT JOIN spend_ledger l ON l.billing_period = r.billing_period AND l.currency = r.currency
-        GROUP BY r.billing_period, r.currency
-        ORDER BY r.billing_period, r.currency`,
+      `SELECT billing_period, currency, committed_cents AS used_cents, cap_cents
+         FROM spend_ledger
+        WHERE billing_period IN (SELECT DISTINCT billing_period FROM spend_ledger ORDER BY billing_period DESC LIMIT $1)
+        ORDER BY billing_period, currency`,
       [options.periods],
     ),
   ]);

@@ -6,6 +6,7 @@ import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
 import type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease } from "./guard-store.js";
+import { readGuardHealth, type GuardHealth } from "./health.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
 import { migrate } from "./migrations.js";
 import { openSqlClient, type GuardDatabaseOptions } from "./open-sql-client.js";
@@ -139,6 +140,11 @@ export class Guard implements GuardStore<GuardLease> {
 
   #now(): Date {
     return new Date(this.clock.now());
+  }
+
+  /** What operators watch (telemetry gauges): pending records of every kind and the spend of the latest periods. */
+  async health(options: { periods?: number } = {}): Promise<GuardHealth> {
+    return readGuardHealth(this.#sql, this.#now(), { periods: options.periods ?? 12, capFor: (period, currency) => this.#cap(period, currency) });
   }
 
   /** The primitive over this store: claim, work with recovery points, record. See guarded-run.ts. */

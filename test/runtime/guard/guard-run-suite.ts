@@ -122,6 +122,20 @@ export function describeGuardRun(name: string, backend: () => GuardRunBackend): 
       expect(await guard.spend(run.spend!.period, "usd")).toMatchObject({ committedCents: 600 });
     });
 
+    it("tells its health from the ledger and the pending records: what the telemetry's gauges read for a flow", async () => {
+      const period = `2099-${id()}`;
+      await guard.run(input({ spend: { period, currency: "usd", amount: 300 } }), async () => ({ status: "done", objectId: "ch_h1" }));
+      let release!: () => void;
+      const held = guard.run(input({ spend: { period, currency: "usd", amount: 200 } }), () => new Promise((resolve) => (release = () => resolve({ status: "done", objectId: "ch_h2" }))));
+      await expect.poll(async () => (await guard.health()).pendingBillings).toBeGreaterThanOrEqual(1);
+      const health = await guard.health();
+      expect(health.oldestPendingAgeSeconds).toEqual(expect.any(Number));
+      // Reserved (the pending one) plus charged, against the period's cap; the newest period comes first in the ledger.
+      expect(health.spend).toContainEqual({ billingPeriod: period, currency: "usd", limitCents: 1_000, usageCents: 500 });
+      release();
+      await held;
+    });
+
     it("aborts the signal when the lease lapses, and no step starts after it", async () => {
       const run = input({ leaseMs: 50 });
       let stepped = false;
