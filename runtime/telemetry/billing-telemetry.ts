@@ -6,12 +6,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
   context,
+  createNoopMeter,
   metrics,
+  ProxyTracerProvider,
   trace,
   SpanKind,
   SpanStatusCode,
   type Attributes,
   type Context,
+  type Meter,
   type MeterProvider,
   type Span,
   type Tracer,
@@ -79,15 +82,28 @@ export class BillingTelemetry {
   /** What a lease's billing would charge: counted when its record turns charged (in a delivery or in the reconciler). */
   readonly #charges = new WeakMap<Lease | StoreLease, { amountCents: number; currency: string }>();
 
+  /**
+   * False when neither a meter provider nor a tracer provider is registered (or given): then every method hands the
+   * consumer's own parts back unwrapped and runs no scope, so a consumer without telemetry pays nothing for it (on
+   * Node 20 and 22 an AsyncLocalStorage in use slows every promise of the process, the guard's database calls too).
+   */
+  readonly enabled: boolean;
+
   constructor(options: BillingTelemetryOptions = {}) {
     const meterProvider = options.meterProvider ?? metrics.getMeterProvider();
     const tracerProvider = options.tracerProvider ?? trace.getTracerProvider();
-    this.#instruments = createInstruments(meterProvider.getMeter(meterName, undefined, { schemaUrl: semanticConventionsSchemaUrl }));
+    const meter = meterProvider.getMeter(meterName, undefined, { schemaUrl: semanticConventionsSchemaUrl });
+    this.#instruments = createInstruments(meter);
     this.#tracer = tracerProvider.getTracer(meterName, undefined, { schemaUrl: semanticConventionsSchemaUrl });
+    this.enabled = !(isNoopMeter(meter) && isNoopTracerProvider(tracerProvider));
   }
 
   /** Runs one delivery's flow inside its process span and scope; counts its outcome when it ends. */
-  async processMessage(message: ServiceBusReceivedMessage, queue: string, work: () => Promise<void>): Promise<void> {
+  processMessage(message: ServiceBusReceivedMessage, queue: string, work: () => Promise<void>): Promise<void> {
+    return this.enabled ? this.#process(message, queue, work) : work();
+  }
+
+  async #process(message: ServiceBusReceivedMessage, queue: string, work: () => Promise<void>): Promise<void> {
     const source = deliverySource(message);
     const parent = context.active();
     const span = this.#tracer.startSpan(
@@ -161,6 +177,7 @@ export class BillingTelemetry {
 
   /** The guard port, timed and traced; its answers feed the outcomes and the duplicates prevented. */
   instrumentGuard(guard: BillingGuardPort): BillingGuardPort {
+    if (!this.enabled) return guard;
     return {
       claim: (input, owner) =>
         this.#guardOperation("claim", async () => {
@@ -191,6 +208,7 @@ export class BillingTelemetry {
    * guard, its answers feeding the same outcomes, charged amounts and duplicates prevented.
    */
   instrumentStore<L extends StoreLease>(store: GuardStore<L>): GuardStore<L> {
+    if (!this.enabled) return store;
     return {
       claim: (request) =>
         this.#guardOperation("claim", async () => {
@@ -221,6 +239,7 @@ export class BillingTelemetry {
    * A flow that reports no calls but says its result was `replayed` still counts the duplicate Stripe prevented.
    */
   instrumentStripeSlot(slot?: StripeSlot): StripeSlot {
+    if (!this.enabled) return slot ?? ((work) => work());
     if (!slot) return (work) => this.#stripeWork(this.#scope(), work);
     return <T>(work: () => Promise<T>): Promise<T> => {
       const scope = this.#scope();
@@ -229,10 +248,11 @@ export class BillingTelemetry {
   }
 
   /** One Stripe call, named for its operation (flows/stripe-call.ts): a CLIENT span, its duration, a replay. */
-  readonly observeStripeCall: StripeCallObserver = (operation, call) => this.#stripeCall(this.#scope(), operation, call);
+  readonly observeStripeCall: StripeCallObserver = (operation, call) => (this.enabled ? this.#stripeCall(this.#scope(), operation, call) : call());
 
   /** The receiver's settlements as CLIENT spans; dead letters counted by reason. */
   instrumentSettler(receiver: MessageSettler, queue: string): MessageSettler {
+    if (!this.enabled) return receiver;
     return {
       completeMessage: (message) => this.#settlement("complete", queue, () => receiver.completeMessage(message)),
       deadLetterMessage: (message, options) => {
@@ -250,6 +270,7 @@ export class BillingTelemetry {
 
   /** The retry scheduler: each scheduled retry counted, with the outcome that asked for it (busy or unknown). */
   instrumentScheduler(sender: RetryScheduler, queue: string): RetryScheduler {
+    if (!this.enabled) return sender;
     const scheduleMessages: RetryScheduler["scheduleMessages"] = async (messages, scheduledEnqueueTimeUtc, options) => {
       const scope = this.#scope();
       if (scope) scope.retryScheduled = true;
@@ -280,6 +301,7 @@ export class BillingTelemetry {
    * (period, currency), pending billings and the oldest one's age. Returns the function that stops observing.
    */
   observeGuard(health: () => Promise<GuardHealth>): () => void {
+    if (!this.enabled) return () => {};
     const { spendLimit, spendUsage, spendUtilization, pendingBillings, oldestPendingAge } = this.#instruments;
     const observables = [spendLimit, spendUsage, spendUtilization, pendingBillings, oldestPendingAge];
     const meter = this.#instruments.meter;
@@ -417,6 +439,17 @@ export class BillingTelemetry {
       span.end();
     }
   }
+}
+
+/** The API's no-op meter (what an unregistered provider hands out), told by its class: the API exports no marker. */
+function isNoopMeter(meter: Meter): boolean {
+  return meter.constructor === createNoopMeter().constructor;
+}
+
+/** The API's no-op tracer provider, also behind the global proxy while nothing is registered. */
+function isNoopTracerProvider(provider: TracerProvider): boolean {
+  const noop = new ProxyTracerProvider().getDelegate();
+  return (provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider) === noop;
 }
 
 /** The telemetry of a billing consumer; with no providers given and no SDK registered, every call is a no-op. */

@@ -1,0 +1,37 @@
+// Without a registered SDK the telemetry is a true no-op: the consumer's parts come back unwrapped and no delivery
+// scope runs, so a consumer without telemetry pays nothing for it. With any real provider it instruments.
+import { createNoopMeter, ProxyTracerProvider } from "@opentelemetry/api";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it } from "vitest";
+import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../../../runtime/billing-handler.js";
+import { createBillingTelemetry } from "../../../runtime/telemetry/billing-telemetry.js";
+
+const noopMeters = { getMeter: () => createNoopMeter() };
+const guard = {} as BillingGuardPort;
+const settler = {} as MessageSettler;
+const scheduler = {} as RetryScheduler;
+
+describe("telemetry without an SDK", () => {
+  it("hands every part back unwrapped and runs the work as it is", async () => {
+    const telemetry = createBillingTelemetry({ meterProvider: noopMeters, tracerProvider: new ProxyTracerProvider() });
+    expect(telemetry.enabled).toBe(false);
+    expect(telemetry.instrumentGuard(guard)).toBe(guard);
+    expect(telemetry.instrumentSettler(settler, "q")).toBe(settler);
+    expect(telemetry.instrumentScheduler(scheduler, "q")).toBe(scheduler);
+    const slot = <T>(work: () => Promise<T>) => work();
+    expect(telemetry.instrumentStripeSlot(slot)).toBe(slot);
+    let ran = 0;
+    await telemetry.processMessage({ body: {} } as never, "q", async () => {
+      ran++;
+    });
+    expect(ran).toBe(1);
+  });
+
+  it("instruments as soon as either provider is real", () => {
+    expect(createBillingTelemetry({ meterProvider: new MeterProvider(), tracerProvider: new ProxyTracerProvider() }).enabled).toBe(true);
+    const traced = createBillingTelemetry({ meterProvider: noopMeters, tracerProvider: new BasicTracerProvider() });
+    expect(traced.enabled).toBe(true);
+    expect(traced.instrumentGuard(guard)).not.toBe(guard);
+  });
+});
