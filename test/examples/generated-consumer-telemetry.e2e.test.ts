@@ -4,14 +4,14 @@
 // the metrics). Without the variables it exports nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
@@ -62,17 +62,28 @@ beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), "chargeguard-otlp-"));
 });
 
+/** A consumer a failed test left running is stopped before the next one starts (it would hold its data directory). */
+afterEach(async () => {
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(running.map((child) => new Promise((resolve) => child.once("exit", resolve).kill("SIGKILL"))));
+});
+
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   await new Promise((resolve) => receiver?.close(resolve));
   await Promise.all([serviceBus?.stop(), stripe?.stop()]);
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-function startConsumer(telemetryEnv: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/** Start-up under a loaded machine (its embedded database initialised, the telemetry SDK loaded) can take a while. */
+const startUpMs = 75_000;
+
+async function startConsumer(name: string, telemetryEnv: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   let output = "";
+  // Its own directory: each consumer's embedded database (./.data) is its own.
+  const cwd = path.join(workDir, name);
+  await mkdir(cwd);
   const child = spawn(process.execPath, [main], {
-    cwd: workDir,
+    cwd,
     env: {
       PATH: process.env.PATH,
       SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
@@ -110,14 +121,14 @@ const attribute = (attributes: KeyValue[], key: string) => attributes.find((a) =
 
 describe("generated consumer telemetry export", () => {
   it("exports metrics and spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and flushes them on SIGTERM", async () => {
-    const run = startConsumer({
+    const run = await startConsumer("otlp", {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_METRIC_EXPORT_INTERVAL: "600000",
       OTEL_SERVICE_NAME: "billing-otlp-test",
       OTEL_LOGS_EXPORTER: "none",
     });
-    await expect.poll(run.output, { timeout: 30_000 }).toMatch(/consuming usage-billing/);
+    await expect.poll(run.output, { timeout: startUpMs }).toMatch(/consuming usage-billing/);
     expect(run.output()).toMatch(/telemetry: exporting to OTLP/);
     const customer = await sendEvent("otlp-1");
     await expect.poll(() => stripe.ledger.paymentIntents(customer).length, { timeout: 30_000 }).toBe(1);
@@ -141,17 +152,17 @@ describe("generated consumer telemetry export", () => {
     const process = spans.find((span) => span.name === `process ${queue}`);
     expect(process?.links?.[0]?.traceId.toLowerCase()).toBe("0af7651916cd43dd8448eb211c80319c");
     expect(spans.map((span) => span.name)).toEqual(expect.arrayContaining(["chargeguard.claim", "stripe payment_intents.create", "chargeguard.mark_charged"]));
-  }, 90_000);
+  }, 150_000);
 
   it("exports nothing without the variables", async () => {
     const before = received.metrics.length + received.traces.length;
-    const run = startConsumer({});
-    await expect.poll(run.output, { timeout: 30_000 }).toMatch(/consuming usage-billing/);
+    const run = await startConsumer("plain", {});
+    await expect.poll(run.output, { timeout: startUpMs }).toMatch(/consuming usage-billing/);
     const customer = await sendEvent("otlp-2");
     await expect.poll(() => stripe.ledger.paymentIntents(customer).length, { timeout: 30_000 }).toBe(1);
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
     expect(run.output()).not.toMatch(/telemetry:/);
     expect(received.metrics.length + received.traces.length).toBe(before);
-  }, 90_000);
+  }, 150_000);
 });
