@@ -246,6 +246,7 @@ async function planOnly(stripe: Stripe, record: BillingRecord, insideWindow: boo
 
 /** The guard with the telemetry's wrapper over the calls that change records; its readers stay the guard's own. */
 function instrumented(guard: BillingGuard, telemetry: BillingTelemetry | undefined): BillingGuardPort & Pick<BillingGuard, "clock" | "stalePending"> {
-  if (!telemetry) return guard;
+  // Disabled telemetry hands the guard itself back, whose methods a spread would not copy (they are its prototype's).
+  if (!telemetry?.enabled) return guard;
   return { ...telemetry.instrumentGuard(guard), clock: guard.clock, stalePending: (options) => guard.stalePending(options) };
 }

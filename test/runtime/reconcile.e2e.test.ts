@@ -5,7 +5,9 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import type { ClaimInput } from "../../runtime/guard/types.js";
+import { createNoopMeter, ProxyTracerProvider } from "@opentelemetry/api";
 import { reconcile, stripeKeyWindowMs } from "../../runtime/reconcile.js";
+import { createBillingTelemetry } from "../../runtime/telemetry/billing-telemetry.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { buildPaymentIntentParams } from "../../runtime/stripe/payment-intent-params.js";
 import { AdjustableClock } from "../../sandbox/clock.js";
@@ -77,6 +79,14 @@ describe("reconcile", () => {
       expect(outcomeOf(report, input)).toMatchObject({ action: "retried-with-key", paymentIntentId: intents[0]?.id });
     }
     expect(await guard.periodSpend("2026-10")).toMatchObject({ reservedCents: 0 });
+  });
+
+  it("takes a telemetry with no SDK behind it (disabled) and reconciles as without one", async () => {
+    const missing = await strandedBilling({ stripeCommitted: false });
+    const telemetry = createBillingTelemetry({ meterProvider: { getMeter: () => createNoopMeter() }, tracerProvider: new ProxyTracerProvider() });
+    expect(telemetry.enabled).toBe(false);
+    const report = await reconcile({ guard, stripe, telemetry });
+    expect(outcomeOf(report, missing)).toMatchObject({ action: "retried-with-key", paymentIntentId: intentsOf(missing)[0]?.id });
   });
 
   it("after the key window finds the committed PaymentIntent by customer and metadata instead of charging again", async () => {
