@@ -5,18 +5,19 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describeError, type FlowResult } from "./handler/flow-result.js";
 import type { BillingHandler, BillingHandlerDeps } from "./handler/handler-deps.js";
 import { guardedCharge } from "./handler/guarded-charge.js";
-import { handlerSettings, type HandlerSettings } from "./handler/handler-settings.js";
+import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./handler/handler-settings.js";
 import { isPrepared, prepareBilling } from "./handler/prepare-billing.js";
 import { settleMessage } from "./handler/settle-message.js";
 import { stepBoundaries, Stopped, type StepBoundary } from "./handler/step-boundary.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { settle } from "./settlement-policy.js";
 
-export type { BillingGuardPort, BillingHandler, BillingHandlerDeps, MessageSettler, RetryScheduler } from "./handler/handler-deps.js";
+export type { BillingGuardPort, BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler/handler-deps.js";
 
 export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
-  const settings = handlerSettings(deps);
-  return async (message, receiver, sender) => {
+  const resolved = handlerSettings(deps);
+  return async (message, receiver, sender, ports) => {
+    const settings = ports === undefined ? resolved : withDeliveryPorts(resolved, ports);
     const step = stepBoundaries(settings, message);
     const ended = await runFlow(settings, message, step);
     if (ended === stopped) return;

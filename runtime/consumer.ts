@@ -7,20 +7,20 @@ import pLimit from "p-limit";
 import type { BillingEventDefinition } from "./billing-event.js";
 import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 import type { UsageEvent } from "./usage-event.js";
-import { createBillingHandler, type BillingHandler } from "./billing-handler.js";
+import { createBillingHandler, type BillingHandler, type DeliveryPorts } from "./billing-handler.js";
 import type { FlowAdapter } from "./flows/flow-adapter.js";
 import type { GuardStore } from "./guard/guard-store.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { bounded } from "./consumer/bounded.js";
 import type { BillingConsumerOptions } from "./consumer/consumer-options.js";
 import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from "./consumer/consumer-settings.js";
-import { openGuardStores, type GuardStores } from "./consumer/guard-stores.js";
+import { openGuardStores } from "./consumer/guard-stores.js";
 import { InFlight } from "./consumer/in-flight.js";
 import { startMessageIntake } from "./consumer/message-intake.js";
 import { stripeClients, type StripeClients } from "./consumer/stripe-clients.js";
 import { connectServiceBus } from "./servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
-import { createBillingTelemetry, type BillingTelemetry } from "./telemetry/billing-telemetry.js";
+import { createBillingTelemetry } from "./telemetry/billing-telemetry.js";
 
 export type { BillingConsumerOptions } from "./consumer/consumer-options.js";
 
@@ -44,8 +44,14 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const sender = client.createSender(options.serviceBus.queueName);
   let stopped = false;
   const inFlight = new InFlight();
-  const handler = billingHandlerFor(generic, settings, { stores, stripe, telemetry, log, inFlight, isStopped: () => stopped });
-  const intake = startMessageIntake({ options: generic, settings, log, receiver, sender, handler, telemetry, stripe, inFlight, isStopped: () => stopped });
+  // The handler's ports as they are; the telemetry instruments them per delivery (message-intake.ts).
+  const ports: DeliveryPorts = {
+    ...(settings.pipelined ? { stripeSlot: pLimit(settings.stripeSlots) } : {}),
+    ...(stores.guard === undefined ? {} : { guard: stores.guard }),
+    ...(stores.store === undefined ? {} : { store: stores.store as GuardStore<never> }),
+  };
+  const handler = billingHandlerFor(generic, settings, { stripe, ports, log, inFlight, isStopped: () => stopped });
+  const intake = startMessageIntake({ options: generic, settings, log, receiver, sender, handler, ports, telemetry, stripe, inFlight, isStopped: () => stopped });
 
   let closing: Promise<void> | undefined;
   return {
@@ -74,24 +80,19 @@ function providersOf(options: ConsumerContext): Parameters<typeof createBillingT
 }
 
 interface HandlerParts {
-  stores: GuardStores;
   stripe: StripeClients;
-  telemetry: BillingTelemetry;
+  ports: DeliveryPorts;
   log: (line: string) => void;
   inFlight: InFlight;
   isStopped: () => boolean;
 }
 
-/** The billing handler on the consumer's stores, Stripe clients and slots, instrumented by its telemetry. */
+/** The billing handler on the consumer's stores, Stripe clients and slots (instrumented per delivery by the intake). */
 function billingHandlerFor(options: AnyConsumerOptions, settings: ConsumerSettings, parts: HandlerParts): BillingHandler {
-  const { stores, telemetry } = parts;
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
   const clock = options.clock;
   return createBillingHandler({
-    stripeSlot: telemetry.instrumentStripeSlot(settings.pipelined ? pLimit(settings.stripeSlots) : undefined),
-    stripeCall: telemetry.observeStripeCall,
-    ...(stores.guard === undefined ? {} : { guard: telemetry.instrumentGuard(stores.guard) }),
-    ...(stores.store === undefined ? {} : { store: telemetry.instrumentStore(stores.store) as GuardStore<never> }),
+    ...parts.ports,
     flow: settings.flow as FlowAdapter<never>,
     ...(options.event === undefined ? {} : { event: options.event as BillingEventDefinition<never, never> }),
     ...(clock === undefined ? {} : { now: () => clock.now() }),

@@ -125,6 +125,7 @@ export {
   type BillingHandler,
   type BillingHandlerDeps,
   type BillingGuardPort,
+  type DeliveryPorts,
   type MessageSettler,
   type RetryScheduler,
 } from "./billing-handler.js";
@@ -137,6 +138,7 @@ export {
   BillingTelemetry,
   createBillingTelemetry,
   type BillingTelemetryOptions,
+  type DeliveryParts,
   type StripeSlot,
 } from "./telemetry/billing-telemetry.js";
 export {

@@ -2,11 +2,11 @@
 // refuses the key (configuration-fault.ts). The handler never throws; a message delivered as intake pauses goes back
 // to the queue untouched.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
-import type { BillingHandler } from "../billing-handler.js";
+import type { BillingHandler, DeliveryPorts } from "../billing-handler.js";
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
 import { gateSettlements } from "../settlement-gate.js";
 import { throttledErrorLog } from "../servicebus-preflight.js";
-import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
+import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
 import type { InFlight } from "./in-flight.js";
@@ -24,6 +24,8 @@ export interface IntakeParts {
   receiver: ServiceBusReceiver;
   sender: ServiceBusSender;
   handler: BillingHandler;
+  /** The handler's ports as they are, for the telemetry to instrument per delivery. */
+  ports: DeliveryPorts;
   telemetry: BillingTelemetry;
   stripe: StripeClients;
   inFlight: InFlight;
@@ -47,8 +49,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
     ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
     ...options.configurationFaultProbe,
   });
-  const settler = telemetry.instrumentSettler(faults.receiver(receiver), queue);
-  const scheduler = telemetry.instrumentScheduler(parts.sender, queue);
+  const delivery: DeliveryParts = { settler: faults.receiver(receiver), scheduler: parts.sender, ports: parts.ports };
   const processMessage = async (message: ServiceBusReceivedMessage): Promise<void> => {
     if (faults.paused) {
       // Delivered as intake stopped: back to the queue untouched.
@@ -57,7 +58,10 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
     }
     inFlight.add(message);
     try {
-      await telemetry.processMessage(message, queue, () => handler(message, settler, scheduler));
+      // Telemetry off hands `delivery` back as it is: the handler then runs on the ports it was built with.
+      await telemetry.processMessage(message, queue, delivery, (own) =>
+        handler(message, own.settler, own.scheduler, own === delivery ? undefined : own.ports),
+      );
     } catch (error) {
       // The handler does not throw; if it ever did, swallowing beats the SDK's abandon.
       log(`billing handler failed unexpectedly: ${String(error)}`);

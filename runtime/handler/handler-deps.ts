@@ -51,4 +51,15 @@ export interface BillingHandlerDeps {
   stripeCall?: StripeCallObserver;
 }
 
-export type BillingHandler = (message: ServiceBusReceivedMessage, receiver: MessageSettler, sender: RetryScheduler) => Promise<void>;
+/**
+ * One delivery's own instances of the handler's ports, in place of the deps' (the consumer's telemetry hands each
+ * delivery ports bound to it, so what they report counts for that delivery). An absent field keeps the deps' one.
+ */
+export interface DeliveryPorts {
+  guard?: BillingGuardPort;
+  store?: GuardStore<never>;
+  stripeSlot?: <T>(work: () => Promise<T>) => Promise<T>;
+  stripeCall?: StripeCallObserver;
+}
+
+export type BillingHandler = (message: ServiceBusReceivedMessage, receiver: MessageSettler, sender: RetryScheduler, ports?: DeliveryPorts) => Promise<void>;

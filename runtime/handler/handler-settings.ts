@@ -3,7 +3,7 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
-import type { BillingGuardPort, BillingHandlerDeps } from "./handler-deps.js";
+import type { BillingGuardPort, BillingHandlerDeps, DeliveryPorts } from "./handler-deps.js";
 import type { StepHook } from "../consumer-steps.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
@@ -55,6 +55,17 @@ export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
     hook: deps.hook,
     isStopped: deps.isStopped,
     onHookWait: deps.onHookWait,
+  };
+}
+
+/** The settings for one delivery that brings its own ports (DeliveryPorts); the rest as resolved once. */
+export function withDeliveryPorts(settings: HandlerSettings, ports: DeliveryPorts): HandlerSettings {
+  const store = ports.store ?? (ports.guard === undefined ? undefined : billingRecordStore(ports.guard));
+  return {
+    ...settings,
+    ...(store === undefined ? {} : { store: store as GuardStore }),
+    ...(ports.stripeSlot === undefined ? {} : { slot: ports.stripeSlot }),
+    ...(ports.stripeCall === undefined ? {} : { stripeCall: ports.stripeCall }),
   };
 }
 

@@ -1,7 +1,10 @@
-// Every BillingTelemetry in a process shares one AsyncLocalStorage (one per consumer made each promise slower with
-// every replica started), so a delivery's scope must still belong to the telemetry that started it: another
-// consumer's instruments called inside it neither see it nor change its outcome.
+// A delivery's scope is handed to the parts its telemetry instruments for it (no AsyncLocalStorage): another
+// consumer's instruments called inside it neither see it nor change its outcome, and the delivery's own parts do,
+// even when a Stripe slot runs the work later from another async context.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import pLimit from "p-limit";
+import type { DeliveryParts } from "../../../runtime/telemetry/billing-telemetry.js";
+import type { MessageSettler, RetryScheduler } from "../../../runtime/billing-handler.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { ClaimInput } from "../../../runtime/guard/types.js";
@@ -9,6 +12,9 @@ import { attributeNames, metricNames } from "../../../runtime/telemetry/metric-n
 import { inMemoryTelemetry, type InMemoryTelemetry } from "../../support/in-memory-telemetry.js";
 
 const redelivered = { messageId: "m-1", body: {}, deliveryCount: 1, applicationProperties: {} } as unknown as ServiceBusReceivedMessage;
+
+const settler = { completeMessage: async () => {}, deadLetterMessage: async () => {} } as MessageSettler;
+const scheduler = { scheduleMessages: async () => [] } as unknown as RetryScheduler;
 
 const input: ClaimInput = {
   customerId: "acct-1",
@@ -39,7 +45,7 @@ describe("delivery scopes of two telemetries in one process", () => {
 
   it("another telemetry's guard inside a delivery neither sees the delivery nor sets its outcome", async () => {
     let claimed: string | undefined;
-    await first.telemetry.processMessage(redelivered, "billing", async () => {
+    await first.telemetry.processMessage(redelivered, "billing", { settler, scheduler, ports: { guard } }, async () => {
       claimed = (await second.telemetry.instrumentGuard(guard).claim(input, "other")).status;
     });
     expect(claimed).toBe("busy");
@@ -49,9 +55,13 @@ describe("delivery scopes of two telemetries in one process", () => {
     expect(await second.sum(metricNames.duplicatesPrevented, { [attributeNames.source]: "redelivery" })).toBe(0);
   });
 
-  it("its own guard inside its delivery sets the outcome and the source", async () => {
-    await first.telemetry.processMessage(redelivered, "billing", async () => {
-      expect((await first.telemetry.instrumentGuard(guard).claim(input, "other")).status).toBe("busy");
+  it("its own guard inside its delivery sets the outcome and the source, through a Stripe slot too", async () => {
+    const slot = pLimit(1);
+    const parts: DeliveryParts = { settler, scheduler, ports: { guard, stripeSlot: slot } };
+    await first.telemetry.processMessage(redelivered, "billing", parts, async (own) => {
+      // The slot runs the claim later, from its own queue: the delivery's parts still know whose it is.
+      const status = await (own.ports.stripeSlot as typeof slot)(async () => (await own.ports.guard?.claim(input, "other"))?.status);
+      expect(status).toBe("busy");
     });
     expect(await first.sum(metricNames.outcomes, { [attributeNames.outcome]: "busy" })).toBe(1);
     expect(await first.sum(metricNames.duplicatesPrevented, { [attributeNames.source]: "redelivery" })).toBe(1);

@@ -1,5 +1,5 @@
-// Without a registered SDK the telemetry is a true no-op: the consumer's parts come back unwrapped and no delivery
-// scope runs, so a consumer without telemetry pays nothing for it. With any real provider it instruments.
+// Without a registered SDK the telemetry is a true no-op: the consumer's parts come back unwrapped (a delivery gets
+// the very parts it was given), so a consumer without telemetry pays nothing for it. With any real provider it instruments.
 import { createNoopMeter, ProxyTracerProvider } from "@opentelemetry/api";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
@@ -21,11 +21,12 @@ describe("telemetry without an SDK", () => {
     expect(telemetry.instrumentScheduler(scheduler, "q")).toBe(scheduler);
     const slot = <T>(work: () => Promise<T>) => work();
     expect(telemetry.instrumentStripeSlot(slot)).toBe(slot);
-    let ran = 0;
-    await telemetry.processMessage({ body: {} } as never, "q", async () => {
-      ran++;
+    const parts = { settler, scheduler, ports: { guard } };
+    let given: unknown;
+    await telemetry.processMessage({ body: {} } as never, "q", parts, async (own) => {
+      given = own;
     });
-    expect(ran).toBe(1);
+    expect(given).toBe(parts);
   });
 
   it("instruments as soon as either provider is real", () => {

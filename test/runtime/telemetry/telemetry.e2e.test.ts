@@ -80,6 +80,11 @@ describe("billing telemetry (real SDK, real consumer, sandbox emulators)", () =>
     expect(await otel.sum(metricNames.chargedAmount, { [attributeNames.currency]: "usd" })).toBe(3 * 2_500);
     expect(await otel.sum(metricNames.chargedAmount, { [attributeNames.currency]: "eur" })).toBe(990);
     expect(await otel.sum(metricNames.deadLetters, { [attributeNames.deadLetterReason]: "InvalidEvent" })).toBe(1);
+    // Each delivery's settlement on its process span: the invalid one dead-lettered, every other one completed.
+    await expect.poll(() => processSpans(otel.spans()).length).toBe(8);
+    const dispositions = processSpans(otel.spans()).map((span) => [span.attributes["messaging.message.id"], span.attributes["messaging.servicebus.disposition_status"]]);
+    expect(dispositions.filter(([, disposition]) => disposition === "dead_letter")).toEqual([["t-invalid", "dead_letter"]]);
+    expect(dispositions.filter(([, disposition]) => disposition === "complete")).toHaveLength(7);
 
     // Gauges from the guard's tables: the period's cap, what is charged against it, nothing pending.
     const period = { [attributeNames.billingPeriod]: "2032-01", [attributeNames.currency]: "usd" };
@@ -157,7 +162,8 @@ describe("billing telemetry (real SDK, real consumer, sandbox emulators)", () =>
     expect(await prevented("stripe_replayed", "retry")).toBe(1);
     expect(await otel.sum(metricNames.stripeRequestDuration)).toBe(2);
 
-    // Two process spans, both linked to the producer; each has its claim, Stripe call and settlement as children.
+    // Two process spans, both linked to the producer; each has its claim, Stripe call and record as children, and its
+    // settlement as an attribute.
     await expect.poll(() => processSpans(otel.spans()).length).toBe(2);
     const spans = otel.spans();
     const processes = processSpans(spans);
@@ -170,10 +176,10 @@ describe("billing telemetry (real SDK, real consumer, sandbox emulators)", () =>
     const [first, retry] = processes;
     expect(first?.attributes[attributeNames.outcome]).toBe("unknown");
     expect(retry?.attributes).toMatchObject({ [attributeNames.outcome]: "charged", [attributeNames.attempt]: 2, [attributeNames.source]: "retry" });
-    expect(childNames(spans, first)).toEqual(["chargeguard.claim", `stripe payment_intents.create`, "chargeguard.release_lease", `schedule ${queue}`, `complete ${queue}`]);
-    expect(childNames(spans, retry)).toEqual(["chargeguard.claim", `stripe payment_intents.create`, "chargeguard.mark_charged", `complete ${queue}`]);
-    const complete = spans.find((span) => span.name === `complete ${queue}`);
-    expect(complete?.attributes["messaging.servicebus.disposition_status"]).toBe("complete");
+    expect(childNames(spans, first)).toEqual(["chargeguard.claim", `stripe payment_intents.create`, "chargeguard.release_lease", `schedule ${queue}`]);
+    expect(childNames(spans, retry)).toEqual(["chargeguard.claim", `stripe payment_intents.create`, "chargeguard.mark_charged"]);
+    // The first attempt is completed too, once its retry is scheduled.
+    for (const process of processes) expect(process.attributes["messaging.servicebus.disposition_status"]).toBe("complete");
   });
 });
 
