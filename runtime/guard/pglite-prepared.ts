@@ -18,8 +18,11 @@ interface Prepared {
 const preparedByDatabase = new WeakMap<PGlite, Map<string, Promise<Prepared>>>();
 /** The guard's SQL texts are a fixed set; a caller building texts at run time falls back to `query` past this. */
 const maxStatements = 128;
-/** SQLSTATE: the named statement is gone (someone ran DEALLOCATE or DISCARD ALL on this database). */
-const undefinedPreparedStatement = "26000";
+/**
+ * SQLSTATEs after which the statement is prepared again: it is gone (someone ran DEALLOCATE or DISCARD ALL), or the
+ * schema changed what it returns ("cached plan must not change result type", e.g. a column added under SELECT *).
+ */
+const prepareAgainOn = new Set(["26000", "0A000"]);
 let statementCounter = 0;
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -89,7 +92,7 @@ export async function preparedQuery(db: PGlite, sql: string, params: readonly un
   try {
     return await run(db, await prepared, params);
   } catch (error) {
-    if (retried || (error as { code?: unknown }).code !== undefinedPreparedStatement) throw error;
+    if (retried || !prepareAgainOn.has(String((error as { code?: unknown }).code))) throw error;
     preparedByDatabase.get(db)?.delete(sql);
     return preparedQuery(db, sql, params, true);
   }

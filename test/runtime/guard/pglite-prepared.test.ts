@@ -76,6 +76,15 @@ describe("preparedQuery on PGlite", () => {
     expect(await preparedQuery(db, sql, ["two"])).toEqual([{ echo: "two" }]);
   });
 
+  it("prepares again when the schema changed what a statement returns", async () => {
+    await db.exec("CREATE TABLE reshaped (id text PRIMARY KEY)");
+    await db.exec("INSERT INTO reshaped VALUES ('r')");
+    const sql = "SELECT * FROM reshaped WHERE id = $1";
+    expect(await preparedQuery(db, sql, ["r"])).toEqual([{ id: "r" }]);
+    await db.exec("ALTER TABLE reshaped ADD COLUMN note text DEFAULT 'added'");
+    expect(await preparedQuery(db, sql, ["r"])).toEqual([{ id: "r", note: "added" }]);
+  });
+
   it("keeps a bounded set of statements and runs the rest as PGlite's query does", async () => {
     const fresh = await PGlite.create();
     try {
