@@ -66,7 +66,9 @@ function preparedFor(db: PGlite, sql: string): Promise<Prepared> | undefined {
   const prepared = prepare(db, sql);
   statements.set(sql, prepared);
   // A statement that does not prepare (a syntax error, a missing table) is not remembered: the next call tries again.
-  prepared.catch(() => statements.delete(sql));
+  prepared.catch(() => {
+    if (statements.get(sql) === prepared) statements.delete(sql);
+  });
   return prepared;
 }
 
@@ -86,14 +88,19 @@ async function run(db: PGlite, prepared: Prepared, params: readonly unknown[]): 
 }
 
 /** Runs `sql` as a named prepared statement on `db` (prepared on first use), else as `db.query` would. */
-export async function preparedQuery(db: PGlite, sql: string, params: readonly unknown[], retried = false): Promise<Record<string, unknown>[]> {
+export function preparedQuery(db: PGlite, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  return runPrepared(db, sql, params, false);
+}
+
+async function runPrepared(db: PGlite, sql: string, params: readonly unknown[], retried: boolean): Promise<Record<string, unknown>[]> {
   const prepared = preparedFor(db, sql);
   if (!prepared) return (await db.query(sql, params as unknown[])).rows as Record<string, unknown>[];
   try {
     return await run(db, await prepared, params);
   } catch (error) {
     if (retried || !prepareAgainOn.has(String((error as { code?: unknown }).code))) throw error;
-    preparedByDatabase.get(db)?.delete(sql);
-    return preparedQuery(db, sql, params, true);
+    const statements = preparedByDatabase.get(db);
+    if (statements?.get(sql) === prepared) statements.delete(sql);
+    return runPrepared(db, sql, params, true);
   }
 }
