@@ -23,7 +23,7 @@ import {
 } from "@opentelemetry/api";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { BillingGuardPort, DeliveryPorts, MessageSettler, RetryScheduler } from "../billing-handler.js";
-import type { StripeCallObserver, StripeOperation } from "../flows/stripe-call.js";
+import type { StripeOperation } from "../flows/stripe-call.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import type { GuardStore, StoreClaim, StoreLease } from "../guard/guard-store.js";
 import type { ClaimResult, Lease } from "../guard/types.js";
@@ -159,18 +159,6 @@ export class BillingTelemetry {
     }
   }
 
-  /**
-   * Attribute sets that do not change per message, made once: a delivery records several metrics and spans, and
-   * building their attributes anew for each was a measurable share of what telemetry adds (bench:guard).
-   */
-  readonly #constantAttributes = new Map<string, Attributes>();
-
-  #constant(key: string, make: () => Attributes): Attributes {
-    let attributes = this.#constantAttributes.get(key);
-    if (attributes === undefined) this.#constantAttributes.set(key, (attributes = Object.freeze(make())));
-    return attributes;
-  }
-
   readonly #processingByQueue = new Map<string, Operation>();
 
   /** The process span's name and the messaging metrics' attributes, per queue. */
@@ -231,11 +219,7 @@ export class BillingTelemetry {
    * A guard_records store (any flow but the default one, or the team's own event): timed and traced like the billing
    * guard, its answers feeding the same outcomes, charged amounts and duplicates prevented.
    */
-  instrumentStore<L extends StoreLease>(store: GuardStore<L>): GuardStore<L> {
-    return this.enabled ? this.#storePort(store, undefined) : store;
-  }
-
-  #storePort<L extends StoreLease>(store: GuardStore<L>, scope: DeliveryScope | undefined): GuardStore<L> {
+  #storePort<L extends StoreLease>(store: GuardStore<L>, scope: DeliveryScope): GuardStore<L> {
     return {
       claim: (request) =>
         this.#guardOperation("claim", scope, async () => {
@@ -261,35 +245,23 @@ export class BillingTelemetry {
   }
 
   /**
-   * The flow's Stripe work in its slot (outside a delivery). Its calls are traced one by one (`observeStripeCall`),
-   * inside the slot: the wait for a slot is not Stripe's time. A flow that reports no calls but says its result was
-   * `replayed` still counts the duplicate Stripe prevented.
+   * The flow's Stripe work in its slot. Its calls are traced one by one (`#stripeCall`), inside the slot: the wait for
+   * a slot is not Stripe's time. A flow that reports no calls but says its result was `replayed` still counts the
+   * duplicate Stripe prevented.
    */
-  instrumentStripeSlot(slot?: StripeSlot): StripeSlot {
-    if (!this.enabled) return slot ?? ((work) => work());
-    return this.#stripeSlot(slot, undefined);
-  }
-
-  #stripeSlot(slot: StripeSlot | undefined, scope: DeliveryScope | undefined): StripeSlot {
+  #stripeSlot(slot: StripeSlot | undefined, scope: DeliveryScope): StripeSlot {
     if (!slot) return (work) => this.#stripeWork(scope, work);
     return (work) => slot(() => this.#stripeWork(scope, work));
   }
 
-  /** One Stripe call outside a delivery, named for its operation (flows/stripe-call.ts): a CLIENT span, its duration, a replay. */
-  readonly observeStripeCall: StripeCallObserver = (operation, call) => (this.enabled ? this.#stripeCall(undefined, operation, call) : call());
-
-  /** The receiver's settlements (outside a delivery) as CLIENT spans; dead letters counted by reason. */
-  instrumentSettler(receiver: MessageSettler, queue: string): MessageSettler {
-    return this.enabled ? this.#settler(receiver, queue, undefined) : receiver;
-  }
-
-  #settler(receiver: MessageSettler, queue: string, scope: DeliveryScope | undefined): MessageSettler {
+  /** The receiver's settlements, as the process span's disposition; dead letters counted by reason. */
+  #settler(receiver: MessageSettler, queue: string, scope: DeliveryScope): MessageSettler {
     return {
-      completeMessage: (message) => this.#settlement("complete", queue, scope, () => receiver.completeMessage(message)),
+      completeMessage: (message) => this.#settlement("complete", scope, () => receiver.completeMessage(message)),
       deadLetterMessage: (message, options) => {
         const reason = boundedReason(options?.deadLetterReason);
-        if (scope) scope.deadLetterReason = reason;
-        return this.#settlement("dead_letter", queue, scope, async () => {
+        scope.deadLetterReason = reason;
+        return this.#settlement("dead_letter", scope, async () => {
           await receiver.deadLetterMessage(message, options);
           // A configuration fault gate puts the message back and pauses: no dead letter to count.
           if (!leftOnQueue(message)) this.#instruments.deadLetters.add(1, { [attr.deadLetterReason]: reason, [messaging.destinationName]: queue });
@@ -298,15 +270,11 @@ export class BillingTelemetry {
     };
   }
 
-  /** The retry scheduler (outside a delivery): each scheduled retry counted, with the outcome that asked for it. */
-  instrumentScheduler(sender: RetryScheduler, queue: string): RetryScheduler {
-    return this.enabled ? this.#scheduler(sender, queue, undefined) : sender;
-  }
-
-  #scheduler(sender: RetryScheduler, queue: string, scope: DeliveryScope | undefined): RetryScheduler {
+  /** The retry scheduler: each scheduled retry counted, with the outcome that asked for it (busy or unknown). */
+  #scheduler(sender: RetryScheduler, queue: string, scope: DeliveryScope): RetryScheduler {
     const scheduleMessages: RetryScheduler["scheduleMessages"] = async (messages, scheduledEnqueueTimeUtc, options) => {
-      if (scope) scope.retryScheduled = true;
-      const outcome: BillingOutcomeName = scope?.claim === "busy" ? "busy" : "unknown";
+      scope.retryScheduled = true;
+      const outcome: BillingOutcomeName = scope.claim === "busy" ? "busy" : "unknown";
       const sequenceNumbers = await this.#span(
         `schedule ${queue}`,
         SpanKind.PRODUCER,
@@ -395,13 +363,13 @@ export class BillingTelemetry {
     return this.#timedSpan(known, SpanKind.INTERNAL, scope, this.#instruments.guardOperationDuration, work);
   }
 
-  async #stripeWork<T>(scope: DeliveryScope | undefined, work: () => Promise<T>): Promise<T> {
+  async #stripeWork<T>(scope: DeliveryScope, work: () => Promise<T>): Promise<T> {
     const result = await work();
     if ((result as { replayed?: unknown } | undefined)?.replayed === true) this.#stripeReplayed(scope);
     return result;
   }
 
-  async #stripeCall<T>(scope: DeliveryScope | undefined, operation: StripeOperation, call: () => Promise<T>): Promise<T> {
+  async #stripeCall<T>(scope: DeliveryScope, operation: StripeOperation, call: () => Promise<T>): Promise<T> {
     const known = cached(this.#stripeOperations, operation, () => ({ name: `stripe ${operation}`, attributes: { [attr.stripeOperation]: operation } }));
     try {
       const result = await this.#timedSpan(known, SpanKind.CLIENT, scope, this.#instruments.stripeRequestDuration, call);
@@ -415,37 +383,26 @@ export class BillingTelemetry {
   }
 
   /** A duplicate Stripe prevented, once per delivery however many of its calls (an invoice's steps) were replayed. */
-  #stripeReplayed(scope: DeliveryScope | undefined): void {
-    if (scope?.stripeReplayed) return;
-    if (scope) scope.stripeReplayed = true;
+  #stripeReplayed(scope: DeliveryScope): void {
+    if (scope.stripeReplayed) return;
+    scope.stripeReplayed = true;
     this.#prevented("stripe_replayed", scope);
   }
 
   /**
-   * In a delivery, the disposition is an attribute of its process span (as the conventions put it on the operation
-   * that settles) rather than a span of its own: a fifth span per message was a fifth of what tracing cost. Outside a
-   * delivery, a CLIENT span.
+   * The disposition is an attribute of the delivery's process span (as the conventions put it on the operation that
+   * settles) rather than a span of its own: a fifth span per message was a fifth of what tracing cost, and the Service
+   * Bus SDK spans each settlement itself when its tracing is on.
    */
-  async #settlement(disposition: "complete" | "dead_letter", queue: string, scope: DeliveryScope | undefined, work: () => Promise<void>): Promise<void> {
-    if (scope) {
-      scope.settled = true;
-      scope.span.setAttribute(messaging.dispositionStatus, disposition);
-      try {
-        await work();
-      } catch (error) {
-        scope.settlementFailed = errorTypeOf(error);
-        throw error;
-      }
-      return;
+  async #settlement(disposition: "complete" | "dead_letter", scope: DeliveryScope, work: () => Promise<void>): Promise<void> {
+    scope.settled = true;
+    scope.span.setAttribute(messaging.dispositionStatus, disposition);
+    try {
+      await work();
+    } catch (error) {
+      scope.settlementFailed = errorTypeOf(error);
+      throw error;
     }
-    const attributes = this.#constant(`${disposition} ${queue}`, () => ({
-      [messaging.system]: serviceBusSystem,
-      [messaging.operationName]: disposition,
-      [messaging.operationType]: "settle",
-      [messaging.destinationName]: queue,
-      [messaging.dispositionStatus]: disposition,
-    }));
-    await this.#span(`${disposition} ${queue}`, SpanKind.CLIENT, attributes, undefined, work);
   }
 
   /** `work` in a child span (as `#span`), its duration recorded in `duration` with the span's attributes. */

@@ -17,11 +17,8 @@ describe("telemetry without an SDK", () => {
     const telemetry = createBillingTelemetry({ meterProvider: noopMeters, tracerProvider: new ProxyTracerProvider() });
     expect(telemetry.enabled).toBe(false);
     expect(telemetry.instrumentGuard(guard)).toBe(guard);
-    expect(telemetry.instrumentSettler(settler, "q")).toBe(settler);
-    expect(telemetry.instrumentScheduler(scheduler, "q")).toBe(scheduler);
     const slot = <T>(work: () => Promise<T>) => work();
-    expect(telemetry.instrumentStripeSlot(slot)).toBe(slot);
-    const parts = { settler, scheduler, ports: { guard } };
+    const parts = { settler, scheduler, ports: { guard, stripeSlot: slot } };
     let given: unknown;
     await telemetry.processMessage({ body: {} } as never, "q", parts, async (own) => {
       given = own;
@@ -29,10 +26,16 @@ describe("telemetry without an SDK", () => {
     expect(given).toBe(parts);
   });
 
-  it("instruments as soon as either provider is real", () => {
+  it("instruments as soon as either provider is real", async () => {
     expect(createBillingTelemetry({ meterProvider: new MeterProvider(), tracerProvider: new ProxyTracerProvider() }).enabled).toBe(true);
     const traced = createBillingTelemetry({ meterProvider: noopMeters, tracerProvider: new BasicTracerProvider() });
     expect(traced.enabled).toBe(true);
     expect(traced.instrumentGuard(guard)).not.toBe(guard);
+    const parts = { settler, scheduler, ports: { guard } };
+    await traced.processMessage({ body: {} } as never, "q", parts, async (own) => {
+      expect(own).not.toBe(parts);
+      expect(own.ports.guard).not.toBe(guard);
+      expect(own.settler).not.toBe(settler);
+    });
   });
 });
