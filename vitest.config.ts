@@ -3,17 +3,15 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const room = (name: string) => fileURLToPath(new URL(`./${name}/index.ts`, import.meta.url));
+// Every package entry point ("chargeguard/runtime/guard" is its own entry, not a file under "chargeguard/runtime").
+const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
+  ["guard", "flows", "handler", "telemetry", "operator"].map((subpath) => `runtime/${subpath}`),
+);
 
 export default defineConfig({
   resolve: {
-    // Tests run the TypeScript sources; "chargeguard/<room>" means the source room, not dist/.
-    alias: {
-      "chargeguard/infra": room("infra"),
-      "chargeguard/runtime": room("runtime"),
-      "chargeguard/sandbox": room("sandbox"),
-      "chargeguard/templates": room("templates"),
-      "chargeguard/tuning": room("tuning"),
-    },
+    // Tests run the TypeScript sources; "chargeguard/<entry>" means the source room, not dist/.
+    alias: entries.map((entry) => ({ find: new RegExp(`^chargeguard/${entry}$`), replacement: room(entry) })),
   },
   test: {
     testTimeout: 60_000,

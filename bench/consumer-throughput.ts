@@ -10,14 +10,10 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import pg from "pg";
 import Stripe from "stripe";
-import {
-  type BillingGuardPort,
-  startBillingConsumer,
-  type RunningConsumer,
-  type UsageEvent,
-  BillingGuard,
-  createBillingTelemetry,
-} from "../runtime/index.js";
+import { type BillingGuardPort } from "../runtime/handler/index.js";
+import { startBillingConsumer, type RunningConsumer, type UsageEvent } from "../runtime/index.js";
+import { BillingGuard } from "../runtime/guard/index.js";
+import { createBillingTelemetry } from "../runtime/telemetry/index.js";
 import { startServiceBusEmulator, startStripeEmulator } from "../sandbox/index.js";
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";

@@ -15,7 +15,8 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { BillingGuard, type ClaimInput, stableKey } from "../runtime/index.js";
+import { BillingGuard, type ClaimInput } from "../runtime/guard/index.js";
+import { stableKey } from "../runtime/index.js";
 import { measureConsumerThroughput, type ConsumerThroughput } from "./consumer-throughput.js";
 
 export interface RateRow {

@@ -1,6 +1,6 @@
 // The fault catalogue and the seeded schedule: which event meets which fault. Every contender gets the same plan,
 // so a difference in outcome is the consumer's doing, not luck.
-import { consumerSteps, type ConsumerStep } from "../runtime/index.js";
+import { consumerSteps, type ConsumerStep } from "../runtime/handler/index.js";
 import { seededRandom } from "./random.js";
 import type { Workload } from "./workload.js";
 

@@ -3,7 +3,10 @@
 import type { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
 import type { MeterProvider } from "@opentelemetry/api";
-import { type StripeSettings, BillingGuard, Guard, createBillingTelemetry, reconcile, reconcileFlows } from "../runtime/index.js";
+import { type StripeSettings, Guard } from "../runtime/index.js";
+import { BillingGuard } from "../runtime/guard/index.js";
+import { createBillingTelemetry } from "../runtime/telemetry/index.js";
+import { reconcile, reconcileFlows } from "../runtime/operator/index.js";
 import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {

@@ -7,7 +7,8 @@
 // process is gone from then on: a flow still running freezes at its next boundary, its connections are closed in
 // the background and its locks and leases lapse. A fresh replica then takes its place: scale-in lowered the count,
 // and KEDA scales back out while the queue still holds a backlog (the harness's queue always does until it drains).
-import type { ConsumerContext, RunningConsumer, StartConsumer, ConsumerStep, UsageEvent } from "../runtime/index.js";
+import type { ConsumerContext, RunningConsumer, StartConsumer, UsageEvent } from "../runtime/index.js";
+import type { ConsumerStep } from "../runtime/handler/index.js";
 
 export interface ReplicaFleetOptions {
   start: StartConsumer;

@@ -3,7 +3,9 @@
 // (generated consumer), then the judgement. Everything it starts, it stops.
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
-import { builtInFlows, consumerQueueRights, type ConsumerStep, type UsageEvent } from "../runtime/index.js";
+import { builtInFlows } from "../runtime/operator/index.js";
+import { consumerQueueRights, type UsageEvent } from "../runtime/index.js";
+import { type ConsumerStep } from "../runtime/handler/index.js";
 import { deliveryBudgetMs } from "../tuning/index.js";
 import { AdjustableClock, startServiceBusEmulator, startStripeEmulator, type StripeFaultRequest } from "../sandbox/index.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";

@@ -7,7 +7,7 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
-import { attributeNames, metricNames } from "../runtime/index.js";
+import { attributeNames, metricNames } from "../runtime/telemetry/index.js";
 
 /** Collects on demand; nothing is exported in the background. */
 export class PullMetricReader extends MetricReader {

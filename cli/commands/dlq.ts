@@ -1,9 +1,12 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/index.js";
+import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
 import { operatorQueueRights, parseIsoDuration } from "../../tuning/index.js";
 
 // The runtime (the Service Bus SDK and the rest) loads when a command runs, not for --help or a usage error.
-const runtime = () => import("../../runtime/index.js");
+const runtime = async () => {
+  const [root, operator] = await Promise.all([import("../../runtime/index.js"), import("../../runtime/operator/index.js")]);
+  return { ConfigurationError: root.ConfigurationError, ...operator };
+};
 
 interface DlqOptions {
   queue: string;

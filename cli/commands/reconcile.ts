@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { FlowReconcileReport, ReconcileReport } from "../../runtime/index.js";
+import type { FlowReconcileReport, ReconcileReport } from "../../runtime/operator/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { refuseTogether, UsageError } from "../errors.js";
 
@@ -50,7 +50,12 @@ export function register(program: Command): void {
       if (!apiKey) throw new UsageError("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
-      const { BillingGuard, Guard, builtInFlows, createStripeClient, reconcile, reconcileFlows } = await import("../../runtime/index.js");
+      const [{ Guard }, { BillingGuard }, { createStripeClient }, { builtInFlows, reconcile, reconcileFlows }] = await Promise.all([
+        import("../../runtime/index.js"),
+        import("../../runtime/guard/index.js"),
+        import("../../runtime/flows/index.js"),
+        import("../../runtime/operator/index.js"),
+      ]);
       const stripe = createStripeClient({ apiKey, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);

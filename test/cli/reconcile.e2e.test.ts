@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BillingGuard } from "../../runtime/index.js";
+import { BillingGuard } from "../../runtime/guard/index.js";
 import { buildCli, runCli, type BuiltCli } from "../support/built-cli.js";
 
 let cli: BuiltCli;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { startBillingConsumer } from "../../runtime/consumer.js";
 import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/dlq.js";
-import { operatorQueueRights } from "../../runtime/index.js";
+import { operatorQueueRights } from "../../runtime/handler/index.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtInFlows } from "../../runtime/index.js";
+import { builtInFlows } from "../../runtime/operator/index.js";
 import { type FlowChoice, flowChoices, ScaffoldError, scaffoldConsumer } from "../../templates/index.js";
 
 const checkout = path.resolve(import.meta.dirname, "../..");

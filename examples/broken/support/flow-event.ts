@@ -1,7 +1,8 @@
 // How the seeds read an event of another flow: the body parsed and trusted, as readUsageEvent does for PaymentIntents.
 // The shapes are the generated consumers' (src/event.ts of `chargeguard new consumer --flow X`), minus the checks.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import type { ConsumerContext, ConsumerStep, UsageEvent } from "../../../runtime/index.js";
+import type { ConsumerContext, UsageEvent } from "../../../runtime/index.js";
+import type { ConsumerStep } from "../../../runtime/handler/index.js";
 
 export interface ChargeEvent {
   customerId: string;

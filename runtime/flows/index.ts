@@ -1,0 +1,18 @@
+// chargeguard/runtime/flows: the flows' limits and operations, and the Stripe client they call. The flow adapters
+// themselves are in the root export.
+export { flowNames, stripeKeyWindowMs as flowKeyWindowMs } from "./flow-adapter.js";
+export { maxInvoiceItems } from "./invoice-flow.js";
+export { maxMeterIdentifierLength } from "./meter-event-flow.js";
+export { stripeOperations, type StripeOperation, type StripeCallObserver } from "./stripe-call.js";
+export { classifyStripeError, type StripeFailure } from "../stripe/classify-error.js";
+export { createStripeClient, type StripeClientOptions } from "../stripe/client.js";
+export { createPaymentIntent } from "../stripe/create-payment-intent.js";
+export { buildPaymentIntentParams, type PaymentIntentRequest } from "../stripe/payment-intent-params.js";
+export { maxIdempotencyKeyLength } from "../stable-key.js";
+export { maxEventBodyBytes } from "../event-schema.js";
+export {
+  minorUnitsPerMajor,
+  zeroDecimalCurrencies,
+  threeDecimalCurrencies,
+  wholeUnitTwoDecimalCurrencies,
+} from "../currency.js";

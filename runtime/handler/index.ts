@@ -1,0 +1,26 @@
+// chargeguard/runtime/handler: the message handler startBillingConsumer runs, for a consumer that drives its own
+// receiver: settlement policy, retry chain (scheduled retries keep the event's identity), step hooks and clock.
+export {
+  createBillingHandler,
+  type BillingHandler,
+  type BillingHandlerDeps,
+  type BillingGuardPort,
+  type DeliveryPorts,
+  type MessageSettler,
+  type RetryScheduler,
+} from "../billing-handler.js";
+export {
+  settle,
+  retryMessageId,
+  defaultRetryPolicy,
+  type BillingOutcome,
+  type RetryPolicy,
+  type AttemptInfo,
+  type SettlementAction,
+} from "../settlement-policy.js";
+export { attemptOf, chainIdOf, retryChainProperties } from "../retry-chain.js";
+export { consumerSteps, type ConsumerStep, type StepHook } from "../consumer-steps.js";
+export { configurationFaultReason } from "../configuration-fault.js";
+export { systemClock, type Clock } from "../clock.js";
+export { capCents } from "../vault/keybrake-key-provider.js";
+export { operatorQueueRights, type SasRight } from "../../tuning/index.js";

@@ -1,0 +1,32 @@
+// chargeguard/runtime/operator: the operators' tools behind the chargeguard CLI: dead-letter inspection and
+// resubmission, and the reconcilers that finish billings a crash left pending.
+export {
+  peekDeadLetters,
+  resubmitDeadLetters,
+  resubmission,
+  resubmitMessageId,
+  resubmitIdReason,
+  type DeadLetterFilter,
+  type DeadLetterOptions,
+  type DeadLetterSummary,
+  type ResubmitOptions,
+  type ResubmitReport,
+  type ResubmittedMessage,
+} from "../dlq.js";
+export {
+  reconcile,
+  findPaymentIntent,
+  stripeKeyWindowMs,
+  type ReconcileAction,
+  type ReconcileOptions,
+  type ReconcileOutcome,
+  type ReconcileReport,
+} from "../reconcile.js";
+export {
+  reconcileFlows,
+  builtInFlows,
+  type FlowReconcileAction,
+  type FlowReconcileOptions,
+  type FlowReconcileOutcome,
+  type FlowReconcileReport,
+} from "../reconcile-flows.js";
