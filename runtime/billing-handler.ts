@@ -1,4 +1,4 @@
-// The per-message billing flow (design.md, "The billing flow"): parse -> stable key -> claim -> Stripe -> record
+// The per-message billing flow (ARCHITECTURE.md, "How a billing event travels"): parse -> stable key -> claim -> Stripe -> record
 // -> settle, each step in runtime/handler/. One function per message; it never throws and never abandons (see
 // settlement-policy.ts for why).
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";

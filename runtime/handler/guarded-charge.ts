@@ -1,4 +1,4 @@
-// Steps 3-5 of the flow (design.md): claim the record, call Stripe through the period's vault key in a Stripe slot,
+// Steps 3-5 of the flow (ARCHITECTURE.md, "How a billing event travels"): claim the record, call Stripe through the period's vault key in a Stripe slot,
 // record the outcome; then the guard's outcome as the settlement table's.
 import type { StepBoundary } from "./step-boundary.js";
 import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";

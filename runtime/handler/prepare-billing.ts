@@ -1,4 +1,4 @@
-// Steps 1-2 of the flow (design.md): parse and validate the event, derive its stable key and the flow's request, and
+// Steps 1-2 of the flow (ARCHITECTURE.md, "How a billing event travels"): parse and validate the event, derive its stable key and the flow's request, and
 // let the flow refuse what Stripe would. Nothing here touches the guard or Stripe.
 import type { Billable } from "../billing-event.js";
 import { parseBillingEvent } from "../billing-event.js";

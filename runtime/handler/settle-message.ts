@@ -1,4 +1,4 @@
-// Step 6 of the flow (design.md): carry out the settlement table's action. Never throws and never abandons (see
+// Step 6 of the flow (ARCHITECTURE.md, "How a billing event travels"): carry out the settlement table's action. Never throws and never abandons (see
 // settlement-policy.ts for why): a failed settlement is logged with what the broker will do about it.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
