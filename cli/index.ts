@@ -5,6 +5,15 @@ import { Command, CommanderError } from "commander";
 import { exitCodeFor } from "./errors.js";
 import { version } from "./version.js";
 
+// A reader that stops reading (`chargeguard prove --help | head`) closes the pipe: that ends the output, not the
+// process with an unhandled EPIPE and a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 // exitOverride before the subcommands are registered, so they inherit it: commander's usage errors then reach the
 // catch below and exit 2, not commander's default 1 (which some commands use for "found something").
 const program = new Command("chargeguard")

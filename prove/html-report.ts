@@ -2,6 +2,7 @@
 // SVG bar chart of succeeded charges per contender, the duplicate part of each bar highlighted.
 import { formatCents } from "./metrics.js";
 import type { ProvingGroundResult } from "./results.js";
+import { describeScale } from "./run-scale.js";
 
 const barHeight = 26;
 const labelWidth = 230;
@@ -58,7 +59,7 @@ td:first-child,td:nth-child(2),td:last-child,th{text-align:left}.bad{background:
 svg .name,svg .value{font:13px system-ui,sans-serif;fill:#1b1f24}svg .ok{fill:#2da44e}svg .charged{fill:#8c959f}svg .dup{fill:#cf222e}
 </style></head><body>
 <h1>chargeguard proving ground</h1>
-<p>${result.events.toLocaleString("en-US")} events, ${result.replicas} replicas per contender, seed ${result.seed}, faults: ${escape(result.faults.join(", ") || "none")}.</p>
+<p>${escape(describeScale(result))}; seed ${result.seed}, faults: ${escape(result.faults.join(", ") || "none")}.</p>
 <h2>Succeeded charges per contender</h2>
 <p>Green: a contender that passed; grey: charges of one that failed; <span style="color:#cf222e">red: duplicate charges</span>.</p>
 <svg xmlns="http://www.w3.org/2000/svg" width="${svgWidth}" height="${height}" role="img" aria-label="Succeeded charges per contender, duplicates in red">

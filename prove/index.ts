@@ -4,7 +4,7 @@ export { faultCatalogue, faultNames, parseFaultNames, type FaultName } from "./f
 export { contenders, selectContenders } from "./contenders.js";
 export { renderHtmlReport } from "./html-report.js";
 export { progressBar, progressLines, progressReporter } from "./progress-bar.js";
-export { provingGroundDefaults, provingGroundLimits, runProvingGround } from "./proving-ground.js";
+export { provingGroundDefaults, provingGroundFull, provingGroundLimits, runProvingGround } from "./proving-ground.js";
 export { runPassed, toJson, type ProvingGroundResult } from "./results.js";
 export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";

@@ -11,6 +11,7 @@ import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { runContender } from "./run-contender.js";
 import { harnessSettings, type HarnessSettings } from "./settings.js";
 import { generateWorkload } from "./workload.js";
+import { provingGroundDefaults } from "./run-scale.js";
 
 export interface ProvingGroundOptions {
   events?: number;
@@ -35,7 +36,7 @@ export interface ProvingGroundOptions {
  * `flowEvents`: the other flows' contenders run 1,000 events by default. An invoice takes four Stripe calls and five
  * guard writes, so at 10,000 events its fleet alone would outlast the rest of the run (and its timeout).
  */
-export const provingGroundDefaults = { events: 10_000, flowEvents: 1_000, replicas: 4, seed: 7 } as const;
+export { provingGroundDefaults, provingGroundFull } from "./run-scale.js";
 
 /**
  * The largest run the harness takes: the workload and every observed delivery are held in memory, and each replica
@@ -131,7 +132,7 @@ export async function runProvingGround(options: ProvingGroundOptions = {}): Prom
     }
   };
   await Promise.all(Array.from({ length: parallel }, lane));
-  return { seed, events, replicas, faults: plan.faults, contenders: results, wallMs: Date.now() - started };
+  return { seed, events, flowEvents, replicas, faults: plan.faults, contenders: results, wallMs: Date.now() - started };
 }
 
 function startRank(contender: Contender): number {

@@ -1,5 +1,6 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
 import type { FaultName } from "./faults.js";
+import { runScale, type RunScale } from "./run-scale.js";
 import type { ProvingFlow } from "./flows.js";
 import type { ContenderMetrics } from "./metrics.js";
 import type { TelemetrySummary } from "./telemetry-reader.js";
@@ -26,7 +27,10 @@ export interface ContenderResult {
 
 export interface ProvingGroundResult {
   seed: number;
+  /** Events of the PaymentIntent contenders' workload. */
   events: number;
+  /** Events of the other flows' contenders (charge, invoice, meter-event). */
+  flowEvents: number;
   replicas: number;
   faults: FaultName[];
   contenders: ContenderResult[];
@@ -65,6 +69,7 @@ export interface ContenderJson {
 export interface ProvingGroundJson {
   seed: number;
   events: number;
+  scale: RunScale;
   faults: FaultName[];
   /** The run's verdict: the generated consumer passed (the broken examples are expected to fail). */
   passed: boolean;
@@ -80,6 +85,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
   return {
     seed: result.seed,
     events: result.events,
+    scale: runScale(result),
     faults: result.faults,
     passed: runPassed(result),
     contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry }) => ({

@@ -1,6 +1,7 @@
 // The human-readable output: one table per contender and its one-line verdict.
 import { formatCents } from "./metrics.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
+import { describeScale } from "./run-scale.js";
 
 /** What each flow creates at Stripe (the JSON's `paymentIntents` count). */
 const flowObjects: Record<ContenderResult["flow"], string> = {
@@ -12,7 +13,8 @@ const flowObjects: Record<ContenderResult["flow"], string> = {
 
 export function renderTables(result: ProvingGroundResult): string {
   const header = [
-    `chargeguard proving ground: ${result.events.toLocaleString("en-US")} events, ${result.replicas} replicas per contender, seed ${result.seed}`,
+    `chargeguard proving ground: seed ${result.seed}`,
+    describeScale(result),
     `faults: ${result.faults.length > 0 ? result.faults.join(", ") : "none"}`,
     "",
   ];

@@ -11,6 +11,7 @@ import {
   parseFaultNames,
   progressReporter,
   provingGroundDefaults,
+  provingGroundFull,
   provingGroundLimits,
   renderHtmlReport,
   renderTables,
@@ -23,8 +24,9 @@ import {
 import { UsageError } from "../errors.js";
 
 interface ProveOptions {
-  events: number;
-  flowEvents: number;
+  events?: number;
+  flowEvents?: number;
+  full?: boolean;
   replicas: number;
   parallel: number;
   seed: number;
@@ -69,13 +71,17 @@ export function register(program: Command): void {
   program
     .command("prove")
     .description("run the seeds' broken consumers and the generated one side by side under seeded faults, and judge them")
-    .option("--events <n>", "billing events in the workload", boundedInteger("--events", provingGroundLimits.events), provingGroundDefaults.events)
+    .option(
+      "--events <n>",
+      `billing events in the workload (default: ${provingGroundDefaults.events}, or ${provingGroundFull.events} with --full)`,
+      boundedInteger("--events", provingGroundLimits.events),
+    )
     .option(
       "--flow-events <n>",
-      "billing events for the charge, invoice and meter-event contenders (at most --events)",
+      `billing events for the charge, invoice and meter-event contenders, at most --events (default: ${provingGroundDefaults.flowEvents}, or ${provingGroundFull.flowEvents} with --full)`,
       boundedInteger("--flow-events", provingGroundLimits.flowEvents),
-      provingGroundDefaults.flowEvents,
     )
+    .option("--full", `the full proof: ${provingGroundFull.events} events, ${provingGroundFull.flowEvents} per other flow (the default run is shorter, with every contender, fault and flow)`)
     .option("--replicas <n>", "competing replicas per contender", boundedInteger("--replicas", provingGroundLimits.replicas), provingGroundDefaults.replicas)
     .option("--parallel <n>", "contenders run at once, each in a worker thread", boundedInteger("--parallel", provingGroundLimits.parallel), availableParallelism())
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
@@ -98,6 +104,12 @@ export function register(program: Command): void {
     )
     .action(async (options: ProveOptions) => {
       // Every input is checked before the run: a mistake must not surface after minutes of work.
+      if (options.full && (options.events !== undefined || options.flowEvents !== undefined)) {
+        throw new UsageError("--full sets the events itself: give --full, or --events / --flow-events, not both");
+      }
+      const sizes = options.full ? provingGroundFull : provingGroundDefaults;
+      const events = options.events ?? sizes.events;
+      const flowEvents = options.flowEvents ?? Math.min(events, sizes.flowEvents);
       const faults = usage(() => parseFaultNames(options.faults));
       const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
       if (only) usage(() => selectContenders(contenders(), only));
@@ -105,8 +117,8 @@ export function register(program: Command): void {
       const bar = options.verbose ? undefined : progressReporter();
       try {
         const result = await runProvingGround({
-          events: options.events,
-          flowEvents: options.flowEvents,
+          events,
+          flowEvents,
           replicas: options.replicas,
           parallel: options.parallel,
           seed: options.seed,

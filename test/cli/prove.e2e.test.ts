@@ -27,6 +27,7 @@ describe("chargeguard prove", () => {
       [["--report", scratch], "is a directory: give a file name"],
       [["--only", "nobody"], "unknown contender(s): nobody"],
       [["--faults", "gremlins"], "unknown fault(s): gremlins"],
+      [["--full", "--events", "500"], "--full sets the events itself: give --full, or --events / --flow-events, not both"],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(cli, ["prove", ...args], { timeoutMs: 30_000 });
@@ -35,6 +36,22 @@ describe("chargeguard prove", () => {
       expect(run.stderr).not.toContain("proving ground:");
       expect(run.stdout).toBe("");
     }
+  });
+
+  it("says the default scale and --full in its help, and a reader closing the pipe early ends it quietly", async () => {
+    const help = await runCli(cli, ["prove", "--help"], { timeoutMs: 30_000 });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--events <n>\s+billing events in the workload \(default: 2000, or\s+10000 with --full\)/);
+    expect(help.stdout).toMatch(/--full\s+the full proof: 10000 events/);
+    // `chargeguard prove --help | head -1`: the reader goes away; here before the first write, so the write meets EPIPE.
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [cli.path, "prove", "--help"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
+    expect(stderr).not.toContain("EPIPE");
+    expect(code).toBe(0);
   });
 
   it("runs a short proof: progress lines off a terminal, the verdict last, and in --json", async () => {

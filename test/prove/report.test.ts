@@ -27,6 +27,7 @@ const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
 const result: ProvingGroundResult = {
   seed: 7,
   events: 1000,
+  flowEvents: 1000,
   replicas: 4,
   faults: ["kill-after-stripe", "commit-drop"],
   wallMs: 9000,
@@ -57,7 +58,8 @@ const result: ProvingGroundResult = {
 describe("report", () => {
   it("prints exactly the issue's JSON shape", () => {
     const json = toJson(result);
-    expect(Object.keys(json)).toEqual(["seed", "events", "faults", "passed", "contenders"]);
+    expect(Object.keys(json)).toEqual(["seed", "events", "scale", "faults", "passed", "contenders"]);
+    expect(json.scale).toEqual({ events: 1000, flowEvents: 1000, replicas: 4, full: false });
     expect(json.passed).toBe(true);
     expect(json.contenders[0]).toEqual({
       name: "random-uuid-key",
@@ -102,6 +104,16 @@ describe("report", () => {
     expect(text).toMatch(/telemetry: charged\s+900 \(Stripe: 900 events charged\)/);
     expect(text).toMatch(/duplicates prevented\s+redelivery 60, retry 12, resubmission 3/);
     expect(text).toMatch(/telemetry\s+none reported/);
+  });
+
+  it("states the run's scale, and how to run the full proof when it was a shorter run", () => {
+    const short = renderTables(result);
+    expect(short).toContain("scale: 1,000 events for the PaymentIntent contenders, 1,000 for each other flow's, 4 replicas per contender");
+    expect(short).toContain("The full proof (10,000 / 1,000 events): npm start -- --full");
+    const full = renderTables({ ...result, events: 10_000, flowEvents: 1_000 });
+    expect(full).toContain("scale: 10,000 events for the PaymentIntent contenders, 1,000 for each other flow's, 4 replicas per contender (the full proof)");
+    expect(full).not.toContain("npm start -- --full");
+    expect(renderHtmlReport(result)).toContain("npm start -- --full");
   });
 
   it("writes a self-contained page whose chart highlights duplicates", () => {

@@ -1,0 +1,40 @@
+// What a run's scale is, said the same way in the table, the HTML page and the JSON: the default run is a smaller
+// one, so the report says so and says how to run the full proof.
+
+/**
+ * The default run (`npm start`): a verdict in under two minutes on two cores, with every contender, every fault and
+ * every flow. 2,000 events still give each fault of the plan dozens of targets per contender and a broken
+ * example's failure hundreds of chances (its duplicates number in the hundreds); 300 per other flow give each of
+ * those contenders every fault several times over. `provingGroundFull` (`npm start -- --full`) is the 10,000-event
+ * proof, the one BENCHMARKS.md and the README's verdict table record.
+ */
+export const provingGroundDefaults = { events: 2_000, flowEvents: 300, replicas: 4, seed: 7 } as const;
+export const provingGroundFull = { events: 10_000, flowEvents: 1_000 } as const;
+
+/** The sizes a run was given. */
+export interface RunSize {
+  events: number;
+  flowEvents: number;
+  replicas: number;
+}
+
+export interface RunScale extends RunSize {
+  /** True when the run had at least the full proof's events in every flow. */
+  full: boolean;
+}
+
+export function runScale(result: RunSize): RunScale {
+  const full = result.events >= provingGroundFull.events && result.flowEvents >= provingGroundFull.flowEvents;
+  return { events: result.events, flowEvents: result.flowEvents, replicas: result.replicas, full };
+}
+
+export function describeScale(result: RunSize): string {
+  const scale = runScale(result);
+  const count = (n: number) => n.toLocaleString("en-US");
+  const sizes = `${count(scale.events)} events for the PaymentIntent contenders, ${count(scale.flowEvents)} for each other flow's, ${scale.replicas} replicas per contender`;
+  if (scale.full) return `scale: ${sizes} (the full proof)`;
+  return (
+    `scale: ${sizes}; a shorter run with every contender, fault and flow. ` +
+    `The full proof (${count(provingGroundFull.events)} / ${count(provingGroundFull.flowEvents)} events): npm start -- --full`
+  );
+}
