@@ -8,6 +8,24 @@ const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
   ["guard", "flows", "handler", "telemetry", "operator"].map((subpath) => `runtime/${subpath}`),
 );
 
+/**
+ * The end-to-end files that guard the money, which `npm test` runs beside the fast set (under five minutes on two
+ * cores): the consumer per flow through the real SDKs against the emulators, a replica killed at every step boundary
+ * (PGlite and PostgreSQL), the rights the infra deploys, settlements that must keep their own outcome, errors inside
+ * the guard, and the reconciler. `npm run test:all` runs every project.
+ */
+const moneyGuards = [
+  "test/runtime/consumer.e2e.test.ts",
+  "test/runtime/consumer.postgres.e2e.test.ts",
+  "test/runtime/guard/billing-guard.postgres.e2e.test.ts",
+  "test/runtime/consumer-flows.e2e.test.ts",
+  "test/runtime/flows.e2e.test.ts",
+  "test/runtime/consumer-rights.e2e.test.ts",
+  "test/runtime/settlement-gate.e2e.test.ts",
+  "test/runtime/guard-errors.e2e.test.ts",
+  "test/runtime/reconcile.e2e.test.ts",
+];
+
 export default defineConfig({
   resolve: {
     // Tests run the TypeScript sources; "chargeguard/<entry>" means the source room, not dist/.
@@ -18,8 +36,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // `npm run test:unit` runs the fast set (`--project unit`, under a minute); `npm test` runs both. End-to-end files
-    // (built CLI or bin spawned, npm installs, emulators driven by the real SDKs for seconds) are named *.e2e.test.ts.
+    // `npm run test:unit` runs the fast set (`--project unit`, under a minute); `npm test` runs it and the money
+    // guards; `npm run test:all` runs all three. End-to-end files (built CLI or bin spawned, npm installs, emulators
+    // driven by the real SDKs for seconds) are named *.e2e.test.ts.
     projects: [
       {
         extends: true,
@@ -38,11 +57,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "money",
+          maxWorkers: Math.max(3, availableParallelism()),
+          sequence: { groupOrder: 1 },
+          include: moneyGuards,
+          maxConcurrency: 16,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "e2e",
           // End-to-end files mostly wait (npm installs, emulators, the harness's locks): more files than cores overlap.
           maxWorkers: Math.max(3, availableParallelism()),
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           include: ["test/**/*.e2e.test.ts", "eslint-plugin/tests/**/*.e2e.test.ts"],
+          exclude: moneyGuards,
           // Concurrent describes (independent proving-ground runs) mostly wait on the harness's scaled-down locks and
           // faults, not on the CPU: let all of a file's runs overlap.
           maxConcurrency: 16,
