@@ -6,7 +6,7 @@
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
+import { ServiceBusClient, type ServiceBusReceiver, type ServiceBusSender } from "@azure/service-bus";
 import { startServiceBusEmulator, type EmulatedQueueOptions, type QueueCounts } from "../sandbox/index.js";
 import { measureStripeRequests } from "./stripe.js";
 
@@ -155,6 +155,22 @@ async function drained(emulator: RemoteEmulator, queue: string): Promise<void> {
   while ((await emulator.held(queue)) > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
+/** Subscribes with auto-complete and resolves once `messages` deliveries were handled; rejects on the first error. */
+function handledAll(receiver: ServiceBusReceiver, messages: number, maxConcurrentCalls: number): Promise<void> {
+  let handled = 0;
+  return new Promise<void>((resolve, reject) => {
+    receiver.subscribe(
+      {
+        processMessage: async () => {
+          if (++handled === messages) resolve();
+        },
+        processError: async (args) => reject(args.error),
+      },
+      { maxConcurrentCalls, autoCompleteMessages: true },
+    );
+  });
+}
+
 export async function measureServiceBus(options: ServiceBusBenchOptions = {}): Promise<Phase[]> {
   const messages = options.messages ?? 20_000;
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 100;
@@ -171,23 +187,7 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
     const receiver = client.createReceiver("subscribe");
     phases.push(
       await timed(emulator, `receive + complete (subscribe, maxConcurrentCalls ${maxConcurrentCalls})`, messages, async () => {
-        let handled = 0;
-        let failure: Error | undefined;
-        await new Promise<void>((resolve, reject) => {
-          const subscription = receiver.subscribe(
-            {
-              processMessage: async () => {
-                if (++handled === messages) resolve();
-              },
-              processError: async (args) => {
-                failure ??= args.error;
-                reject(failure);
-              },
-            },
-            { maxConcurrentCalls, autoCompleteMessages: true },
-          );
-          void subscription;
-        });
+        await handledAll(receiver, messages, maxConcurrentCalls);
         // Completion follows the handler's return; wait until the last completions reached the broker.
         await drained(emulator, "subscribe");
       }),
@@ -215,18 +215,7 @@ export async function measureServiceBus(options: ServiceBusBenchOptions = {}): P
     const endReceiver = client.createReceiver("subscribe");
     phases.push(
       await timed(emulator, "send and receive + complete at once (subscribe)", messages, async () => {
-        let handled = 0;
-        const done = new Promise<void>((resolve, reject) => {
-          endReceiver.subscribe(
-            {
-              processMessage: async () => {
-                if (++handled === messages) resolve();
-              },
-              processError: async (args) => reject(args.error),
-            },
-            { maxConcurrentCalls, autoCompleteMessages: true },
-          );
-        });
+        const done = handledAll(endReceiver, messages, maxConcurrentCalls);
         await sendInBatches(end, messages, messages);
         await done;
         await drained(emulator, "subscribe");
