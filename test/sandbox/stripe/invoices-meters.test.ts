@@ -61,7 +61,9 @@ describe("invoices", () => {
     await stripe.invoices.finalizeInvoice(invoice.id!);
     const declined = await failure(stripe.invoices.pay(invoice.id!, { off_session: true }));
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
-    expect(await stripe.invoices.retrieve(invoice.id!)).toMatchObject({ status: "open", attempt_count: 1, paid: false });
+    const open = await stripe.invoices.retrieve(invoice.id!, { expand: ["payments"] });
+    expect(open).toMatchObject({ status: "open", attempt_count: 1, amount_paid: 0 });
+    expect(open.payments?.data.map((payment) => [payment.status, payment.amount_paid])).toEqual([["open", null]]);
   });
 
   it("keeps an item without invoice: pending, lists it with pending: true, and sweeps it into the next invoice that includes pending items", async () => {
