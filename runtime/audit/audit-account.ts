@@ -64,8 +64,8 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
       ...(options.onProgress ? { onProgress: (progress: CollectProgress) => options.onProgress?.({ ...progress, ...requests }) } : {}),
     });
     for await (const records of spool.customers()) {
-      examined += records.filter((record) => !record.supportOnly).length;
       const found = detectDuplicates(records, options.windowSeconds);
+      examined += found.examined;
       groups.push(...found.groups);
       resolved.push(...found.resolved);
     }

@@ -99,8 +99,13 @@ function toText(result: AuditResult): string {
     );
   }
   for (const resolved of result.resolved) lines.push(`resolved ${resolved.customer} ${formatAmount(resolved.amount, resolved.currency)}: ${resolved.refunded} already refunded (kept ${resolved.keep})`);
-  for (const outcome of result.refunds?.outcomes ?? []) {
+  const outcomes = result.refunds?.outcomes ?? [];
+  for (const outcome of outcomes) {
     lines.push(outcome.refund ? `refunded ${outcome.duplicate} (${formatAmount(outcome.amount, outcome.currency)}): ${outcome.refund}` : `refund of ${outcome.duplicate} failed: ${outcome.error ?? "unknown"}`);
+  }
+  if (result.refunds?.outcomes) {
+    const failed = outcomes.filter((outcome) => !outcome.refund).length;
+    lines.push(`${outcomes.length - failed} refund(s) made, ${failed} failed${failed > 0 ? ": run again to finish them" : ""}`);
   }
   if (result.refunds && !result.refunds.outcomes) {
     for (const plan of result.refunds.planned) lines.push(`would refund ${plan.duplicate} (${formatAmount(plan.amount, plan.currency)}, ${plan.confidence}; keeps ${plan.keep})`);
@@ -110,8 +115,11 @@ function toText(result: AuditResult): string {
   lines.push(`${summary.examined} payment(s) examined, ${summary.groups} duplicate group(s) (${summary.certain} certain, ${summary.likely} likely), ${summary.resolved} already refunded`);
   if (summary.groups === 0) lines.push("no customer charged twice");
   for (const [currency, minor] of Object.entries(summary.to_refund)) {
-    const customers = new Set(result.groups.filter((group) => group.currency === currency).map((group) => group.customer)).size;
-    lines.push(`${customers} customer${customers === 1 ? "" : "s"} charged twice, ${formatAmount(minor, currency)} to refund`);
+    const inCurrency = result.groups.filter((group) => group.currency === currency);
+    const customers = new Set(inCurrency.map((group) => group.customer)).size;
+    const certain = inCurrency.filter((group) => group.confidence === "certain").reduce((sum, group) => sum + refundable(group), 0);
+    const split = `certain ${formatAmount(certain, currency)}, likely ${formatAmount(minor - certain, currency)}`;
+    lines.push(`${customers} customer${customers === 1 ? "" : "s"} charged twice, ${formatAmount(minor, currency)} to refund (${split})`);
   }
   return lines.join("\n");
 }

@@ -37,12 +37,14 @@ export interface ResolvedDuplicate {
 export interface CustomerFindings {
   groups: DuplicateGroup[];
   resolved: ResolvedDuplicate[];
+  /** Payments examined: one per money movement (an invoice's charge is the invoice's). */
+  examined: number;
 }
 
 /** `windowSeconds`: how far after the first an unkeyed payment of the same amount is a likely duplicate. */
 export function detectDuplicates(records: readonly PaymentRecord[], windowSeconds: number): CustomerFindings {
   const payments = auditedPayments(records);
-  const findings: CustomerFindings = { groups: [], resolved: [] };
+  const findings: CustomerFindings = { groups: [], resolved: [], examined: payments.length };
   const keyed = new Map<string, PaymentRecord[]>();
   const unkeyed = new Map<string, PaymentRecord[]>();
   for (const payment of payments) {

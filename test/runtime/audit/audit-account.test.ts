@@ -46,6 +46,8 @@ describe("auditAccount on an account built elsewhere", () => {
     expect(flagged.filter((id) => truth.innocent.has(id))).toEqual([]);
     const partial = result.groups.flatMap((g) => g.duplicates).find((d) => d.id === truth.partial.id);
     expect(partial?.remaining).toBe(truth.partial.remaining);
+    // One per money movement: an invoice and the charge that paid it are one payment.
+    expect(result.examined).toBe(truth.innocent.size + truth.certain.size + truth.likely.size + truth.resolved.size);
   });
 
   it("audits one flow without counting another flow's payment (an invoice's charge is the invoice's)", async () => {
