@@ -8,7 +8,8 @@ export interface RequestBudget {
 }
 
 /**
- * A token bucket: `ratePerSecond` tokens a second, at most `burst` saved up. Waiters are served in order, so a
+ * A token bucket: `ratePerSecond` tokens a second, at most `burst` saved up (default 1: requests evenly spaced, so
+ * no one-second window ever sees more than the rate, as Stripe's limiter counts). Waiters are served in order, so a
  * burst of callers is spread evenly instead of stampeding when the bucket refills.
  */
 export class TokenBucket implements RequestBudget {
@@ -18,7 +19,7 @@ export class TokenBucket implements RequestBudget {
 
   constructor(
     readonly ratePerSecond: number,
-    readonly burst = Math.max(1, Math.ceil(ratePerSecond)),
+    readonly burst = 1,
     private readonly now: () => number = () => performance.now(),
   ) {
     if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) throw new RangeError(`rate must be a positive number of requests per second, got ${ratePerSecond}`);

@@ -67,6 +67,16 @@ describe("auditAccount on an account built elsewhere", () => {
     expect(found(narrow, "likely").size).toBe(truth.likely.size - 1);
   });
 
+  it("keeps its place through 429s, 5xx and a dropped connection while listing: same findings, counted", async () => {
+    emulator.faults.inject({ path: "/v1/payment_intents", method: "GET", action: "rateLimit", times: 3 });
+    emulator.faults.inject({ path: "/v1/charges", method: "GET", action: "serverError", saved: false, times: 2 });
+    const result = await audit();
+    emulator.faults.clear();
+    expect(found(result, "certain")).toEqual(truth.certain);
+    expect(found(result, "likely")).toEqual(truth.likely);
+    expect(result.requests).toMatchObject({ rateLimited: 3, retries: 5 });
+  });
+
   it("keeps memory bounded: spilled to partition files, same findings", async () => {
     const tempRoot = await mkdtemp(join(tmpdir(), "audit-spool-test-"));
     try {
