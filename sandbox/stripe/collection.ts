@@ -22,7 +22,8 @@ interface Entry<T> {
 
 interface Listable {
   id: string;
-  customer: string | null;
+  /** Absent on objects that name no customer (an invoice payment): they are listed through other index keys. */
+  customer?: string | null;
 }
 
 /**

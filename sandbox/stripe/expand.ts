@@ -1,6 +1,6 @@
 import { invalidRequest } from "./errors.js";
 import type { FormObject } from "./form.js";
-import type { StripeStore } from "./store.js";
+import { invoicePaymentsKey, type StripeStore } from "./store.js";
 
 // Stripe's `expand[]`: replace an id in the response with the object it names (`latest_charge`,
 // `data.customer` in lists, `latest_charge.customer`). Paths are checked before the endpoint runs, so a bad
@@ -13,6 +13,7 @@ export type ObjectKind =
   | "refund"
   | "invoice"
   | "invoiceitem"
+  | "invoice_payment"
   | "billing.meter"
   | "billing.meter_event"
   | "billing.meter_event_summary";
@@ -30,6 +31,7 @@ const links: Record<ObjectKind, Partial<Record<string, ObjectKind>>> = {
   refund: { charge: "charge", payment_intent: "payment_intent" },
   invoice: { customer: "customer" },
   invoiceitem: { customer: "customer", invoice: "invoice" },
+  invoice_payment: { invoice: "invoice" },
   "billing.meter": {},
   "billing.meter_event": {},
   "billing.meter_event_summary": {},
@@ -43,7 +45,7 @@ const includables: Partial<Record<ObjectKind, Record<string, (store: StripeStore
   invoice: {
     payments: (store, invoice) => {
       const id = String(invoice["id"]);
-      return { object: "list", data: store.invoicePayments.get(id) ?? [], has_more: false, url: `/v1/invoice_payments?invoice=${id}` };
+      return { object: "list", data: store.invoicePayments.indexed(invoicePaymentsKey(id)), has_more: false, url: `/v1/invoice_payments?invoice=${id}` };
     },
   },
 };
@@ -106,6 +108,8 @@ function lookup(store: StripeStore, kind: ObjectKind, id: string): unknown {
       return store.invoices.get(id);
     case "invoiceitem":
       return store.invoiceItems.get(id);
+    case "invoice_payment":
+      return store.invoicePayments.get(id);
     default:
       return undefined;
   }

@@ -186,9 +186,7 @@ export const invoiceRoutes: Route[] = [
     invoice.attempt_count += 1;
     invoice.attempted = true;
     if (outcome.kind === "requiresAction") throw invalidRequest("This payment requires authentication; pay it on session.", { code: "invoice_payment_intent_requires_action" });
-    const payments = store.invoicePayments.get(invoice.id) ?? [];
-    payments.push(invoicePayment({ id: store.ids.next("inpay"), invoice, charge: outcome.charge.id, paid: outcome.kind === "charged", now: store.nowSeconds() }));
-    store.invoicePayments.set(invoice.id, payments);
+    store.invoicePayments.add(invoicePayment({ id: store.ids.next("inpay"), invoice, charge: outcome.charge.id, paid: outcome.kind === "charged", now: store.nowSeconds() }));
     if (outcome.kind === "declined") throw cardDeclined(outcome.error);
     invoice.status = "paid";
     invoice.amount_paid = invoice.amount_due;

@@ -16,8 +16,8 @@ export class StripeStore {
   readonly invoices = new Collection<Invoice>();
   /** Invoice items have no `created`: their `date` orders them. */
   readonly invoiceItems = new Collection<InvoiceItem>((item) => (item.invoice ? [invoiceItemsKey(item.invoice)] : []), (item) => item.date);
-  /** Each invoice's payments (attempts included), oldest first: what `expand[]=payments` shows. */
-  readonly invoicePayments = new Map<string, InvoicePayment[]>();
+  /** Every invoice's payments (attempts included), indexed by invoice: what `expand[]=payments` shows. */
+  readonly invoicePayments = new Collection<InvoicePayment>((payment) => [invoicePaymentsKey(payment.invoice)]);
   readonly meters = new Map<string, BillingMeter>();
   /** Every meter event accepted, oldest first. */
   readonly meterEvents: BillingMeterEvent[] = [];
@@ -66,4 +66,8 @@ export function invoiceItemsKey(invoice: string): string {
 
 export function refundsOfChargeKey(charge: string): string {
   return `charge\u0000${charge}`;
+}
+
+export function invoicePaymentsKey(invoice: string): string {
+  return `invoice_payments\u0000${invoice}`;
 }

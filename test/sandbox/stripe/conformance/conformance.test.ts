@@ -7,13 +7,14 @@ import { billingMeterRoutes } from "../../../../sandbox/stripe/billing-meters.js
 import { chargeRoutes } from "../../../../sandbox/stripe/charges.js";
 import { customerRoutes } from "../../../../sandbox/stripe/customers.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../../sandbox/stripe/index.js";
+import { invoicePaymentRoutes } from "../../../../sandbox/stripe/invoice-payments.js";
 import { invoiceRoutes } from "../../../../sandbox/stripe/invoices.js";
 import { paymentIntentRoutes } from "../../../../sandbox/stripe/payment-intents.js";
 import { refundRoutes } from "../../../../sandbox/stripe/refunds.js";
 import { recordingHttpClient, type RecordedExchange } from "./recording-http-client.js";
 import { sdkShape, sdkVersions, shapeProblems, type SdkShape } from "./sdk-shapes.js";
 
-const allRoutes = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...billingMeterRoutes];
+const allRoutes = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...invoicePaymentRoutes, ...billingMeterRoutes];
 
 /** The SDK interface for each `object` value the emulator sends. */
 const interfaces: Record<string, [file: string, name: string]> = {
@@ -89,6 +90,8 @@ async function exerciseEveryRoute(client: Stripe): Promise<void> {
   await client.invoices.pay(invoice.id!, { off_session: true });
   await client.invoices.retrieve(invoice.id!, { expand: ["payments"] });
   await client.invoices.list({ customer: customer.id, expand: ["data.payments"] });
+  const payments = await client.invoicePayments.list({ invoice: invoice.id!, status: "paid", expand: ["data.invoice"] });
+  await client.invoicePayments.retrieve(payments.data[0]?.id ?? "inpay_missing");
   const meter = await client.billing.meters.create({ display_name: "calls", event_name: "calls", default_aggregation: { formula: "sum" } });
   await client.billing.meters.retrieve(meter.id);
   await client.billing.meterEvents.create({ event_name: "calls", payload: { stripe_customer_id: customer.id, value: "3" }, identifier: "evt-1" });
