@@ -32,6 +32,7 @@ const commands: Record<string, () => Promise<{ register(program: Command): void 
   dlq: () => import("./commands/dlq.js"),
   reconcile: () => import("./commands/reconcile.js"),
   scan: () => import("./commands/scan.js"),
+  audit: () => import("./commands/audit.js"),
 };
 const named = process.argv.slice(2).find((argument) => !argument.startsWith("-"));
 const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);

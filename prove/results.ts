@@ -1,4 +1,5 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
+import type { AccountAudit } from "./account-audit.js";
 import type { FaultName } from "./faults.js";
 import { runScale, type RunScale } from "./run-scale.js";
 import type { ProvingFlow } from "./flows.js";
@@ -20,6 +21,8 @@ export interface ContenderResult {
   telemetry?: TelemetrySummary;
   /** With the `scale-in` fault: replicas that exited within their grace period, and those SIGKILLed at its end. */
   scaleIns?: ScaleInCounts;
+  /** `chargeguard audit` of the contender's Stripe account beside the ground truth (not for meter events). */
+  accountAudit?: AccountAudit;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;
@@ -63,6 +66,8 @@ export interface ContenderJson {
   telemetry: Pick<TelemetrySummary, "outcomes" | "duplicatesPrevented">;
   /** Present with the `scale-in` fault. */
   scaleIns?: ScaleInCounts;
+  /** `chargeguard audit` of the account: duplicates found, the ground truth, whether they agree (not for meter events). */
+  accountAudit?: AccountAudit;
   wallMs: number;
 }
 
@@ -88,7 +93,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     scale: runScale(result),
     faults: result.faults,
     passed: runPassed(result),
-    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry }) => ({
+    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry, accountAudit }) => ({
       name,
       kind,
       flow,
@@ -106,6 +111,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       eventsDeclined: metrics.eventsDeclined,
       telemetry: { outcomes: telemetry?.outcomes ?? {}, duplicatesPrevented: telemetry?.duplicatesPrevented ?? {} },
       ...(scaleIns ? { scaleIns } : {}),
+      ...(accountAudit ? { accountAudit } : {}),
       wallMs: metrics.wallMs,
     })),
   };

@@ -8,6 +8,7 @@ import { consumerQueueRights, type UsageEvent } from "../runtime/index.js";
 import { type ConsumerStep } from "../runtime/handler/index.js";
 import { deliveryBudgetMs } from "../tuning/index.js";
 import { AdjustableClock, startServiceBusEmulator, startStripeEmulator, type StripeFaultRequest } from "../sandbox/index.js";
+import { auditContenderAccount } from "./account-audit.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import { createStripeCustomers } from "./customers.js";
 import type { FreshDatabases } from "./fresh-databases.js";
@@ -267,6 +268,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
       wallMs,
     });
+    const accountAudit = await auditContenderAccount({ apiKey: sandboxKey, apiBase: stripe.apiBase }, contender.flow, metrics.duplicateCharges);
     const scaleIns = plan.scaleIns.size > 0 ? { ...fleet.scaleIns } : undefined;
     const scaledIn = scaleIns ? `, ${scaleIns.drained} scaled-in replica(s) drained and ${scaleIns.killed} SIGKILLed` : "";
     log(`${contender.name}: ${fleet.kills} replica(s) killed${scaledIn}; ${verdict(metrics)}`);
@@ -281,6 +283,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       metrics,
       telemetry: await telemetry.summary(),
       ...(scaleIns ? { scaleIns } : {}),
+      ...(accountAudit ? { accountAudit } : {}),
       verdict: verdict(metrics),
       ...(error ? { error } : {}),
     };

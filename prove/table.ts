@@ -1,4 +1,5 @@
 // The human-readable output: one table per contender and its one-line verdict.
+import { describeAccountAudit } from "./account-audit.js";
 import { formatCents } from "./metrics.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { describeScale } from "./run-scale.js";
@@ -41,6 +42,7 @@ function renderContender(contender: ContenderResult): string {
     ...(contender.scaleIns
       ? [["scaled-in replicas", `${count(contender.scaleIns.drained)} drained, ${count(contender.scaleIns.killed)} SIGKILLed`] as [string, string]]
       : []),
+    ...describeAccountAudit(contender.accountAudit),
     ["wall time", `${(m.wallMs / 1000).toFixed(1)} s`],
     ...telemetryRows(contender),
   ];

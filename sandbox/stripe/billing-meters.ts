@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.js";
+import { invalidRequest, resourceMissing } from "./errors.js";
 import type { BillingMeter, BillingMeterEvent, BillingMeterEventSummary, StripeList } from "./objects.js";
 import { optionalEnum, optionalHash, optionalInteger, optionalString, rejectUnknown, requiredInteger, requiredString } from "./params.js";
 import { route, type Route } from "./routes.js";
@@ -18,7 +18,7 @@ const summaryParams = new Set(["customer", "start_time", "end_time", "value_grou
 
 function meter(store: StripeStore, id: string): BillingMeter {
   const found = store.meters.get(id);
-  if (!found) throw invalidRequest(`No such billing meter: '${id}'`, { code: "resource_missing", param: "id" });
+  if (!found) throw resourceMissing("billing meter", id, "id");
   return found;
 }
 

@@ -2,6 +2,7 @@ import { StripeFailure } from "./errors.js";
 import type { Charge, Metadata, PaymentError, PaymentIntent } from "./objects.js";
 import { cardBehaviour } from "./payment-methods.js";
 import type { StripeStore } from "./store.js";
+import { cardPaymentMethod, chargePaymentMethodDetails, emptyBillingDetails } from "./card-details.js";
 
 export interface ChargeAttempt {
   amount: number;
@@ -37,15 +38,17 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
             message: "Your card was declined. This transaction requires authentication.",
           }
         : undefined;
+  const created = store.nowSeconds();
+  const id = store.ids.next("ch");
   const charge: Charge = {
-    id: store.ids.next("ch"),
+    id,
     object: "charge",
     amount: attempt.amount,
     amount_captured: !decline && attempt.capture ? attempt.amount : 0,
     amount_refunded: 0,
     balance_transaction: null,
     captured: !decline && attempt.capture,
-    created: store.nowSeconds(),
+    created,
     currency: attempt.currency,
     customer: attempt.customer,
     description: attempt.description,
@@ -61,6 +64,7 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
     payment_method: attempt.paymentMethod,
     refunded: false,
     status: decline ? "failed" : "succeeded",
+    ...chargeExtras(attempt, id, created, decline === undefined),
   };
   store.charges.add(charge);
   if (!decline) return { kind: "charged", charge };
@@ -73,9 +77,36 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
       decline_code: decline.declineCode,
       message: decline.message,
       charge: charge.id,
-      payment_method: { id: attempt.paymentMethod, object: "payment_method", type: "card" },
+      payment_method: cardPaymentMethod(attempt.paymentMethod, attempt.customer, created),
     },
   };
+}
+
+/** The charge's fields that carry no behaviour here: what Stripe sends for a plain card charge. */
+function chargeExtras(attempt: ChargeAttempt, id: string, created: number, authorized: boolean) {
+  return {
+    payment_method_details: chargePaymentMethodDetails(attempt.paymentMethod, created, authorized ? attempt.amount : null, id),
+    billing_details: emptyBillingDetails(),
+    receipt_url: `https://pay.stripe.com/receipts/payment/${id}`,
+    disputed: false,
+    application: null,
+    application_fee: null,
+    application_fee_amount: null,
+    calculated_statement_descriptor: "CHARGEGUARD SANDBOX",
+    failure_balance_transaction: null,
+    fraud_details: {},
+    on_behalf_of: null,
+    receipt_email: null,
+    receipt_number: null,
+    review: null,
+    shipping: null,
+    source: null,
+    source_transfer: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    transfer_data: null,
+    transfer_group: null,
+  } as const;
 }
 
 /** A decline is an outcome of execution: Stripe saves the 402 for the key, so a retry replays it. */

@@ -22,8 +22,8 @@ interface Entry<T> {
 
 interface Listable {
   id: string;
-  created: number;
-  customer: string | null;
+  /** Absent on objects that name no customer (an invoice payment): they are listed through other index keys. */
+  customer?: string | null;
 }
 
 /**
@@ -38,11 +38,14 @@ export class Collection<T extends Listable> {
   /** While `created` never went backwards, a newest-first scan can stop at the first row below a lower bound. */
   #createdMonotonic = true;
 
-  constructor(private readonly indexKeys: (object: T) => readonly string[] = () => []) {}
+  constructor(
+    private readonly indexKeys: (object: T) => readonly string[] = () => [],
+    private readonly createdOf: (object: T) => number = (object) => (object as T & { created: number }).created,
+  ) {}
 
   add(object: T): void {
     const last = this.#all[this.#all.length - 1];
-    if (last && object.created < last.object.created) this.#createdMonotonic = false;
+    if (last && this.createdOf(object) < this.createdOf(last.object)) this.#createdMonotonic = false;
     const entry = { object, seq: ++this.#seq };
     this.#byId.set(object.id, entry);
     this.#all.push(entry);
@@ -86,7 +89,7 @@ export class Collection<T extends Listable> {
   /** Stripe's list semantics: newest first, cursor pagination, `has_more`. */
   list(query: ListQuery, filter: { customer?: string; index?: string; where?: (object: T) => boolean } = {}): { data: T[]; hasMore: boolean } {
     const rows = this.#rows(filter.customer !== undefined ? customerKey(filter.customer) : filter.index);
-    const accepts = (object: T) => inRange(object.created, query.created) && (!filter.where || filter.where(object));
+    const accepts = (object: T) => inRange(this.createdOf(object), query.created) && (!filter.where || filter.where(object));
     const data: T[] = [];
     if (query.endingBefore !== undefined) {
       // The page just newer than the cursor, still returned newest first.
@@ -103,7 +106,7 @@ export class Collection<T extends Listable> {
     const floor = lowerBoundOf(query.created);
     for (; index >= 0 && data.length <= query.limit; index--) {
       const object = (rows[index] as Entry<T>).object;
-      if (this.#createdMonotonic && floor !== undefined && object.created < floor) break;
+      if (this.#createdMonotonic && floor !== undefined && this.createdOf(object) < floor) break;
       if (accepts(object)) data.push(object);
     }
     const hasMore = data.length > query.limit;

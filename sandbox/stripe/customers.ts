@@ -28,7 +28,9 @@ export const customerRoutes: Route[] = [
       description: optionalString(params, "description") ?? null,
       metadata: metadata(params),
       default_source: source ?? null,
-      invoice_settings: { default_payment_method: defaultPaymentMethod ?? null },
+      invoice_settings: { custom_fields: null, default_payment_method: defaultPaymentMethod ?? null, footer: null, rendering_options: null },
+      balance: 0,
+      shipping: null,
     };
     store.customers.set(customer.id, customer);
     return customer;

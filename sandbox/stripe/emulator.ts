@@ -13,6 +13,7 @@ import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from ".
 import { canonicalForm, parseForm, type FormObject } from "./form.js";
 import { IdempotencyKeys, idempotencyWindowMs, type SavedResponse } from "./idempotency.js";
 import { StripeLedger } from "./ledger.js";
+import { invoicePaymentRoutes } from "./invoice-payments.js";
 import { invoiceRoutes } from "./invoices.js";
 import { paymentIntentRoutes } from "./payment-intents.js";
 import { refundRoutes } from "./refunds.js";
@@ -44,7 +45,9 @@ export interface StripeEmulator<C extends Clock = AdjustableClock> {
 
 const host = "127.0.0.1";
 const maxBodyBytes = 1024 * 1024;
-const routes: Route[] = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...billingMeterRoutes];
+const routes: Route[] = [
+  ...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...invoicePaymentRoutes, ...billingMeterRoutes,
+];
 
 /**
  * An HTTP server the unmodified `stripe` SDK talks to: Stripe's JSON and error shapes, its idempotency

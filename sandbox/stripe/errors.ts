@@ -30,10 +30,17 @@ export function invalidRequest(message: string, details: { code?: string; param?
   return new StripeFailure(400, { type: "invalid_request_error", message, ...details }, false);
 }
 
-export function resourceMissing(resource: string, id: string, param?: string): StripeFailure {
+/** The parameters that name the object of the URL itself (`/v1/customers/:id`; PaymentIntents say `intent`). */
+const pathParams: ReadonlySet<string> = new Set(["id", "intent"]);
+
+/**
+ * A missing object: Stripe answers 404 when the URL names it, 400 when a parameter of the request does
+ * (`customer: "cus_missing"`, a refund of a missing charge), both `resource_missing` with the `param`.
+ */
+export function resourceMissing(resource: string, id: string, param: string): StripeFailure {
   return new StripeFailure(
-    404,
-    { type: "invalid_request_error", code: "resource_missing", message: `No such ${resource}: '${id}'`, ...(param ? { param } : {}) },
+    pathParams.has(param) ? 404 : 400,
+    { type: "invalid_request_error", code: "resource_missing", message: `No such ${resource}: '${id}'`, param },
     false,
   );
 }

@@ -1,6 +1,6 @@
 import { invalidRequest } from "./errors.js";
 import type { FormObject } from "./form.js";
-import type { StripeStore } from "./store.js";
+import { invoicePaymentsKey, type StripeStore } from "./store.js";
 
 // Stripe's `expand[]`: replace an id in the response with the object it names (`latest_charge`,
 // `data.customer` in lists, `latest_charge.customer`). Paths are checked before the endpoint runs, so a bad
@@ -13,6 +13,7 @@ export type ObjectKind =
   | "refund"
   | "invoice"
   | "invoiceitem"
+  | "invoice_payment"
   | "billing.meter"
   | "billing.meter_event"
   | "billing.meter_event_summary";
@@ -28,11 +29,25 @@ const links: Record<ObjectKind, Partial<Record<string, ObjectKind>>> = {
   payment_intent: { customer: "customer", latest_charge: "charge" },
   charge: { customer: "customer", payment_intent: "payment_intent" },
   refund: { charge: "charge", payment_intent: "payment_intent" },
-  invoice: { customer: "customer", charge: "charge" },
+  invoice: { customer: "customer" },
   invoiceitem: { customer: "customer", invoice: "invoice" },
+  invoice_payment: { invoice: "invoice" },
   "billing.meter": {},
   "billing.meter_event": {},
   "billing.meter_event_summary": {},
+};
+
+/**
+ * Fields Stripe sends only when expanded (includable): an invoice's `payments` list. Computed from the store, they
+ * end a path (nothing inside them expands further).
+ */
+const includables: Partial<Record<ObjectKind, Record<string, (store: StripeStore, object: Record<string, unknown>) => unknown>>> = {
+  invoice: {
+    payments: (store, invoice) => {
+      const id = String(invoice["id"]);
+      return { object: "list", data: store.invoicePayments.indexed(invoicePaymentsKey(id)), has_more: false, url: `/v1/invoice_payments?invoice=${id}` };
+    },
+  },
 };
 
 /** The validated paths of `expand[]`, relative to each returned object. */
@@ -45,6 +60,7 @@ export function expansionPaths(params: FormObject, returns: Returns): string[][]
     const segments = path.split(".");
     if (returns.list && segments.shift() !== "data") throw notExpandable(path);
     if (segments.length === 0 || segments.length > 4) throw notExpandable(path);
+    if (segments.length === 1 && includables[returns.object]?.[segments[0] ?? ""]) return segments;
     let kind = returns.object;
     for (const segment of segments) {
       const next = links[kind][segment];
@@ -68,6 +84,8 @@ export function expand(result: unknown, paths: string[][], returns: Returns, sto
 
 function expandPath(value: Record<string, unknown>, segments: string[], kind: ObjectKind, store: StripeStore): Record<string, unknown> {
   const [head = "", ...rest] = segments;
+  const include = includables[kind]?.[head];
+  if (include) return { ...value, [head]: include(store, value) };
   const nextKind = links[kind][head] as ObjectKind;
   const current = value[head];
   // Already an object when an earlier path expanded it (expand[]=latest_charge&expand[]=latest_charge.customer).
@@ -90,6 +108,8 @@ function lookup(store: StripeStore, kind: ObjectKind, id: string): unknown {
       return store.invoices.get(id);
     case "invoiceitem":
       return store.invoiceItems.get(id);
+    case "invoice_payment":
+      return store.invoicePayments.get(id);
     default:
       return undefined;
   }

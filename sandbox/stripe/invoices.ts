@@ -1,8 +1,10 @@
 import { attemptCharge, cardDeclined } from "./charging.js";
-import { invalidRequest, unexpectedState } from "./errors.js";
+import { invalidRequest, resourceMissing, unexpectedState } from "./errors.js";
 import type { FormObject } from "./form.js";
 import { listParamNames, listQuery } from "./list-params.js";
-import type { Invoice, InvoiceItem, InvoiceLine, StripeList } from "./objects.js";
+import type { Invoice, InvoiceItem, InvoiceLine } from "./invoice-objects.js";
+import { invoicePayment, lineOf, newInvoice, newInvoiceItem } from "./invoice-shapes.js";
+import type { StripeList } from "./objects.js";
 import {
   currency,
   metadata,
@@ -35,20 +37,6 @@ function lines(store: StripeStore, invoice: Invoice): StripeList<InvoiceLine> {
   return { object: "list", data: items.map((item) => lineOf(item, invoice.id)), has_more: false, url: `/v1/invoices/${invoice.id}/lines` };
 }
 
-function lineOf(item: InvoiceItem, invoice: string): InvoiceLine {
-  return {
-    id: `il_${item.id.slice(3)}`,
-    object: "line_item",
-    amount: item.amount,
-    currency: item.currency,
-    description: item.description,
-    invoice,
-    invoice_item: item.id,
-    livemode: false,
-    metadata: item.metadata,
-  };
-}
-
 /** Totals follow the items while the invoice is a draft. */
 function refresh(store: StripeStore, invoice: Invoice): Invoice {
   invoice.lines = lines(store, invoice);
@@ -77,20 +65,16 @@ function createItem(store: StripeStore, params: FormObject, invoiceId: string | 
     if (invoice.currency !== itemCurrency) throw invalidRequest(`The invoice ${invoiceId} is in ${invoice.currency}, not ${itemCurrency}.`, { param: "currency" });
     if (invoice.status !== "draft") throw notEditable(invoice);
   }
-  const now = store.nowSeconds();
-  const item: InvoiceItem = {
+  const item = newInvoiceItem({
     id: store.ids.next("ii"),
-    object: "invoiceitem",
     amount,
     currency: itemCurrency,
     customer: customerId,
-    date: now,
-    created: now,
+    now: store.nowSeconds(),
     description: optionalString(params, "description") ?? null,
     invoice: invoiceId ?? null,
-    livemode: false,
     metadata: metadata(params),
-  };
+  });
   store.invoiceItems.add(item);
   return item;
 }
@@ -104,31 +88,19 @@ export const invoiceRoutes: Route[] = [
     const pending = store.invoiceItems.all(customerId).filter((item) => item.invoice === null);
     const invoiceCurrency = optionalString(params, "currency")?.toLowerCase() ?? pending[0]?.currency ?? "usd";
     if (!/^[a-z]{3}$/.test(invoiceCurrency)) throw invalidRequest(`Invalid currency: ${invoiceCurrency}.`, { param: "currency" });
-    const invoice: Invoice = {
+    const invoice = newInvoice({
       id: store.ids.next("in"),
-      object: "invoice",
-      amount_due: 0,
-      amount_paid: 0,
-      amount_remaining: 0,
-      attempt_count: 0,
-      attempted: false,
-      auto_advance: optionalBoolean(params, "auto_advance") ?? false,
-      charge: null,
-      collection_method: optionalEnum(params, "collection_method", ["charge_automatically", "send_invoice"] as const) ?? "charge_automatically",
-      created: store.nowSeconds(),
+      autoAdvance: optionalBoolean(params, "auto_advance") ?? false,
+      collectionMethod: optionalEnum(params, "collection_method", ["charge_automatically", "send_invoice"] as const) ?? "charge_automatically",
+      now: store.nowSeconds(),
       currency: invoiceCurrency,
       customer: customerId,
-      default_payment_method: optionalString(params, "default_payment_method") ?? customer.invoice_settings.default_payment_method,
+      customerEmail: customer.email,
+      customerName: customer.name,
+      defaultPaymentMethod: optionalString(params, "default_payment_method") ?? customer.invoice_settings.default_payment_method,
       description: optionalString(params, "description") ?? null,
-      lines: { object: "list", data: [], has_more: false, url: "" },
-      livemode: false,
       metadata: metadata(params),
-      paid: false,
-      status: "draft",
-      status_transitions: { finalized_at: null, paid_at: null },
-      subtotal: 0,
-      total: 0,
-    };
+    });
     store.invoices.add(invoice);
     if (behaviour === "include") {
       for (const item of pending) {
@@ -184,8 +156,7 @@ export const invoiceRoutes: Route[] = [
     if (invoice.status !== "draft") throw notEditable(invoice);
     const now = store.nowSeconds();
     invoice.status = invoice.amount_due === 0 ? "paid" : "open";
-    invoice.paid = invoice.status === "paid";
-    invoice.status_transitions = { finalized_at: now, paid_at: invoice.paid ? now : null };
+    invoice.status_transitions = { ...invoice.status_transitions, finalized_at: now, paid_at: invoice.status === "paid" ? now : null };
     const autoAdvance = optionalBoolean(params, "auto_advance");
     if (autoAdvance !== undefined) invoice.auto_advance = autoAdvance;
     return invoice;
@@ -215,10 +186,9 @@ export const invoiceRoutes: Route[] = [
     invoice.attempt_count += 1;
     invoice.attempted = true;
     if (outcome.kind === "requiresAction") throw invalidRequest("This payment requires authentication; pay it on session.", { code: "invoice_payment_intent_requires_action" });
-    invoice.charge = outcome.charge.id;
+    store.invoicePayments.add(invoicePayment({ id: store.ids.next("inpay"), invoice, charge: outcome.charge.id, paid: outcome.kind === "charged", now: store.nowSeconds() }));
     if (outcome.kind === "declined") throw cardDeclined(outcome.error);
     invoice.status = "paid";
-    invoice.paid = true;
     invoice.amount_paid = invoice.amount_due;
     invoice.amount_remaining = 0;
     invoice.status_transitions.paid_at = store.nowSeconds();
@@ -232,7 +202,7 @@ export const invoiceRoutes: Route[] = [
 
   route("GET", "/v1/invoiceitems/:id", { object: "invoiceitem" }, ({ store, pathParams: [id = ""] }) => {
     const item = store.invoiceItems.get(id);
-    if (!item) throw invalidRequest(`No such invoiceitem: '${id}'`, { code: "resource_missing", param: "id" });
+    if (!item) throw resourceMissing("invoiceitem", id, "id");
     return item;
   }),
 

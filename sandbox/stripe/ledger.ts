@@ -1,4 +1,5 @@
-import type { BillingMeterEvent, Charge, Invoice, InvoiceItem, PaymentIntent, Refund } from "./objects.js";
+import type { Invoice, InvoiceItem } from "./invoice-objects.js";
+import type { BillingMeterEvent, Charge, PaymentIntent, Refund } from "./objects.js";
 import type { StripeStore } from "./store.js";
 
 /** Groups succeeded charges that are the same business charge; `undefined` leaves a charge out. */
@@ -45,7 +46,7 @@ export class StripeLedger {
   }
 
   refunds(): Refund[] {
-    return structuredClone([...this.store.refunds.values()]);
+    return structuredClone(this.store.refunds.all());
   }
 
   /** Charges with status `succeeded` (captured or only authorised, refunded or not), per customer. */

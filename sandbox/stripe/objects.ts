@@ -1,4 +1,7 @@
-// The subset of Stripe's API objects the emulator serves, field names and types as the API returns them.
+// The subset of Stripe's API objects the emulator serves, field names and types as API version 2026-10-28 (the
+// pinned SDK's) returns them: every property the SDK's type requires is present, nullable ones as null
+// (test/sandbox/stripe/conformance checks it). Invoices live in invoice-objects.ts.
+import type { BillingDetails, CardPaymentMethod, ChargePaymentMethodDetails } from "./card-details.js";
 
 export type Metadata = Record<string, string>;
 
@@ -13,7 +16,9 @@ export interface Customer {
   metadata: Metadata;
   /** A card source (`tok_visa`) that `charges.create({ customer })` uses when no source is given. */
   default_source: string | null;
-  invoice_settings: { default_payment_method: string | null };
+  invoice_settings: { custom_fields: null; default_payment_method: string | null; footer: null; rendering_options: null };
+  balance: number;
+  shipping: null;
 }
 
 export type PaymentIntentStatus =
@@ -31,7 +36,8 @@ export interface PaymentError {
   decline_code?: string;
   message: string;
   charge?: string;
-  payment_method: { id: string; object: "payment_method"; type: "card" };
+  /** The whole PaymentMethod, as Stripe sends it (not a stub). */
+  payment_method: CardPaymentMethod;
 }
 
 export interface PaymentIntent {
@@ -59,6 +65,25 @@ export interface PaymentIntent {
   status: PaymentIntentStatus;
   canceled_at: number | null;
   cancellation_reason: string | null;
+  // Sent as null (or empty) by Stripe for an off-session card payment without Connect, Radar review or saving.
+  allowed_payment_method_types: null;
+  application: null;
+  application_fee_amount: null;
+  automatic_payment_methods: null;
+  customer_account: null;
+  excluded_payment_method_types: null;
+  managed_payments: null;
+  on_behalf_of: null;
+  payment_method_configuration_details: null;
+  payment_method_options: { card: { installments: null; mandate_options: null; network: null; request_three_d_secure: "automatic" } };
+  payment_record: null;
+  processing: null;
+  review: null;
+  setup_future_usage: null;
+  shipping: null;
+  source: null;
+  statement_descriptor_suffix: string | null;
+  transfer_group: null;
 }
 
 export interface Charge {
@@ -83,6 +108,28 @@ export interface Charge {
   payment_method: string;
   refunded: boolean;
   status: "succeeded" | "pending" | "failed";
+  payment_method_details: ChargePaymentMethodDetails;
+  billing_details: BillingDetails;
+  receipt_url: string;
+  disputed: boolean;
+  // Sent as null (or empty) by Stripe for a card charge without Connect, Radar review, shipping or a receipt.
+  application: null;
+  application_fee: null;
+  application_fee_amount: null;
+  calculated_statement_descriptor: string;
+  failure_balance_transaction: null;
+  fraud_details: Record<string, never>;
+  on_behalf_of: null;
+  receipt_email: null;
+  receipt_number: null;
+  review: null;
+  shipping: null;
+  source: null;
+  source_transfer: null;
+  statement_descriptor: null;
+  statement_descriptor_suffix: null;
+  transfer_data: null;
+  transfer_group: null;
 }
 
 export interface Refund {
@@ -96,64 +143,13 @@ export interface Refund {
   payment_intent: string | null;
   reason: string | null;
   status: "succeeded";
-}
-
-export type InvoiceStatus = "draft" | "open" | "paid" | "uncollectible" | "void";
-
-export interface InvoiceItem {
-  id: string;
-  object: "invoiceitem";
-  amount: number;
-  currency: string;
-  customer: string;
-  /** When the item was created (Stripe's field name for invoice items). */
-  date: number;
-  /** The same instant, for the sandbox's lists (ordered by `created`). */
-  created: number;
-  description: string | null;
-  /** null: pending, swept into the customer's next invoice that includes pending items. */
-  invoice: string | null;
-  livemode: false;
-  metadata: Metadata;
-}
-
-export interface InvoiceLine {
-  id: string;
-  object: "line_item";
-  amount: number;
-  currency: string;
-  description: string | null;
-  invoice: string;
-  /** The invoice item behind the line. */
-  invoice_item: string | null;
-  livemode: false;
-  metadata: Metadata;
-}
-
-export interface Invoice {
-  id: string;
-  object: "invoice";
-  amount_due: number;
-  amount_paid: number;
-  amount_remaining: number;
-  attempt_count: number;
-  attempted: boolean;
-  auto_advance: boolean;
-  charge: string | null;
-  collection_method: "charge_automatically" | "send_invoice";
-  created: number;
-  currency: string;
-  customer: string;
-  default_payment_method: string | null;
-  description: string | null;
-  lines: StripeList<InvoiceLine>;
-  livemode: false;
-  metadata: Metadata;
-  paid: boolean;
-  status: InvoiceStatus;
-  status_transitions: { finalized_at: number | null; paid_at: number | null };
-  subtotal: number;
-  total: number;
+  balance_transaction: null;
+  customer: string | null;
+  customer_account: null;
+  payment_method: string;
+  receipt_number: null;
+  source_transfer_reversal: null;
+  transfer_reversal: null;
 }
 
 export interface BillingMeter {

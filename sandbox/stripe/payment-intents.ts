@@ -78,6 +78,8 @@ export const paymentIntentRoutes: Route[] = [
       status: paymentMethod === undefined ? "requires_payment_method" : "requires_confirmation",
       canceled_at: null,
       cancellation_reason: null,
+      ...paymentIntentNulls,
+      statement_descriptor_suffix: optionalString(params, "statement_descriptor_suffix") ?? null,
     };
     intent.client_secret = `${intent.id}_secret_${store.ids.secret()}`;
     const errorOnRequiresAction = optionalBoolean(params, "error_on_requires_action") ?? false;
@@ -158,6 +160,27 @@ export const paymentIntentRoutes: Route[] = [
     return intent;
   }),
 ];
+
+/** Properties Stripe sends as null (or fixed) for an off-session card payment without Connect, review or saving. */
+const paymentIntentNulls = {
+  allowed_payment_method_types: null,
+  application: null,
+  application_fee_amount: null,
+  automatic_payment_methods: null,
+  customer_account: null,
+  excluded_payment_method_types: null,
+  managed_payments: null,
+  on_behalf_of: null,
+  payment_method_configuration_details: null,
+  payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: "automatic" } },
+  payment_record: null,
+  processing: null,
+  review: null,
+  setup_future_usage: null,
+  shipping: null,
+  source: null,
+  transfer_group: null,
+} as const;
 
 /** Charges the card; a decline leaves the PaymentIntent in `requires_payment_method` and answers 402. */
 function confirmIntent(store: StripeStore, intent: PaymentIntent, paymentMethod: string, offSession: boolean): void {

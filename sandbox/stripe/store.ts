@@ -2,7 +2,8 @@ import type { Clock } from "../clock.js";
 import { Collection } from "./collection.js";
 import { resourceMissing } from "./errors.js";
 import { IdGenerator } from "./ids.js";
-import type { BillingMeter, BillingMeterEvent, Charge, Customer, Invoice, InvoiceItem, PaymentIntent, Refund } from "./objects.js";
+import type { Invoice, InvoiceItem, InvoicePayment } from "./invoice-objects.js";
+import type { BillingMeter, BillingMeterEvent, Charge, Customer, PaymentIntent, Refund } from "./objects.js";
 import { paymentIntentIndexKeys } from "./search.js";
 
 /** Everything the emulated account holds, with the indexes its endpoints read. */
@@ -11,9 +12,12 @@ export class StripeStore {
   readonly customers = new Map<string, Customer>();
   readonly paymentIntents = new Collection<PaymentIntent>(paymentIntentIndexKeys);
   readonly charges = new Collection<Charge>((charge) => (charge.payment_intent ? [paymentIntentChargesKey(charge.payment_intent)] : []));
-  readonly refunds = new Map<string, Refund>();
+  readonly refunds = new Collection<Refund>((refund) => [refundsOfChargeKey(refund.charge)]);
   readonly invoices = new Collection<Invoice>();
-  readonly invoiceItems = new Collection<InvoiceItem>((item) => (item.invoice ? [invoiceItemsKey(item.invoice)] : []));
+  /** Invoice items have no `created`: their `date` orders them. */
+  readonly invoiceItems = new Collection<InvoiceItem>((item) => (item.invoice ? [invoiceItemsKey(item.invoice)] : []), (item) => item.date);
+  /** Every invoice's payments (attempts included), indexed by invoice: what `expand[]=payments` shows. */
+  readonly invoicePayments = new Collection<InvoicePayment>((payment) => [invoicePaymentsKey(payment.invoice)]);
   readonly meters = new Map<string, BillingMeter>();
   /** Every meter event accepted, oldest first. */
   readonly meterEvents: BillingMeterEvent[] = [];
@@ -33,9 +37,9 @@ export class StripeStore {
     return customer;
   }
 
-  paymentIntent(id: string): PaymentIntent {
+  paymentIntent(id: string, param = "intent"): PaymentIntent {
     const intent = this.paymentIntents.get(id);
-    if (!intent) throw resourceMissing("payment_intent", id, "intent");
+    if (!intent) throw resourceMissing("payment_intent", id, param);
     return intent;
   }
 
@@ -58,4 +62,12 @@ export function paymentIntentChargesKey(paymentIntent: string): string {
 
 export function invoiceItemsKey(invoice: string): string {
   return `invoice\u0000${invoice}`;
+}
+
+export function refundsOfChargeKey(charge: string): string {
+  return `charge\u0000${charge}`;
+}
+
+export function invoicePaymentsKey(invoice: string): string {
+  return `invoice_payments\u0000${invoice}`;
 }

@@ -60,6 +60,8 @@ describe.concurrent("proving ground, 1,000 events, all faults", () => {
       expect(telemetry?.outcomes.charged).toBe(metrics.eventsCharged);
       expect(telemetry?.outcomes.declined ?? 0).toBe(metrics.eventsDeclined);
       expect(Object.values(telemetry?.duplicatesPrevented ?? {}).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
+      // chargeguard audit, reading only the account, finds it clean.
+      expect(only(result, "generated-consumer").accountAudit).toMatchObject({ duplicates: 0, groundTruth: 0, agrees: true });
     }, runTimeoutMs);
   }
 
@@ -77,6 +79,8 @@ describe.concurrent("proving ground, 1,000 events, all faults", () => {
       const contender = result.contenders.find((candidate) => candidate.name === example.name);
       expect(contender?.kind).toBe("example");
       expect(contender?.verdict, example.name).toMatch(/^FAIL/);
+      // chargeguard audit, reading only the account, counts the duplicates the ledger's ground truth counts.
+      expect(contender?.accountAudit?.agrees, example.name).toBe(true);
       // Their malformed counts are reported, not judged: the seeds' consumers parse naively, and one that charges an
       // event missing a field it never reads is one more of their failures, not the one this test is about.
       expect(contender?.malformed.events, example.name).toBeGreaterThan(0);

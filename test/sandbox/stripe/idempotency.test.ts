@@ -102,7 +102,7 @@ describe("idempotency keys", () => {
     expect((second as Stripe.errors.StripeCardError).headers?.["idempotent-replayed"]).toBe("true");
 
     const invalid = await stripe.paymentIntents.create({ ...params("2026-08"), customer: "cus_nobody" }, { idempotencyKey: "fix-08" }).catch((e: unknown) => e);
-    expect(invalid).toMatchObject({ statusCode: 404, code: "resource_missing" });
+    expect(invalid).toMatchObject({ statusCode: 400, code: "resource_missing", param: "customer" });
     const fixed = await stripe.paymentIntents.create(params("2026-08"), { idempotencyKey: "fix-08" });
     expect(fixed.status).toBe("succeeded");
   });

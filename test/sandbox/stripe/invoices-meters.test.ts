@@ -33,6 +33,9 @@ describe("invoices", () => {
     const paid = await stripe.invoices.pay(draft.id!, { off_session: true }, { idempotencyKey: `pay-${draft.id}` });
     expect(paid).toMatchObject({ status: "paid", amount_paid: 1500, amount_remaining: 0 });
     expect(emulator.ledger.succeededChargesByCustomer().get(cus)?.map((c) => c.amount)).toEqual([1500]);
+    // API 2026-10-28: the invoice's payment names the charge that paid it.
+    const payments = await stripe.invoicePayments.list({ invoice: draft.id! });
+    expect(payments.data.map((p) => [p.status, p.amount_paid, p.payment.type, p.payment.charge])).toEqual([["paid", 1500, "charge", emulator.ledger.charges(cus)[0]?.id]]);
     // Replayed with its key: the saved answer, no second charge.
     await stripe.invoices.pay(draft.id!, { off_session: true }, { idempotencyKey: `pay-${draft.id}` });
     expect(emulator.ledger.charges(cus)).toHaveLength(1);
@@ -61,7 +64,9 @@ describe("invoices", () => {
     await stripe.invoices.finalizeInvoice(invoice.id!);
     const declined = await failure(stripe.invoices.pay(invoice.id!, { off_session: true }));
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
-    expect(await stripe.invoices.retrieve(invoice.id!)).toMatchObject({ status: "open", attempt_count: 1, paid: false });
+    const open = await stripe.invoices.retrieve(invoice.id!, { expand: ["payments"] });
+    expect(open).toMatchObject({ status: "open", attempt_count: 1, amount_paid: 0 });
+    expect(open.payments?.data.map((payment) => [payment.status, payment.amount_paid])).toEqual([["open", null]]);
   });
 
   it("keeps an item without invoice: pending, lists it with pending: true, and sweeps it into the next invoice that includes pending items", async () => {

@@ -1,0 +1,140 @@
+import { InvalidArgumentError, Option, type Command } from "commander";
+import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
+import { CliError, exitCodes, UsageError } from "../errors.js";
+
+interface AuditCommandOptions {
+  flow: string;
+  since?: number;
+  until?: number;
+  customer?: string;
+  key: string;
+  window: number;
+  format: AuditFormat;
+  refund?: boolean;
+  yes?: boolean;
+  refundIds?: string[];
+  rate: number;
+  stripeApiBase?: string;
+}
+
+const flowNames = ["paymentintents", "charges", "invoices", "all"] as const;
+
+export function register(program: Command): void {
+  program
+    .command("audit")
+    .description(
+      "find the customers a Stripe account charged twice for one thing (PaymentIntents, Charges, invoices), and refund the duplicates " +
+        "safely (STRIPE_API_KEY from the environment; a restricted read-only key is enough without --refund)",
+    )
+    .addOption(new Option("--flow <flow>", "which payments to audit").choices(flowNames).default("all"))
+    .option("--since <date>", "payments created on or after this date (YYYY-MM-DD or ISO 8601, UTC)", unixSeconds)
+    .option("--until <date>", "payments created before this date", unixSeconds)
+    .option("--customer <id>", "only this customer (cus_...)")
+    .option("--key <path>", "where the business key lives on each payment: two payments with the same key, currency and amount are a certain duplicate", "metadata.idempotency_key")
+    .option("--window <duration>", "payments without the key: same customer, currency and amount within this of the first are a likely duplicate (e.g. 30m, 1h, 2d)", duration, 3_600)
+    .addOption(new Option("--format <format>", "output").choices(["text", "json", "csv"]).default("text"))
+    .option("--refund", "refund every duplicate of the certain groups in full (reason duplicate); without --yes only prints what it would do")
+    .option("--yes", "with --refund: make the refunds")
+    .option("--refund-ids <ids>", "with --refund: also refund these likely duplicates (comma-separated payment ids)", idList)
+    .option("--rate <n>", "Stripe requests per second at most (Stripe allows 25/s per endpoint, 100/s per live account)", positiveNumber, 10)
+    .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 no duplicate found, 1 duplicates found (refunded or not: run again to see them resolved), 2 usage or\n" +
+        "access error (bad flags, no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable).\n" +
+        "Refunds are idempotent: each uses the key chargeguard-audit-refund:<duplicate id>, and a duplicate refunded in\n" +
+        "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.",
+    )
+    .action(async (options: AuditCommandOptions) => {
+      if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
+      if (options.refundIds && !options.refund) throw new UsageError("--refund-ids needs --refund");
+      if (options.since !== undefined && options.until !== undefined && options.since >= options.until) throw new UsageError("--since must be before --until");
+      const apiKey = process.env.STRIPE_API_KEY;
+      if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
+      const keyPath = options.key.split(".");
+      if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
+      const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      // The engine (and the Stripe SDK) load when the command runs, not for --help or a usage error.
+      const { auditAccount, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
+      const progress = progressLine();
+      let result: AuditResult;
+      try {
+        result = await auditAccount({
+          apiKey,
+          ...(apiBase ? { apiBase } : {}),
+          budget: new TokenBucket(options.rate),
+          flows: options.flow === "all" ? ["paymentintents", "charges", "invoices"] : [options.flow as "paymentintents" | "charges" | "invoices"],
+          keyPath,
+          windowSeconds: options.window,
+          ...(options.since === undefined ? {} : { since: options.since }),
+          ...(options.until === undefined ? {} : { until: options.until }),
+          ...(options.customer === undefined ? {} : { customer: options.customer }),
+          ...(options.refund ? { refund: options.yes ? ("issue" as const) : ("plan" as const) } : {}),
+          ...(options.refundIds ? { refundIds: new Set(options.refundIds) } : {}),
+          onProgress: (state) => progress.show(`audit: ${state.read} ${state.flow === "invoices" ? "objects" : "payments"} read (${state.flow}), ${state.requests} requests`),
+        });
+      } catch (error) {
+        progress.clear();
+        throw await accessError(error);
+      }
+      progress.clear();
+      console.log(formatAudit(result, options.format));
+      process.exitCode = result.groups.length > 0 ? exitCodes.failed : exitCodes.ok;
+    });
+}
+
+/** Stripe refusing the key or its permissions, or not answering: an access error (exit 2) naming the cause. */
+async function accessError(error: unknown): Promise<unknown> {
+  const { default: Stripe } = await import("stripe");
+  if (error instanceof Stripe.errors.StripeAuthenticationError) return new CliError(`Stripe refused STRIPE_API_KEY: ${error.message}`, exitCodes.usage);
+  if (error instanceof Stripe.errors.StripePermissionError) return new CliError(`STRIPE_API_KEY lacks a permission the audit needs: ${error.message}`, exitCodes.usage);
+  if (error instanceof Stripe.errors.StripeError) return new CliError(`Stripe could not be read (${error.type}${error.statusCode ? ` ${error.statusCode}` : ""}): ${error.message}`, exitCodes.usage);
+  return error;
+}
+
+/** One self-overwriting status line on a terminal (stderr), nothing when piped. */
+function progressLine(): { show(text: string): void; clear(): void } {
+  const tty = process.stderr.isTTY === true;
+  let last = 0;
+  let shown = false;
+  return {
+    show(text) {
+      const now = Date.now();
+      if (!tty || now - last < 250) return;
+      last = now;
+      shown = true;
+      process.stderr.write(`\r${text.slice(0, (process.stderr.columns ?? 80) - 1)}\u001b[K`);
+    },
+    clear() {
+      if (shown) process.stderr.write("\r\u001b[K");
+    },
+  };
+}
+
+function unixSeconds(value: string): number {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(value);
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError(`expected a date such as 2026-10-01 or 2026-10-01T12:00:00Z, got "${value}"`);
+  return Math.floor(date.getTime() / 1000);
+}
+
+const units: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+function duration(value: string): number {
+  const match = /^(\d+)([smhd])$/.exec(value);
+  if (!match) throw new InvalidArgumentError(`expected a duration such as 90s, 30m, 1h or 2d, got "${value}"`);
+  const seconds = Number(match[1]) * (units[match[2] as string] as number);
+  if (seconds <= 0) throw new InvalidArgumentError(`the window must be longer than 0, got "${value}"`);
+  return seconds;
+}
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
+  return parsed;
+}
+
+function idList(value: string): string[] {
+  const ids = value.split(",").map((id) => id.trim()).filter((id) => id !== "");
+  if (ids.length === 0) throw new InvalidArgumentError(`expected payment ids separated by commas, got "${value}"`);
+  return ids;
+}

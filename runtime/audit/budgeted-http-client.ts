@@ -1,0 +1,65 @@
+// The SDK's own HTTP client, behind a request budget and retrying what Stripe says is safe to retry: 429 (a rate
+// limit means "not executed") and 5xx unless `Stripe-Should-Retry: false`, and connection errors. Retrying below the
+// SDK means a list's auto-pagination never sees the failure, so a long audit keeps its place; a POST is only ever
+// retried with its idempotency key (the SDK sends one on every POST), so a refund is not made twice.
+import { setTimeout as sleep } from "node:timers/promises";
+import Stripe from "stripe";
+import type { RequestBudget } from "./request-budget.js";
+
+type NodeClient = ReturnType<typeof Stripe.createNodeHttpClient>;
+type Response = Awaited<ReturnType<NodeClient["makeRequest"]>>;
+
+export interface RetryPolicy {
+  /** Attempts per request, the first included. */
+  maxAttempts: number;
+  /** First back-off; doubled per attempt with full jitter, capped at `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface RequestCounters {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 20_000 };
+
+export function budgetedHttpClient(budget: RequestBudget, counters: RequestCounters, policy: RetryPolicy = defaultRetryPolicy): NodeClient {
+  const inner = Stripe.createNodeHttpClient();
+  return Object.assign(Object.create(inner) as NodeClient, {
+    async makeRequest(...args: Parameters<NodeClient["makeRequest"]>): Promise<Response> {
+      for (let attempt = 1; ; attempt++) {
+        await budget.take();
+        counters.requests++;
+        const last = attempt >= policy.maxAttempts;
+        let response: Response;
+        try {
+          response = await inner.makeRequest(...args);
+        } catch (error) {
+          if (last) throw error;
+          counters.retries++;
+          await sleep(backoffMs(policy, attempt));
+          continue;
+        }
+        const status = response.getStatusCode();
+        if (status === 429) counters.rateLimited++;
+        if (last || !retryable(status, response.getHeaders()["stripe-should-retry"])) return response;
+        // Drain the refused answer so its socket goes back to the pool.
+        await response.toJSON().catch(() => undefined);
+        counters.retries++;
+        await sleep(backoffMs(policy, attempt));
+      }
+    },
+  });
+}
+
+function retryable(status: number, shouldRetry: unknown): boolean {
+  if (shouldRetry === "false") return false;
+  return status === 429 || status === 409 || status >= 500 || shouldRetry === "true";
+}
+
+function backoffMs(policy: RetryPolicy, attempt: number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}

@@ -1,0 +1,121 @@
+// Which of one customer's payments charged them twice for one thing. Certain: two payments with the same business
+// key, currency and amount. Likely: payments without a key, same currency and amount, within the window of the
+// first (the same amount next month is a new bill). Money not taken never counts; a duplicate already refunded in
+// full is resolved, reported apart. The earliest payment still holding money is the one kept.
+import type { AuditFlow, PaymentRecord } from "./payment-record.js";
+
+export type Confidence = "certain" | "likely";
+
+export interface DuplicatePayment {
+  id: string;
+  flow: AuditFlow;
+  /** Still held, minor units: what a refund gives back. */
+  remaining: number;
+  refundTarget: PaymentRecord["refundTarget"];
+}
+
+export interface DuplicateGroup {
+  confidence: Confidence;
+  customer: string;
+  currency: string;
+  amount: number;
+  keep: string;
+  duplicates: DuplicatePayment[];
+  key?: string;
+}
+
+export interface ResolvedDuplicate {
+  confidence: Confidence;
+  customer: string;
+  currency: string;
+  amount: number;
+  keep: string;
+  refunded: string;
+  key?: string;
+}
+
+export interface CustomerFindings {
+  groups: DuplicateGroup[];
+  resolved: ResolvedDuplicate[];
+  /** Payments examined: one per money movement (an invoice's charge is the invoice's). */
+  examined: number;
+}
+
+/** `windowSeconds`: how far after the first an unkeyed payment of the same amount is a likely duplicate. */
+export function detectDuplicates(records: readonly PaymentRecord[], windowSeconds: number): CustomerFindings {
+  const payments = auditedPayments(records);
+  const findings: CustomerFindings = { groups: [], resolved: [], examined: payments.length };
+  const keyed = new Map<string, PaymentRecord[]>();
+  const unkeyed = new Map<string, PaymentRecord[]>();
+  for (const payment of payments) {
+    const same = `${payment.currency}\u0000${payment.amount}`;
+    const target = payment.key === undefined ? unkeyed : keyed;
+    const bucket = payment.key === undefined ? same : `${same}\u0000${payment.key}`;
+    const list = target.get(bucket);
+    if (list) list.push(payment);
+    else target.set(bucket, [payment]);
+  }
+  for (const list of keyed.values()) addGroup(findings, "certain", byTime(list));
+  for (const list of unkeyed.values()) {
+    for (const cluster of windows(byTime(list), windowSeconds)) addGroup(findings, "likely", cluster);
+  }
+  return findings;
+}
+
+/**
+ * The payments to audit: one per money movement. Drops the charges / PaymentIntents an invoice stands for (adding
+ * their refunds to the invoice) and the records read only for that.
+ */
+function auditedPayments(records: readonly PaymentRecord[]): PaymentRecord[] {
+  const byId = new Map(records.map((record) => [record.id, record]));
+  const covered = new Set<string>();
+  const result: PaymentRecord[] = [];
+  for (const record of records) {
+    if (!record.covers) continue;
+    let refunded = record.refunded;
+    for (const id of record.covers) {
+      covered.add(id);
+      refunded += byId.get(id)?.refunded ?? 0;
+    }
+    record.refunded = Math.min(record.amount, refunded);
+  }
+  for (const record of records) if (!record.supportOnly && !covered.has(record.id)) result.push(record);
+  return result;
+}
+
+function byTime(list: PaymentRecord[]): PaymentRecord[] {
+  return list.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Runs of payments within `windowSeconds` of the run's first one. */
+function windows(sorted: PaymentRecord[], windowSeconds: number): PaymentRecord[][] {
+  const runs: PaymentRecord[][] = [];
+  let current: PaymentRecord[] = [];
+  for (const payment of sorted) {
+    const first = current[0];
+    if (first !== undefined && payment.created - first.created > windowSeconds) {
+      runs.push(current);
+      current = [];
+    }
+    current.push(payment);
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
+}
+
+function addGroup(findings: CustomerFindings, confidence: Confidence, sorted: PaymentRecord[]): void {
+  if (sorted.length < 2) return;
+  const holding = sorted.filter((payment) => payment.refunded < payment.amount);
+  const keep = holding[0] ?? sorted[0]!;
+  const { customer, currency, amount, key } = keep;
+  const common = { confidence, customer, currency, amount, keep: keep.id, ...(key === undefined ? {} : { key }) };
+  for (const payment of sorted) {
+    if (payment !== keep && payment.refunded >= payment.amount) findings.resolved.push({ ...common, refunded: payment.id });
+  }
+  const duplicates = holding.filter((payment) => payment !== keep);
+  if (duplicates.length === 0) return;
+  findings.groups.push({
+    ...common,
+    duplicates: duplicates.map((payment) => ({ id: payment.id, flow: payment.flow, remaining: payment.amount - payment.refunded, refundTarget: payment.refundTarget })),
+  });
+}

@@ -1,0 +1,85 @@
+// `chargeguard audit` as an operator runs it (the built CLI, spawned) against the Stripe emulator: its exit codes,
+// its three formats, and `--refund --yes` run twice refunding each certain duplicate exactly once.
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
+import { buildAccountElsewhere, type AccountTruth } from "../runtime/audit/account-built-elsewhere.js";
+import { buildCli, runCli, type BuiltCli } from "../support/built-cli.js";
+
+let cli: BuiltCli;
+let emulator: StripeEmulator;
+let truth: AccountTruth;
+let env: Record<string, string | undefined>;
+
+beforeAll(async () => {
+  cli = buildCli();
+  emulator = await startStripeEmulator();
+  env = { STRIPE_API_KEY: "rk_test_sandbox", STRIPE_API_BASE: emulator.apiBase };
+  truth = await buildAccountElsewhere(new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 }), emulator.clock);
+}, 180_000);
+afterAll(async () => {
+  cli?.remove();
+  await emulator?.stop();
+});
+
+const audit = (args: string[], extraEnv: Record<string, string | undefined> = {}) => runCli(cli, ["audit", "--key", "metadata.usage_id", "--rate", "200", ...args], { env: { ...env, ...extraEnv } });
+
+interface JsonReport {
+  groups: { confidence: string; keep: string; duplicates: string[]; to_refund: number }[];
+  resolved: { refunded: string }[];
+  summary: { customers: number; to_refund: Record<string, number> };
+}
+
+describe("chargeguard audit", () => {
+  it("documents its exit codes in --help", async () => {
+    const run = await runCli(cli, ["audit", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Exit codes: 0 no duplicate found, 1 duplicates found/);
+  });
+
+  it("answers usage and access errors with exit 2 naming the problem", async () => {
+    expect(await audit(["--flow", "subscriptions"])).toMatchObject({ code: 2 });
+    expect((await audit(["--window", "soon"])).stderr).toContain('expected a duration such as 90s, 30m, 1h or 2d, got "soon"');
+    expect((await audit(["--yes"])).stderr).toContain("--yes only confirms --refund");
+    const noKey = await audit([], { STRIPE_API_KEY: undefined });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("audit needs STRIPE_API_KEY");
+    const refused = await audit([], { STRIPE_API_KEY: "sk_live_notatestkey000000" });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("Stripe refused STRIPE_API_KEY");
+    expect(refused.stderr).not.toContain("notatestkey");
+  });
+
+  it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {
+    const json = await audit(["--format", "json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as JsonReport;
+    const certain = report.groups.filter((g) => g.confidence === "certain").flatMap((g) => g.duplicates);
+    expect(new Set(certain)).toEqual(new Set(truth.certain.keys()));
+    expect(report.resolved.map((r) => r.refunded)).toEqual([...truth.resolved]);
+    const csv = await audit(["--format", "csv"]);
+    expect(csv.stdout.trim().split("\n")).toHaveLength(1 + truth.certain.size + truth.likely.size);
+    const text = await audit([]);
+    const usd = (report.summary.to_refund["usd"] ?? 0) / 100;
+    expect(text.stdout).toContain(`${report.summary.customers} customers charged twice, ${usd.toFixed(2)} USD to refund`);
+  });
+
+  it("exits 0 for a customer charged once", async () => {
+    const [bobsBill] = [...truth.innocent];
+    const intent = await new Stripe("rk_test_sandbox", { ...emulator.stripeConfig }).paymentIntents.retrieve(bobsBill as string);
+    const clean = await audit(["--customer", intent.customer as string]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain("no customer charged twice");
+  });
+
+  it("--refund prints the plan; --refund --yes twice refunds each certain duplicate once and nothing else", async () => {
+    const plan = await audit(["--refund"]);
+    expect(plan.stdout).toContain(`${truth.certain.size} refund(s) planned: run again with --yes`);
+    expect(emulator.ledger.refunds().filter((r) => r.reason === "duplicate")).toEqual([]);
+    await audit(["--refund", "--yes"]);
+    const second = await audit(["--refund", "--yes", "--format", "json"]);
+    expect((JSON.parse(second.stdout) as { refunds: unknown[] }).refunds).toEqual([]);
+    const refunded = emulator.ledger.refunds().filter((r) => r.reason === "duplicate").map((r) => r.metadata["duplicate_payment"]);
+    expect(refunded.sort()).toEqual([...truth.certain.keys()].sort());
+  });
+});
