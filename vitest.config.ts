@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 const room = (name: string) => fileURLToPath(new URL(`./${name}/index.ts`, import.meta.url));
 // Every package entry point ("chargeguard/runtime/guard" is its own entry, not a file under "chargeguard/runtime").
 const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
-  ["guard", "flows", "handler", "telemetry", "operator"].map((subpath) => `runtime/${subpath}`),
+  ["guard", "flows", "handler", "telemetry", "operator", "audit"].map((subpath) => `runtime/${subpath}`),
 );
 
 /**

@@ -6,6 +6,7 @@
 //   chargeguard/runtime/handler    the message handler, settlement policy, retry chain, step hooks
 //   chargeguard/runtime/telemetry  OpenTelemetry metrics and traces
 //   chargeguard/runtime/operator   DLQ tools and the reconcilers
+//   chargeguard/runtime/audit      finding and refunding the double charges already in a Stripe account
 // What is not listed in one of these is an internal of the room (tests reach it by path).
 
 // Errors: one base class; branch on the class (InvalidEventError dead-letters, ConfigurationError stops at start).

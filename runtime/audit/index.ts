@@ -2,7 +2,12 @@
 // "Auditing an account for double charges").
 export { auditAccount, type AuditOptions, type AuditResult } from "./audit-account.js";
 export { formatAmount, formatAudit, summarize, type AuditFormat, type AuditSummary } from "./audit-report.js";
-export { budgetedHttpClient, defaultRetryPolicy, type RequestCounters, type RetryPolicy } from "./budgeted-http-client.js";
+export {
+  budgetedHttpClient,
+  defaultRetryPolicy as auditRetryPolicy,
+  type RequestCounters,
+  type RetryPolicy as AuditRetryPolicy,
+} from "./budgeted-http-client.js";
 export { detectDuplicates, type Confidence, type CustomerFindings, type DuplicateGroup, type DuplicatePayment, type ResolvedDuplicate } from "./detect.js";
 export { auditFlows, type AuditFlow, type PaymentRecord } from "./payment-record.js";
 export { planRefunds, refundIdempotencyKey, type PlannedRefund, type RefundOutcome } from "./refund-duplicates.js";

@@ -16,7 +16,7 @@ async function valuesOf(entry: string): Promise<string[]> {
 describe("runtime entry points", () => {
   it("declares the root and its subpaths, each built from its own index.ts", () => {
     expect(runtimeEntries.sort()).toEqual(
-      ["./runtime", "./runtime/flows", "./runtime/guard", "./runtime/handler", "./runtime/operator", "./runtime/telemetry"].sort(),
+      ["./runtime", "./runtime/audit", "./runtime/flows", "./runtime/guard", "./runtime/handler", "./runtime/operator", "./runtime/telemetry"].sort(),
     );
   });
 
