@@ -4,6 +4,7 @@
 // unlike search), by customer and the metadata the request carries; only when Stripe has none is it charged.
 import type Stripe from "stripe";
 import type { Clock } from "./clock.js";
+import { describeError } from "./describe-error.js";
 import type { BillingGuardPort } from "./billing-handler.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { BillingTelemetry } from "./telemetry/billing-telemetry.js";
@@ -179,7 +180,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
       }
       await settle(guard, claim.lease, stripe, claim.record, insideWindow, note);
     } catch (error) {
-      note(stale, "still-unknown", { detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      note(stale, "still-unknown", { detail: describeError(error) });
     }
   }
   return report;

@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { hostname } from "node:os";
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { errorMessage } from "../describe-error.js";
 import { DataDirectoryError } from "../errors.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
@@ -39,7 +40,7 @@ export async function openDataDirectory(dir: string, options: { existing: boolea
     pglite = await PGlite.create({ dataDir: path });
   } catch (error) {
     release();
-    throw new DataDirectoryError(`${path} could not be opened as an embedded guard database: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DataDirectoryError(`${path} could not be opened as an embedded guard database: ${errorMessage(error)}`);
   }
   const close = async () => {
     try {

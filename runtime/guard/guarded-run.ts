@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalDocument, canonicalJson } from "../canonical-json.js";
 import { stableKey } from "../stable-key.js";
+import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreLease } from "./guard-store.js";
 
@@ -136,7 +137,7 @@ export function identify(input: GuardRunInput): { recordKey: string; idempotency
     recordKey = canonicalJson(input.key);
     idempotencyKey = input.idempotencyKey ?? stableKey(input.key, { scope: input.scope });
   } catch (error) {
-    throw new GuardInputError(error instanceof Error ? error.message : String(error));
+    throw new GuardInputError(errorMessage(error));
   }
   if (recordKey.length > maxRecordKeyLength) throw new GuardInputError(`key is ${recordKey.length} characters as JSON; at most ${maxRecordKeyLength}`);
   if (typeof idempotencyKey !== "string" || idempotencyKey.length === 0 || idempotencyKey.length > 190) {
@@ -148,7 +149,7 @@ export function identify(input: GuardRunInput): { recordKey: string; idempotency
     const canonical = canonicalDocument({ flow: input.flow, idempotencyKey, payload: input.payload, spend: input.spend ?? null });
     fingerprint = createHash("sha256").update(canonical, "utf8").digest("hex");
   } catch (error) {
-    throw new GuardInputError(`payload cannot be fingerprinted: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GuardInputError(`payload cannot be fingerprinted: ${errorMessage(error)}`);
   }
   return { recordKey, idempotencyKey, fingerprint };
 }
@@ -185,7 +186,7 @@ export async function runGuarded<L extends StoreLease>(
   try {
     identity = identify(input);
   } catch (error) {
-    return { kind: "invalid", reason: "InvalidGuardInput", detail: describe(error) };
+    return { kind: "invalid", reason: "InvalidGuardInput", detail: describeError(error) };
   }
   const { idempotencyKey } = identity;
   let claim;
@@ -207,7 +208,7 @@ export async function runGuarded<L extends StoreLease>(
     if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey };
     // Anything else (a database failure, a bug) is no verdict on the event; the claim may or may not be committed:
     // unknown, and the retry meets whichever it is.
-    return { kind: "unknown", detail: `guard failed: ${describe(error)}`, idempotencyKey };
+    return { kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey };
   }
   switch (claim.status) {
     case "already-done":
@@ -246,7 +247,7 @@ export async function runGuarded<L extends StoreLease>(
         const objectId = await call(key);
         if (typeof objectId !== "string" || objectId.length === 0) throw new GuardInputError(`step ${name} must resolve with the Stripe object id`);
         await store.saveStep(lease, name, objectId).catch((error: unknown) => {
-          throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describe(error)}`);
+          throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describeError(error)}`);
         });
         steps[name] = objectId;
         return objectId;
@@ -272,14 +273,14 @@ class StepNotRecorded extends Error {
 
 function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): GuardErrorClass {
   if (error instanceof LeaseLapsedError || error instanceof StepNotRecorded || (error instanceof DOMException && error.name === "AbortError")) {
-    return { kind: "unknown", detail: describe(error) };
+    return { kind: "unknown", detail: describeError(error) };
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
-  if (!classify) return { kind: "unknown", detail: describe(error) };
+  if (!classify) return { kind: "unknown", detail: describeError(error) };
   try {
     return classify(error);
   } catch (classifyError) {
-    return { kind: "unknown", detail: `${describe(error)} (classifying it failed: ${describe(classifyError)})` };
+    return { kind: "unknown", detail: `${describeError(error)} (classifying it failed: ${describeError(classifyError)})` };
   }
 }
 
@@ -306,7 +307,7 @@ async function record<L extends StoreLease>(
         await store.markDone(lease, { objectId: done.objectId, ...(done.result === undefined ? {} : { result: done.result }) });
       } catch (error) {
         // Done at Stripe, not recorded: the retry claims again and Stripe replays the same object.
-        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describeError(error)}`, idempotencyKey });
       }
       await hooks?.afterRecord?.();
       return { kind: "done", objectId: done.objectId, idempotencyKey };
@@ -316,7 +317,7 @@ async function record<L extends StoreLease>(
       try {
         await store.markDeclined(lease, { reason: declined.reason, ...(declined.objectId === undefined ? {} : { objectId: declined.objectId }) });
       } catch (error) {
-        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describeError(error)}`, idempotencyKey });
       }
       await hooks?.afterRecord?.();
       return { kind: "declined", reason: declined.reason, previously: false, idempotencyKey };
@@ -330,8 +331,4 @@ async function record<L extends StoreLease>(
     default:
       return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey });
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
