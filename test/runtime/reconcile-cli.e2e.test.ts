@@ -10,7 +10,7 @@ import { register } from "../../cli/commands/reconcile.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { Guard } from "../../runtime/guard/record-guard.js";
 import { stableKey } from "../../runtime/stable-key.js";
-import { createScratchDatabase, testDatabaseUrl } from "./guard/databases.js";
+import { createScratchDatabase } from "./guard/databases.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
 let emulator: StripeEmulator;
@@ -22,6 +22,8 @@ let database: { args: string[]; options: { databaseUrl: string } | { dataDir: st
 beforeAll(async () => {
   emulator = await startStripeEmulator();
   dataDir = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-cli-"));
+  // Under with-postgres.mjs a PostgreSQL database, else an embedded PGlite directory: both are the reconciler's.
+  const testDatabaseUrl = process.env.TEST_DATABASE_URL;
   if (testDatabaseUrl) {
     scratch = await createScratchDatabase(testDatabaseUrl);
     database = { args: ["--database-url", scratch.url], options: { databaseUrl: scratch.url } };
