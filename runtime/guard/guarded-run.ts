@@ -3,7 +3,8 @@
 // identity from fields the caller names, a fingerprint of the rest (same identity, other parameters: mismatch), an
 // optional spend reservation, a lease with an AbortSignal when it lapses, and recovery points (named steps that
 // persist the Stripe object id they produced and resolve from it on replay). An unknown outcome never deletes the
-// record: it stays pending and reserved for the retry or the reconciler. Outcomes are values; nothing here throws
+// record: it stays pending and reserved for the retry or the reconciler. A refusal before Stripe did anything, on
+// a first attempt with no recovery point, removes it (`GuardStore.forget`); with history, it goes to recovery too. Outcomes are values; nothing here throws
 // except the caller's own phase hooks.
 import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -260,7 +261,9 @@ export async function runGuarded<L extends StoreLease>(
       answer = classifyThrown(error, options.classify);
     }
     await options.hooks?.afterWork?.();
-    return await record(store, lease, answer, idempotencyKey, options.hooks);
+    // A first attempt that left no recovery point: a refusal then proves Stripe holds nothing under this record.
+    const untouched = claim.attempt === 1 && Object.keys(steps).length === 0;
+    return await record(store, lease, answer, idempotencyKey, options.hooks, untouched);
   } finally {
     clearTimeout(timer);
   }
@@ -290,6 +293,7 @@ async function record<L extends StoreLease>(
   answer: GuardWorkResult | GuardErrorClass,
   idempotencyKey: string,
   hooks: GuardPhaseHooks | undefined,
+  untouched: boolean,
 ): Promise<GuardOutcome> {
   const release = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
     try {
@@ -298,6 +302,20 @@ async function record<L extends StoreLease>(
       // The lease lapses on its own; the record stays pending either way.
     }
     return outcome;
+  };
+  // Every way out of a claim ends the record or hands it to recovery. A refusal (our vault's cap or key, a request
+  // found invalid late, Stripe refusing it) on an untouched record ends it: removed, reservation given back, so the
+  // dead letter does not leave it pending and reserved for ever. Anything else is released: pending for the retry
+  // and the reconciler (`stalePending`), which re-runs it and reports what is still refused.
+  const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
+    const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
+    if (!untouched || conflict || !store.forget) return release(outcome);
+    try {
+      if (await store.forget(lease)) return outcome;
+    } catch {
+      // Not removed: released below, so recovery finds it.
+    }
+    return release(outcome);
   };
   const kind = "status" in answer ? answer.status : answer.kind;
   switch (kind) {
@@ -324,10 +342,10 @@ async function record<L extends StoreLease>(
     }
     case "invalid": {
       const invalid = answer as { reason: string; detail: string };
-      return release({ kind: "invalid", reason: invalid.reason, detail: invalid.detail, idempotencyKey });
+      return refused({ kind: "invalid", reason: invalid.reason, detail: invalid.detail, idempotencyKey });
     }
     case "cap-exceeded":
-      return release({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
+      return refused({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
     default:
       return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey });
   }
