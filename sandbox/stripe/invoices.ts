@@ -1,4 +1,4 @@
-import { attemptCharge, cardDeclined } from "./charging.js";
+import { attemptCharge, cardDeclined, settlePendingCharge } from "./charging.js";
 import { invalidRequest, unexpectedState } from "./errors.js";
 import type { FormObject } from "./form.js";
 import { listParamNames, listQuery } from "./list-params.js";
@@ -52,6 +52,9 @@ function lineOf(item: InvoiceItem, invoice: string): InvoiceLine {
 /** Totals follow the items while the invoice is a draft. */
 function refresh(store: StripeStore, invoice: Invoice): Invoice {
   invoice.lines = lines(store, invoice);
+  // Paid by a bank debit: open while it processes, paid once it settles.
+  const charge = invoice.status === "open" && invoice.charge ? store.charges.get(invoice.charge) : undefined;
+  if (charge && settlePendingCharge(store, charge)) markPaid(store, invoice);
   if (invoice.status === "draft") {
     const total = invoice.lines.data.reduce((sum, line) => sum + line.amount, 0);
     invoice.subtotal = total;
@@ -60,6 +63,14 @@ function refresh(store: StripeStore, invoice: Invoice): Invoice {
     invoice.amount_remaining = total - invoice.amount_paid;
   }
   return invoice;
+}
+
+function markPaid(store: StripeStore, invoice: Invoice): void {
+  invoice.status = "paid";
+  invoice.paid = true;
+  invoice.amount_paid = invoice.amount_due;
+  invoice.amount_remaining = 0;
+  invoice.status_transitions.paid_at = store.nowSeconds();
 }
 
 function notEditable(invoice: Invoice) {
@@ -217,11 +228,9 @@ export const invoiceRoutes: Route[] = [
     if (outcome.kind === "requiresAction") throw invalidRequest("This payment requires authentication; pay it on session.", { code: "invoice_payment_intent_requires_action" });
     invoice.charge = outcome.charge.id;
     if (outcome.kind === "declined") throw cardDeclined(outcome.error);
-    invoice.status = "paid";
-    invoice.paid = true;
-    invoice.amount_paid = invoice.amount_due;
-    invoice.amount_remaining = 0;
-    invoice.status_transitions.paid_at = store.nowSeconds();
+    // A bank debit leaves the invoice open, its payment processing: Stripe answers the pay with status "open".
+    if (outcome.kind === "processing") return invoice;
+    markPaid(store, invoice);
     return invoice;
   }),
 

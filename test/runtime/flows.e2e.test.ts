@@ -87,6 +87,32 @@ describe("invoice flow", () => {
   });
 });
 
+describe("invoice flow, a payment that processes (a bank debit)", () => {
+  it("an invoice still open after pay is not declined: pending and reserved until Stripe says paid, then done, one debit", async () => {
+    const { id: cus } = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_usBankAccount_success" } });
+    const input = { scope: "usage", key: { usageId: `u-${cus}` }, spend: { period: "2026-10-17", currency: "usd", amount: 1_250 } };
+    const request: InvoiceRequest = { customer: cus, currency: "usd", items: [{ amount: 1_000 }, { amount: 250 }] };
+    const first = await run(invoiceFlow, input, request);
+    expect(first).toMatchObject({ kind: "unknown", detail: expect.stringMatching(/still open after pay/) });
+    expect(emulator.ledger.invoices(cus).map((i) => i.status)).toEqual(["open"]);
+    const pending = await guard.get("usage", input.key);
+    expect(pending).toMatchObject({ state: "pending", lockedUntil: null });
+    expect(Object.keys(pending?.steps ?? {})).not.toContain("pay");
+    expect(await guard.spend("2026-10-17", "usd")).toMatchObject({ committedCents: 1_250 });
+
+    // The retry asks Stripe: still processing, still pending (and the pay is replayed, not made again).
+    expect(await run(invoiceFlow, input, request)).toMatchObject({ kind: "unknown" });
+    expect(await guard.get("usage", input.key)).toMatchObject({ state: "pending" });
+
+    // The debit settles; the next retry finds the invoice paid and records it done.
+    emulator.clock.advance(2 * 60_000);
+    expect(await run(invoiceFlow, input, request)).toMatchObject({ kind: "done" });
+    expect(await guard.get("usage", input.key)).toMatchObject({ state: "done" });
+    expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
+    expect(emulator.ledger.charges(cus).map((c) => [c.status, c.amount])).toEqual([["succeeded", 1_250]]);
+  });
+});
+
 describe("meter-event flow", () => {
   it("sends one event with a stable identifier of at most 100 characters; Stripe's duplicate-identifier 400 is already recorded", async () => {
     const { id: cus } = await customer();
