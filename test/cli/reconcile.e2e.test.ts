@@ -84,7 +84,7 @@ describe("chargeguard reconcile --data-dir", () => {
     expect(both.stderr).toContain("--database-url and --data-dir cannot be used together");
     const noKey = await runCli(cli, ["reconcile", "--data-dir", scratch], { env: { ...env, STRIPE_API_KEY: undefined } });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain("needs STRIPE_API_KEY");
+    expect(noKey.stderr).toContain("or STRIPE_API_KEY (a restricted rk_ key");
     const badLimit = await runCli(cli, ["reconcile", "--data-dir", scratch, "--limit", "0"], { env });
     expect(badLimit.code).toBe(2);
     expect(badLimit.stderr).toContain("positive integer");

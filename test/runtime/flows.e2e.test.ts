@@ -11,6 +11,8 @@ import { Guard } from "../../runtime/guard/record-guard.js";
 import { reconcileFlows } from "../../runtime/reconcile-flows.js";
 import type { GuardRunInput } from "../../runtime/guard/guarded-run.js";
 import { stableKey } from "../../runtime/stable-key.js";
+import { stripeAccess, type StripeAccess } from "../../runtime/stripe/stripe-access.js";
+import { EnvironmentKeyProvider } from "../../runtime/vault/environment-key-provider.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
 const hour = 3_600_000;
@@ -18,6 +20,8 @@ let emulator: StripeEmulator;
 let db: PGlite;
 let guard: Guard;
 let stripe: Stripe;
+/** The consumer's way to Stripe, which the reconciler takes: the environment's key here, no vault. */
+let access: StripeAccess;
 
 beforeAll(async () => {
   emulator = await startStripeEmulator();
@@ -25,6 +29,7 @@ beforeAll(async () => {
   guard = await Guard.open({ pglite: db, clock: emulator.clock, leaseMs: 60_000, periodCapCents: 1_000_000 });
   // A short timeout so a hung request (commitThenHang) fails fast as a StripeConnectionError.
   stripe = new Stripe("rk_test_flows", { ...emulator.stripeConfig, maxNetworkRetries: 0, timeout: 1_500 });
+  access = stripeAccess({ keys: new EnvironmentKeyProvider({ apiKey: "rk_test_flows" }), apiBase: emulator.apiBase, timeoutMs: 1_500, maxNetworkRetries: 0 });
 });
 afterAll(async () => {
   await guard?.close();
@@ -191,13 +196,13 @@ describe("reconcileFlows (guard_records)", () => {
     const at = Math.floor(emulator.clock.now() / 1000);
     expect(await run(meterEventFlow, meterInput, { eventName: `recon_${cus}`, stripeCustomerId: cus, value: 3, timestamp: at })).toMatchObject({ kind: "unknown" });
 
-    const dry = await reconcileFlows({ guard, stripe, dryRun: true, limit: 1_000 });
+    const dry = await reconcileFlows({ guard, stripe: access, dryRun: true, limit: 1_000 });
     const mine = (report: typeof dry) => report.outcomes.filter((o) => String(o.key.usageId).endsWith(cus));
     expect(mine(dry).map((o) => o.action)).toEqual(["would-rerun", "would-rerun"]);
     expect(emulator.ledger.invoices(cus)[0]?.status).toBe("open");
 
     emulator.clock.advance(25 * hour);
-    const report = await reconcileFlows({ guard, stripe, limit: 1_000 });
+    const report = await reconcileFlows({ guard, stripe: access, limit: 1_000 });
     expect(mine(report).map((o) => [o.flow, o.action])).toEqual([["invoice", "completed"], ["meter-event", "unverifiable"]]);
     expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
     expect(emulator.ledger.meterEvents().filter((e) => e.payload["stripe_customer_id"] === cus)).toHaveLength(1);
