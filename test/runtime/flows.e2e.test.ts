@@ -131,7 +131,7 @@ describe("meter-event flow", () => {
     expect(identifier.length).toBeLessThanOrEqual(100);
     expect(await run(meterEventFlow, input, request)).toMatchObject({ kind: "done", objectId: identifier });
     // Another record store (a lost database, a second deployment) sends the same event: Stripe refuses it as a duplicate.
-    const other = await Guard.open({ clock: emulator.clock });
+    const other = await Guard.open({ inMemory: true, clock: emulator.clock });
     try {
       const again = await other.run({ ...input, flow: "meter-event", payload: { ...request } }, (context) =>
         meterEventFlow.execute(stripe, request, flowContext(context, emulator.clock.now())), { classify: (e) => meterEventFlow.classify(e, request, key) });
