@@ -1,12 +1,11 @@
 // What an operator's cron does for the generated consumer once the fleet has stopped: some minutes later (past the
 // guard's leases), run the reconciler over the contender's database until no stale pending billing is left.
 import type { PGlite } from "@electric-sql/pglite";
-import Stripe from "stripe";
 import type { MeterProvider } from "@opentelemetry/api";
-import { type StripeSettings, Guard } from "../runtime/index.js";
+import { type StripeSettings, EnvironmentKeyProvider, Guard } from "../runtime/index.js";
 import { BillingGuard } from "../runtime/guard/index.js";
 import { createBillingTelemetry } from "../runtime/telemetry/index.js";
-import { reconcile, reconcileFlows } from "../runtime/operator/index.js";
+import { reconcile, reconcileFlows, stripeAccess, type StripeAccess } from "../runtime/operator/index.js";
 import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
@@ -71,12 +70,12 @@ export async function runFlowReconciler(run: ReconcilerRun): Promise<void> {
   }
 }
 
-function operatorStripe(settings: StripeSettings): Stripe {
-  const base = new URL(settings.apiBase ?? "https://api.stripe.com");
-  return new Stripe(settings.apiKey, {
-    host: base.hostname,
-    protocol: base.protocol === "http:" ? "http" : "https",
-    ...(base.port !== "" ? { port: Number(base.port) } : {}),
+/** The consumer's way to Stripe (its key, its API base): the reconciler never has one of its own. */
+function operatorStripe(settings: StripeSettings): StripeAccess {
+  return stripeAccess({
+    keys: new EnvironmentKeyProvider({ apiKey: settings.apiKey, warn: () => undefined }),
+    timeoutMs: settings.timeoutMs ?? 30_000,
     maxNetworkRetries: 2,
+    ...(settings.apiBase === undefined ? {} : { apiBase: settings.apiBase }),
   });
 }

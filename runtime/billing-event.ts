@@ -1,5 +1,6 @@
 // A team's own billing events: a schema (zod, or any Standard Schema) and a function from a valid event to what the
 // guard needs (identity, spend) and what the flow sends. `UsageEvent` with the PaymentIntent flow is the default.
+import { errorMessage } from "./describe-error.js";
 import type { Spend } from "./guard/guard-store.js";
 import { decodeEventBody, parseUsageEvent } from "./event-schema.js";
 import { buildPaymentIntentParams, type PaymentIntentRequest } from "./stripe/payment-intent-params.js";
@@ -48,7 +49,7 @@ export async function parseBillingEvent<E>(definition: BillingEventDefinition<E,
   try {
     result = await definition.schema["~standard"].validate(decoded.value);
   } catch (error) {
-    return { ok: false, reason: `body: the schema failed (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, reason: `body: the schema failed (${errorMessage(error)})` };
   }
   if (result.issues === undefined) return { ok: true, event: result.value };
   const reasons = result.issues.map((issue) => {

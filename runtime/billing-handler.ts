@@ -2,7 +2,8 @@
 // -> settle, each step in runtime/handler/. One function per message; it never throws and never abandons (see
 // settlement-policy.ts for why).
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import { describeError, type FlowResult } from "./handler/flow-result.js";
+import { describeError } from "./describe-error.js";
+import type { FlowResult } from "./handler/flow-result.js";
 import type { BillingHandler, BillingHandlerDeps } from "./handler/handler-deps.js";
 import { guardedCharge } from "./handler/guarded-charge.js";
 import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./handler/handler-settings.js";

@@ -4,6 +4,7 @@
 // messages in the queue, and probes Stripe with backoff until the key works again.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import Stripe from "stripe";
+import { describeError } from "./describe-error.js";
 
 /** The dead-letter reason the settlement table gives a configuration outcome (settlement-policy.ts). */
 export const configurationFaultReason = "StripeConfigurationError";
@@ -73,7 +74,7 @@ export function configurationFaultGate(options: ConfigurationFaultOptions): Conf
       await options.probe?.();
     } catch (error) {
       const next = Math.min(max, waitedMs * 2);
-      options.log(`Stripe still refuses the key (${describe(error)}): still paused, next probe in ${Math.round(next / 1000)} s`);
+      options.log(`Stripe still refuses the key (${describeError(error)}): still paused, next probe in ${Math.round(next / 1000)} s`);
       schedule(next);
       return;
     }
@@ -117,8 +118,4 @@ export function configurationFaultGate(options: ConfigurationFaultOptions): Conf
       clearTimeout(timer);
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -9,6 +9,7 @@
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
 import { isServiceBusError, RetryMode, type ServiceBusClientOptions, type ServiceBusMessage, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
+import { errorMessage } from "./describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "./retry-chain.js";
 import { connectServiceBus } from "./servicebus-connection.js";
 
@@ -127,7 +128,7 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
           try {
             await sender.sendMessages(copy);
           } catch (error) {
-            report.failure = { messageId: idOf(message), error: describe(error), ...codeOf(error) };
+            report.failure = { messageId: idOf(message), error: errorMessage(error), ...codeOf(error) };
             // This and the rest of the batch stay in the DLQ (locked until their locks lapse): nothing is lost.
             return report;
           }
@@ -137,7 +138,7 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
           } catch (error) {
             // The replacement is on the queue; the copy stays in the DLQ. A re-run sends the same derived id, which
             // the window drops (or, after it, the guard dedupes).
-            moved.completeFailed = describe(error);
+            moved.completeFailed = errorMessage(error);
           }
           report.moved.push(moved);
         }
@@ -237,11 +238,6 @@ function idOf(message: ServiceBusReceivedMessage): string | undefined {
 function codeOf(error: unknown): { code?: string } {
   const found = error instanceof AggregateError ? (error.errors as unknown[]).find((inner) => isServiceBusError(inner)) : error;
   return isServiceBusError(found) ? { code: found.code } : {};
-}
-
-function describe(error: unknown): string {
-  if (error instanceof AggregateError && !error.message) return error.errors.map(describe).join("; ");
-  return error instanceof Error ? error.message : String(error);
 }
 
 function limitOf(max: number | undefined): number {

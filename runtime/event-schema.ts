@@ -1,6 +1,7 @@
 // The usage event a billing consumer accepts, validated before anything else happens: an event that fails here is
 // dead-lettered with a reason naming the field, and never reaches the guard or Stripe.
 import { z } from "zod";
+import { errorMessage } from "./describe-error.js";
 import { amountProblem, currencyProblem } from "./currency.js";
 import type { UsageEvent } from "./usage-event.js";
 
@@ -60,7 +61,7 @@ export function decodeEventBody(body: unknown): { ok: true; value: unknown } | {
   try {
     serialized = JSON.stringify(body);
   } catch (error) {
-    return { ok: false, reason: `body: not serializable as JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, reason: `body: not serializable as JSON (${errorMessage(error)})` };
   }
   const bytes = Buffer.byteLength(serialized ?? "", "utf8");
   if (bytes > maxEventBodyBytes) return tooLarge(bytes);
@@ -71,7 +72,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; re
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, reason: `body: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, reason: `body: not valid JSON (${errorMessage(error)})` };
   }
 }
 

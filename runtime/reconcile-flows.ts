@@ -5,6 +5,7 @@
 // identifier window cannot be proven sent or not and is reported `unverifiable`, never re-sent.
 import type Stripe from "stripe";
 import type { Clock } from "./clock.js";
+import { describeError } from "./describe-error.js";
 import { chargeFlow } from "./flows/charge-flow.js";
 import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "./flows/flow-adapter.js";
 import { invoiceFlow } from "./flows/invoice-flow.js";
@@ -12,6 +13,8 @@ import { meterEventFlow } from "./flows/meter-event-flow.js";
 import { paymentIntentFlow } from "./flows/payment-intent-flow.js";
 import type { GuardOutcome } from "./guard/guarded-run.js";
 import type { Guard, GuardRecord } from "./guard/record-guard.js";
+import { periodClient, type ExpectedPeriodTotal } from "./stripe/period-client.js";
+import type { StripeAccess } from "./stripe/stripe-access.js";
 
 export const builtInFlows: Readonly<Record<string, FlowAdapter<never>>> = {
   "payment-intent": paymentIntentFlow as FlowAdapter<never>,
@@ -47,7 +50,10 @@ export interface FlowReconcileReport {
 
 export interface FlowReconcileOptions {
   guard: Guard;
-  stripe: Stripe;
+  /** The consumer's way to Stripe: each record through its spend period's vault key (see `ReconcileOptions.stripe`). */
+  stripe: StripeAccess;
+  /** Sizes a period's vault key as the consumer does. */
+  expectedPeriodTotalCents?: ExpectedPeriodTotal;
   /** Adapters by flow name; default the built-in four (pass your own to reconcile a custom flow). */
   flows?: Readonly<Record<string, FlowAdapter<never>>>;
   /** Only records of this flow. */
@@ -93,7 +99,8 @@ function actionOf(outcome: GuardOutcome): { action: FlowReconcileAction; objectI
 }
 
 export async function reconcileFlows(options: FlowReconcileOptions): Promise<FlowReconcileReport> {
-  const { guard, stripe } = options;
+  const { guard } = options;
+  const stripeFor = periodClient(options.stripe, options.expectedPeriodTotalCents);
   const clock = options.clock ?? guard.clock;
   const flows = options.flows ?? builtInFlows;
   const dryRun = options.dryRun ?? false;
@@ -122,6 +129,14 @@ export async function reconcileFlows(options: FlowReconcileOptions): Promise<Flo
       continue;
     }
     const request = record.payload;
+    let stripe: Stripe;
+    try {
+      // The period the consumer charged it under ("unpriced" when it spends nothing), so the same vault key and cap.
+      stripe = await stripeFor(record.spend?.period ?? "unpriced");
+    } catch (error) {
+      note(record, { action: "still-unknown", detail: `no Stripe key for it: ${describeError(error)}` });
+      continue;
+    }
     const outcome = await guard.run(
       {
         scope: record.scope,

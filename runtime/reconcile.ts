@@ -4,12 +4,15 @@
 // unlike search), by customer and the metadata the request carries; only when Stripe has none is it charged.
 import type Stripe from "stripe";
 import type { Clock } from "./clock.js";
+import { describeError } from "./describe-error.js";
 import type { BillingGuardPort } from "./billing-handler.js";
 import type { BillingGuard } from "./guard/billing-guard.js";
 import type { BillingTelemetry } from "./telemetry/billing-telemetry.js";
 import type { BillingRecord, Lease } from "./guard/types.js";
 import { classifyStripeError } from "./stripe/classify-error.js";
 import { createPaymentIntent } from "./stripe/create-payment-intent.js";
+import { periodClient, type ExpectedPeriodTotal } from "./stripe/period-client.js";
+import type { StripeAccess } from "./stripe/stripe-access.js";
 import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
 
 /** Stripe prunes idempotency keys once they are at least 24 hours old. */
@@ -56,7 +59,13 @@ export interface ReconcileReport {
 
 export interface ReconcileOptions {
   guard: BillingGuard;
-  stripe: Stripe;
+  /**
+   * The consumer's way to Stripe (`stripeAccess({ keys, ... })`): each billing goes through its period's vault key,
+   * whose cap and allowlist the vault enforces, never through a key of the reconciler's own.
+   */
+  stripe: StripeAccess;
+  /** Sizes a period's vault key as the consumer does (its `expectedPeriodTotalCents`, else `periodCapCents`). */
+  expectedPeriodTotalCents?: ExpectedPeriodTotal;
   /** Default: the guard's clock (one clock drives leases, the key window and the reconciler). */
   clock?: Clock;
   keyWindowMs?: number;
@@ -128,7 +137,7 @@ export async function findPaymentIntent(stripe: Stripe, record: BillingRecord): 
 
 /** Finishes stale pending billings; see the module comment for the rules. Never throws for one record's trouble. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
-  const { stripe } = options;
+  const stripeFor = periodClient(options.stripe, options.expectedPeriodTotalCents);
   const guard = instrumented(options.guard, options.telemetry);
   const clock = options.clock ?? guard.clock;
   const keyWindowMs = options.keyWindowMs ?? stripeKeyWindowMs;
@@ -154,6 +163,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     report.examined++;
     const insideWindow = clock.now() - stale.createdAt.getTime() < keyWindowMs;
     try {
+      const stripe = await stripeFor(stale.billingPeriod);
       if (dryRun) {
         await planOnly(stripe, stale, insideWindow, note);
         continue;
@@ -179,7 +189,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
       }
       await settle(guard, claim.lease, stripe, claim.record, insideWindow, note);
     } catch (error) {
-      note(stale, "still-unknown", { detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      note(stale, "still-unknown", { detail: describeError(error) });
     }
   }
   return report;

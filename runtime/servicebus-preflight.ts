@@ -3,6 +3,7 @@
 // error many times a second. Outages after a good start are the SDK's to ride out, their log lines throttled.
 import { isServiceBusError, ServiceBusClient } from "@azure/service-bus";
 import { DefaultAzureCredential } from "@azure/identity";
+import { errorMessage } from "./describe-error.js";
 import { ConfigurationError } from "./errors.js";
 
 /** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */
@@ -33,7 +34,7 @@ export async function checkQueueReachable(connectionString: string | undefined, 
 }
 
 function explain(error: unknown, queueName: string, host: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (isServiceBusError(error) && error.code === "MessagingEntityNotFound") {
     return `queue "${queueName}" does not exist on ${host}: check SERVICEBUS_QUEUE (and the namespace) in the run contract`;
   }
@@ -48,16 +49,31 @@ function hostOf(connectionString: string | undefined): string | undefined {
 }
 
 /**
- * The receiver's error log after a good start: the first occurrence of an error at once, repeats at most once per
- * interval that doubles up to `maxMs` (with how many were folded), so an outage costs a few lines, not a flood.
+ * What kind of error this is, without what varies between occurrences: a Service Bus error's code (its message
+ * carries tracking ids, timestamps and entity paths that make every line unique), else a Node system error's code
+ * (ECONNRESET), else the error's name.
+ */
+export function errorKind(error: unknown): string {
+  if (isServiceBusError(error)) return `ServiceBusError ${error.code}`;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" && code !== "" ? `${error.name} ${code}` : error.name;
+  }
+  return typeof error;
+}
+
+/**
+ * The receiver's error log after a good start: the first error of a kind (its source and `errorKind`) at once,
+ * repeats of that kind at most once per interval that doubles up to `maxMs` (with how many were folded), so an
+ * outage costs a few lines, not a flood, even though every message of the SDK's differs.
  */
 export function throttledErrorLog(log: (line: string) => void, now: () => number = Date.now, firstMs = 1_000, maxMs = 60_000) {
   const seen = new Map<string, { next: number; interval: number; folded: number }>();
-  return (line: string): void => {
-    const state = seen.get(line);
+  return (kind: string, line: string): void => {
+    const state = seen.get(kind);
     const at = now();
     if (!state) {
-      seen.set(line, { next: at + firstMs, interval: firstMs, folded: 0 });
+      seen.set(kind, { next: at + firstMs, interval: firstMs, folded: 0 });
       log(line);
       return;
     }
@@ -65,9 +81,15 @@ export function throttledErrorLog(log: (line: string) => void, now: () => number
       state.folded++;
       return;
     }
-    log(state.folded > 0 ? `${line} (and ${state.folded} more like it)` : line);
+    log(state.folded > 0 ? `${line} (and ${state.folded} more of this kind)` : line);
     state.interval = Math.min(maxMs, state.interval * 2);
     state.next = at + state.interval;
     state.folded = 0;
   };
+}
+
+/** The subscription's `processError` log line, throttled per (error source, `errorKind`). */
+export function receiverErrorLog(log: (line: string) => void, now: () => number = Date.now): (error: unknown, errorSource: string) => void {
+  const throttled = throttledErrorLog(log, now);
+  return (error, errorSource) => throttled(`${errorSource} ${errorKind(error)}`, `service bus ${errorSource}: ${errorMessage(error)}`);
 }

@@ -46,17 +46,15 @@ export function register(program: Command): void {
       if (!databaseUrl && !options.dataDir) {
         throw new UsageError("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
       }
-      const apiKey = process.env.STRIPE_API_KEY;
-      if (!apiKey) throw new UsageError("reconcile needs STRIPE_API_KEY in the environment (a restricted rk_ key with PaymentIntents read/write)");
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
-      const [{ Guard }, { BillingGuard }, { createStripeClient }, { builtInFlows, reconcile, reconcileFlows }] = await Promise.all([
+      const [{ Guard }, { BillingGuard }, { builtInFlows, reconcile, reconcileFlows }] = await Promise.all([
         import("../../runtime/index.js"),
         import("../../runtime/guard/index.js"),
-        import("../../runtime/flows/index.js"),
         import("../../runtime/operator/index.js"),
       ]);
-      const stripe = createStripeClient({ apiKey, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
+      // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
+      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
@@ -69,7 +67,7 @@ export function register(program: Command): void {
       if (options.flow === undefined || options.flow === "payment-intent") {
         const guard = await BillingGuard.open(connection);
         try {
-          report = await reconcile({ guard, stripe, dryRun, ...limit });
+          report = await reconcile({ guard, stripe, dryRun, ...limit, ...expectedPeriodTotalCents });
         } finally {
           await guard.close();
         }
@@ -77,7 +75,7 @@ export function register(program: Command): void {
       const flowGuard = await Guard.open(connection);
       let flows: FlowReconcileReport;
       try {
-        flows = await reconcileFlows({ guard: flowGuard, stripe, dryRun, ...limit, ...(options.flow === undefined ? {} : { flow: options.flow }) });
+        flows = await reconcileFlows({ guard: flowGuard, stripe, dryRun, ...limit, ...expectedPeriodTotalCents, ...(options.flow === undefined ? {} : { flow: options.flow }) });
       } finally {
         await flowGuard.close();
       }
@@ -85,6 +83,30 @@ export function register(program: Command): void {
       console.log(options.json ? JSON.stringify(output, null, 2) : [report ? describe(report) : undefined, describeFlows(flows)].filter(Boolean).join("\n"));
       if ((report?.stillUnknown ?? 0) > 0 || flows.stillUnknown > 0 || flows.unverifiable > 0 || flows.refused > 0) process.exitCode = stillUnknownExitCode;
     });
+}
+
+/**
+ * Stripe as the consumer reaches it: with KEYBRAKE_URL and KEYBRAKE_API_KEY through per-period vault keys (capped at
+ * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a
+ * restricted key). Never a key of the reconciler's own beside the vault's.
+ */
+async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
+  const { EnvironmentKeyProvider, KeybrakeKeyProvider } = await import("../../runtime/index.js");
+  const { stripeAccess } = await import("../../runtime/stripe/stripe-access.js");
+  const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
+  if (vault && !(env.KEYBRAKE_URL && env.KEYBRAKE_API_KEY)) throw new UsageError("reconcile through the vault needs both KEYBRAKE_URL and KEYBRAKE_API_KEY");
+  if (!vault && !env.STRIPE_API_KEY) {
+    throw new UsageError("reconcile needs the consumer's Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY (vault keys), or STRIPE_API_KEY (a restricted rk_ key with PaymentIntents read/write)");
+  }
+  const cap = env.BILLING_PERIOD_CAP_CENTS;
+  if (cap !== undefined && !/^[1-9]\d*$/.test(cap)) throw new UsageError(`BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, got "${cap}"`);
+  const keys = vault
+    ? new KeybrakeKeyProvider({ baseUrl: env.KEYBRAKE_URL as string, apiKey: env.KEYBRAKE_API_KEY as string })
+    : new EnvironmentKeyProvider({ apiKey: env.STRIPE_API_KEY as string, warn: (line) => console.error(line) });
+  return {
+    stripe: stripeAccess({ keys, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) }),
+    expectedPeriodTotalCents: cap === undefined ? {} : { expectedPeriodTotalCents: Number(cap) },
+  };
 }
 
 function describeFlows(report: FlowReconcileReport): string {

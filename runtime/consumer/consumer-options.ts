@@ -36,8 +36,13 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   event?: BillingEventDefinition<E, R>;
   /** An open store to share for a non-default flow or event (e.g. a `Guard`), not closed by the consumer. */
   guardStore?: GuardStore<never>;
-  /** Embedded database directory when neither `databaseUrl` nor `pglite` is given; absent: in memory. */
+  /** Embedded database directory when neither `databaseUrl` nor `pglite` is given. */
   dataDir?: string;
+  /**
+   * The guard's records in memory, asked for by name: tests and demos only (a restart forgets every claim). Without a
+   * database (`databaseUrl`, `pglite`, `dataDir`) or this, the consumer refuses to start (ConfigurationError).
+   */
+  inMemory?: boolean;
   /** The guard's lease; default the delivery budget (Stripe worst case + processing + margin), twice that when messages may wait for a Stripe slot. */
   leaseMs?: number;
   /** Lease owner id; default host/pid/random. */

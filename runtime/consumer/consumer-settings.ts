@@ -3,6 +3,7 @@
 // that do not agree are a ConfigurationError at start, never a failure per message.
 import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs } from "../../tuning/index.js";
 import type { BillingConsumerOptions } from "./consumer-options.js";
+import { errorMessage } from "../describe-error.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
@@ -97,6 +98,6 @@ function checkScope(scope: string): void {
   try {
     stableKey({ scope: "check" }, { scope });
   } catch (error) {
-    throw new ConfigurationError(`scope: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ConfigurationError(`scope: ${errorMessage(error)}`, { cause: error });
   }
 }

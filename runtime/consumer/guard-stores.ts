@@ -30,6 +30,7 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
     ...(options.databasePassword === undefined ? {} : { databasePassword: options.databasePassword }),
     ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.periodCapCents === undefined ? {} : { periodCapCents: options.periodCapCents }),
     ...(options.periodCaps === undefined ? {} : { periodCaps: options.periodCaps }),

@@ -5,7 +5,7 @@ import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } 
 import type { BillingHandler, DeliveryPorts } from "../billing-handler.js";
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
 import { gateSettlements } from "../settlement-gate.js";
-import { throttledErrorLog } from "../servicebus-preflight.js";
+import { receiverErrorLog } from "../servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
@@ -37,7 +37,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
   // Every settlement of this receiver, the pause's abandons included, through the gate: one outcome per AMQP flush.
   const receiver = gateSettlements(parts.receiver);
   const queue = options.serviceBus.queueName;
-  const errorLog = throttledErrorLog(log);
+  const errorLog = receiverErrorLog(log);
   // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).
   const faults = configurationFaultGate({
     log,
@@ -75,7 +75,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
         processMessage,
         processError: async ({ error, errorSource }) => {
           if (errorSource === "renewLock") telemetry.lockRenewalFailed(queue);
-          errorLog(`service bus ${errorSource}: ${error instanceof Error ? error.message : String(error)}`);
+          errorLog(error, errorSource);
         },
       },
       { autoCompleteMessages: false, maxConcurrentCalls: parts.settings.maxConcurrentCalls },

@@ -2,7 +2,8 @@
 // without it would land on the customer's next subscription invoice), finalize, pay. Each call is a recovery point
 // with its own key (`<record key>:<step>`), so a replay resumes after the last recorded step. Past the key window a
 // replayed key may be a new request: the invoice and its items are found by the key in their metadata first, and
-// finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid).
+// finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid). An invoice
+// still open after pay is not declined: its payment may be processing, so the record stays pending until Stripe says.
 import Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
 import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
@@ -30,13 +31,50 @@ export interface InvoiceRequest {
 /** Stripe caps an invoice at 250 lines; each item is a call (and a lease's worth of budget). */
 export const maxInvoiceItems = 20;
 
-/** The invoice was answered but not paid (Stripe would have raised a card error for a decline). */
+/** Pay answered with the invoice void or uncollectible: it will not be paid (a card decline raises a card error). */
 class InvoiceNotPaid extends Error {
   override name = "InvoiceNotPaid";
   constructor(readonly invoiceId: string, readonly status: string | null) {
     super(`invoice ${invoiceId} is ${status ?? "unknown"} after pay`);
   }
 }
+
+/**
+ * Still `open` after a pay attempt: not a decline. Its payment is processing (a bank debit takes days) or needs the
+ * customer; it may yet be paid. The record stays pending and reserved; the retries and the reconciler ask Stripe
+ * for the invoice's status until it is paid (done) or the retries run out (the reconciler keeps asking).
+ */
+class InvoicePaymentPending extends Error {
+  override name = "InvoicePaymentPending";
+  constructor(readonly invoiceId: string) {
+    super(`invoice ${invoiceId} is still open after pay: its payment is processing or awaits the customer; ask Stripe again later`);
+  }
+}
+
+/**
+ * The pay step. A retry first asks Stripe for the invoice: paid (a processing payment settled, or an earlier attempt
+ * paid it) is done. Inside the key window the pay call itself is safe to repeat (Stripe replays its answer); past it
+ * an open invoice that was already attempted is not paid again (a second debit), it stays pending until Stripe says.
+ */
+async function pay(stripe: Stripe, request: InvoiceRequest, context: FlowContext, invoiceId: string, key: string, calling: Calling): Promise<string> {
+  if (context.attempt > 1) {
+    const current = await context.stripeCall("invoices.retrieve", () => stripe.invoices.retrieve(invoiceId));
+    if (current.status === "paid") return invoiceId;
+    if (context.pastKeyWindow && current.status === "open" && current.attempted) throw new InvoicePaymentPending(invoiceId);
+  }
+  let status: string | null = "paid";
+  await unlessAlready(stripe, context, invoiceId, ["paid"], async () => {
+    const paid = await calling("invoices.pay", () =>
+      stripe.invoices.pay(invoiceId, { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) }, { idempotencyKey: key }),
+    );
+    status = paid.status;
+  });
+  if (status === "open") throw new InvoicePaymentPending(invoiceId);
+  if (status !== "paid") throw new InvoiceNotPaid(invoiceId, status);
+  return invoiceId;
+}
+
+type Calling = <T>(operation: StripeOperation, call: () => Promise<T>) => Promise<T>;
 
 async function findInvoice(stripe: Stripe, request: InvoiceRequest, context: FlowContext): Promise<string | undefined> {
   for await (const invoice of stripe.invoices.list({ customer: request.customer, created: { gte: lookupFrom(context.createdAt) }, limit: 100 })) {
@@ -76,7 +114,7 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
   async execute(stripe, request, context) {
     const problem = this.check?.(request, context.now);
     if (problem) throw new GuardInputError(problem);
-    const calling = async <T>(operation: StripeOperation, call: () => Promise<T>): Promise<T> => {
+    const calling: Calling = async <T>(operation: StripeOperation, call: () => Promise<T>): Promise<T> => {
       try {
         return await context.stripeCall(operation, call);
       } catch (error) {
@@ -129,20 +167,11 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
       );
       return invoiceId;
     });
-    await context.step("pay", async (key) => {
-      let status: string | null = "paid";
-      await unlessAlready(stripe, context, invoiceId, ["paid"], async () => {
-        const paid = await calling("invoices.pay", () =>
-          stripe.invoices.pay(invoiceId, { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) }, { idempotencyKey: key }),
-        );
-        status = paid.status;
-      });
-      if (status !== "paid") throw new InvoiceNotPaid(invoiceId, status);
-      return invoiceId;
-    });
+    await context.step("pay", (key) => pay(stripe, request, context, invoiceId, key, calling));
     return { status: "done", objectId: invoiceId };
   },
   classify(error) {
+    if (error instanceof InvoicePaymentPending) return { kind: "unknown", detail: error.message };
     if (error instanceof InvoiceNotPaid) return { kind: "declined", reason: error.message, objectId: error.invoiceId };
     return stripeErrorClass(error);
   },

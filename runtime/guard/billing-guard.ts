@@ -315,6 +315,23 @@ export class BillingGuard {
     );
   }
 
+  /** `GuardStore.forget` for billing_records: a first attempt refused before Stripe is removed, its reservation given back. */
+  async forgetRefused(lease: Lease): Promise<boolean> {
+    const [gone] = await this.#sql.query<{ gone: string | number }>(
+      `WITH gone AS (
+         DELETE FROM billing_records WHERE ${recordKey} AND state = 'pending' AND lease_token = $3 AND attempts = 1
+         RETURNING billing_period, currency, amount_cents
+       ), ledger AS (
+         UPDATE spend_ledger l SET committed_cents = l.committed_cents - s.amount_cents, updated_at = $4
+           FROM gone s WHERE l.billing_period = s.billing_period AND l.currency = s.currency
+         RETURNING 1
+       )
+       SELECT count(*) AS gone FROM gone`,
+      [lease.customerId, lease.billingPeriod, lease.token, this.#now()],
+    );
+    return Number(gone?.gone) === 1;
+  }
+
   /**
    * The message is settled: `charged -> completed` (completing twice is a no-op). Committed without waiting for the
    * disk flush (`synchronous_commit` off for this statement only): if a server crash loses it, the record stays

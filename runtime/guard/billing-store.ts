@@ -6,7 +6,8 @@ import { BillingStateError, GuardInputError } from "../errors.js";
 import type { GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
 import type { Lease } from "./types.js";
 
-export type BillingRecordPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease">;
+export type BillingRecordPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease"> &
+  Partial<Pick<BillingGuard, "forgetRefused">>;
 
 export function billingRecordStore(port: BillingRecordPort): GuardStore<Lease> {
   return {
@@ -49,5 +50,6 @@ export function billingRecordStore(port: BillingRecordPort): GuardStore<Lease> {
     markDeclined: (lease, outcome) =>
       port.markDeclined(lease, { reason: outcome.reason, ...(outcome.objectId === undefined ? {} : { paymentIntentId: outcome.objectId }) }),
     release: (lease) => port.releaseLease(lease),
+    ...(port.forgetRefused === undefined ? {} : { forget: (lease: Lease) => port.forgetRefused!(lease) }),
   };
 }

@@ -54,4 +54,12 @@ export interface GuardStore<L extends StoreLease = StoreLease> {
   markDeclined(lease: L, outcome: { reason: string; objectId?: string }): Promise<boolean>;
   /** Outcome unknown: the record stays pending and reserved, free for the retry or the reconciler. */
   release(lease: L): Promise<void>;
+  /**
+   * Refused before Stripe was asked for anything (a vault cap or key refusal, a request found invalid late, Stripe
+   * refusing the request) on the record's first attempt, with no recovery point: removes the record and gives its
+   * reservation back, in one statement, so whatever comes next (the dead letter resubmitted, a redelivery) starts
+   * from nothing. False, changing nothing, when the record is not that (another attempt, a step recorded, the lease
+   * taken over): then it is released instead and stays for recovery. Absent: always released.
+   */
+  forget?(lease: L): Promise<boolean>;
 }

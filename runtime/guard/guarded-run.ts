@@ -3,12 +3,14 @@
 // identity from fields the caller names, a fingerprint of the rest (same identity, other parameters: mismatch), an
 // optional spend reservation, a lease with an AbortSignal when it lapses, and recovery points (named steps that
 // persist the Stripe object id they produced and resolve from it on replay). An unknown outcome never deletes the
-// record: it stays pending and reserved for the retry or the reconciler. Outcomes are values; nothing here throws
+// record: it stays pending and reserved for the retry or the reconciler. A refusal before Stripe did anything, on
+// a first attempt with no recovery point, removes it (`GuardStore.forget`); with history, it goes to recovery too. Outcomes are values; nothing here throws
 // except the caller's own phase hooks.
 import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalDocument, canonicalJson } from "../canonical-json.js";
 import { stableKey } from "../stable-key.js";
+import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreLease } from "./guard-store.js";
 
@@ -136,7 +138,7 @@ export function identify(input: GuardRunInput): { recordKey: string; idempotency
     recordKey = canonicalJson(input.key);
     idempotencyKey = input.idempotencyKey ?? stableKey(input.key, { scope: input.scope });
   } catch (error) {
-    throw new GuardInputError(error instanceof Error ? error.message : String(error));
+    throw new GuardInputError(errorMessage(error));
   }
   if (recordKey.length > maxRecordKeyLength) throw new GuardInputError(`key is ${recordKey.length} characters as JSON; at most ${maxRecordKeyLength}`);
   if (typeof idempotencyKey !== "string" || idempotencyKey.length === 0 || idempotencyKey.length > 190) {
@@ -148,7 +150,7 @@ export function identify(input: GuardRunInput): { recordKey: string; idempotency
     const canonical = canonicalDocument({ flow: input.flow, idempotencyKey, payload: input.payload, spend: input.spend ?? null });
     fingerprint = createHash("sha256").update(canonical, "utf8").digest("hex");
   } catch (error) {
-    throw new GuardInputError(`payload cannot be fingerprinted: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GuardInputError(`payload cannot be fingerprinted: ${errorMessage(error)}`);
   }
   return { recordKey, idempotencyKey, fingerprint };
 }
@@ -185,7 +187,7 @@ export async function runGuarded<L extends StoreLease>(
   try {
     identity = identify(input);
   } catch (error) {
-    return { kind: "invalid", reason: "InvalidGuardInput", detail: describe(error) };
+    return { kind: "invalid", reason: "InvalidGuardInput", detail: describeError(error) };
   }
   const { idempotencyKey } = identity;
   let claim;
@@ -207,7 +209,7 @@ export async function runGuarded<L extends StoreLease>(
     if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey };
     // Anything else (a database failure, a bug) is no verdict on the event; the claim may or may not be committed:
     // unknown, and the retry meets whichever it is.
-    return { kind: "unknown", detail: `guard failed: ${describe(error)}`, idempotencyKey };
+    return { kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey };
   }
   switch (claim.status) {
     case "already-done":
@@ -246,7 +248,7 @@ export async function runGuarded<L extends StoreLease>(
         const objectId = await call(key);
         if (typeof objectId !== "string" || objectId.length === 0) throw new GuardInputError(`step ${name} must resolve with the Stripe object id`);
         await store.saveStep(lease, name, objectId).catch((error: unknown) => {
-          throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describe(error)}`);
+          throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describeError(error)}`);
         });
         steps[name] = objectId;
         return objectId;
@@ -259,7 +261,9 @@ export async function runGuarded<L extends StoreLease>(
       answer = classifyThrown(error, options.classify);
     }
     await options.hooks?.afterWork?.();
-    return await record(store, lease, answer, idempotencyKey, options.hooks);
+    // A first attempt that left no recovery point: a refusal then proves Stripe holds nothing under this record.
+    const untouched = claim.attempt === 1 && Object.keys(steps).length === 0;
+    return await record(store, lease, answer, idempotencyKey, options.hooks, untouched);
   } finally {
     clearTimeout(timer);
   }
@@ -272,14 +276,14 @@ class StepNotRecorded extends Error {
 
 function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): GuardErrorClass {
   if (error instanceof LeaseLapsedError || error instanceof StepNotRecorded || (error instanceof DOMException && error.name === "AbortError")) {
-    return { kind: "unknown", detail: describe(error) };
+    return { kind: "unknown", detail: describeError(error) };
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
-  if (!classify) return { kind: "unknown", detail: describe(error) };
+  if (!classify) return { kind: "unknown", detail: describeError(error) };
   try {
     return classify(error);
   } catch (classifyError) {
-    return { kind: "unknown", detail: `${describe(error)} (classifying it failed: ${describe(classifyError)})` };
+    return { kind: "unknown", detail: `${describeError(error)} (classifying it failed: ${describeError(classifyError)})` };
   }
 }
 
@@ -289,6 +293,7 @@ async function record<L extends StoreLease>(
   answer: GuardWorkResult | GuardErrorClass,
   idempotencyKey: string,
   hooks: GuardPhaseHooks | undefined,
+  untouched: boolean,
 ): Promise<GuardOutcome> {
   const release = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
     try {
@@ -298,6 +303,20 @@ async function record<L extends StoreLease>(
     }
     return outcome;
   };
+  // Every way out of a claim ends the record or hands it to recovery. A refusal (our vault's cap or key, a request
+  // found invalid late, Stripe refusing it) on an untouched record ends it: removed, reservation given back, so the
+  // dead letter does not leave it pending and reserved for ever. Anything else is released: pending for the retry
+  // and the reconciler (`stalePending`), which re-runs it and reports what is still refused.
+  const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
+    const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
+    if (!untouched || conflict || !store.forget) return release(outcome);
+    try {
+      if (await store.forget(lease)) return outcome;
+    } catch {
+      // Not removed: released below, so recovery finds it.
+    }
+    return release(outcome);
+  };
   const kind = "status" in answer ? answer.status : answer.kind;
   switch (kind) {
     case "done": {
@@ -306,7 +325,7 @@ async function record<L extends StoreLease>(
         await store.markDone(lease, { objectId: done.objectId, ...(done.result === undefined ? {} : { result: done.result }) });
       } catch (error) {
         // Done at Stripe, not recorded: the retry claims again and Stripe replays the same object.
-        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describeError(error)}`, idempotencyKey });
       }
       await hooks?.afterRecord?.();
       return { kind: "done", objectId: done.objectId, idempotencyKey };
@@ -316,22 +335,18 @@ async function record<L extends StoreLease>(
       try {
         await store.markDeclined(lease, { reason: declined.reason, ...(declined.objectId === undefined ? {} : { objectId: declined.objectId }) });
       } catch (error) {
-        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describeError(error)}`, idempotencyKey });
       }
       await hooks?.afterRecord?.();
       return { kind: "declined", reason: declined.reason, previously: false, idempotencyKey };
     }
     case "invalid": {
       const invalid = answer as { reason: string; detail: string };
-      return release({ kind: "invalid", reason: invalid.reason, detail: invalid.detail, idempotencyKey });
+      return refused({ kind: "invalid", reason: invalid.reason, detail: invalid.detail, idempotencyKey });
     }
     case "cap-exceeded":
-      return release({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
+      return refused({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
     default:
       return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey });
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -5,9 +5,10 @@ import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
 import { pgClient } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
+import { ConfigurationError } from "../errors.js";
 
 export interface GuardDatabaseOptions {
-  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else in memory). */
+  /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else `inMemory` when asked for). */
   databaseUrl?: string;
   /** An open embedded database; shared, so `close()` leaves it open. */
   pglite?: PGlite;
@@ -15,6 +16,12 @@ export interface GuardDatabaseOptions {
   dataDir?: string;
   /** With `dataDir`: refuse a directory that is not already a guard database (tools like reconcile) instead of creating one. */
   requireExistingDataDir?: boolean;
+  /**
+   * Keep the records in a throw-away in-memory database: tests and demos only, asked for by name, because a restart
+   * forgets every claim (and with it what Stripe was already asked). Without it and without a database the guard
+   * refuses to open.
+   */
+  inMemory?: boolean;
   /** Connections in the `pg` pool; default 10. */
   poolSize?: number;
   /**
@@ -35,5 +42,9 @@ export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlC
   if (options.dataDir) {
     return dataDirectoryClient(await openDataDirectory(options.dataDir, { existing: options.requireExistingDataDir ?? false }));
   }
-  return pgliteClient(await PGlite.create({}), { owned: true });
+  if (options.inMemory === true) return pgliteClient(await PGlite.create({}), { owned: true });
+  throw new ConfigurationError(
+    "the guard has nowhere durable to keep its records: give databaseUrl (PostgreSQL, e.g. DATABASE_URL), dataDir (an embedded " +
+      "database on disk) or pglite (an open one); inMemory: true is for tests and demos only, since a restart forgets every claim",
+  );
 }

@@ -3,7 +3,15 @@
 // consumer's own thread (`npm run bench:pglite`). A statement prepared once runs as one Bind/Execute/Sync message,
 // its plan cached by PostgreSQL, under the same two locks `query` takes, so it never interleaves with a caller's own
 // queries or transactions on a shared PGlite.
+//
+// It reaches past PGlite's public API: `_checkReady`, `_runExclusiveTransaction`, `_runExclusiveQuery` (the locks),
+// `execProtocol`, `serializers`/`parsers`, and the `protocol.serialize` / `parse` helpers. Those are not covered by
+// semver, so the version they were read from is pinned here and in package.json, and
+// `test/runtime/guard/pglite-version.test.ts` fails on any other version (runtime/README.md: "Upgrading PGlite").
 import { parse, type PGlite, protocol } from "@electric-sql/pglite";
+
+/** The PGlite version whose internals this file was written against (package.json pins the same exact version). */
+export const pgliteVersionVerified = "0.5.17";
 
 type BackendMessage = Parameters<typeof parse.parseResults>[0][number];
 

@@ -283,6 +283,25 @@ export class Guard implements GuardStore<GuardLease> {
     );
   }
 
+  async forget(lease: GuardLease): Promise<boolean> {
+    const [gone] = await this.#sql.query<{ gone: string | number }>(
+      `WITH gone AS (
+         DELETE FROM guard_records
+          WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3 AND attempts = 1 AND steps = '{}'::jsonb
+          RETURNING spend_period, spend_currency, spend_amount
+       ), ledger AS (
+         UPDATE spend_ledger l
+            SET committed_cents = l.committed_cents - s.spend_amount, updated_at = $4
+           FROM gone s
+          WHERE l.billing_period = s.spend_period AND l.currency = s.spend_currency
+          RETURNING 1
+       )
+       SELECT count(*) AS gone FROM gone`,
+      [lease.scope, lease.recordKey, lease.token, this.#now()],
+    );
+    return Number(gone?.gone) === 1;
+  }
+
   async #existing(lease: GuardLease): Promise<GuardRecord> {
     const [row] = await this.#sql.query<GuardRow>(`SELECT * FROM guard_records WHERE ${recordKeyWhere}`, [lease.scope, lease.recordKey]);
     if (!row) throw new BillingStateError(`no guard record ${lease.scope} ${lease.recordKey}`);

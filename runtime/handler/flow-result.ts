@@ -8,7 +8,3 @@ export interface FlowResult {
   billing?: Billable<unknown>;
   idempotencyKey?: string;
 }
-
-export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}

@@ -10,7 +10,8 @@ import type { GuardStore } from "../guard/guard-store.js";
 import type { RetryPolicy } from "../settlement-policy.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 
-export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions">;
+export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions"> &
+  Partial<Pick<BillingGuard, "forgetRefused">>;
 export type MessageSettler = Pick<ServiceBusReceiver, "completeMessage" | "deadLetterMessage">;
 export type RetryScheduler = Pick<ServiceBusSender, "scheduleMessages">;
 

@@ -4,7 +4,8 @@ import type { Billable } from "../billing-event.js";
 import { parseBillingEvent } from "../billing-event.js";
 import { InvalidEventError } from "../errors.js";
 import { stableKey } from "../stable-key.js";
-import { describeError, type FlowResult } from "./flow-result.js";
+import { describeError } from "../describe-error.js";
+import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
 
 /** A valid event, ready to be claimed and sent. */

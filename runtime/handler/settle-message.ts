@@ -7,7 +7,7 @@ import type { Billable } from "../billing-event.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import { retryMessage } from "../retry-chain.js";
 import { onSettleFailure, type SettlementAction } from "../settlement-policy.js";
-import { describeError } from "./flow-result.js";
+import { describeError } from "../describe-error.js";
 import type { HandlerSettings } from "./handler-settings.js";
 
 export interface Settlement {

@@ -30,3 +30,6 @@ export {
   type FlowReconcileOutcome,
   type FlowReconcileReport,
 } from "../reconcile-flows.js";
+// One way to Stripe for the consumer and the reconciler: each period's vault key, under its cap.
+export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
+export type { ExpectedPeriodTotal } from "../stripe/period-client.js";

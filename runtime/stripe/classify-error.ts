@@ -1,6 +1,7 @@
 // Which Stripe failures are final and which leave the charge's existence unknown. Only "declined" and the refusals
 // that happen before anything is charged are definite; everything else must be retried with the same key.
 import Stripe from "stripe";
+import { describeError } from "../describe-error.js";
 import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../vault/errors.js";
 
 export type StripeFailure =
@@ -17,7 +18,7 @@ export function classifyStripeError(error: unknown): StripeFailure {
   }
   if (!(error instanceof Stripe.errors.StripeError)) {
     // Not an answer from Stripe: we cannot know whether the request reached it.
-    return { kind: "unknown", detail: `no answer from Stripe: ${describe(error)}` };
+    return { kind: "unknown", detail: `no answer from Stripe: ${describeError(error)}` };
   }
   const detail = `${error.type}${error.statusCode === undefined ? "" : ` ${error.statusCode}`}${error.code ? ` ${error.code}` : ""}: ${error.message}`;
   if (error instanceof Stripe.errors.StripeCardError) {
@@ -36,9 +37,4 @@ export function classifyStripeError(error: unknown): StripeFailure {
   // Connection errors and timeouts, 409 idempotency_key_in_use, 429, 5xx and anything unrecognised: the charge may
   // exist. Retrying with the same key is safe and is the only way to find out.
   return { kind: "unknown", detail };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

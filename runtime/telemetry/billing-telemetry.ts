@@ -210,6 +210,7 @@ export class BillingTelemetry {
           return turned;
         }),
       releaseLease: (lease) => this.#guardOperation("release_lease", scope, () => guard.releaseLease(lease)),
+      ...(guard.forgetRefused === undefined ? {} : { forgetRefused: (lease) => this.#guardOperation("forget", scope, () => guard.forgetRefused!(lease)) }),
       markCompletedLater: (key) => guard.markCompletedLater(key),
       flushCompletions: () => guard.flushCompletions(),
     };
@@ -241,6 +242,7 @@ export class BillingTelemetry {
           return turned;
         }),
       release: (lease) => this.#guardOperation("release_lease", scope, () => store.release(lease)),
+      ...(store.forget === undefined ? {} : { forget: (lease: L) => this.#guardOperation("forget", scope, () => store.forget!(lease)) }),
     };
   }
 

@@ -74,7 +74,7 @@ export const deadLetterReasons = [
   "RetryAttemptsExhausted",
 ] as const;
 
-export const guardOperations = ["claim", "save_step", "mark_charged", "mark_declined", "release_lease"] as const;
+export const guardOperations = ["claim", "save_step", "mark_charged", "mark_declined", "release_lease", "forget"] as const;
 export type GuardOperation = (typeof guardOperations)[number];
 
 /** Seconds: from a fast database round trip to a Stripe call at its timeout with a retry. */

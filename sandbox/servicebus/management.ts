@@ -3,6 +3,7 @@ import type { AccessRight } from "./authorization.js";
 import type { Entity } from "./entity.js";
 import type { FaultBook, FaultVerdict, SettleOperation } from "./faults.js";
 import { MessageNotFoundError, type EmulatedQueue, type Settlement } from "./queue.js";
+import { headerDeliveryCount } from "./message-record.js";
 import { snapshotOf } from "./snapshot.js";
 import { decodeMessage, encodeForDelivery, recordState, toLockToken, toSequenceNumber, uuidBytes } from "./wire.js";
 
@@ -85,7 +86,7 @@ export function handleManagement(
         ok({
           messages: records.map((record) => ({
             message: encodeForDelivery(record, {
-              deliveryCount: record.deliveries,
+              deliveryCount: headerDeliveryCount(record),
               ...(record.lock ? { lockedUntil: record.lock.lockedUntil } : {}),
               state: recordState(record),
             }),

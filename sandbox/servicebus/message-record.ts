@@ -19,6 +19,12 @@ export interface MessageRecord {
   lock: Lock | undefined;
   /** Set on dead-lettered copies: the entity they came from. */
   deadLetterSource: string | undefined;
+  /**
+   * Set on dead-lettered copies: the `deliveryCount` the SDK showed when the message was dead-lettered. Service Bus
+   * reports it unchanged on every delivery from the dead-letter subqueue (abandons there included), as the Azure
+   * SDK's own batchReceiver tests expect.
+   */
+  deadLetterDeliveryCount?: number;
   /** The sections that never change between deliveries, encoded once (see wire.ts); false: encode whole. */
   encodedTail?: Buffer | false;
 }
@@ -28,6 +34,11 @@ export interface Lock {
   readonly token: string;
   readonly record: MessageRecord;
   lockedUntil: number;
+}
+
+/** The AMQP header's `delivery_count` for this record's next delivery or peek (the SDK's `deliveryCount`). */
+export function headerDeliveryCount(record: MessageRecord): number {
+  return record.deadLetterDeliveryCount ?? record.deliveries;
 }
 
 export function applicationProperties(record: MessageRecord): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "rhea";
 import type { DeadlineScheduler } from "./deadline-scheduler.js";
 import { Entity, type Consumer } from "./entity.js";
-import { modifyApplicationProperties, type Lock, type MessageRecord } from "./message-record.js";
+import { headerDeliveryCount, modifyApplicationProperties, type Lock, type MessageRecord } from "./message-record.js";
 import type { ResolvedQueueOptions } from "./options.js";
 import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
 
@@ -182,7 +182,8 @@ export class EmulatedQueue {
     return records
       .filter((record) => record.state === "deferred")
       .map((record) => {
-        const deliveryCount = record.deliveries++;
+        const deliveryCount = headerDeliveryCount(record);
+        record.deliveries++;
         entity.deliveries++;
         if (!peekLock) {
           this.#remove(entity, record);
@@ -273,7 +274,8 @@ export class EmulatedQueue {
   }
 
   #hand(entity: Entity, consumer: Consumer, record: MessageRecord): void {
-    const deliveryCount = record.deliveries++;
+    const deliveryCount = headerDeliveryCount(record);
+    record.deliveries++;
     entity.deliveries++;
     if (consumer.peekLock) {
       consumer.deliver(record, this.#lock(entity, record), deliveryCount);
@@ -358,6 +360,8 @@ export class EmulatedQueue {
       scheduledFor: undefined,
       lock: undefined,
       deadLetterSource: this.name,
+      // What the SDK showed on its last delivery (none: 0); deliveries from the subqueue leave it as it is.
+      deadLetterDeliveryCount: Math.max(0, record.deliveries - 1),
     };
     this.deadLetter.live.set(copy.sequenceNumber, copy);
     this.deadLetter.activate(copy);

@@ -119,7 +119,13 @@ function annotationsFor(record: MessageRecord, view: DeliveryView): Record<strin
   return annotations;
 }
 
+/**
+ * `x-opt-message-state`: deferred while deferred; scheduled while waiting for its time and also once a scheduled
+ * message is active and received (Service Bus keeps the state it was sent with); else active. A dead-lettered copy
+ * starts over as active.
+ */
 export function recordState(record: MessageRecord): number {
-  if (record.state === "scheduled") return messageState.scheduled;
-  return record.deferred ? messageState.deferred : messageState.active;
+  if (record.deferred) return messageState.deferred;
+  if (record.state === "scheduled" || record.scheduledFor !== undefined) return messageState.scheduled;
+  return messageState.active;
 }

@@ -43,6 +43,7 @@ export const chargeRoutes: Route[] = [
     });
     if (outcome.kind === "declined") throw cardDeclined(outcome.error);
     if (outcome.kind === "requiresAction") throw new Error("unreachable: off-session charges never ask for action");
+    // A bank debit answers with the charge `pending`, as Stripe's legacy ACH charges did.
     return outcome.charge;
   }),
 

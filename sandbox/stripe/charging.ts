@@ -1,6 +1,6 @@
 import { StripeFailure } from "./errors.js";
 import type { Charge, Metadata, PaymentError, PaymentIntent } from "./objects.js";
-import { cardBehaviour } from "./payment-methods.js";
+import { bankDebitSettleSeconds, cardBehaviour } from "./payment-methods.js";
 import type { StripeStore } from "./store.js";
 import { cardPaymentMethod, chargePaymentMethodDetails, emptyBillingDetails } from "./card-details.js";
 
@@ -22,6 +22,8 @@ export interface ChargeAttempt {
 export type ChargeOutcome =
   | { kind: "charged"; charge: Charge }
   | { kind: "declined"; charge: Charge; error: PaymentError }
+  /** A bank debit: the charge is `pending` until `settlePendingCharge` finds its time has come. */
+  | { kind: "processing"; charge: Charge }
   | { kind: "requiresAction" };
 
 /** Runs a test card and records the charge (succeeded or failed) it produces. */
@@ -66,6 +68,11 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
     status: decline ? "failed" : "succeeded",
     ...chargeExtras(attempt, id, created, decline === undefined),
   };
+  if (behaviour.outcome === "process") {
+    Object.assign(charge, { status: "pending", paid: false, captured: false, amount_captured: 0, outcome: { ...charge.outcome, seller_message: "The payment is processing." } });
+    store.charges.add(charge);
+    return { kind: "processing", charge };
+  }
   store.charges.add(charge);
   if (!decline) return { kind: "charged", charge };
   return {
@@ -123,4 +130,11 @@ export function cardDeclined(error: PaymentError, extra: { payment_intent?: Paym
     },
     true,
   );
+}
+
+/** A pending bank debit whose settling time has passed turns succeeded (true); anything else is left as it is. */
+export function settlePendingCharge(store: StripeStore, charge: Charge): boolean {
+  if (charge.status !== "pending" || store.nowSeconds() < charge.created + bankDebitSettleSeconds) return false;
+  Object.assign(charge, { status: "succeeded", paid: true, captured: true, amount_captured: charge.amount, outcome: { ...charge.outcome, seller_message: "Payment complete." } });
+  return true;
 }

@@ -1,4 +1,4 @@
-import { attemptCharge, cardDeclined } from "./charging.js";
+import { attemptCharge, cardDeclined, settlePendingCharge } from "./charging.js";
 import { invalidRequest, resourceMissing, unexpectedState } from "./errors.js";
 import type { FormObject } from "./form.js";
 import { listParamNames, listQuery } from "./list-params.js";
@@ -16,7 +16,7 @@ import {
   requiredString,
 } from "./params.js";
 import { route, type Route } from "./routes.js";
-import { invoiceItemsKey, type StripeStore } from "./store.js";
+import { invoiceItemsKey, invoicePaymentsKey, type StripeStore } from "./store.js";
 
 // Invoices and invoice items: create a draft, add items (`invoice:` on the item, or `add_lines`), finalize, pay.
 // An item created without `invoice` stays pending and is swept into the customer's next invoice created with
@@ -40,6 +40,16 @@ function lines(store: StripeStore, invoice: Invoice): StripeList<InvoiceLine> {
 /** Totals follow the items while the invoice is a draft. */
 function refresh(store: StripeStore, invoice: Invoice): Invoice {
   invoice.lines = lines(store, invoice);
+  // Paid by a bank debit: open while its payment processes, paid once the charge settles.
+  const processing = invoice.status === "open" ? store.invoicePayments.indexed(invoicePaymentsKey(invoice.id)).findLast((payment) => payment.status === "open") : undefined;
+  const charge = processing ? store.charges.get(processing.payment.charge) : undefined;
+  if (processing && charge && settlePendingCharge(store, charge)) {
+    markPaid(store, invoice);
+    processing.status = "paid";
+    processing.amount_paid = processing.amount_requested;
+    processing.is_default = true;
+    processing.status_transitions.paid_at = store.nowSeconds();
+  }
   if (invoice.status === "draft") {
     const total = invoice.lines.data.reduce((sum, line) => sum + line.amount, 0);
     invoice.subtotal = total;
@@ -48,6 +58,13 @@ function refresh(store: StripeStore, invoice: Invoice): Invoice {
     invoice.amount_remaining = total - invoice.amount_paid;
   }
   return invoice;
+}
+
+function markPaid(store: StripeStore, invoice: Invoice): void {
+  invoice.status = "paid";
+  invoice.amount_paid = invoice.amount_due;
+  invoice.amount_remaining = 0;
+  invoice.status_transitions.paid_at = store.nowSeconds();
 }
 
 function notEditable(invoice: Invoice) {
@@ -188,10 +205,9 @@ export const invoiceRoutes: Route[] = [
     if (outcome.kind === "requiresAction") throw invalidRequest("This payment requires authentication; pay it on session.", { code: "invoice_payment_intent_requires_action" });
     store.invoicePayments.add(invoicePayment({ id: store.ids.next("inpay"), invoice, charge: outcome.charge.id, paid: outcome.kind === "charged", now: store.nowSeconds() }));
     if (outcome.kind === "declined") throw cardDeclined(outcome.error);
-    invoice.status = "paid";
-    invoice.amount_paid = invoice.amount_due;
-    invoice.amount_remaining = 0;
-    invoice.status_transitions.paid_at = store.nowSeconds();
+    // A bank debit leaves the invoice open, its payment processing: Stripe answers the pay with status "open".
+    if (outcome.kind === "processing") return invoice;
+    markPaid(store, invoice);
     return invoice;
   }),
 

@@ -211,6 +211,12 @@ function confirmIntent(store: StripeStore, intent: PaymentIntent, paymentMethod:
         intent.amount_received = intent.amount;
       }
       return;
+    case "processing":
+      intent.latest_charge = outcome.charge.id;
+      intent.last_payment_error = null;
+      intent.next_action = null;
+      intent.status = "processing";
+      return;
     case "requiresAction":
       intent.status = "requires_action";
       intent.next_action = { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } };

@@ -4,7 +4,15 @@ import { invalidRequest } from "./errors.js";
 export type CardBehaviour =
   | { outcome: "succeed" }
   | { outcome: "decline"; declineCode: string; message: string }
-  | { outcome: "authenticate" };
+  | { outcome: "authenticate" }
+  /** A bank debit: accepted, then `processing` until the money arrives (`bankDebitSettleSeconds` on the store's clock). */
+  | { outcome: "process" };
+
+/**
+ * Live, an ACH debit takes business days to settle; the sandbox settles it one emulated minute after it was made, so a
+ * test sees the payment processing and then, by advancing the clock, paid.
+ */
+export const bankDebitSettleSeconds = 60;
 
 const declined = { outcome: "decline", declineCode: "generic_decline", message: "Your card was declined." } as const;
 const insufficientFunds = { outcome: "decline", declineCode: "insufficient_funds", message: "Your card has insufficient funds." } as const;
@@ -15,6 +23,8 @@ const testCards = new Map<string, CardBehaviour>([
   ["pm_card_chargeDeclined", declined],
   ["pm_card_chargeDeclinedInsufficientFunds", insufficientFunds],
   ["pm_card_authenticationRequired", { outcome: "authenticate" }],
+  // Stripe's documented ACH Direct Debit test method (account 000123456789): the payment succeeds, after processing.
+  ["pm_usBankAccount_success", { outcome: "process" }],
   ["tok_visa", { outcome: "succeed" }],
   ["tok_mastercard", { outcome: "succeed" }],
   ["tok_chargeDeclined", declined],

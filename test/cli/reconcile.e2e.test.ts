@@ -1,6 +1,6 @@
 // `chargeguard reconcile --data-dir` as an operator runs it (the built CLI, spawned): it opens only an existing
 // guard database, never creates one, and shares it with no other process.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -69,10 +69,13 @@ describe("chargeguard reconcile --data-dir", () => {
     expect(readdirSync(dir)).not.toContain("chargeguard.lock");
   });
 
-  it("takes over the lock of a holder that died", async () => {
+  it("takes over the lock of a holder that died, though it named this host and pid (a container restart)", async () => {
     const dir = join(scratch, "guard");
-    // A pid far above Linux's pid_max: no such process.
-    writeFileSync(join(dir, "chargeguard.lock"), JSON.stringify({ pid: 99_999_999, host: (await import("node:os")).hostname(), command: "gone", since: "" }));
+    // What the dead holder left: its lock, not refreshed for a minute, and the file naming it (this very pid).
+    mkdirSync(join(dir, "chargeguard.lock"));
+    writeFileSync(join(dir, "chargeguard.holder.json"), JSON.stringify({ pid: process.pid, host: (await import("node:os")).hostname(), command: "gone", since: "" }));
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, "chargeguard.lock"), minuteAgo, minuteAgo);
     const run = await runCli(cli, ["reconcile", "--data-dir", dir, "--json"], { env });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ examined: 0 });
@@ -84,7 +87,7 @@ describe("chargeguard reconcile --data-dir", () => {
     expect(both.stderr).toContain("--database-url and --data-dir cannot be used together");
     const noKey = await runCli(cli, ["reconcile", "--data-dir", scratch], { env: { ...env, STRIPE_API_KEY: undefined } });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain("needs STRIPE_API_KEY");
+    expect(noKey.stderr).toContain("or STRIPE_API_KEY (a restricted rk_ key");
     const badLimit = await runCli(cli, ["reconcile", "--data-dir", scratch, "--limit", "0"], { env });
     expect(badLimit.code).toBe(2);
     expect(badLimit.stderr).toContain("positive integer");

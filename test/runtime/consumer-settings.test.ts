@@ -60,6 +60,12 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
     await expect(startBillingConsumer({ ...base, stripe: { apiKey: "sk_live_" + "x" } })).rejects.toThrow(/live secret key/);
   });
 
+  it("no database and no in-memory store asked for by name: refused, instead of forgetting every claim at the next restart", async () => {
+    const error = await startBillingConsumer({ ...base }).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(String(error)).toMatch(/nowhere durable to keep its records: give databaseUrl .*dataDir .*inMemory: true is for tests and demos only/);
+  });
+
   it("every refusal at start is a ConfigurationError (what a consumer's main stops on), exported by name", async () => {
     const refusals = [
       { maxConcurrentCalls: 0 },

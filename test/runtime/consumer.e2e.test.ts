@@ -255,6 +255,10 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2032-01", capCents: 1_100 })]);
       expect(succeeded(first)).toHaveLength(1);
       expect(sandbox.stripe.ledger.paymentIntents(second.stripeCustomerId)).toHaveLength(0);
+      // The refusal came after the claim and before Stripe: the record ends with its reservation given back, instead
+      // of staying pending and reserved behind the dead letter.
+      expect(await guard.get(second.customerId, second.billingPeriod)).toBeUndefined();
+      expect(await guard.periodSpend("2032-01", "usd")).toMatchObject({ reservedCents: 0, chargedCents: 700 });
     } finally {
       await keybrake.stop();
     }

@@ -1,4 +1,4 @@
-// The billing consumer with its guard on real PostgreSQL (TEST_DATABASE_URL, set by scripts/with-postgres.mjs):
+// The billing consumer with its guard on real PostgreSQL (TEST_DATABASE_URL, or a server started for this file):
 // a charge, and a replica killed at each step boundary, as in consumer.e2e.test.ts on PGlite.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerSteps } from "../../runtime/consumer-steps.js";
@@ -6,16 +6,17 @@ import { type RunningConsumer } from "../../runtime/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { killAt } from "../support/kill-at.js";
+import { postgresServerUrl } from "../support/postgres-server.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
-const databaseUrl = process.env.TEST_DATABASE_URL;
-
-describe.skipIf(databaseUrl === undefined)("billing consumer on PostgreSQL", () => {
+describe("billing consumer on PostgreSQL", () => {
+  let databaseUrl: string;
   let sandbox: BillingSandbox;
   let guard: BillingGuard;
   const running: RunningConsumer[] = [];
 
   beforeAll(async () => {
+    databaseUrl = await postgresServerUrl();
     sandbox = await startBillingSandbox();
     guard = await BillingGuard.open({ databaseUrl, clock: sandbox.clock });
   });
@@ -28,7 +29,7 @@ describe.skipIf(databaseUrl === undefined)("billing consumer on PostgreSQL", () 
   async function start(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<RunningConsumer> {
     const consumer = await startBillingConsumer({
       ...consumerOptionsFor(sandbox, queue),
-      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      databaseUrl,
       ...extra,
     });
     running.push(consumer);

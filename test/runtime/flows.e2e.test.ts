@@ -11,6 +11,8 @@ import { Guard } from "../../runtime/guard/record-guard.js";
 import { reconcileFlows } from "../../runtime/reconcile-flows.js";
 import type { GuardRunInput } from "../../runtime/guard/guarded-run.js";
 import { stableKey } from "../../runtime/stable-key.js";
+import { stripeAccess, type StripeAccess } from "../../runtime/stripe/stripe-access.js";
+import { EnvironmentKeyProvider } from "../../runtime/vault/environment-key-provider.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
 const hour = 3_600_000;
@@ -18,6 +20,8 @@ let emulator: StripeEmulator;
 let db: PGlite;
 let guard: Guard;
 let stripe: Stripe;
+/** The consumer's way to Stripe, which the reconciler takes: the environment's key here, no vault. */
+let access: StripeAccess;
 
 beforeAll(async () => {
   emulator = await startStripeEmulator();
@@ -25,6 +29,7 @@ beforeAll(async () => {
   guard = await Guard.open({ pglite: db, clock: emulator.clock, leaseMs: 60_000, periodCapCents: 1_000_000 });
   // A short timeout so a hung request (commitThenHang) fails fast as a StripeConnectionError.
   stripe = new Stripe("rk_test_flows", { ...emulator.stripeConfig, maxNetworkRetries: 0, timeout: 1_500 });
+  access = stripeAccess({ keys: new EnvironmentKeyProvider({ apiKey: "rk_test_flows" }), apiBase: emulator.apiBase, timeoutMs: 1_500, maxNetworkRetries: 0 });
 });
 afterAll(async () => {
   await guard?.close();
@@ -87,6 +92,32 @@ describe("invoice flow", () => {
   });
 });
 
+describe("invoice flow, a payment that processes (a bank debit)", () => {
+  it("an invoice still open after pay is not declined: pending and reserved until Stripe says paid, then done, one debit", async () => {
+    const { id: cus } = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_usBankAccount_success" } });
+    const input = { scope: "usage", key: { usageId: `u-${cus}` }, spend: { period: "2026-10-17", currency: "usd", amount: 1_250 } };
+    const request: InvoiceRequest = { customer: cus, currency: "usd", items: [{ amount: 1_000 }, { amount: 250 }] };
+    const first = await run(invoiceFlow, input, request);
+    expect(first).toMatchObject({ kind: "unknown", detail: expect.stringMatching(/still open after pay/) });
+    expect(emulator.ledger.invoices(cus).map((i) => i.status)).toEqual(["open"]);
+    const pending = await guard.get("usage", input.key);
+    expect(pending).toMatchObject({ state: "pending", lockedUntil: null });
+    expect(Object.keys(pending?.steps ?? {})).not.toContain("pay");
+    expect(await guard.spend("2026-10-17", "usd")).toMatchObject({ committedCents: 1_250 });
+
+    // The retry asks Stripe: still processing, still pending (and the pay is replayed, not made again).
+    expect(await run(invoiceFlow, input, request)).toMatchObject({ kind: "unknown" });
+    expect(await guard.get("usage", input.key)).toMatchObject({ state: "pending" });
+
+    // The debit settles; the next retry finds the invoice paid and records it done.
+    emulator.clock.advance(2 * 60_000);
+    expect(await run(invoiceFlow, input, request)).toMatchObject({ kind: "done" });
+    expect(await guard.get("usage", input.key)).toMatchObject({ state: "done" });
+    expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
+    expect(emulator.ledger.charges(cus).map((c) => [c.status, c.amount])).toEqual([["succeeded", 1_250]]);
+  });
+});
+
 describe("meter-event flow", () => {
   it("sends one event with a stable identifier of at most 100 characters; Stripe's duplicate-identifier 400 is already recorded", async () => {
     const { id: cus } = await customer();
@@ -100,7 +131,7 @@ describe("meter-event flow", () => {
     expect(identifier.length).toBeLessThanOrEqual(100);
     expect(await run(meterEventFlow, input, request)).toMatchObject({ kind: "done", objectId: identifier });
     // Another record store (a lost database, a second deployment) sends the same event: Stripe refuses it as a duplicate.
-    const other = await Guard.open({ clock: emulator.clock });
+    const other = await Guard.open({ inMemory: true, clock: emulator.clock });
     try {
       const again = await other.run({ ...input, flow: "meter-event", payload: { ...request } }, (context) =>
         meterEventFlow.execute(stripe, request, flowContext(context, emulator.clock.now())), { classify: (e) => meterEventFlow.classify(e, request, key) });
@@ -165,13 +196,13 @@ describe("reconcileFlows (guard_records)", () => {
     const at = Math.floor(emulator.clock.now() / 1000);
     expect(await run(meterEventFlow, meterInput, { eventName: `recon_${cus}`, stripeCustomerId: cus, value: 3, timestamp: at })).toMatchObject({ kind: "unknown" });
 
-    const dry = await reconcileFlows({ guard, stripe, dryRun: true, limit: 1_000 });
+    const dry = await reconcileFlows({ guard, stripe: access, dryRun: true, limit: 1_000 });
     const mine = (report: typeof dry) => report.outcomes.filter((o) => String(o.key.usageId).endsWith(cus));
     expect(mine(dry).map((o) => o.action)).toEqual(["would-rerun", "would-rerun"]);
     expect(emulator.ledger.invoices(cus)[0]?.status).toBe("open");
 
     emulator.clock.advance(25 * hour);
-    const report = await reconcileFlows({ guard, stripe, limit: 1_000 });
+    const report = await reconcileFlows({ guard, stripe: access, limit: 1_000 });
     expect(mine(report).map((o) => [o.flow, o.action])).toEqual([["invoice", "completed"], ["meter-event", "unverifiable"]]);
     expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
     expect(emulator.ledger.meterEvents().filter((e) => e.payload["stripe_customer_id"] === cus)).toHaveLength(1);

@@ -10,7 +10,8 @@ import { register } from "../../cli/commands/reconcile.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { Guard } from "../../runtime/guard/record-guard.js";
 import { stableKey } from "../../runtime/stable-key.js";
-import { createScratchDatabase, testDatabaseUrl } from "./guard/databases.js";
+import { createScratchDatabase } from "./guard/databases.js";
+import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
 let emulator: StripeEmulator;
@@ -22,6 +23,8 @@ let database: { args: string[]; options: { databaseUrl: string } | { dataDir: st
 beforeAll(async () => {
   emulator = await startStripeEmulator();
   dataDir = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-cli-"));
+  // Under with-postgres.mjs a PostgreSQL database, else an embedded PGlite directory: both are the reconciler's.
+  const testDatabaseUrl = process.env.TEST_DATABASE_URL;
   if (testDatabaseUrl) {
     scratch = await createScratchDatabase(testDatabaseUrl);
     database = { args: ["--database-url", scratch.url], options: { databaseUrl: scratch.url } };
@@ -35,10 +38,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function run(args: string[], env: Record<string, string | undefined>): Promise<{ out: string; exitCode: number | undefined }> {
-  const saved = { key: process.env.STRIPE_API_KEY, db: process.env.DATABASE_URL, code: process.exitCode };
-  process.env.STRIPE_API_KEY = env.STRIPE_API_KEY;
-  if (env.STRIPE_API_KEY === undefined) delete process.env.STRIPE_API_KEY;
+/** The consumer's Stripe settings the command reads; each run sets exactly the ones it is given. */
+const stripeEnv = ["STRIPE_API_KEY", "KEYBRAKE_URL", "KEYBRAKE_API_KEY", "BILLING_PERIOD_CAP_CENTS"] as const;
+
+async function run(args: string[], env: Partial<Record<(typeof stripeEnv)[number], string>>): Promise<{ out: string; exitCode: number | undefined }> {
+  const saved = { env: Object.fromEntries(stripeEnv.map((name) => [name, process.env[name]])), db: process.env.DATABASE_URL, code: process.exitCode };
+  for (const name of stripeEnv) {
+    if (env[name] === undefined) delete process.env[name];
+    else process.env[name] = env[name];
+  }
   delete process.env.DATABASE_URL;
   process.exitCode = undefined;
   const lines: string[] = [];
@@ -51,8 +59,10 @@ async function run(args: string[], env: Record<string, string | undefined>): Pro
   } finally {
     log.mockRestore();
     process.exitCode = saved.code;
-    if (saved.key === undefined) delete process.env.STRIPE_API_KEY;
-    else process.env.STRIPE_API_KEY = saved.key;
+    for (const name of stripeEnv) {
+      if (saved.env[name] === undefined) delete process.env[name];
+      else process.env[name] = saved.env[name];
+    }
     if (saved.db !== undefined) process.env.DATABASE_URL = saved.db;
   }
 }
@@ -104,6 +114,49 @@ describe("chargeguard reconcile", () => {
     expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(1);
   });
 
+  it("charges through the consumer's vault keys and their cap, with no Stripe key of its own", async () => {
+    const keybrake = await startKeybrakeEmulator({ stripeApiBase: emulator.apiBase });
+    try {
+      const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+      const guard = await BillingGuard.open(database.options);
+      const customers: string[] = [];
+      // Two billings of one period stranded by a consumer that died after its claims: 700 + 700 against a vault key
+      // sized for a 1,000-cent period (cap 1,100).
+      for (const customerId of ["vault-1", "vault-2"]) {
+        const customer = await stripe.customers.create({ name: customerId });
+        customers.push(customer.id);
+        const idempotencyKey = stableKey({ customerId, billingPeriod: "2026-11", amountCents: 700, currency: "usd" }, { scope: "billing" });
+        const claim = await guard.claim(
+          {
+            customerId, billingPeriod: "2026-11", amountCents: 700, currency: "usd", idempotencyKey,
+            request: {
+              amount: 700, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
+              metadata: { idempotency_key: idempotencyKey, customer_id: customerId, billing_period: "2026-11" },
+            },
+          },
+          "consumer-that-died",
+        );
+        if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
+        await guard.releaseLease(claim.lease);
+      }
+      await guard.close();
+
+      const result = await run([...database.args, "--flow", "payment-intent", "--json"], {
+        KEYBRAKE_URL: keybrake.baseUrl,
+        KEYBRAKE_API_KEY: keybrake.apiKey,
+        BILLING_PERIOD_CAP_CENTS: "1000",
+      });
+      const report = JSON.parse(result.out) as { retriedWithKey: number; stillUnknown: number; outcomes: { customerId: string; detail?: string }[] };
+      expect(report).toMatchObject({ retriedWithKey: 1, stillUnknown: 1 });
+      expect(report.outcomes.find((o) => o.customerId === "vault-2")?.detail).toMatch(/spend-cap/);
+      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11", capCents: 1_100 })]);
+      expect(customers.map((id) => emulator.ledger.paymentIntents(id).length)).toEqual([1, 0]);
+      expect(result.exitCode).toBe(3);
+    } finally {
+      await keybrake.stop();
+    }
+  });
+
   it("--flow invoice: finishes a stranded invoice from its recovery points (guard_records); an unknown flow is refused", async () => {
     const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
     const customer = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_card_visa" } });
@@ -131,7 +184,7 @@ describe("chargeguard reconcile", () => {
     await expect(run(["--stripe-api-base", emulator.apiBase], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(
       /needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR/,
     );
-    await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs STRIPE_API_KEY/);
+    await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs the consumer.s Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY .*or STRIPE_API_KEY/);
     await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/positive integer/);
   });
 });

@@ -10,6 +10,8 @@ import { reconcile, stripeKeyWindowMs } from "../../runtime/reconcile.js";
 import { createBillingTelemetry } from "../../runtime/telemetry/billing-telemetry.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { buildPaymentIntentParams } from "../../runtime/stripe/payment-intent-params.js";
+import { stripeAccess, type StripeAccess } from "../../runtime/stripe/stripe-access.js";
+import { EnvironmentKeyProvider } from "../../runtime/vault/environment-key-provider.js";
 import { AdjustableClock } from "../../sandbox/clock.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
@@ -19,10 +21,13 @@ let db: PGlite;
 let guard: BillingGuard;
 let emulator: StripeEmulator;
 let stripe: Stripe;
+/** The consumer's way to Stripe, which the reconciler takes: the environment's key here, no vault. */
+let access: StripeAccess;
 
 beforeAll(async () => {
   emulator = await startStripeEmulator({ clock });
   stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0, timeout: 5_000 });
+  access = stripeAccess({ keys: new EnvironmentKeyProvider({ apiKey: "rk_test_sandbox" }), apiBase: emulator.apiBase, timeoutMs: 5_000, maxNetworkRetries: 0 });
   db = await PGlite.create();
   guard = await BillingGuard.open({ pglite: db, clock, leaseMs });
 });
@@ -70,7 +75,7 @@ describe("reconcile", () => {
   it("inside the key window retries with the record's key: Stripe replays a committed charge, or charges a missing one once", async () => {
     const committed = await strandedBilling({ stripeCommitted: true });
     const missing = await strandedBilling({ stripeCommitted: false });
-    const report = await reconcile({ guard, stripe });
+    const report = await reconcile({ guard, stripe: access });
     expect(report).toMatchObject({ dryRun: false, examined: 2, retriedWithKey: 2, recoveredFromStripe: 0, chargedAfterWindow: 0, stillUnknown: 0 });
     for (const input of [committed, missing]) {
       const intents = intentsOf(input);
@@ -85,7 +90,7 @@ describe("reconcile", () => {
     const missing = await strandedBilling({ stripeCommitted: false });
     const telemetry = createBillingTelemetry({ meterProvider: { getMeter: () => createNoopMeter() }, tracerProvider: new ProxyTracerProvider() });
     expect(telemetry.enabled).toBe(false);
-    const report = await reconcile({ guard, stripe, telemetry });
+    const report = await reconcile({ guard, stripe: access, telemetry });
     expect(outcomeOf(report, missing)).toMatchObject({ action: "retried-with-key", paymentIntentId: intentsOf(missing)[0]?.id });
   });
 
@@ -93,7 +98,7 @@ describe("reconcile", () => {
     const committed = await strandedBilling({ stripeCommitted: true });
     const missing = await strandedBilling({ stripeCommitted: false });
     clock.advance(stripeKeyWindowMs + 3_600_000);
-    const report = await reconcile({ guard, stripe });
+    const report = await reconcile({ guard, stripe: access });
     expect(report).toMatchObject({ examined: 2, recoveredFromStripe: 1, chargedAfterWindow: 1, retriedWithKey: 0, stillUnknown: 0 });
     expect(intentsOf(committed)).toHaveLength(1);
     expect(intentsOf(missing)).toHaveLength(1);
@@ -104,7 +109,7 @@ describe("reconcile", () => {
 
   it("records declines, from a retry inside the window and from Stripe's record after it, without a second card attempt", async () => {
     const inside = await strandedBilling({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds", stripeCommitted: false });
-    const first = await reconcile({ guard, stripe });
+    const first = await reconcile({ guard, stripe: access });
     expect(first).toMatchObject({ examined: 1, declined: 1 });
     expect(await guard.get(inside.customerId, inside.billingPeriod)).toMatchObject({
       state: "declined",
@@ -113,7 +118,7 @@ describe("reconcile", () => {
 
     const after = await strandedBilling({ paymentMethod: "pm_card_chargeDeclined", stripeCommitted: true });
     clock.advance(stripeKeyWindowMs + 1);
-    const second = await reconcile({ guard, stripe });
+    const second = await reconcile({ guard, stripe: access });
     expect(second).toMatchObject({ examined: 1, declined: 1, chargedAfterWindow: 0 });
     expect(intentsOf(after)).toHaveLength(1);
     expect(await guard.get(after.customerId, after.billingPeriod)).toMatchObject({ state: "declined", paymentIntentId: intentsOf(after)[0]?.id });
@@ -122,12 +127,12 @@ describe("reconcile", () => {
   it("leaves a billing pending when Stripe's answer stays unknown, and the next run finishes it", async () => {
     const input = await strandedBilling({ stripeCommitted: false });
     const conflict = emulator.faults.inject({ action: "conflict", path: "/v1/payment_intents", method: "POST", times: 1 });
-    const first = await reconcile({ guard, stripe });
+    const first = await reconcile({ guard, stripe: access });
     expect(conflict.hits).toBe(1);
     expect(first).toMatchObject({ examined: 1, stillUnknown: 1 });
     expect(outcomeOf(first, input)?.detail).toMatch(/409|idempotency_key_in_use/);
     expect(await guard.get(input.customerId, input.billingPeriod)).toMatchObject({ state: "pending", lockOwner: null });
-    const second = await reconcile({ guard, stripe });
+    const second = await reconcile({ guard, stripe: access });
     expect(second).toMatchObject({ examined: 1, retriedWithKey: 1 });
     expect(intentsOf(input)).toHaveLength(1);
   });
@@ -143,27 +148,27 @@ describe("reconcile", () => {
       request: { amount: 500, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true },
     };
     const claim = await guard.claim(input, "busy-consumer");
-    const report = await reconcile({ guard, stripe });
+    const report = await reconcile({ guard, stripe: access });
     expect(report.examined).toBe(0);
     expect(intentsOf(input)).toHaveLength(0);
     if (claim.status === "claimed") await guard.releaseLease(claim.lease);
   });
 
   it("in a dry run only reports: no claim, no charge, no record written", async () => {
-    await reconcile({ guard, stripe });
+    await reconcile({ guard, stripe: access });
     const inside = await strandedBilling({ stripeCommitted: false });
     const before = await guard.get(inside.customerId, inside.billingPeriod);
-    const planInside = await reconcile({ guard, stripe, dryRun: true });
+    const planInside = await reconcile({ guard, stripe: access, dryRun: true });
     expect(planInside).toMatchObject({ dryRun: true, examined: 1, retriedWithKey: 1 });
     clock.advance(stripeKeyWindowMs + 1);
     const committed = await strandedBilling({ stripeCommitted: true });
     clock.advance(stripeKeyWindowMs + 1);
-    const plan = await reconcile({ guard, stripe, dryRun: true });
+    const plan = await reconcile({ guard, stripe: access, dryRun: true });
     expect(plan).toMatchObject({ dryRun: true, examined: 2, chargedAfterWindow: 1, recoveredFromStripe: 1 });
     expect(intentsOf(inside)).toHaveLength(0);
     expect(intentsOf(committed)).toHaveLength(1);
     expect(await guard.get(inside.customerId, inside.billingPeriod)).toEqual(before);
-    const done = await reconcile({ guard, stripe });
+    const done = await reconcile({ guard, stripe: access });
     expect(done).toMatchObject({ examined: 2, chargedAfterWindow: 1, recoveredFromStripe: 1 });
     expect(emulator.ledger.duplicateCharges()).toEqual([]);
   });

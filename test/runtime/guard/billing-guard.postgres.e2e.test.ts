@@ -1,6 +1,6 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe } from "vitest";
-import { createScratchDatabase, testDatabaseUrl } from "./databases.js";
+import { afterAll, beforeAll } from "vitest";
+import { createScratchDatabase, postgresServerUrl } from "./databases.js";
 import { describeGuard } from "./guard-suite.js";
 
 async function queryUrl(url: string, sql: string): Promise<Record<string, unknown>[]> {
@@ -13,10 +13,11 @@ async function queryUrl(url: string, sql: string): Promise<Record<string, unknow
   }
 }
 
-if (testDatabaseUrl) {
-  const serverUrl = testDatabaseUrl;
+{
+  let serverUrl: string;
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
   beforeAll(async () => {
+    serverUrl = await postgresServerUrl();
     database = await createScratchDatabase(serverUrl);
   });
   afterAll(async () => {
@@ -32,6 +33,4 @@ if (testDatabaseUrl) {
       return { connection: { databaseUrl: fresh.url }, query: (sql) => queryUrl(fresh.url, sql), drop: fresh.drop };
     },
   }));
-} else {
-  describe.skip("BillingGuard on PostgreSQL (TEST_DATABASE_URL not set)", () => {});
 }

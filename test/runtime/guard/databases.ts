@@ -1,21 +1,10 @@
-// Where the guard suite runs: embedded PGlite, and a throw-away database on the real PostgreSQL server that
-// `scripts/with-postgres.mjs` starts (TEST_DATABASE_URL). In CI a missing server is a failure, not a skip.
+// Where the guard suite runs: embedded PGlite, and a throw-away database on a real PostgreSQL server: the one
+// `scripts/with-postgres.mjs` started (TEST_DATABASE_URL), else one the same script starts for this test process
+// (`postgresServerUrl`). Never a skip: no server at all fails the PostgreSQL tests, saying why.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 
-export const testDatabaseUrl = process.env.TEST_DATABASE_URL;
-
-if (!testDatabaseUrl) {
-  if (process.env.CI) {
-    throw new Error(
-      "TEST_DATABASE_URL is not set but CI is: the guard must be tested on real PostgreSQL (run under scripts/with-postgres.mjs)",
-    );
-  }
-  console.warn(
-    "SKIPPING the PostgreSQL variant of the guard tests: TEST_DATABASE_URL is not set " +
-      "(run `node scripts/with-postgres.mjs -- npx vitest run test/runtime/guard`)",
-  );
-}
+export { postgresServerUrl } from "../../support/postgres-server.js";
 
 /** A fresh database on the test server, so migrations start from nothing and runs never see each other's rows. */
 export async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

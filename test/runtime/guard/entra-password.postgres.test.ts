@@ -10,7 +10,7 @@ import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import { EntraTokenError } from "../../../runtime/errors.js";
 import { entraPassword, POSTGRES_ENTRA_SCOPE } from "../../../runtime/guard/entra-password.js";
 import { pgClient } from "../../../runtime/guard/pg-client.js";
-import { createScratchDatabase, testDatabaseUrl } from "./databases.js";
+import { createScratchDatabase, postgresServerUrl } from "./databases.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -61,8 +61,8 @@ class StandInEntra implements TokenCredential {
   }
 }
 
-describe.skipIf(testDatabaseUrl === undefined)("the guard's pool signs in with Entra tokens (PostgreSQL)", () => {
-  const serverUrl = testDatabaseUrl as string;
+describe("the guard's pool signs in with Entra tokens (PostgreSQL)", () => {
+  let serverUrl: string;
   const role = `entra_app_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
   let database: { url: string; drop(): Promise<void> };
   let appUrl: string;
@@ -79,6 +79,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the guard's pool signs in with E
   }
 
   beforeAll(async () => {
+    serverUrl = await postgresServerUrl();
     database = await createScratchDatabase(serverUrl);
     await asAdmin(serverUrl, async (admin) => {
       await admin.query(`CREATE ROLE ${role} LOGIN`);

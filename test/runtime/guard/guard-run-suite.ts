@@ -160,7 +160,7 @@ export function describeGuardRun(name: string, backend: () => GuardRunBackend): 
       expect(await guard.run(run, async () => ({ status: "done", objectId: "pi_y" }))).toMatchObject({ kind: "declined", previously: true });
     });
 
-    it("classifies what the work throws: done (already at Stripe), invalid and unknown keep the record pending and reserved", async () => {
+    it("classifies what the work throws: done (already at Stripe), unknown keeps the record pending and reserved, a first refusal ends it", async () => {
       const classify = (error: unknown): GuardErrorClass => {
         const message = (error as Error).message;
         if (message.startsWith("An event already exists")) return { kind: "done", objectId: "identifier-1" };
@@ -172,13 +172,16 @@ export function describeGuardRun(name: string, backend: () => GuardRunBackend): 
         kind: "done",
         objectId: "identifier-1",
       });
-      for (const [message, kind] of [["bad param", "invalid"], ["timeout", "unknown"]] as const) {
-        const run = input();
-        expect(await guard.run(run, async () => Promise.reject(new Error(message)), { classify })).toMatchObject({ kind });
-        expect(await guard.get(run.scope, run.key)).toMatchObject({ state: "pending", lockedUntil: null });
-        expect(await guard.spend(run.spend!.period, "usd")).toMatchObject({ committedCents: 700 });
-        expect((await guard.stalePending({ limit: 10_000 })).map((r) => r.key)).toContainEqual(run.key);
-      }
+      const unknown = input();
+      expect(await guard.run(unknown, async () => Promise.reject(new Error("timeout")), { classify })).toMatchObject({ kind: "unknown" });
+      expect(await guard.get(unknown.scope, unknown.key)).toMatchObject({ state: "pending", lockedUntil: null });
+      expect(await guard.spend(unknown.spend!.period, "usd")).toMatchObject({ committedCents: 700 });
+      expect((await guard.stalePending({ limit: 10_000 })).map((r) => r.key)).toContainEqual(unknown.key);
+      // Refused on a first attempt, before Stripe did anything: the record ends (refused-after-claim.test.ts walks each path).
+      const invalid = input();
+      expect(await guard.run(invalid, async () => Promise.reject(new Error("bad param")), { classify })).toMatchObject({ kind: "invalid" });
+      expect(await guard.get(invalid.scope, invalid.key)).toBeUndefined();
+      expect(await guard.spend(invalid.spend!.period, "usd")).toMatchObject({ committedCents: 0 });
     });
 
     it("caps spend per (period, currency): 1,000 JPY and 1,000 US cents do not share a cap; a named currency's cap overrides", async () => {

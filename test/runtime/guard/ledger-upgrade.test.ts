@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import { migrations } from "../../../runtime/guard/migrations.js";
 import type { BillingGuardOptions } from "../../../runtime/guard/types.js";
-import { createScratchDatabase, testDatabaseUrl } from "./databases.js";
+import { createScratchDatabase, postgresServerUrl } from "./databases.js";
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 
@@ -57,8 +57,8 @@ describe("migration 4 (spend ledger per currency) on a database of the previous 
     }
   });
 
-  it.skipIf(!testDatabaseUrl)("PostgreSQL", async () => {
-    const scratch = await createScratchDatabase(testDatabaseUrl!);
+  it("PostgreSQL", async () => {
+    const scratch = await createScratchDatabase(await postgresServerUrl());
     const client = new pg.Client({ connectionString: scratch.url });
     await client.connect();
     try {

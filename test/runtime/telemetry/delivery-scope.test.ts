@@ -31,7 +31,7 @@ describe("delivery scopes of two telemetries in one process", () => {
   let second: InMemoryTelemetry;
 
   beforeAll(async () => {
-    guard = await BillingGuard.open();
+    guard = await BillingGuard.open({ inMemory: true });
     // A live lease held by someone else: every later claim of this billing is answered busy.
     expect((await guard.claim(input, "holder")).status).toBe("claimed");
     first = inMemoryTelemetry();

@@ -273,6 +273,41 @@ describe("settlement", () => {
     await deadLetters.close();
   });
 
+  // Shaped after the Azure SDK's batchReceiver tests ("Settle deadlettered message"): the dead letter reports the
+  // deliveryCount it had when it was dead-lettered, on every delivery from the subqueue, abandons there included.
+  test("a dead letter keeps the deliveryCount it was dead-lettered with, however often the subqueue delivers it", async () => {
+    const queue = harness.queue();
+    const sender = harness.client.createSender(queue);
+    await sender.sendMessages([{ body: "first try", messageId: "dl-0" }, { body: "second try", messageId: "dl-1" }]);
+    await sender.close();
+    const receiver = harness.client.createReceiver(queue);
+    const [first, second] = await receiver.receiveMessages(2, { maxWaitTimeInMs: 2000 });
+    if (!first || !second) throw new Error("expected two messages");
+    expect([first.deliveryCount, second.deliveryCount]).toEqual([0, 0]);
+    await receiver.deadLetterMessage(first, { deadLetterReason: "Test", deadLetterErrorDescription: "at once" });
+    await receiver.abandonMessage(second);
+    const [again] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(again?.deliveryCount).toBe(1);
+    if (again) await receiver.deadLetterMessage(again, { deadLetterReason: "Test", deadLetterErrorDescription: "after one retry" });
+    await receiver.close();
+
+    const deadLetters = harness.client.createReceiver(queue, { subQueueType: "deadLetter" });
+    const counts = async () => {
+      const received = await deadLetters.receiveMessages(2, { maxWaitTimeInMs: 2000 });
+      while (received.length < 2) received.push(...(await deadLetters.receiveMessages(2 - received.length, { maxWaitTimeInMs: 2000 })));
+      return received;
+    };
+    const peeked = await deadLetters.peekMessages(2);
+    expect(peeked.map((message) => [message.messageId, message.deliveryCount])).toEqual([["dl-0", 0], ["dl-1", 1]]);
+    const delivered = await counts();
+    expect(delivered.map((message) => [message.messageId, message.deliveryCount])).toEqual([["dl-0", 0], ["dl-1", 1]]);
+    for (const message of delivered) await deadLetters.abandonMessage(message);
+    const redelivered = await counts();
+    expect(redelivered.map((message) => [message.messageId, message.deliveryCount])).toEqual([["dl-0", 0], ["dl-1", 1]]);
+    for (const message of redelivered) await deadLetters.completeMessage(message);
+    await deadLetters.close();
+  });
+
   test("defer hides a message until receiveDeferredMessages asks for its sequence number", async () => {
     const queue = harness.queue();
     const sender = harness.client.createSender(queue);
@@ -429,6 +464,8 @@ describe("time", () => {
     const [message] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 6000 });
     expect(message?.body).toBe("keep");
     expect(message?.enqueuedTimeUtc?.getTime()).toBe(at.getTime());
+    // Service Bus keeps the state a scheduled message was sent with when it is received.
+    expect(message?.state).toBe("scheduled");
     if (message) await receiver.completeMessage(message);
     expect(await receiver.receiveMessages(1, { maxWaitTimeInMs: 300 })).toEqual([]);
     await receiver.close();

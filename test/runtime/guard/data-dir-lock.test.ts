@@ -1,0 +1,61 @@
+// The embedded data directory's lock judges a holder by whether it keeps its lock fresh, never by its pid: after a
+// container restart the new process has the dead one's hostname and often its pid (1), which a pid check calls alive.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { dataDirHolderFile, dataDirLockFile, lockDataDirectory, staleMs } from "../../../runtime/guard/data-dir-lock.js";
+import { openDataDirectory } from "../../../runtime/guard/data-dir.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "chargeguard-data-dir-lock-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** What a holder that died leaves behind: its lock, last refreshed `ageMs` ago, and the file naming it. */
+function leftBehind(dir: string, ageMs: number, holder: { pid: number; host: string }): void {
+  mkdirSync(join(dir, dataDirLockFile), { recursive: true });
+  writeFileSync(join(dir, dataDirHolderFile), JSON.stringify({ ...holder, command: "node dist/main.js", since: "2026-12-01T00:00:00.000Z" }));
+  const at = new Date(Date.now() - ageMs);
+  utimesSync(join(dir, dataDirLockFile), at, at);
+}
+
+describe("the data directory's lock", () => {
+  it("takes over at once the lock of a holder that died before a container restart, though it names this host and pid", async () => {
+    const dir = join(scratch, "restarted");
+    mkdirSync(dir);
+    leftBehind(dir, 5 * staleMs, { pid: process.pid, host: hostname() });
+    const started = Date.now();
+    const lock = await lockDataDirectory(dir, () => {});
+    expect(Date.now() - started).toBeLessThan(staleMs / 2);
+    await lock.release();
+    expect(readdirSync(dir)).not.toContain(dataDirLockFile);
+    expect(readdirSync(dir)).not.toContain(dataDirHolderFile);
+  });
+
+  it("waits for the lock of a holder that died just now to go stale, then takes it", async () => {
+    const dir = join(scratch, "just-died");
+    mkdirSync(dir);
+    leftBehind(dir, staleMs - 3_000, { pid: 1, host: hostname() });
+    const lock = await lockDataDirectory(dir, () => {});
+    await lock.release();
+  });
+
+  it("refuses a directory whose holder keeps its lock fresh, naming the holder", async () => {
+    const dir = join(scratch, "held");
+    mkdirSync(dir);
+    const holder = await lockDataDirectory(dir, () => {});
+    try {
+      await expect(openDataDirectory(dir, { existing: false })).rejects.toThrow(
+        new RegExp(`is in use by process ${process.pid} on ${hostname()} .*keeps its lock fresh: PGlite allows one process at a time`),
+      );
+    } finally {
+      await holder.release();
+    }
+  });
+
+  it("refuses an earlier version's lock file instead of guessing whether its holder lives", async () => {
+    const dir = join(scratch, "legacy");
+    mkdirSync(dir);
+    writeFileSync(join(dir, dataDirLockFile), JSON.stringify({ pid: process.pid, host: hostname(), command: "old", since: "" }));
+    await expect(openDataDirectory(dir, { existing: false })).rejects.toThrow(/lock file of an earlier chargeguard version: stop any process/);
+  });
+});
