@@ -1,9 +1,11 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
+import { coveredByBothBranches, isConditionalFor } from "./conditional-path.js";
 import { calledFunction, returnedExpressions } from "./local-function.js";
 import { parameterOf } from "./parameter-binding.js";
 import { calleeName, staticName } from "./static-name.js";
+import { spreadArgumentLists } from "./spread-arguments.js";
 import type { StripeCall } from "./stripe-call.js";
 import { unwrap } from "./unwrap.js";
 import { isFunction, walk, type FunctionNode } from "./walk.js";
@@ -38,8 +40,24 @@ const UNKNOWN: KeyLookup = { kind: "unknown" };
 type KeyField = "idempotencyKey" | "identifier";
 
 export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup {
-  const optionArguments = call.arguments.slice(LEADING_ID.has(info.method) ? 1 : 0);
-  return merge(optionArguments.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
+  const skip = LEADING_ID.has(info.method) ? 1 : 0;
+  const lists = spreadArgumentLists(analysis, call) ?? [call.arguments];
+  return branches(lists.map((list) => keyFromArguments(analysis, list.slice(skip))));
+}
+
+/**
+ * The key one argument list sends. A lone argument where the params come first is the params, whatever it holds
+ * (`create({ ...payload })`, `create(params)`): stripe-node takes request options only from an argument of their
+ * own, and a lone object that did hold an option would be taken as the options, leaving a charge with no params
+ * that Stripe refuses. So a call that can move money with one argument sends no key, unless the file shows one in it.
+ */
+function keyFromArguments(analysis: Analysis, list: readonly TSESTree.CallExpressionArgument[]): KeyLookup {
+  const [only] = list;
+  if (list.length === 1 && only && only.type !== AST_NODE_TYPES.SpreadElement) {
+    const params = lookup(analysis, only, 0, "idempotencyKey");
+    return params.kind === "unknown" ? MISSING : params;
+  }
+  return merge(list.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
 }
 
 /**
@@ -109,7 +127,9 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number, field: K
       const declarator = definition?.node;
       if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
         const assigned = memberAssignments(analysis, target, field);
-        return assigned ?? lookup(analysis, declarator.init, depth + 1, field);
+        const initial = () => lookup(analysis, declarator.init!, depth + 1, field);
+        if (!assigned) return initial();
+        return assigned.kind === "partial" ? branches([initial(), { kind: "found", keys: assigned.keys }]) : assigned;
       }
       if (definition?.type === "Parameter" && isFunction(definition.node)) {
         return field === "idempotencyKey" ? callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth) : UNKNOWN;
@@ -200,7 +220,7 @@ function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, d
   const declarator = variable?.defs.length === 1 ? variable.defs[0]?.node : undefined;
   if (!variable || declarator?.type !== AST_NODE_TYPES.VariableDeclarator || declarator.id.type !== AST_NODE_TYPES.Identifier) return UNKNOWN;
   const assigned = memberAssignments(analysis, identifier, field);
-  if (assigned) return assigned;
+  if (assigned && assigned.kind !== "partial") return assigned;
   const values: TSESTree.Node[] = [];
   for (const reference of variable.references) {
     if (!reference.isWrite()) continue;
@@ -208,13 +228,20 @@ function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, d
     if (!reference.writeExpr || (parent?.type === AST_NODE_TYPES.AssignmentExpression && parent.operator !== "=")) return UNKNOWN;
     values.push(reference.writeExpr);
   }
-  return values.length > 0 ? branches(values.map((value) => lookup(analysis, value, depth + 1, field))) : UNKNOWN;
+  if (values.length === 0) return UNKNOWN;
+  const written = branches(values.map((value) => lookup(analysis, value, depth + 1, field)));
+  return assigned?.kind === "partial" ? branches([written, { kind: "found", keys: assigned.keys }]) : written;
 }
 
-/** `options.idempotencyKey = key` on the variable: the key found; an assignment to a computed key or `headers`: unknown. */
+/**
+ * `options.idempotencyKey = key` on the variable: the key found, or `partial` when every such assignment may be
+ * skipped before `identifier` is used (under an `if`, in a callback: see conditional-path); an assignment to a
+ * computed key or `headers`: unknown.
+ */
 function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, field: KeyField): KeyLookup | null {
   const variable = variableOf(analysis.sourceCode, identifier);
   const keys: TSESTree.Node[] = [];
+  const writes: TSESTree.Node[] = [];
   for (const reference of variable?.references ?? []) {
     const member = reference.identifier.parent;
     const assignment = member?.parent;
@@ -222,9 +249,15 @@ function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, 
     if (assignment?.type !== AST_NODE_TYPES.AssignmentExpression || assignment.left !== member) continue;
     const name = staticName(member);
     if (name === null || name === "headers") return UNKNOWN;
-    if (name === field) keys.push(assignment.right);
+    if (name === field) {
+      keys.push(assignment.right);
+      writes.push(assignment);
+    }
   }
-  return keys.length > 0 ? { kind: "found", keys } : null;
+  if (keys.length === 0) return null;
+  const covered = coveredByBothBranches(writes, identifier);
+  const always = writes.some((write) => covered.has(write) || !isConditionalFor(write, identifier));
+  return { kind: always ? "found" : "partial", keys };
 }
 
 /** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */

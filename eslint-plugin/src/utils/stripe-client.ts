@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
+import { localImportOf } from "./imported-client.js";
 import { calledFunction, enclosingClassBody, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
 import { staticName } from "./static-name.js";
@@ -82,6 +83,10 @@ function constructedClassVerdict(analysis: Analysis, callee: TSESTree.Node, dept
   const target = unwrap(callee);
   if (isStripeConstructor(analysis, target)) return "stripe";
   if (depth > 4) return "unknown";
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    const imported = localImportOf(analysis, target);
+    if (imported) return imported.facts.subclasses.has(imported.exported) ? "stripe" : "unknown";
+  }
   const declaration =
     target.type === AST_NODE_TYPES.ClassExpression
       ? target
@@ -100,6 +105,11 @@ function identifierVerdict(analysis: Analysis, identifier: TSESTree.Identifier):
   const { definition } = binding;
   const declared = annotationVerdict(analysis, definition.name);
   if (declared !== "unknown") return declared;
+  if (definition.type === "ImportBinding") {
+    // `import { payments } from "./lib/payments.js"` where that module makes the client.
+    const imported = localImportOf(analysis, identifier);
+    return imported?.facts.clients.has(imported.exported) ? "stripe" : "unknown";
+  }
   if (
     definition.type === "Variable" &&
     definition.node.type === AST_NODE_TYPES.VariableDeclarator &&
@@ -207,6 +217,9 @@ function referenceVerdict(analysis: Analysis, type: TSESTree.TSTypeReference, de
     return typeVerdict(analysis, argument, depth + 1);
   }
   const origin = moduleOrigin(analysis.sourceCode, name);
+  const imported = origin?.module.startsWith(".") ? localImportOf(analysis, name) : null;
+  if (imported?.facts.subclasses.has(imported.exported)) return "stripe";
+  if (imported?.facts.usesStripe) return "unknown"; // a wrapper of the client, or a type of a module that uses it
   if (origin && origin.module !== "<global>") return origin.module === "stripe" ? "stripe" : /stripe/i.test(name.name) ? "stripe" : "other";
   const declaration = typeDeclarationOf(analysis.sourceCode, name);
   if (declaration) return declarationVerdict(analysis, declaration, depth);
