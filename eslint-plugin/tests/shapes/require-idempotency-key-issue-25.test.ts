@@ -4,7 +4,7 @@
 // (eslint-plugin/corpus/). The fixture modules are beside the RuleTester's file, so both modes read the same project.
 import path from "node:path";
 import rule from "../../src/rules/require-idempotency-key.js";
-import { fixturesDir } from "../rule-tester.js";
+import { fixturesDir, ruleTester, typedRuleTester } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
 
 const filename = path.join(fixturesDir, "file.ts");
@@ -138,4 +138,31 @@ export async function pay(amount: number, key?: string, tags: string[] = []) {
       errors: [somePaths("charges"), somePaths("payouts"), somePaths("topups")],
     },
   ],
+});
+
+// What only the typed config can find: a client reached through a path alias (`@/…`, resolved by the tsconfig's
+// `paths`, which the names-only config does not read) or through a generic container whose type argument is the
+// client. Names alone prove nothing here, so `recommended` stays silent; the checker knows the method is Stripe's.
+const typedOnly = [
+  {
+    name: "a client imported through a path alias",
+    filename,
+    code: `
+import { payments } from "@/billing-client.js";
+export const bill = (amount: number) => payments.charges.create({ amount, currency: "usd" });`,
+  },
+  {
+    name: "a client resolved from a container by its type",
+    filename,
+    code: `
+import type { PaymentsClient } from "./billing-client.js";
+declare const container: { resolve<T>(token: string): T };
+const payments = container.resolve<PaymentsClient>("payments");
+export const bill = (amount: number) => payments.charges.create({ amount, currency: "usd" });`,
+  },
+];
+ruleTester.run("require-idempotency-key: names alone cannot tell (names only)", rule, { valid: typedOnly, invalid: [] });
+typedRuleTester.run("require-idempotency-key: the checker can (typed)", rule, {
+  valid: [],
+  invalid: typedOnly.map((test) => ({ ...test, options: [{ typeChecked: true }] as [{ typeChecked: boolean }], errors: [missing("charges")] })),
 });
