@@ -26,7 +26,8 @@ export function localModuleFacts(fromFile: string, specifier: string): StripeMod
   if (!specifier.startsWith(".") || !path.isAbsolute(fromFile)) return null;
   const file = resolveFile(path.resolve(path.dirname(fromFile), specifier));
   if (!file) return null;
-  const mtimeMs = statSync(file).mtimeMs;
+  const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return null;
   const cached = cache.get(file);
   if (cached?.mtimeMs === mtimeMs) return cached.facts;
   const facts = stripeFacts(readFileSync(file, "utf8"));
@@ -34,18 +35,30 @@ export function localModuleFacts(fromFile: string, specifier: string): StripeMod
   return facts;
 }
 
+/** Resolved paths (a file found stays found; a miss is looked for again, the file may have been created since). */
+const resolved = new Map<string, string>();
+
 /** TypeScript's resolution of a relative specifier: as written, `.js` standing for `.ts`, no extension, a directory. */
 function resolveFile(base: string): string | null {
+  const known = resolved.get(base);
+  if (known && isFile(known)) return known;
+  const found = findFile(base);
+  if (found) resolved.set(base, found);
+  return found;
+}
+
+function findFile(base: string): string | null {
   const stem = base.replace(/\.(m|c)?jsx?$/, "");
   const candidates = [base, ...EXTENSIONS.map((extension) => stem + extension), ...EXTENSIONS.map((extension) => path.join(base, `index${extension}`))];
-  for (const candidate of candidates) {
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not this candidate
-    }
+  return candidates.find(isFile) ?? null;
+}
+
+function isFile(candidate: string): boolean {
+  try {
+    return statSync(candidate).isFile();
+  } catch {
+    return false; // not this candidate
   }
-  return null;
 }
 
 const STRIPE_IMPORT = /import\s+(?:type\s+)?(?:(\w+)\s*(?:,\s*\{[^}]*\})?|\*\s+as\s+(\w+)|\{[^}]*\bStripe(?:\s+as\s+(\w+))?[^}]*\})\s+from\s+(["'])stripe\4/g;
@@ -71,9 +84,11 @@ export function stripeFacts(text: string): StripeModuleFacts {
   }
   const makers = [...constructors, ...subclasses].join("|");
   const clients = new Set<string>();
-  const made = new RegExp(`(?:const|let|var)\\s+(\\w+)(?:\\s*:[^=;]+)?\\s*=\\s*(?:new\\s+)?(?:${makers})\\s*\\(`, "g");
+  // `new Stripe(`, `Stripe(`, `new S.Stripe(` (a namespace import), `new Payments(` (a subclass).
+  const maker = `(?:new\\s+)?(?:${makers})(?:\\.Stripe)?\\s*\\(`;
+  const made = new RegExp(`(?:const|let|var)\\s+(\\w+)(?:\\s*:[^=;]+)?\\s*=\\s*${maker}`, "g");
   for (const match of text.matchAll(made)) clients.add(match[1]!);
-  if (new RegExp(`export\\s+default\\s+(?:new\\s+)?(?:${makers})\\s*\\(`).test(text)) clients.add("default");
+  if (new RegExp(`export\\s+default\\s+${maker}`).test(text)) clients.add("default");
   const defaultName = /export\s+default\s+(\w+)\s*;/.exec(text)?.[1];
   if (defaultName && clients.has(defaultName)) clients.add("default");
   for (const match of text.matchAll(/export\s*\{([^}]*)\}/g)) {
