@@ -87,7 +87,8 @@ export function lockRenewalSeconds(match: Pick<ProjectMatch, "text" | "lines" | 
       return found ? Number(found[2]!.replace(/_/g, "")) * UNIT_SECONDS[found[1]!]! : null;
     }
     case "python": {
-      const value = match.text.slice(match.text.indexOf("=") + 1).trim();
+      // `max_lock_renewal_duration=60`, or the value alone when it was passed in its position
+      const value = match.text.replace(/^max_lock_renewal_duration\s*=/, "").trim();
       if (/^[\d.]+$/.test(value)) return Number(value);
       let total = 0;
       for (const part of value.matchAll(/(days|hours|minutes|seconds|milliseconds)\s*=\s*([\d.]+)/g)) {

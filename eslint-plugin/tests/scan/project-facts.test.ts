@@ -17,7 +17,7 @@ describe.each(["projects/spring", "projects/python"])("a project's configuration
 });
 
 it("stays silent on the same configuration scanned without a file that charges", async () => {
-  const configuration = ["projects/spring/src/ServiceBusConfig.java", "projects/spring/src/StripeConfig.java", "projects/spring/application.yml"];
+  const configuration = ["projects/spring/src/ServiceBusConfig.java", "projects/spring/src/StripeConfig.java", "projects/spring/application.yml", "projects/spring/application-prod.yml"];
   expect(await runScan(configuration, { cwd: fixtures })).toEqual([]);
 });
 
@@ -33,6 +33,8 @@ describe("the measures", () => {
     expect(lockRenewalSeconds(match("Java", ".maxAutoLockRenewDuration(Duration.ofMillis(90_000))"))).toBe(90);
     expect(lockRenewalSeconds(match("Java", "setMaxAutoLockRenewDuration(Duration.ZERO)"))).toBe(0);
     expect(lockRenewalSeconds(match("Python", "max_lock_renewal_duration=timedelta(minutes=4, seconds=30)"))).toBe(270);
+    expect(lockRenewalSeconds(match("Python", "timedelta(minutes=1)"))).toBe(60);
+    expect(lockRenewalSeconds(match("Python", "90"))).toBe(90);
     expect(lockRenewalSeconds(match("Yaml", "max-auto-lock-renew-duration: PT4M"))).toBe(240);
     expect(lockRenewalSeconds(match("Yaml", "max-auto-lock-renew-duration: 200000"))).toBe(200);
     expect(lockRenewalSeconds(match("Yaml", "max-auto-lock-renew-duration: 5m"))).toBe(300);

@@ -13,3 +13,7 @@ def billing_receiver(client: ServiceBusClient):
 
 def audit_renewer():
     return AutoLockRenewer(max_lock_renewal_duration=timedelta(minutes=5))
+
+
+def positional_renewer():
+    return AutoLockRenewer(90)  # expect: lock-renewal-covers-stripe
