@@ -51,7 +51,7 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
       if (isStripeConstructor(analysis, node.callee)) return "stripe";
       if (node.type === AST_NODE_TYPES.NewExpression) return constructedClassVerdict(analysis, node.callee);
       const factory = calledFunction(analysis, node.callee);
-      if (!factory) return "unknown";
+      if (!factory) return containerVerdict(analysis, node);
       if (factory.returnType) {
         const declared = typeVerdict(analysis, factory.returnType.typeAnnotation, 0);
         if (declared !== "unknown") return declared;
@@ -71,6 +71,17 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
     default:
       return "unknown";
   }
+}
+
+/** DI containers' lookups by class: `container.resolve(PaymentsClient)`, `moduleRef.get(PaymentsClient)`. */
+const CONTAINER_LOOKUPS = new Set(["get", "resolve", "getInstance", "make"]);
+
+/** What a DI container hands out for a class token that is a subclass of Stripe (here or in a project module). */
+function containerVerdict(analysis: Analysis, call: TSESTree.CallExpression): ClientVerdict {
+  const [token] = call.arguments;
+  const lookup = call.callee.type === AST_NODE_TYPES.MemberExpression ? staticName(call.callee) : null;
+  if (!token || lookup === null || !CONTAINER_LOOKUPS.has(lookup) || token.type !== AST_NODE_TYPES.Identifier) return "unknown";
+  return constructedClassVerdict(analysis, token) === "stripe" ? "stripe" : "unknown";
 }
 
 function isStripeConstructor(analysis: Analysis, callee: TSESTree.Node): boolean {

@@ -80,6 +80,16 @@ export const transfer = (amount: number) => client.transfers.create({ amount, cu
       errors: [missing("refunds"), missing("transfers")],
     },
     {
+      name: "the subclass resolved from a DI container by its class",
+      filename,
+      code: `
+import { PaymentsClient } from "./billing-client.js";
+declare const container: { resolve<T>(token: new () => T): T };
+const payments = container.resolve(PaymentsClient);
+export const payout = (amount: number) => payments.payouts.create({ amount, currency: "usd" });`,
+      errors: [missing("payouts")],
+    },
+    {
       name: "a wrapper holding the client, injected into a service",
       filename,
       code: `
