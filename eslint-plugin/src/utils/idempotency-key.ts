@@ -3,10 +3,11 @@ import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
 import { coveredByBothBranches, isConditionalFor } from "./conditional-path.js";
 import { calledFunction, returnedExpressions } from "./local-function.js";
+import { moduleOrigin } from "./module-origin.js";
 import { parameterOf } from "./parameter-binding.js";
 import { calleeName, staticName } from "./static-name.js";
 import { spreadArgumentLists } from "./spread-arguments.js";
-import type { StripeCall } from "./stripe-call.js";
+import { stripeCall, type StripeCall } from "./stripe-call.js";
 import { unwrap } from "./unwrap.js";
 import { isFunction, walk, type FunctionNode } from "./walk.js";
 
@@ -245,6 +246,16 @@ function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, 
   for (const reference of variable?.references ?? []) {
     const member = reference.identifier.parent;
     const assignment = member?.parent;
+    const used = reference.identifier as TSESTree.Identifier;
+    if (used !== identifier && isHandedTo(analysis, member, used)) {
+      // `Object.assign(options, { idempotencyKey })` writes what its other arguments show; any other call that is
+      // handed the object (`addKey(options)`) may set the key: unknown.
+      const assigned = objectAssignKeys(analysis, member as TSESTree.CallExpression, used, field);
+      if (!assigned) return UNKNOWN;
+      keys.push(...assigned);
+      if (assigned.length > 0) writes.push(member as TSESTree.CallExpression);
+      continue;
+    }
     if (member?.type !== AST_NODE_TYPES.MemberExpression || member.object !== reference.identifier) continue;
     if (assignment?.type !== AST_NODE_TYPES.AssignmentExpression || assignment.left !== member) continue;
     const name = staticName(member);
@@ -258,6 +269,35 @@ function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, 
   const covered = coveredByBothBranches(writes, identifier);
   const always = writes.some((write) => covered.has(write) || !isConditionalFor(write, identifier));
   return { kind: always ? "found" : "partial", keys };
+}
+
+/** Loggers read what they are handed; they do not add a key. */
+const READ_ONLY_RECEIVERS = /^(console|logger|log)$/i;
+
+/**
+ * The object is handed to a call that may change it: not a Stripe call (another request with the same options) and
+ * not a logger (`console.log(options)`).
+ */
+function isHandedTo(analysis: Analysis, parent: TSESTree.Node | undefined, identifier: TSESTree.Identifier): boolean {
+  if (parent?.type !== AST_NODE_TYPES.CallExpression && parent?.type !== AST_NODE_TYPES.NewExpression) return false;
+  if (!parent.arguments.includes(identifier)) return false;
+  let root: TSESTree.Node = parent.callee;
+  while (root.type === AST_NODE_TYPES.MemberExpression) root = root.object;
+  if (root.type === AST_NODE_TYPES.Identifier && READ_ONLY_RECEIVERS.test(root.name)) return false;
+  return parent.type === AST_NODE_TYPES.NewExpression || stripeCall(analysis, parent) === null;
+}
+
+/** The keys `Object.assign(target, ...sources)` writes into `target`, or `null` when the call is anything else. */
+function objectAssignKeys(analysis: Analysis, call: TSESTree.CallExpression, target: TSESTree.Identifier, field: KeyField): TSESTree.Node[] | null {
+  const origin = moduleOrigin(analysis.sourceCode, call.callee);
+  if (origin?.module !== "<global>" || origin.path.join(".") !== "Object.assign" || call.arguments[0] !== target) return null;
+  const keys: TSESTree.Node[] = [];
+  for (const source of call.arguments.slice(1)) {
+    const found = lookup(analysis, source, 1, field);
+    if (found.kind === "unknown") return null;
+    if (found.kind === "found" || found.kind === "partial") keys.push(...found.keys);
+  }
+  return keys;
 }
 
 /** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */

@@ -56,8 +56,40 @@ export async function pay(amount: number, key: string, retry: boolean) {
   await stripe.transfers.create({ amount, currency: "usd", destination: "acct_1" }, checked);
 }`,
     },
+    {
+      name: "options filled by Object.assign, or handed to a helper that may set the key",
+      filename,
+      code: `
+import Stripe from "stripe";
+import { withKey } from "./keys.js";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function pay(amount: number, key: string) {
+  const options: Stripe.RequestOptions = {};
+  Object.assign(options, { idempotencyKey: key });
+  await stripe.charges.create({ amount, currency: "usd" }, options);
+  const viaHelper: Stripe.RequestOptions = {};
+  withKey(viaHelper, key);
+  await stripe.refunds.create({ charge: "ch_1" }, viaHelper);
+}`,
+    },
   ],
   invalid: [
+    {
+      name: "options filled by Object.assign under an if; options only logged",
+      filename,
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function pay(amount: number, key?: string) {
+  const options: Stripe.RequestOptions = {};
+  if (key) Object.assign(options, { idempotencyKey: key });
+  await stripe.charges.create({ amount, currency: "usd" }, options);
+  const logged: Stripe.RequestOptions = { timeout: 5_000 };
+  console.log("refund options", logged);
+  await stripe.refunds.create({ charge: "ch_1" }, logged);
+}`,
+      errors: [somePaths("charges"), missing("refunds")],
+    },
     {
       name: "a subclass of Stripe exported from the project's configuration module",
       filename,
