@@ -50,13 +50,15 @@ export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpressi
  * The key one argument list sends. A lone argument where the params come first is the params, whatever it holds
  * (`create({ ...payload })`, `create(params)`): stripe-node takes request options only from an argument of their
  * own, and a lone object that did hold an option would be taken as the options, leaving a charge with no params
- * that Stripe refuses. So a call that can move money with one argument sends no key, unless the file shows one in it.
+ * that Stripe refuses. So a call that can move money with one argument sends no key, unless the file shows one in it,
+ * or the argument is request options by its type (`Stripe.RequestOptions`) or, without types, by its name (`options`).
  */
 function keyFromArguments(analysis: Analysis, list: readonly TSESTree.CallExpressionArgument[]): KeyLookup {
   const [only] = list;
   if (list.length === 1 && only && only.type !== AST_NODE_TYPES.SpreadElement) {
     const params = lookup(analysis, only, 0, "idempotencyKey");
-    return params.kind === "unknown" ? MISSING : params;
+    if (params.kind !== "unknown") return params;
+    return isRequestOptions(analysis, only) ? UNKNOWN : MISSING;
   }
   return merge(list.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
 }
@@ -311,6 +313,16 @@ function invocationsOf(analysis: Analysis, fn: FunctionNode, parameter: TSESTree
     return undefined;
   });
   return calls;
+}
+
+/** Request options named or typed as such (`create(options)` where params are optional): what they hold is unknown. */
+const OPTIONS_NAME = /^(request)?(opts|options)$/i;
+
+function isRequestOptions(analysis: Analysis, node: TSESTree.Node): boolean {
+  const target = unwrap(node);
+  const typed = analysis.oracle?.hasStripeProperty(target, "idempotencyKey");
+  if (typed !== undefined) return typed;
+  return target.type === AST_NODE_TYPES.Identifier && OPTIONS_NAME.test(target.name);
 }
 
 /** Parts of one request (properties, spreads, arguments): any key found wins; one unknown part makes it unknown. */

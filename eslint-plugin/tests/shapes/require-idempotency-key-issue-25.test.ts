@@ -57,6 +57,14 @@ export async function pay(amount: number, key: string, retry: boolean) {
 }`,
     },
     {
+      name: "request options alone where the params are optional (by their type, or their name without types)",
+      filename,
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export const draft = (options: Stripe.RequestOptions) => stripe.invoices.create(options);`,
+    },
+    {
       name: "options filled by Object.assign, or handed to a helper that may set the key",
       filename,
       code: `
@@ -207,4 +215,20 @@ ruleTester.run("require-idempotency-key: names alone cannot tell (names only)", 
 typedRuleTester.run("require-idempotency-key: the checker can (typed)", rule, {
   valid: [],
   invalid: typedOnly.map((test) => ({ ...test, options: [{ typeChecked: true }] as [{ typeChecked: boolean }], errors: [missing("charges")] })),
+});
+
+// And one the checker clears: request options alone, whatever they are called, known by their type.
+typedRuleTester.run("require-idempotency-key: request options known by their type (typed)", rule, {
+  valid: [
+    {
+      name: "Stripe.RequestOptions as the only argument",
+      filename,
+      options: [{ typeChecked: true }],
+      code: `
+import Stripe from "stripe";
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export const draft = (settings: Stripe.RequestOptions) => stripe.invoices.create(settings);`,
+    },
+  ],
+  invalid: [],
 });
