@@ -35,7 +35,8 @@ export interface StripeBudget {
 export function applyProjectFacts<Match extends ProjectMatch>(matches: readonly Match[]): Match[] {
   const charges = matches.some((match) => match.metadata?.role === "charges");
   const marks = matches.filter((match) => match.metadata?.role === "stripe-budget");
-  // A Python client's settings say nothing about a Java one's: each stack has its own budget (YAML is Spring's).
+  // A Python client's settings say nothing about a Java one's: each stack has its own budget (Spring's YAML and
+  // properties count as Java).
   const budgetOf = (match: ProjectMatch) => stripeBudget(marks.filter((mark) => stackOf(mark) === stackOf(match)));
   const kept: Match[] = [];
   for (const match of matches) {
@@ -55,7 +56,7 @@ export function applyProjectFacts<Match extends ProjectMatch>(matches: readonly 
 
 function stackOf(match: ProjectMatch): string {
   const language = match.language.toLowerCase();
-  return language === "yaml" ? "java" : language;
+  return language === "yaml" || language === "properties" ? "java" : language;
 }
 
 /** The worst case of one Stripe call with the largest retry count and read timeout the project configures. */
@@ -97,6 +98,7 @@ export function lockRenewalSeconds(match: Pick<ProjectMatch, "text" | "lines" | 
       return total;
     }
     case "yaml":
+    case "properties":
       return springDurationSeconds(match.text.slice(match.text.indexOf(":") + 1).trim().replace(/^["']|["']$/g, ""));
     default:
       return null;

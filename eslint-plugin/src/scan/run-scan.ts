@@ -6,6 +6,7 @@ import { astGrepBinary } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
 import type { Finding } from "./finding.js";
 import { applyProjectFacts, type RuleMetadata } from "./project-facts.js";
+import { springPropertiesMatches } from "./spring-properties.js";
 
 /** The rules: `eslint-plugin/ast-grep/` beside `src/` and `dist/` alike. */
 export const SCAN_CONFIG = fileURLToPath(new URL("../../ast-grep/sgconfig.yml", import.meta.url));
@@ -28,7 +29,7 @@ interface AstGrepMatch {
 }
 
 /**
- * Runs the Python, Java and Spring YAML rules over `paths` (files or directories; default: the current directory)
+ * Runs the Python, Java and Spring YAML and properties rules over `paths` (files or directories; default: the current directory)
  * and returns the findings, sorted by file and line; the paths are one project (see project-facts). A path that
  * does not exist is a usage error; ast-grep failing is a tool error.
  */
@@ -46,7 +47,7 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   } catch (error) {
     throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
   }
-  return applyProjectFacts(matches)
+  return applyProjectFacts([...matches, ...springPropertiesMatches(targets, cwd)])
     .map((match) => toFinding(match, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }

@@ -17,7 +17,7 @@ describe.each(["projects/spring", "projects/python"])("a project's configuration
 });
 
 it("stays silent on the same configuration scanned without a file that charges", async () => {
-  const configuration = ["projects/spring/src/ServiceBusConfig.java", "projects/spring/src/StripeConfig.java", "projects/spring/application.yml", "projects/spring/application-prod.yml"];
+  const configuration = ["projects/spring/src/ServiceBusConfig.java", "projects/spring/src/StripeConfig.java", "projects/spring/application.yml", "projects/spring/application-prod.yml", "projects/spring/application-dev.properties"];
   expect(await runScan(configuration, { cwd: fixtures })).toEqual([]);
 });
 
