@@ -24,8 +24,9 @@ export function localImportOf(analysis: Analysis, name: TSESTree.Identifier): Lo
 
 /**
  * The receiver of a Stripe-like call reaches back to a module of the project that uses the `stripe` package: the
- * root of `payments.charges` is imported from it, or `this.gateway.client.invoiceItems` belongs to a field injected
- * with a type imported from it. The same strength of evidence as a file that imports `stripe` itself, one import
+ * root of `payments.charges` is imported from it (or from a module named after Stripe that the file cannot read, such
+ * as a path alias `@/lib/stripe`), or `this.gateway.client.invoiceItems` belongs to a field injected with a type
+ * imported from it. The same strength of evidence as a file that imports `stripe` itself, one import
  * further away: it does not outweigh a type the file declares as something else.
  */
 export function reachesStripeModule(analysis: Analysis, client: TSESTree.Node): boolean {
@@ -37,6 +38,8 @@ export function reachesStripeModule(analysis: Analysis, client: TSESTree.Node): 
   }
   if (target.type !== AST_NODE_TYPES.Identifier) return false;
   if (localImportOf(analysis, target)?.facts.usesStripe) return true;
+  // A module the file cannot read but that is named after Stripe: `@/lib/stripe`, `~/services/stripe-client`.
+  if (/stripe/i.test(moduleOrigin(analysis.sourceCode, target)?.module ?? "")) return true;
   const definition = bindingOf(analysis.sourceCode, target)?.definition;
   return definition ? typeUsesStripe(analysis, annotationOf(definition.name)) : false;
 }

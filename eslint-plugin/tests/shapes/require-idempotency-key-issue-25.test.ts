@@ -120,6 +120,14 @@ export const transfer = (amount: number) => client.transfers.create({ amount, cu
       errors: [missing("refunds"), missing("transfers")],
     },
     {
+      name: "a client imported through a path alias named after Stripe",
+      filename,
+      code: `
+import { client } from "@/lib/stripe";
+export const refund = (charge: string) => client.refunds.create({ charge });`,
+      errors: [missing("refunds")],
+    },
+    {
       name: "the subclass resolved from a DI container by its class",
       filename,
       code: `
