@@ -16,6 +16,8 @@ export default defineConfig(
     "templates/files/",
     // Code the rule tests lint in memory, with its own tsconfig.
     "eslint-plugin/tests/fixtures/",
+    // Real public billing code, labelled for bench:lint-recall: it holds the risks on purpose.
+    "eslint-plugin/corpus/",
   ]),
   tseslint.configs.recommended,
   chargeguard.configs.recommended,

@@ -23,14 +23,16 @@ const rules = {
 
 export type RuleName = keyof typeof rules;
 
-/** Rules whose reports the type checker can confirm (they take `{ typeChecked: true }`). */
-const TYPE_AWARE: readonly RuleName[] = [
-  "stable-idempotency-key",
-  "no-abandon-on-stripe-error",
-  "require-idempotency-key",
-  "record-before-settle",
-  "no-receive-and-delete",
-];
+/** What the configs read from a rule: whether it is recommended and whether its options take `typeChecked`. */
+interface RuleMetadata {
+  meta: { docs?: { recommended?: boolean }; defaultOptions?: readonly unknown[] };
+}
+
+/** Rules whose reports the type checker can confirm: their default options carry `typeChecked`. */
+function isTypeAware(rule: RuleMetadata): boolean {
+  const [options] = rule.meta.defaultOptions ?? [];
+  return typeof options === "object" && options !== null && "typeChecked" in options;
+}
 
 /** ESLint's own config type, so `defineConfig(chargeguard.configs.recommended)` type-checks in an eslint.config.ts. */
 type Config = Linter.Config;
@@ -41,7 +43,8 @@ interface ChargeguardPlugin {
   configs: { recommended: Config; "recommended-type-checked": Config };
 }
 
-const ruleNames = Object.keys(rules) as RuleName[];
+// typescript-eslint's house style: the rules' metadata, not a list kept beside them, decides what each config turns on.
+const recommended = (Object.entries(rules) as [RuleName, RuleMetadata][]).filter(([, rule]) => rule.meta.docs?.recommended === true);
 
 const plugin: ChargeguardPlugin = {
   meta: { name, version },
@@ -52,7 +55,7 @@ const plugin: ChargeguardPlugin = {
 plugin.configs.recommended = {
   name: "chargeguard/recommended",
   plugins: { chargeguard: plugin as unknown as ESLint.Plugin },
-  rules: Object.fromEntries(ruleNames.map((rule) => [`chargeguard/${rule}`, "error"])),
+  rules: Object.fromEntries(recommended.map(([name]) => [`chargeguard/${name}`, "error"])),
 };
 
 /**
@@ -64,7 +67,7 @@ plugin.configs["recommended-type-checked"] = {
   name: "chargeguard/recommended-type-checked",
   plugins: { chargeguard: plugin as unknown as ESLint.Plugin },
   rules: Object.fromEntries(
-    ruleNames.map((rule) => [`chargeguard/${rule}`, TYPE_AWARE.includes(rule) ? ["error", { typeChecked: true }] : "error"]),
+    recommended.map(([name, rule]) => [`chargeguard/${name}`, isTypeAware(rule) ? ["error", { typeChecked: true }] : "error"]),
   ),
 };
 

@@ -25,6 +25,17 @@ describe("configs", () => {
     expect(plugin.meta.name).toBe("eslint-plugin-chargeguard");
   });
 
+  it("the rules' metadata decides the configs: recommended rules in both, typeChecked where the options take it", () => {
+    const typedRules = plugin.configs["recommended-type-checked"].rules ?? {};
+    for (const [name, rule] of Object.entries(plugin.rules)) {
+      const [defaults] = (rule.meta.defaultOptions ?? []) as [Record<string, unknown>?];
+      const expected = defaults && "typeChecked" in defaults ? ["error", { typeChecked: true }] : "error";
+      expect(rule.meta.docs?.recommended, name).toBe(true);
+      expect(typedRules[`chargeguard/${name}`], name).toEqual(expected);
+    }
+    expect(Object.values(typedRules).filter((setting) => Array.isArray(setting))).toHaveLength(5);
+  });
+
   it("recommended flags every pattern in a broken TypeScript consumer", async () => {
     const eslint = new ESLint({
       cwd: fixturesDir,

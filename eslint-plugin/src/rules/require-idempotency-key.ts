@@ -17,7 +17,7 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
     },
     messages: {
       missingKey:
-        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} charges again. Pass { idempotencyKey } derived from the event's business fields.",
+        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} charges again. Pass { idempotencyKey } derived from the event's business fields as the options argument (after the params).",
       keyOnSomePaths:
         "{{resource}}.{{method}}() moves money with an idempotency key on some paths only: where the options carry none, stripe-node sends a random key per call, so {{repeat}} charges again. Pass the same stable key on every path.",
       missingIdentifier:

@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { astGrepBinary } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
 import type { Finding } from "./finding.js";
+import { applyProjectFacts, type RuleMetadata } from "./project-facts.js";
+import { springPropertiesMatches } from "./spring-properties.js";
 
 /** The rules: `eslint-plugin/ast-grep/` beside `src/` and `dist/` alike. */
 export const SCAN_CONFIG = fileURLToPath(new URL("../../ast-grep/sgconfig.yml", import.meta.url));
@@ -17,6 +19,9 @@ export interface ScanOptions {
 /** What ast-grep prints per match with `--json=compact` (the fields read here). */
 interface AstGrepMatch {
   file: string;
+  text: string;
+  lines: string;
+  metadata?: RuleMetadata | null;
   ruleId: string;
   message: string;
   language: string;
@@ -24,16 +29,16 @@ interface AstGrepMatch {
 }
 
 /**
- * Runs the Python and Java rules over `paths` (files or directories; default: the current directory) and returns
- * the findings, sorted by file and line. A path that does not exist is a usage error; ast-grep failing is a tool
- * error.
+ * Runs the Python, Java and Spring YAML and properties rules over `paths` (files or directories; default: the current directory)
+ * and returns the findings, sorted by file and line; the paths are one project (see project-facts). A path that
+ * does not exist is a usage error; ast-grep failing is a tool error.
  */
 export async function runScan(paths: readonly string[], options: ScanOptions = {}): Promise<Finding[]> {
   const cwd = options.cwd ?? process.cwd();
   const targets = paths.length > 0 ? [...paths] : ["."];
   const missing = targets.filter((target) => !existsSync(path.resolve(cwd, target)));
   if (missing.length > 0) throw new ScanUsageError(`no such file or directory: ${missing.join(", ")}`);
-  const { stdout, stderr, code } = await run(astGrepBinary(), ["scan", "--config", SCAN_CONFIG, "--json=compact", "--", ...targets], cwd);
+  const { stdout, stderr, code } = await run(astGrepBinary(), ["scan", "--config", SCAN_CONFIG, "--json=compact", "--include-metadata", "--", ...targets], cwd);
   // ast-grep exits 1 when it found error-level matches; anything else but 0 is a failure.
   if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
   let matches: AstGrepMatch[];
@@ -42,7 +47,7 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   } catch (error) {
     throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
   }
-  return matches
+  return applyProjectFacts([...matches, ...springPropertiesMatches(targets, cwd)])
     .map((match) => toFinding(match, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }

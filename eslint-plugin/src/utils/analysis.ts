@@ -7,6 +7,8 @@ import { typeOracle, type TypeOracle } from "./type-oracle.js";
  */
 export interface Analysis {
   sourceCode: Readonly<TSESLint.SourceCode>;
+  /** The linted file's path (absolute when ESLint lints a file on disk): relative imports are read from beside it. */
+  filename: string;
   oracle: TypeOracle | null;
   memo<T>(table: string, node: TSESTree.Node, compute: () => T, whileComputing: T): T;
 }
@@ -26,6 +28,7 @@ export function analysisFor(
   const tables = new Map<string, WeakMap<TSESTree.Node, unknown>>();
   const analysis: Analysis = {
     sourceCode,
+    filename: context.filename,
     oracle: typeChecked ? typeOracle(context) : null,
     memo(table, node, compute, whileComputing) {
       let cache = tables.get(table);

@@ -1,10 +1,13 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
+import { coveredByBothBranches, isConditionalFor } from "./conditional-path.js";
 import { calledFunction, returnedExpressions } from "./local-function.js";
+import { moduleOrigin } from "./module-origin.js";
 import { parameterOf } from "./parameter-binding.js";
 import { calleeName, staticName } from "./static-name.js";
-import type { StripeCall } from "./stripe-call.js";
+import { spreadArgumentLists } from "./spread-arguments.js";
+import { stripeCall, type StripeCall } from "./stripe-call.js";
 import { unwrap } from "./unwrap.js";
 import { isFunction, walk, type FunctionNode } from "./walk.js";
 
@@ -38,8 +41,26 @@ const UNKNOWN: KeyLookup = { kind: "unknown" };
 type KeyField = "idempotencyKey" | "identifier";
 
 export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup {
-  const optionArguments = call.arguments.slice(LEADING_ID.has(info.method) ? 1 : 0);
-  return merge(optionArguments.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
+  const skip = LEADING_ID.has(info.method) ? 1 : 0;
+  const lists = spreadArgumentLists(analysis, call) ?? [call.arguments];
+  return branches(lists.map((list) => keyFromArguments(analysis, list.slice(skip))));
+}
+
+/**
+ * The key one argument list sends. A lone argument where the params come first is the params, whatever it holds
+ * (`create({ ...payload })`, `create(params)`): stripe-node takes request options only from an argument of their
+ * own, and a lone object that did hold an option would be taken as the options, leaving a charge with no params
+ * that Stripe refuses. So a call that can move money with one argument sends no key, unless the file shows one in it,
+ * or the argument is request options by its type (`Stripe.RequestOptions`) or, without types, by its name (`options`).
+ */
+function keyFromArguments(analysis: Analysis, list: readonly TSESTree.CallExpressionArgument[]): KeyLookup {
+  const [only] = list;
+  if (list.length === 1 && only && only.type !== AST_NODE_TYPES.SpreadElement) {
+    const params = lookup(analysis, only, 0, "idempotencyKey");
+    if (params.kind !== "unknown") return params;
+    return isRequestOptions(analysis, only) ? UNKNOWN : MISSING;
+  }
+  return merge(list.map((argument) => lookup(analysis, argument, 0, "idempotencyKey")));
 }
 
 /**
@@ -109,7 +130,9 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number, field: K
       const declarator = definition?.node;
       if (declarator?.type === AST_NODE_TYPES.VariableDeclarator && declarator.id.type === AST_NODE_TYPES.Identifier && declarator.init) {
         const assigned = memberAssignments(analysis, target, field);
-        return assigned ?? lookup(analysis, declarator.init, depth + 1, field);
+        const initial = () => lookup(analysis, declarator.init!, depth + 1, field);
+        if (!assigned) return initial();
+        return assigned.kind === "partial" ? branches([initial(), { kind: "found", keys: assigned.keys }]) : assigned;
       }
       if (definition?.type === "Parameter" && isFunction(definition.node)) {
         return field === "idempotencyKey" ? callbackParameterLookup(analysis, definition.node, definition.name as TSESTree.Identifier, depth) : UNKNOWN;
@@ -200,7 +223,7 @@ function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, d
   const declarator = variable?.defs.length === 1 ? variable.defs[0]?.node : undefined;
   if (!variable || declarator?.type !== AST_NODE_TYPES.VariableDeclarator || declarator.id.type !== AST_NODE_TYPES.Identifier) return UNKNOWN;
   const assigned = memberAssignments(analysis, identifier, field);
-  if (assigned) return assigned;
+  if (assigned && assigned.kind !== "partial") return assigned;
   const values: TSESTree.Node[] = [];
   for (const reference of variable.references) {
     if (!reference.isWrite()) continue;
@@ -208,23 +231,75 @@ function reassignedLookup(analysis: Analysis, identifier: TSESTree.Identifier, d
     if (!reference.writeExpr || (parent?.type === AST_NODE_TYPES.AssignmentExpression && parent.operator !== "=")) return UNKNOWN;
     values.push(reference.writeExpr);
   }
-  return values.length > 0 ? branches(values.map((value) => lookup(analysis, value, depth + 1, field))) : UNKNOWN;
+  if (values.length === 0) return UNKNOWN;
+  const written = branches(values.map((value) => lookup(analysis, value, depth + 1, field)));
+  return assigned?.kind === "partial" ? branches([written, { kind: "found", keys: assigned.keys }]) : written;
 }
 
-/** `options.idempotencyKey = key` on the variable: the key found; an assignment to a computed key or `headers`: unknown. */
+/**
+ * `options.idempotencyKey = key` on the variable: the key found, or `partial` when every such assignment may be
+ * skipped before `identifier` is used (under an `if`, in a callback: see conditional-path); an assignment to a
+ * computed key or `headers`: unknown.
+ */
 function memberAssignments(analysis: Analysis, identifier: TSESTree.Identifier, field: KeyField): KeyLookup | null {
   const variable = variableOf(analysis.sourceCode, identifier);
   const keys: TSESTree.Node[] = [];
+  const writes: TSESTree.Node[] = [];
   for (const reference of variable?.references ?? []) {
     const member = reference.identifier.parent;
     const assignment = member?.parent;
+    const used = reference.identifier as TSESTree.Identifier;
+    if (used !== identifier && isHandedTo(analysis, member, used)) {
+      // `Object.assign(options, { idempotencyKey })` writes what its other arguments show; any other call that is
+      // handed the object (`addKey(options)`) may set the key: unknown.
+      const assigned = objectAssignKeys(analysis, member as TSESTree.CallExpression, used, field);
+      if (!assigned) return UNKNOWN;
+      keys.push(...assigned);
+      if (assigned.length > 0) writes.push(member as TSESTree.CallExpression);
+      continue;
+    }
     if (member?.type !== AST_NODE_TYPES.MemberExpression || member.object !== reference.identifier) continue;
     if (assignment?.type !== AST_NODE_TYPES.AssignmentExpression || assignment.left !== member) continue;
     const name = staticName(member);
     if (name === null || name === "headers") return UNKNOWN;
-    if (name === field) keys.push(assignment.right);
+    if (name === field) {
+      keys.push(assignment.right);
+      writes.push(assignment);
+    }
   }
-  return keys.length > 0 ? { kind: "found", keys } : null;
+  if (keys.length === 0) return null;
+  const covered = coveredByBothBranches(writes, identifier);
+  const always = writes.some((write) => covered.has(write) || !isConditionalFor(write, identifier));
+  return { kind: always ? "found" : "partial", keys };
+}
+
+/** Loggers read what they are handed; they do not add a key. */
+const READ_ONLY_RECEIVERS = /^(console|logger|log)$/i;
+
+/**
+ * The object is handed to a call that may change it: not a Stripe call (another request with the same options) and
+ * not a logger (`console.log(options)`).
+ */
+function isHandedTo(analysis: Analysis, parent: TSESTree.Node | undefined, identifier: TSESTree.Identifier): boolean {
+  if (parent?.type !== AST_NODE_TYPES.CallExpression && parent?.type !== AST_NODE_TYPES.NewExpression) return false;
+  if (!parent.arguments.includes(identifier)) return false;
+  let root: TSESTree.Node = parent.callee;
+  while (root.type === AST_NODE_TYPES.MemberExpression) root = root.object;
+  if (root.type === AST_NODE_TYPES.Identifier && READ_ONLY_RECEIVERS.test(root.name)) return false;
+  return parent.type === AST_NODE_TYPES.NewExpression || stripeCall(analysis, parent) === null;
+}
+
+/** The keys `Object.assign(target, ...sources)` writes into `target`, or `null` when the call is anything else. */
+function objectAssignKeys(analysis: Analysis, call: TSESTree.CallExpression, target: TSESTree.Identifier, field: KeyField): TSESTree.Node[] | null {
+  const origin = moduleOrigin(analysis.sourceCode, call.callee);
+  if (origin?.module !== "<global>" || origin.path.join(".") !== "Object.assign" || call.arguments[0] !== target) return null;
+  const keys: TSESTree.Node[] = [];
+  for (const source of call.arguments.slice(1)) {
+    const found = lookup(analysis, source, 1, field);
+    if (found.kind === "unknown") return null;
+    if (found.kind === "found" || found.kind === "partial") keys.push(...found.keys);
+  }
+  return keys;
 }
 
 /** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */
@@ -238,6 +313,16 @@ function invocationsOf(analysis: Analysis, fn: FunctionNode, parameter: TSESTree
     return undefined;
   });
   return calls;
+}
+
+/** Request options named or typed as such (`create(options)` where params are optional): what they hold is unknown. */
+const OPTIONS_NAME = /^(request)?(opts|options)$/i;
+
+function isRequestOptions(analysis: Analysis, node: TSESTree.Node): boolean {
+  const target = unwrap(node);
+  const typed = analysis.oracle?.hasStripeProperty(target, "idempotencyKey");
+  if (typed !== undefined) return typed;
+  return target.type === AST_NODE_TYPES.Identifier && OPTIONS_NAME.test(target.name);
 }
 
 /** Parts of one request (properties, spreads, arguments): any key found wins; one unknown part makes it unknown. */

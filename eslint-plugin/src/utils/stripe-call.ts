@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
+import { reachesStripeModule } from "./imported-client.js";
 import { patternPath } from "./pattern-path.js";
 import { calleeName, staticName } from "./static-name.js";
 import { syntacticClientVerdict } from "./stripe-client.js";
@@ -183,8 +184,8 @@ function directAccess(analysis: Analysis, node: TSESTree.Node): { resource: stri
 
 /**
  * Strong evidence from the syntax (constructed by the SDK, declared as Stripe) always counts; otherwise the type
- * checker, when it knows where the method is declared, decides; otherwise the resource name, the client's name or
- * the file's use of the `stripe` package do.
+ * checker, when it knows where the method is declared, decides; otherwise the resource name, the client's name,
+ * the file's use of the `stripe` package or the receiver's reach back to a project module that uses it do.
  */
 function isStripeClient(analysis: Analysis, client: TSESTree.Node, resource: string, callee: TSESTree.MemberExpression): boolean {
   const verdict = syntacticClientVerdict(analysis, client);
@@ -192,7 +193,7 @@ function isStripeClient(analysis: Analysis, client: TSESTree.Node, resource: str
   const typed = analysis.oracle?.isStripeMethod(callee);
   if (typed !== undefined) return typed;
   if (verdict === "other") return false;
-  return DISTINCTIVE.has(resource) || namesStripe(analysis, client) || importsStripe(analysis);
+  return DISTINCTIVE.has(resource) || namesStripe(analysis, client) || importsStripe(analysis) || reachesStripeModule(analysis, client);
 }
 
 /** `stripe`, `this.stripeClient`, `deps.stripe`, `await getStripe()` (or a `const` holding it): the code says what it is. */

@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
+import { localImportOf } from "./imported-client.js";
 import { calledFunction, enclosingClassBody, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
 import { staticName } from "./static-name.js";
@@ -50,7 +51,7 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
       if (isStripeConstructor(analysis, node.callee)) return "stripe";
       if (node.type === AST_NODE_TYPES.NewExpression) return constructedClassVerdict(analysis, node.callee);
       const factory = calledFunction(analysis, node.callee);
-      if (!factory) return "unknown";
+      if (!factory) return containerVerdict(analysis, node);
       if (factory.returnType) {
         const declared = typeVerdict(analysis, factory.returnType.typeAnnotation, 0);
         if (declared !== "unknown") return declared;
@@ -72,6 +73,17 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
   }
 }
 
+/** DI containers' lookups by class: `container.resolve(PaymentsClient)`, `moduleRef.get(PaymentsClient)`. */
+const CONTAINER_LOOKUPS = new Set(["get", "resolve", "getInstance", "make"]);
+
+/** What a DI container hands out for a class token that is a subclass of Stripe (here or in a project module). */
+function containerVerdict(analysis: Analysis, call: TSESTree.CallExpression): ClientVerdict {
+  const [token] = call.arguments;
+  const lookup = call.callee.type === AST_NODE_TYPES.MemberExpression ? staticName(call.callee) : null;
+  if (!token || lookup === null || !CONTAINER_LOOKUPS.has(lookup) || token.type !== AST_NODE_TYPES.Identifier) return "unknown";
+  return constructedClassVerdict(analysis, token) === "stripe" ? "stripe" : "unknown";
+}
+
 function isStripeConstructor(analysis: Analysis, callee: TSESTree.Node): boolean {
   const origin = moduleOrigin(analysis.sourceCode, callee);
   return origin?.module === "stripe" && (origin.path.length === 0 || (origin.path.length === 1 && origin.path[0] === "Stripe"));
@@ -82,6 +94,10 @@ function constructedClassVerdict(analysis: Analysis, callee: TSESTree.Node, dept
   const target = unwrap(callee);
   if (isStripeConstructor(analysis, target)) return "stripe";
   if (depth > 4) return "unknown";
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    const imported = localImportOf(analysis, target);
+    if (imported) return imported.facts.subclasses.has(imported.exported) ? "stripe" : "unknown";
+  }
   const declaration =
     target.type === AST_NODE_TYPES.ClassExpression
       ? target
@@ -100,6 +116,11 @@ function identifierVerdict(analysis: Analysis, identifier: TSESTree.Identifier):
   const { definition } = binding;
   const declared = annotationVerdict(analysis, definition.name);
   if (declared !== "unknown") return declared;
+  if (definition.type === "ImportBinding") {
+    // `import { payments } from "./lib/payments.js"` where that module makes the client.
+    const imported = localImportOf(analysis, identifier);
+    return imported?.facts.clients.has(imported.exported) ? "stripe" : "unknown";
+  }
   if (
     definition.type === "Variable" &&
     definition.node.type === AST_NODE_TYPES.VariableDeclarator &&
@@ -207,6 +228,9 @@ function referenceVerdict(analysis: Analysis, type: TSESTree.TSTypeReference, de
     return typeVerdict(analysis, argument, depth + 1);
   }
   const origin = moduleOrigin(analysis.sourceCode, name);
+  const imported = origin?.module.startsWith(".") ? localImportOf(analysis, name) : null;
+  if (imported?.facts.subclasses.has(imported.exported)) return "stripe";
+  if (imported?.facts.usesStripe) return "unknown"; // a wrapper of the client, or a type of a module that uses it
   if (origin && origin.module !== "<global>") return origin.module === "stripe" ? "stripe" : /stripe/i.test(name.name) ? "stripe" : "other";
   const declaration = typeDeclarationOf(analysis.sourceCode, name);
   if (declaration) return declarationVerdict(analysis, declaration, depth);

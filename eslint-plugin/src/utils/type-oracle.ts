@@ -33,6 +33,8 @@ export interface TypeOracle {
   is(node: TSESTree.Node, kind: SdkType): boolean | undefined;
   /** Is the method this member expression names declared by the `stripe` package (`x.paymentIntents.create`)? */
   isStripeMethod(member: TSESTree.MemberExpression): boolean | undefined;
+  /** Does this node's type carry `name` as a property the `stripe` package declares (`idempotencyKey` of RequestOptions)? */
+  hasStripeProperty(node: TSESTree.Node, name: string): boolean | undefined;
   /** The declarations, in this file, of what a callee refers to (a method of an injected service, a helper). */
   declarationsOf(node: TSESTree.Node): TSESTree.Node[];
   /** The string literal values a node's type allows (`"receiveAndDelete" | "peekLock"`), or `undefined`. */
@@ -101,6 +103,14 @@ export function typeOracle(context: Readonly<TSESLint.RuleContext<string, readon
         if (!property || !object) return undefined;
         const symbol = checker.getSymbolAtLocation(property);
         return symbol ? declaredByStripe(symbol) : false;
+      });
+    },
+    hasStripeProperty(node, name) {
+      return remember(node, `stripe-property:${name}`, () => {
+        const type = typeOf(node);
+        if (!type) return undefined;
+        const property = type.getProperty(name);
+        return property ? declaredByStripe(property) : false;
       });
     },
     declarationsOf(node) {

@@ -1,29 +1,14 @@
 // The Python and Java rules (ast-grep) on fixtures of our own that reproduce each seed failure pattern, and on their
 // fixed versions: every line marked `expect: <rule>` is reported with that rule id, nothing else is, and the fixed
 // code is clean. The ids are the ESLint plugin's.
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import plugin from "../../src/index.js";
 import { formatFindings, runScan, scanRulesMeta, ScanUsageError } from "../../src/scan/index.js";
+import { expectedFindings } from "./expected-findings.js";
 
 const fixtures = fileURLToPath(new URL("../scan-fixtures", import.meta.url));
 const ruleIds = Object.keys(plugin.rules).map((name) => `chargeguard/${name}`).sort();
-
-/** `# expect: <rule>` / `// expect: <rule>` markers of every file under a fixture directory. */
-function expectedFindings(directory: string): { ruleId: string; file: string; line: number }[] {
-  return readdirSync(path.join(fixtures, directory))
-    .sort()
-    .flatMap((name) =>
-      readFileSync(path.join(fixtures, directory, name), "utf8")
-        .split("\n")
-        .flatMap((text, index) => {
-          const match = /(?:#|\/\/) expect: ([a-z-]+)/.exec(text);
-          return match ? [{ ruleId: `chargeguard/${match[1]}`, file: `${directory}/${name}`, line: index + 1 }] : [];
-        }),
-    );
-}
 
 const byPosition = (a: { file: string; line: number; ruleId: string }, b: { file: string; line: number; ruleId: string }) =>
   a.file.localeCompare(b.file) || a.line - b.line || a.ruleId.localeCompare(b.ruleId);
@@ -31,7 +16,7 @@ const byPosition = (a: { file: string; line: number; ruleId: string }, b: { file
 describe.each(["python", "java"])("chargeguard scan on %s", (language) => {
   it("reports each seed failure pattern with the ESLint rule's id, and nothing else", async () => {
     const findings = await runScan([`${language}/broken`], { cwd: fixtures });
-    const expected = expectedFindings(`${language}/broken`);
+    const expected = expectedFindings(fixtures, `${language}/broken`);
     expect(findings.map(({ ruleId, file, line }) => ({ ruleId, file, line })).sort(byPosition)).toEqual(expected.sort(byPosition));
     expect(new Set(findings.map((finding) => finding.language))).toEqual(new Set([language]));
     // Every rule of the plugin has its shape in this language.

@@ -1,5 +1,6 @@
 // The seeds' fixes: a SHA-256 key from business fields, the guard write committed before the acknowledgment
-// (outside @Transactional), auto-complete off, renewal longer than a Stripe call, peek-lock.
+// (outside @Transactional), auto-complete off, renewal longer than a Stripe call at the 120 s read timeout it
+// configures (3 x 120 s + backoff), peek-lock.
 package billing;
 
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
@@ -19,7 +20,7 @@ class BillingIntegrationConfig {
         ServiceBusContainerProperties props = new ServiceBusContainerProperties();
         props.setEntityName("billing-queue");
         props.setAutoComplete(false);
-        props.setMaxAutoLockRenewDuration(Duration.ofMinutes(5));
+        props.setMaxAutoLockRenewDuration(Duration.ofMinutes(10));
         return new ServiceBusMessageListenerContainer(processorFactory, props);
     }
 
@@ -30,7 +31,7 @@ class BillingIntegrationConfig {
             .queueName("usage-billing")
             .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
             .disableAutoComplete()
-            .maxAutoLockRenewDuration(Duration.ofMinutes(5))
+            .maxAutoLockRenewDuration(Duration.ofMinutes(10))
             .processMessage(activator::onMessage)
             .processError(context -> {})
             .buildProcessorClient();

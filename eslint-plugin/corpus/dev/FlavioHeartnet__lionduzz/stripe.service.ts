@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { Stripe } from 'stripe';
+
+@Injectable()
+export class StripeService {
+  private readonly stripe: Stripe;
+
+  constructor() {
+    this.stripe = new Stripe('test');
+  }
+
+  async createPaymentIntent(amount: number): Promise<Stripe.PaymentIntent> {
+    return this.stripe.paymentIntents.create({
+      amount,
+      currency: 'usd',
+    });
+  }
+}

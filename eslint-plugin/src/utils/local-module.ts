@@ -1,0 +1,101 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * What a module of the same project says about Stripe, read from its text: whether it uses the `stripe` package,
+ * the classes it declares that extend the Stripe client, and the names it binds to a client (`export const
+ * payments = new PaymentsClient()`). Without type information this one step across files is how a client made in a
+ * configuration module (`lib/stripe.ts`, a NestJS provider) and imported or injected elsewhere is recognised; with
+ * a program the checker answers instead. Reading another file's text is what eslint-plugin-import does too; the
+ * facts are cached per path and file modification time, so an editor's long-lived ESLint sees edits.
+ */
+export interface StripeModuleFacts {
+  usesStripe: boolean;
+  /** Classes declared here that extend the Stripe client (directly or through another of them). */
+  subclasses: ReadonlySet<string>;
+  /** Variables holding a client (`new Stripe(...)`, `Stripe(...)`, `new Subclass(...)`); `default` for a default export. */
+  clients: ReadonlySet<string>;
+}
+
+const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
+
+const cache = new Map<string, { mtimeMs: number; facts: StripeModuleFacts }>();
+
+/** The facts of a relative import (`./lib/payments.js`) of `fromFile`, or `null` when it is not a file found on disk. */
+export function localModuleFacts(fromFile: string, specifier: string): StripeModuleFacts | null {
+  if (!specifier.startsWith(".") || !path.isAbsolute(fromFile)) return null;
+  const file = resolveFile(path.resolve(path.dirname(fromFile), specifier));
+  if (!file) return null;
+  const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return null;
+  const cached = cache.get(file);
+  if (cached?.mtimeMs === mtimeMs) return cached.facts;
+  const facts = stripeFacts(readFileSync(file, "utf8"));
+  cache.set(file, { mtimeMs, facts });
+  return facts;
+}
+
+/** Resolved paths (a file found stays found; a miss is looked for again, the file may have been created since). */
+const resolved = new Map<string, string>();
+
+/** TypeScript's resolution of a relative specifier: as written, `.js` standing for `.ts`, no extension, a directory. */
+function resolveFile(base: string): string | null {
+  const known = resolved.get(base);
+  if (known && isFile(known)) return known;
+  const found = findFile(base);
+  if (found) resolved.set(base, found);
+  return found;
+}
+
+function findFile(base: string): string | null {
+  const stem = base.replace(/\.(m|c)?jsx?$/, "");
+  const candidates = [base, ...EXTENSIONS.map((extension) => stem + extension), ...EXTENSIONS.map((extension) => path.join(base, `index${extension}`))];
+  return candidates.find(isFile) ?? null;
+}
+
+function isFile(candidate: string): boolean {
+  try {
+    return statSync(candidate).isFile();
+  } catch {
+    return false; // not this candidate
+  }
+}
+
+const STRIPE_IMPORT = /import\s+(?:type\s+)?(?:(\w+)\s*(?:,\s*\{[^}]*\})?|\*\s+as\s+(\w+)|\{[^}]*\bStripe(?:\s+as\s+(\w+))?[^}]*\})\s+from\s+(["'])stripe\4/g;
+const STRIPE_REQUIRE = /(?:const|let|var)\s+(\w+)\s*=\s*require\(\s*(["'])stripe\2\s*\)/g;
+
+export function stripeFacts(text: string): StripeModuleFacts {
+  const constructors = new Set<string>();
+  for (const match of text.matchAll(STRIPE_IMPORT)) constructors.add(match[1] ?? match[2] ?? match[3] ?? "Stripe");
+  for (const match of text.matchAll(STRIPE_REQUIRE)) constructors.add(match[1]!);
+  const usesStripe = constructors.size > 0 || /require\(\s*(["'])stripe\1\s*\)/.test(text);
+  const subclasses = new Set<string>();
+  if (!usesStripe) return { usesStripe, subclasses, clients: new Set() };
+  // A subclass of a subclass: repeat until nothing new extends a known client class.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const match of text.matchAll(/class\s+(\w+)\s+extends\s+([\w.]+)/g)) {
+      const parent = match[2]!.split(".").pop()!;
+      if (!subclasses.has(match[1]!) && (constructors.has(match[2]!) || constructors.has(parent) || subclasses.has(parent))) {
+        subclasses.add(match[1]!);
+        grew = true;
+      }
+    }
+  }
+  const makers = [...constructors, ...subclasses].join("|");
+  const clients = new Set<string>();
+  // `new Stripe(`, `Stripe(`, `new S.Stripe(` (a namespace import), `new Payments(` (a subclass).
+  const maker = `(?:new\\s+)?(?:${makers})(?:\\.Stripe)?\\s*\\(`;
+  const made = new RegExp(`(?:const|let|var)\\s+(\\w+)(?:\\s*:[^=;]+)?\\s*=\\s*${maker}`, "g");
+  for (const match of text.matchAll(made)) clients.add(match[1]!);
+  if (new RegExp(`export\\s+default\\s+${maker}`).test(text)) clients.add("default");
+  const defaultName = /export\s+default\s+(\w+)\s*;/.exec(text)?.[1];
+  if (defaultName && clients.has(defaultName)) clients.add("default");
+  for (const match of text.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const part of match[1]!.split(",")) {
+      const [local, exported] = part.trim().split(/\s+as\s+/);
+      if (local && exported && clients.has(local)) clients.add(exported);
+    }
+  }
+  return { usesStripe, subclasses, clients };
+}
