@@ -46,6 +46,8 @@ beforeAll(async () => {
   client = new ServiceBusClient(serviceBus.connectionString);
   sender = client.createSender(queue);
   consumer = await startUsageBillingConsumer({
+    // The test keeps the guard's records in memory, asked for by name: without a database the consumer refuses to start.
+    inMemory: true,
     serviceBus: { connectionString: serviceBus.connectionStringFor("consumer"), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: stripeEmulator.apiBase, timeoutMs: 1_000, maxNetworkRetries: 0 },
     clock,
