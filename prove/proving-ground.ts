@@ -6,12 +6,13 @@ import { Worker } from "node:worker_threads";
 import type { ContenderJob, ParentMessage, WorkerMessage } from "./contender-worker.js";
 import { contenders as allContenders, selectContenders, type Contender } from "./contenders.js";
 import { FreshDatabases, type DatabaseTemplate } from "./fresh-databases.js";
-import { faultNames, planFaults, type FaultName } from "./faults.js";
+import type { FaultName } from "./faults.js";
+import { runInLanes } from "./lanes.js";
+import { OverallProgress, type OverallProgressUpdate } from "./overall-progress.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { runContender } from "./run-contender.js";
-import { harnessSettings, type HarnessSettings } from "./settings.js";
-import { generateWorkload } from "./workload.js";
-import { provingGroundDefaults } from "./run-scale.js";
+import { prepareRunInputs, type RunInputs } from "./run-inputs.js";
+import type { HarnessSettings } from "./settings.js";
 
 export interface ProvingGroundOptions {
   events?: number;
@@ -28,7 +29,7 @@ export interface ProvingGroundOptions {
   settings?: Partial<HarnessSettings>;
   /** Contenders run at once, each in a worker thread (built JavaScript only; from TypeScript sources: one at a time). */
   parallel?: number;
-  onProgress?(update: { contender: string; index: number; count: number; done: number }): void;
+  onProgress?(update: OverallProgressUpdate): void;
   log?(line: string): void;
 }
 
@@ -38,101 +39,45 @@ export interface ProvingGroundOptions {
  */
 export { provingGroundDefaults, provingGroundFull } from "./run-scale.js";
 
-/**
- * The largest run the harness takes: the workload and every observed delivery are held in memory, and each replica
- * holds AMQP links, so past these a run exhausts the machine instead of proving anything.
- */
-export const provingGroundLimits = { events: 1_000_000, flowEvents: 1_000_000, replicas: 64, parallel: 32 } as const;
+export { provingGroundLimits } from "./run-inputs.js";
 
 export async function runProvingGround(options: ProvingGroundOptions = {}): Promise<ProvingGroundResult> {
-  const events = options.events ?? provingGroundDefaults.events;
-  const replicas = options.replicas ?? provingGroundDefaults.replicas;
-  const flowEvents = Math.min(events, options.flowEvents ?? provingGroundDefaults.flowEvents);
-  for (const [name, value] of [["events", events], ["flowEvents", options.flowEvents ?? flowEvents], ["replicas", replicas], ["parallel", options.parallel ?? 1]] as const) {
-    const max = provingGroundLimits[name];
-    if (!Number.isSafeInteger(value) || value < 1 || value > max) throw new RangeError(`${name} must be a whole number from 1 to ${max}, got ${value}`);
-  }
-  const seed = options.seed ?? provingGroundDefaults.seed;
-  const faults = options.faults ?? faultNames;
-  // The PaymentIntent contenders run `events`; the other flows' contenders `flowEvents` (their own workload and plan).
-  const runs = new Map(
-    [...new Set([events, flowEvents])].map((count) => {
-      const workload = generateWorkload({ events: count, seed });
-      return [count, { events: count, workload, plan: planFaults(workload, { faults, seed }), settings: { ...harnessSettings(count), ...options.settings } }];
-    }),
-  );
-  const runFor = (contender: Contender) => runs.get(contender.flow === "payment-intent" ? events : flowEvents)!;
-  const { plan } = runFor({ flow: "payment-intent" } as Contender);
+  const inputs = prepareRunInputs(options);
   const chosen: Contender[] = selectContenders(allContenders(), options.only);
-
   const started = Date.now();
   const parallel = workerFile ? Math.max(1, Math.min(options.parallel ?? 1, chosen.length)) : 1;
-  // Progress over all contenders: finished ones count 1, running ones their share done.
-  const running = new Map<string, number>();
-  let finished = 0;
-  const report = () =>
-    options.onProgress?.({
-      contender: [...running.keys()].join(", "),
-      index: finished,
-      count: chosen.length,
-      done: [...running.values()].reduce((sum, done) => sum + done, 0),
-    });
-
+  const progress = new OverallProgress(chosen.length, options.onProgress);
   const databases = new FreshDatabases();
-  const runOne = async (contender: Contender): Promise<ContenderResult> => {
-    running.set(contender.name, 0);
-    report();
-    const progress = (done: number) => {
-      running.set(contender.name, done);
-      report();
-    };
-    try {
-      if (parallel > 1 && workerFile) {
-        const job: ContenderJob = {
-          name: contender.name,
-          events: runFor(contender).events,
-          seed,
-          faults: plan.faults,
-          replicas,
-          settings: runFor(contender).settings,
-          verbose: Boolean(options.log),
-        };
-        return await runInWorker(workerFile, job, databases.template(), progress, options.log);
-      }
-      const { workload, plan: contenderPlan, settings } = runFor(contender);
-      return await runContender({
-        contender,
-        workload,
-        plan: contenderPlan,
-        replicas,
-        settings,
-        databases,
-        onProgress: progress,
-        ...(options.log ? { log: options.log } : {}),
-      });
-    } catch (error) {
-      options.log?.(`${contender.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return failedToRun(contender, runFor(contender).events, error);
-    } finally {
-      running.delete(contender.name);
-      finished++;
-      report();
-    }
-  };
-
-  const results: ContenderResult[] = new Array(chosen.length);
   // Longest first, so no lane is left running the longest contender alone at the end: generated consumers take the
   // longest (the guard's leases, the 25 h phase's re-sends, the reconciler). Results stay in the contenders' order.
-  const order = chosen.map((_, index) => index).sort((a, b) => startRank(chosen[a] as Contender) - startRank(chosen[b] as Contender));
-  let next = 0;
-  const lane = async () => {
-    while (next < order.length) {
-      const index = order[next++] as number;
-      results[index] = await runOne(chosen[index] as Contender);
+  const results = await runInLanes(chosen, parallel, startRank, (contender) =>
+    progress.track(contender.name, (onProgress) => runOneContender(contender, { inputs, parallel, databases, onProgress, log: options.log })),
+  );
+  const { seed, events, flowEvents, replicas, faults } = inputs;
+  return { seed, events, flowEvents, replicas, faults, contenders: results, wallMs: Date.now() - started };
+}
+
+interface OneContenderRun {
+  inputs: RunInputs;
+  parallel: number;
+  databases: FreshDatabases;
+  onProgress(done: number): void;
+  log: ((line: string) => void) | undefined;
+}
+
+/** One contender, in a worker thread when contenders run in parallel, else here; one that cannot run gets a row. */
+async function runOneContender(contender: Contender, { inputs, parallel, databases, onProgress, log }: OneContenderRun): Promise<ContenderResult> {
+  const { workload, plan, settings, events } = inputs.runFor(contender);
+  try {
+    if (parallel > 1 && workerFile) {
+      const job: ContenderJob = { name: contender.name, events, seed: inputs.seed, faults: inputs.faults, replicas: inputs.replicas, settings, verbose: Boolean(log) };
+      return await runInWorker(workerFile, job, databases.template(), onProgress, log);
     }
-  };
-  await Promise.all(Array.from({ length: parallel }, lane));
-  return { seed, events, flowEvents, replicas, faults: plan.faults, contenders: results, wallMs: Date.now() - started };
+    return await runContender({ contender, workload, plan, replicas: inputs.replicas, settings, databases, onProgress, ...(log ? { log } : {}) });
+  } catch (error) {
+    log?.(`${contender.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return failedToRun(contender, events, error);
+  }
 }
 
 function startRank(contender: Contender): number {

@@ -1,0 +1,63 @@
+// The judgement of one contender once its fleet has stopped: the ground truth measured at the emulators (what reached
+// Stripe, what was dead-lettered, the consumer's recorded declines), `chargeguard audit`'s view of the same Stripe
+// account beside it, the contender's own telemetry, and the verdict.
+import type { PGlite } from "@electric-sql/pglite";
+import { auditContenderAccount } from "./account-audit.js";
+import type { ContenderAccount } from "./contender-account.js";
+import { contenderQueue, sandboxStripeKey, type ContenderSandbox } from "./contender-sandbox.js";
+import { describeExpectedFailure, type Contender } from "./contenders.js";
+import type { FaultPlan } from "./faults.js";
+import { deadLetteredEventIds, measure, verdict } from "./metrics.js";
+import { deadLetters, recordedEvents } from "./observe.js";
+import type { ReplicaFleet } from "./replica-fleet.js";
+import type { ContenderResult } from "./results.js";
+import type { Workload } from "./workload.js";
+
+export interface ContenderJudgement {
+  contender: Contender;
+  workload: Workload;
+  plan: FaultPlan;
+  sandbox: Pick<ContenderSandbox, "servicebus" | "stripe" | "telemetry">;
+  pglite: PGlite;
+  account: ContenderAccount;
+  fleet: ReplicaFleet;
+  wallMs: number;
+  /** Why the run did not finish as it should (timed out, a replica could not start). */
+  error: string | undefined;
+  /** Logs a line of the contender's (the caller names the contender). */
+  log(line: string): void;
+}
+
+export async function judgeContender(run: ContenderJudgement): Promise<ContenderResult> {
+  const { contender, workload, plan, sandbox, account, fleet, log } = run;
+  const { servicebus, stripe } = sandbox;
+  const snapshot = servicebus.inspect(contenderQueue);
+  const metrics = measure(workload, {
+    attempts: account.shape.attempts(stripe.ledger, account.directory),
+    paymentIntents: account.shape.objects(stripe.ledger),
+    deadLetters: deadLetters(snapshot, account.directory, account.workloadBody),
+    deliveries: servicebus.counts(contenderQueue).deliveries,
+    recordedDeclines: (await recordedEvents(run.pglite, workload, contender.flow)).declined,
+    ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+    wallMs: run.wallMs,
+  });
+  const accountAudit = await auditContenderAccount({ apiKey: sandboxStripeKey, apiBase: stripe.apiBase }, contender.flow, metrics.duplicateCharges);
+  const scaleIns = plan.scaleIns.size > 0 ? { ...fleet.scaleIns } : undefined;
+  const scaledIn = scaleIns ? `, ${scaleIns.drained} scaled-in replica(s) drained and ${scaleIns.killed} SIGKILLed` : "";
+  log(`${fleet.kills} replica(s) killed${scaledIn}; ${verdict(metrics)}`);
+  const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, account.directory, account.workloadBody));
+  const missing = workload.events.filter((event) => event.expected === "dead-lettered" && !dlq.has(event.id));
+  if (missing.length > 0) log(`malformed events not dead-lettered: ${missing.map((event) => `${event.id} (${event.malformation})`).join(", ")}`);
+  return {
+    name: contender.name,
+    kind: contender.kind,
+    flow: contender.flow,
+    ...(contender.expectedFailure ? { expectedFailure: describeExpectedFailure(contender.expectedFailure) } : {}),
+    metrics,
+    telemetry: await sandbox.telemetry.summary(),
+    ...(scaleIns ? { scaleIns } : {}),
+    ...(accountAudit ? { accountAudit } : {}),
+    verdict: verdict(metrics),
+    ...(run.error ? { error: run.error } : {}),
+  };
+}

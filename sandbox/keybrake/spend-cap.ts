@@ -1,0 +1,40 @@
+// A vault key's daily spend cap. Only creating a PaymentIntent spends; its amount is reserved before forwarding so
+// concurrent calls cannot overshoot together, and released unless Stripe accepted it. A replay under an idempotency
+// key already counted is not a new spend.
+import type { VaultKey } from "./vault-keys.js";
+
+export interface SpendRequest {
+  method: string | undefined;
+  path: string;
+  body: Buffer;
+  idempotencyKey: string | undefined;
+  /** The UTC day the spend counts against, `YYYY-MM-DD`. */
+  day: string;
+}
+
+export type SpendReservation = { refused: string } | { release(): void };
+
+export function reserveSpend(key: VaultKey, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
+  let reserved = 0;
+  if (method === "POST" && path === "/v1/payment_intents") {
+    const amount = Number(new URLSearchParams(body.toString("utf8")).get("amount"));
+    const alreadyCounted = idempotencyKey !== undefined && key.counted.has(idempotencyKey);
+    if (!alreadyCounted && Number.isSafeInteger(amount) && amount > 0) {
+      const spent = key.spentCentsByDay[day] ?? 0;
+      if (spent + amount > key.capCents) {
+        return { refused: `charging ${amount} would take today's spend to ${spent + amount}, over the vault key's cap of ${key.capCents} cents` };
+      }
+      reserved = amount;
+      key.spentCentsByDay[day] = spent + amount;
+      if (idempotencyKey !== undefined) key.counted.add(idempotencyKey);
+    }
+  }
+  return {
+    release: () => {
+      if (reserved === 0) return;
+      key.spentCentsByDay[day] = (key.spentCentsByDay[day] ?? 0) - reserved;
+      if (idempotencyKey !== undefined) key.counted.delete(idempotencyKey);
+      reserved = 0;
+    },
+  };
+}

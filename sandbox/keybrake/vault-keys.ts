@@ -1,0 +1,80 @@
+// Keybrake's key API (`POST /vault/keys`): the account key creates a vault key with a daily USD cap, an endpoint
+// allowlist and an expiry; every field is checked and all problems are named in one 400.
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Clock } from "../clock.js";
+import { sendJson } from "./http.js";
+
+export interface VaultKeyState {
+  vaultKey: string;
+  label: string;
+  capCents: number;
+  allowedEndpoints: string[];
+  expiresAt: Date;
+  /** Cents charged (or in flight) per UTC day, `YYYY-MM-DD`. */
+  spentCentsByDay: Record<string, number>;
+}
+
+export interface VaultKey extends VaultKeyState {
+  /** Idempotency keys whose amount is counted against the cap: a replay is not a new spend. */
+  counted: Set<string>;
+}
+
+export interface VaultKeyApi {
+  /** The account key that may create vault keys. */
+  apiKey: string;
+  clock: Clock;
+  keys: Map<string, VaultKey>;
+}
+
+export function createVaultKey({ apiKey, clock, keys }: VaultKeyApi, req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+  if (req.headers.authorization !== `Bearer ${apiKey}`) {
+    sendJson(res, 401, { error: { type: "authentication_error", message: "invalid Keybrake API key" } });
+    return;
+  }
+  let input: Record<string, unknown>;
+  try {
+    input = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
+  } catch {
+    sendJson(res, 400, { error: { type: "invalid_request_error", message: "body must be JSON" } });
+    return;
+  }
+  const problems = keyRequestProblems(input, clock);
+  if (problems.length > 0) {
+    sendJson(res, 400, { error: { type: "invalid_request_error", message: problems.join("; ") } });
+    return;
+  }
+  const key: VaultKey = {
+    vaultKey: `vk_test_${randomBytes(12).toString("hex")}`,
+    label: typeof input.label === "string" ? input.label : "",
+    capCents: Math.round((input.daily_usd_cap as number) * 100),
+    allowedEndpoints: input.allowed_endpoints as string[],
+    expiresAt: new Date(input.expires_at as string),
+    spentCentsByDay: {},
+    counted: new Set(),
+  };
+  keys.set(key.vaultKey, key);
+  sendJson(res, 201, {
+    vault_key: key.vaultKey,
+    label: key.label,
+    daily_usd_cap: input.daily_usd_cap,
+    allowed_endpoints: key.allowedEndpoints,
+    expires_at: key.expiresAt.toISOString(),
+  });
+}
+
+/** What is wrong with a create request, each problem in words; empty when it is valid. */
+function keyRequestProblems(input: Record<string, unknown>, clock: Clock): string[] {
+  const problems: string[] = [];
+  if (input.vendor !== "stripe") problems.push('vendor must be "stripe"');
+  const cap = input.daily_usd_cap;
+  if (typeof cap !== "number" || !(cap > 0)) problems.push("daily_usd_cap must be a positive number");
+  const allowed = input.allowed_endpoints;
+  if (!Array.isArray(allowed) || allowed.length === 0 || !allowed.every((e) => typeof e === "string" && e.startsWith("/"))) {
+    problems.push("allowed_endpoints must be a non-empty list of paths");
+  }
+  const expiresAt = new Date(typeof input.expires_at === "string" ? input.expires_at : Number.NaN);
+  if (Number.isNaN(expiresAt.getTime())) problems.push("expires_at must be an ISO 8601 date");
+  else if (expiresAt.getTime() <= clock.now()) problems.push("expires_at is in the past");
+  return problems;
+}
