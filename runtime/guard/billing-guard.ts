@@ -1,14 +1,19 @@
 // The billing guard: one row per (customer, billing period) in PostgreSQL or PGlite decides who may call
 // Stripe (a lease), what was already billed (state), and how much of the period's cap is spoken for (ledger).
 // Every decision is one transaction; every time comes from the injected clock, never from the database's now().
+// Claims, charges and completions are batched (claim-batch.ts, record-batches.ts); the rest is one statement here.
 import { randomUUID } from "node:crypto";
 import { systemClock, type Clock } from "../clock.js";
-import { maxIdempotencyKeyLength } from "../stable-key.js";
 import { createBatcher, type Batcher } from "./batcher.js";
-import { BillingStateError, ConfigurationError, InvalidEventError } from "../errors.js";
+import { BillingStateError, ConfigurationError } from "../errors.js";
+import { recordKey, type BillingKey } from "./billing-key.js";
+import { writeClaims, type ClaimAnswer, type QueuedClaim } from "./claim-batch.js";
+import { requireText, validateClaim } from "./claim-validation.js";
 import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
 import { openSqlClient } from "./open-sql-client.js";
+import { readPeriodSpend } from "./period-spend.js";
+import { writeCharges, writeCompletions, type QueuedCharge, type QueuedCompletion } from "./record-batches.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
 import { spendCaps, type SpendCapFor } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
@@ -34,89 +39,23 @@ const maxBatch = 32;
  */
 const maxInFlight = 4;
 
-/** A claim checked and stamped, waiting for its batch. */
-interface QueuedClaim {
-  input: ClaimInput;
-  owner: string;
-  fingerprint: string;
-  cap: number | undefined;
-  now: Date;
-  lockedUntil: Date;
-  token: string;
-}
-
-type ClaimAnswer = {
-  is_claimed: boolean;
-  row_json: BillingRow | string | null;
-  over_cap: boolean;
-};
-
-type BillingKey = { customerId: string; billingPeriod: string };
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const byKey = (a: BillingKey, b: BillingKey): number => compare(a.billingPeriod, b.billingPeriod) || compare(a.customerId, b.customerId);
-
-/**
- * Items in (period, customer) order, with their original positions. Batches written at the same time (by this guard
- * or by other replicas) then take the periods' ledger rows in one order and cannot deadlock on them.
- */
-function sortedByKey<T>(items: T[], key: (item: T) => BillingKey): { item: T; at: number }[] {
-  return items.map((item, at) => ({ item, at })).sort((a, b) => byKey(key(a.item), key(b.item)));
-}
-
-const recordKey = "customer_id = $1 AND billing_period = $2";
-
-/** An argument the caller builds (a key, a Stripe id, a reason): wrong is a bug in the caller. */
-function requireText(name: string, value: unknown, maxLength: number): void {
-  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
-    throw new TypeError(`${name} must be a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}`);
-  }
-}
-
-/** A field of the event the claim was built from: wrong means the event itself is invalid, not the consumer. */
-function requireEventText(name: string, value: unknown, maxLength: number): void {
-  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
-    throw new InvalidEventError(`${name} must be a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}`, name);
-  }
-}
-
-function validateClaim(input: ClaimInput, owner: string): void {
-  // What the caller builds (not the event's fields): a wrong type here is a bug in the caller, never an invalid event.
-  if (input === null || typeof input !== "object") throw new TypeError("claim input must be an object");
-  requireText("idempotencyKey", input.idempotencyKey, maxIdempotencyKeyLength);
-  if (input.request === null || typeof input.request !== "object" || Array.isArray(input.request)) {
-    throw new TypeError("request must be the Stripe create params object");
-  }
-  if (typeof owner !== "string" || owner.length === 0 || owner.length > 255) {
-    throw new ConfigurationError(`owner must be a non-empty string of at most 255 characters, got ${JSON.stringify(owner)}`);
-  }
-  requireEventText("customerId", input.customerId, 255);
-  requireEventText("billingPeriod", input.billingPeriod, 64);
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0) {
-    throw new InvalidEventError(`amountCents must be a positive integer (cents), got ${JSON.stringify(input.amountCents)}`, "amountCents");
-  }
-  if (typeof input.currency !== "string" || !/^[a-z]{3}$/.test(input.currency)) {
-    throw new InvalidEventError(`currency must be a lower-case ISO 4217 code such as "usd", got ${JSON.stringify(input.currency)}`, "currency");
-  }
-}
-
 export class BillingGuard {
   readonly clock: Clock;
   readonly leaseMs: number;
   readonly #sql: SqlClient;
   readonly #cap: SpendCapFor;
   readonly #claims: Batcher<QueuedClaim, ClaimAnswer>;
-  readonly #charges: Batcher<{ lease: Lease; paymentIntentId: string; now: Date }, boolean>;
-  readonly #completions: Batcher<BillingKey & { now: Date }, void>;
+  readonly #charges: Batcher<QueuedCharge, boolean>;
+  readonly #completions: Batcher<QueuedCompletion, void>;
 
   private constructor(sql: SqlClient, options: BillingGuardOptions) {
     this.#sql = sql;
     this.clock = options.clock ?? systemClock;
     this.leaseMs = options.leaseMs ?? defaultLeaseMs;
     this.#cap = spendCaps(options);
-    this.#claims = createBatcher((items) => this.#writeClaims(items), { maxBatch, maxInFlight });
-    this.#charges = createBatcher((items) => this.#writeCharges(items), { maxBatch, maxInFlight });
-    this.#completions = createBatcher((items) => this.#writeCompletions(items), { maxBatch });
+    this.#claims = createBatcher((items) => writeClaims(sql, items), { maxBatch, maxInFlight });
+    this.#charges = createBatcher((items) => writeCharges(sql, items), { maxBatch, maxInFlight });
+    this.#completions = createBatcher((items) => writeCompletions(sql, items), { maxBatch });
   }
 
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
@@ -180,37 +119,6 @@ export class BillingGuard {
     return { status: "busy", record, retryAfterMs };
   }
 
-  async #writeClaims(claims: QueuedClaim[]): Promise<(ClaimAnswer | Error)[]> {
-    const sorted = sortedByKey(claims, (claim) => claim.input);
-    const column = <T>(pick: (claim: QueuedClaim) => T): T[] => sorted.map(({ item }) => pick(item));
-    const rows = await this.#sql.query<ClaimAnswer & { item: number }>(
-      `SELECT item, is_claimed, row_json, over_cap
-         FROM chargeguard_claim_many($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[],
-                                     $8::bigint[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[])`,
-      [
-        column((c) => c.input.customerId),
-        column((c) => c.input.billingPeriod),
-        column((c) => c.input.idempotencyKey),
-        column((c) => c.fingerprint),
-        column((c) => c.input.amountCents),
-        column((c) => c.input.currency),
-        column((c) => JSON.stringify(c.input.request)),
-        column((c) => c.cap ?? null),
-        column((c) => c.now),
-        column((c) => c.lockedUntil),
-        column((c) => c.owner),
-        column((c) => c.token),
-      ],
-    );
-    const answers: (ClaimAnswer | undefined)[] = new Array<ClaimAnswer | undefined>(claims.length);
-    for (const row of rows) {
-      const entry = sorted[Number(row.item) - 1];
-      if (entry) answers[entry.at] = row;
-    }
-    // An Error only where one is missing: building one per claim (its stack trace) cost more than the claim's JavaScript.
-    return Array.from(answers, (answer) => answer ?? new Error("chargeguard_claim_many returned no row for this claim"));
-  }
-
   /**
    * Records that Stripe charged this billing, in one statement shared with the charges recorded meanwhile, committed
    * and flushed before this resolves. Its amount stays committed in the period's ledger (reserved at the claim), so
@@ -229,40 +137,6 @@ export class BillingGuard {
         ? `customer ${record.customerId} period ${record.billingPeriod} is recorded declined; cannot record charge ${outcome.paymentIntentId}`
         : `customer ${record.customerId} period ${record.billingPeriod} is already charged by ${record.paymentIntentId}, not ${outcome.paymentIntentId}`,
     );
-  }
-
-  /** One UPDATE for a batch of charges; true for each one that moved its record from pending to charged. */
-  async #writeCharges(charges: { lease: Lease; paymentIntentId: string; now: Date }[]): Promise<boolean[]> {
-    const [only] = charges;
-    if (charges.length === 1 && only) {
-      // Alone in its batch (the common case at low load): a plain keyed UPDATE plans in a fraction of the join's time.
-      const rows = await this.#sql.query(
-        `UPDATE billing_records
-            SET state = 'charged', payment_intent_id = $3, locked_until = NULL, lock_owner = NULL, lease_token = NULL, updated_at = $4
-          WHERE ${recordKey} AND state = 'pending'
-          RETURNING 1`,
-        [only.lease.customerId, only.lease.billingPeriod, only.paymentIntentId, only.now],
-      );
-      return [rows.length === 1];
-    }
-    const sorted = sortedByKey(charges, (charge) => charge.lease);
-    const rows = await this.#sql.query<{ customer_id: string; billing_period: string; payment_intent_id: string }>(
-      `UPDATE billing_records r
-          SET state = 'charged', payment_intent_id = k.payment_intent_id, locked_until = NULL, lock_owner = NULL,
-              lease_token = NULL, updated_at = k.now
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS k(customer_id, billing_period, payment_intent_id, now)
-        WHERE r.customer_id = k.customer_id AND r.billing_period = k.billing_period AND r.state = 'pending'
-        RETURNING r.customer_id, r.billing_period, r.payment_intent_id`,
-      [
-        sorted.map(({ item }) => item.lease.customerId),
-        sorted.map(({ item }) => item.lease.billingPeriod),
-        sorted.map(({ item }) => item.paymentIntentId),
-        sorted.map(({ item }) => item.now),
-      ],
-    );
-    // The same billing twice in one batch updates its row once: only the PaymentIntent written counts as recorded.
-    const written = new Set(rows.map((row) => JSON.stringify([row.customer_id, row.billing_period, row.payment_intent_id])));
-    return charges.map((c) => written.has(JSON.stringify([c.lease.customerId, c.lease.billingPeriod, c.paymentIntentId])));
   }
 
   /**
@@ -369,28 +243,6 @@ export class BillingGuard {
     return this.#completions.drain();
   }
 
-  async #writeCompletions(keys: (BillingKey & { now: Date })[]): Promise<void[]> {
-    const [only] = keys;
-    if (keys.length === 1 && only) {
-      await this.#sql.query(
-        `UPDATE billing_records SET state = 'completed', updated_at = $3
-           FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait
-          WHERE ${recordKey} AND state = 'charged'`,
-        [only.customerId, only.billingPeriod, only.now],
-      );
-      return [undefined];
-    }
-    const sorted = sortedByKey(keys, (key) => key).map(({ item }) => item);
-    await this.#sql.query(
-      `UPDATE billing_records r SET state = 'completed', updated_at = k.now
-         FROM (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait,
-              unnest($1::text[], $2::text[], $3::timestamptz[]) AS k(customer_id, billing_period, now)
-        WHERE r.customer_id = k.customer_id AND r.billing_period = k.billing_period AND r.state = 'charged'`,
-      [sorted.map((k) => k.customerId), sorted.map((k) => k.billingPeriod), sorted.map((k) => k.now)],
-    );
-    return keys.map(() => undefined);
-  }
-
   async get(customerId: string, billingPeriod: string): Promise<BillingRecord | undefined> {
     const [row] = await this.#sql.query<BillingRow>(`SELECT * FROM billing_records WHERE ${recordKey}`, [
       customerId,
@@ -418,21 +270,7 @@ export class BillingGuard {
    * report only: caps are per currency). Charged is summed over the records: a reporting call, not the hot path.
    */
   async periodSpend(billingPeriod: string, currency?: string): Promise<PeriodSpend> {
-    type Row = { caps: number; cap_cents: string | number | null; committed_cents: string | number | null; charged_cents: string | number };
-    const [row] = await this.#sql.query<Row>(
-      `SELECT (SELECT count(DISTINCT cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS caps,
-              (SELECT max(cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS cap_cents,
-              (SELECT sum(committed_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS committed_cents,
-              (SELECT COALESCE(SUM(amount_cents), 0) FROM billing_records
-                WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2) AND state IN ('charged', 'completed'))
-              + (SELECT COALESCE(SUM(spend_amount), 0) FROM guard_records
-                WHERE spend_period = $1 AND ($2::text IS NULL OR spend_currency = $2) AND state = 'done') AS charged_cents`,
-      [billingPeriod, currency ?? null],
-    );
-    const chargedCents = Number(row?.charged_cents ?? 0);
-    const recorded = row?.cap_cents == null || Number(row.caps) > 1 ? null : Number(row.cap_cents);
-    const cap = currency === undefined ? recorded : (this.#cap(billingPeriod, currency) ?? recorded);
-    return { capCents: cap, reservedCents: Number(row?.committed_cents ?? 0) - chargedCents, chargedCents };
+    return readPeriodSpend(this.#sql, this.#cap, billingPeriod, currency);
   }
 
   /** What operators watch (telemetry gauges): pending billings and the spend of the latest periods. */

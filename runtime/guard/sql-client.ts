@@ -1,5 +1,6 @@
 // The guard's persistence interface: the same SQL runs over a `pg` pool (a PostgreSQL server) and over PGlite
-// (embedded). Adapters only move statements and rows; every rule lives in the SQL and in billing-guard.ts.
+// (embedded). Adapters only move statements and rows; every rule lives in the SQL and in billing-guard.ts and the
+// files it writes through (claim-batch.ts, record-batches.ts, period-spend.ts).
 
 export type SqlRow = Record<string, unknown>;
 

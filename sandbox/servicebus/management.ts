@@ -74,103 +74,127 @@ export function handleManagement(
   const operation = (request.application_properties as Record<string, unknown> | undefined)?.operation;
   const body = (request.body ?? {}) as RequestBody;
   if (typeof body !== "object") throw new TypeError("A management request body must be a map");
-  const now = (reply: ManagementReply): ManagementOutcome => ({ kind: "reply", reply });
-  switch (operation) {
-    case "com.microsoft:peek-message": {
-      const from = toSequenceNumber(body["from-sequence-number"]);
-      const count = Number(body["message-count"]);
-      if (!Number.isInteger(count) || count < 1) throw new TypeError("message-count must be a positive integer");
-      const records = queue.peek(entity, from, count);
-      if (records.length === 0) return now({ statusCode: 204, statusDescription: "No messages" });
-      return now(
-        ok({
-          messages: records.map((record) => ({
-            message: encodeForDelivery(record, {
-              deliveryCount: headerDeliveryCount(record),
-              ...(record.lock ? { lockedUntil: record.lock.lockedUntil } : {}),
-              state: recordState(record),
-            }),
-          })),
+  const serve = operations.get(operation);
+  if (serve) return serve({ body, queue, entity, faults });
+  return now({
+    statusCode: 501,
+    statusDescription: `The emulator does not implement ${String(operation)}`,
+    errorCondition: "amqp:not-implemented",
+  });
+}
+
+/** What an operation is served with: the request's body map and the entity it addresses. */
+interface ManagementRequest {
+  body: RequestBody;
+  queue: EmulatedQueue;
+  entity: Entity;
+  faults: FaultBook;
+}
+
+const now = (reply: ManagementReply): ManagementOutcome => ({ kind: "reply", reply });
+
+/** A Map, not an object: an operation named like an Object.prototype member must be unknown, not served. */
+const operations = new Map<unknown, (request: ManagementRequest) => ManagementOutcome>([
+  ["com.microsoft:peek-message", peekMessages],
+  ["com.microsoft:renew-lock", renewLocks],
+  ["com.microsoft:update-disposition", updateDisposition],
+  ["com.microsoft:receive-by-sequence-number", receiveBySequenceNumber],
+  ["com.microsoft:schedule-message", scheduleMessages],
+  ["com.microsoft:cancel-scheduled-message", cancelScheduledMessages],
+]);
+
+function peekMessages({ body, queue, entity }: ManagementRequest): ManagementOutcome {
+  const from = toSequenceNumber(body["from-sequence-number"]);
+  const count = Number(body["message-count"]);
+  if (!Number.isInteger(count) || count < 1) throw new TypeError("message-count must be a positive integer");
+  const records = queue.peek(entity, from, count);
+  if (records.length === 0) return now({ statusCode: 204, statusDescription: "No messages" });
+  return now(
+    ok({
+      messages: records.map((record) => ({
+        message: encodeForDelivery(record, {
+          deliveryCount: headerDeliveryCount(record),
+          ...(record.lock ? { lockedUntil: record.lock.lockedUntil } : {}),
+          state: recordState(record),
         }),
-      );
+      })),
+    }),
+  );
+}
+
+function renewLocks({ body, queue, entity, faults }: ManagementRequest): ManagementOutcome {
+  const tokens = list(body["lock-tokens"]).map(toLockToken);
+  const run = (): ManagementReply => {
+    const expirations: Date[] = [];
+    for (const token of tokens) {
+      const until = queue.renew(entity, token);
+      if (until === undefined) return lockLost();
+      expirations.push(new Date(until));
     }
-    case "com.microsoft:renew-lock": {
-      const tokens = list(body["lock-tokens"]).map(toLockToken);
-      const run = (): ManagementReply => {
-        const expirations: Date[] = [];
-        for (const token of tokens) {
-          const until = queue.renew(entity, token);
-          if (until === undefined) return lockLost();
-          expirations.push(new Date(until));
-        }
-        return ok({ expirations });
-      };
-      const verdict = faults.check("renewLock", queue.name, () => lockedSnapshots(queue, entity, tokens));
-      return withFault(verdict, run);
+    return ok({ expirations });
+  };
+  const verdict = faults.check("renewLock", queue.name, () => lockedSnapshots(queue, entity, tokens));
+  return withFault(verdict, run);
+}
+
+function updateDisposition({ body, queue, entity, faults }: ManagementRequest): ManagementOutcome {
+  const tokens = list(body["lock-tokens"]).map(toLockToken);
+  const status = String(body["disposition-status"]);
+  const disposition = dispositions[status];
+  if (!disposition) throw new TypeError(`Unknown disposition-status ${status}`);
+  const run = (): ManagementReply => {
+    for (const token of tokens) {
+      if (queue.settle(entity, token, disposition.settlement(body)) === "lockLost") return lockLost();
     }
-    case "com.microsoft:update-disposition": {
-      const tokens = list(body["lock-tokens"]).map(toLockToken);
-      const status = String(body["disposition-status"]);
-      const disposition = dispositions[status];
-      if (!disposition) throw new TypeError(`Unknown disposition-status ${status}`);
-      const run = (): ManagementReply => {
-        for (const token of tokens) {
-          if (queue.settle(entity, token, disposition.settlement(body)) === "lockLost") return lockLost();
-        }
-        return ok();
-      };
-      const verdict = faults.check(disposition.operation, queue.name, () => lockedSnapshots(queue, entity, tokens));
-      return withFault(verdict, run);
-    }
-    case "com.microsoft:receive-by-sequence-number": {
-      const sequenceNumbers = list(body["sequence-numbers"]).map(toSequenceNumber);
-      const peekLock = Number(body["receiver-settle-mode"] ?? 1) !== 0;
-      try {
-        const received = queue.receiveDeferred(entity, sequenceNumbers, peekLock);
-        return now(
-          ok({
-            messages: received.map(({ record, lock, deliveryCount }) => ({
-              message: encodeForDelivery(record, {
-                deliveryCount,
-                ...(lock ? { lockedUntil: lock.lockedUntil } : {}),
-                state: recordState(record),
-              }),
-              ...(lock ? { "lock-token": rhea.types.wrap_uuid(uuidBytes(lock.token)) } : {}),
-            })),
+    return ok();
+  };
+  const verdict = faults.check(disposition.operation, queue.name, () => lockedSnapshots(queue, entity, tokens));
+  return withFault(verdict, run);
+}
+
+function receiveBySequenceNumber({ body, queue, entity }: ManagementRequest): ManagementOutcome {
+  const sequenceNumbers = list(body["sequence-numbers"]).map(toSequenceNumber);
+  const peekLock = Number(body["receiver-settle-mode"] ?? 1) !== 0;
+  try {
+    const received = queue.receiveDeferred(entity, sequenceNumbers, peekLock);
+    return now(
+      ok({
+        messages: received.map(({ record, lock, deliveryCount }) => ({
+          message: encodeForDelivery(record, {
+            deliveryCount,
+            ...(lock ? { lockedUntil: lock.lockedUntil } : {}),
+            state: recordState(record),
           }),
-        );
-      } catch (error) {
-        if (!(error instanceof MessageNotFoundError)) throw error;
-        return now({ statusCode: 404, statusDescription: error.message, errorCondition: "com.microsoft:message-not-found" });
-      }
-    }
-    case "com.microsoft:schedule-message": {
-      if (entity.isDeadLetter) throw new TypeError("Messages cannot be scheduled on a dead-letter subqueue");
-      const entries = list(body.messages) as RequestBody[];
-      const sequenceNumbers = entries.map((entry) => {
-        if (!Buffer.isBuffer(entry.message)) throw new TypeError("A scheduled message must be an encoded message");
-        const message = decodeMessage(entry.message);
-        if (message.message_id === undefined && typeof entry["message-id"] === "string") {
-          message.message_id = entry["message-id"];
-        }
-        return queue.enqueue(message);
-      });
-      queue.pump(queue.main);
-      return now(ok({ "sequence-numbers": rhea.types.wrap_array(sequenceNumbers, 0x81, undefined) }));
-    }
-    case "com.microsoft:cancel-scheduled-message": {
-      for (const sequenceNumber of list(body["sequence-numbers"]).map(toSequenceNumber)) {
-        queue.cancelScheduled(sequenceNumber);
-      }
-      return now(ok());
-    }
-    default:
-      return now({
-        statusCode: 501,
-        statusDescription: `The emulator does not implement ${String(operation)}`,
-        errorCondition: "amqp:not-implemented",
-      });
+          ...(lock ? { "lock-token": rhea.types.wrap_uuid(uuidBytes(lock.token)) } : {}),
+        })),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof MessageNotFoundError)) throw error;
+    return now({ statusCode: 404, statusDescription: error.message, errorCondition: "com.microsoft:message-not-found" });
   }
+}
+
+function scheduleMessages({ body, queue, entity }: ManagementRequest): ManagementOutcome {
+  if (entity.isDeadLetter) throw new TypeError("Messages cannot be scheduled on a dead-letter subqueue");
+  const entries = list(body.messages) as RequestBody[];
+  const sequenceNumbers = entries.map((entry) => {
+    if (!Buffer.isBuffer(entry.message)) throw new TypeError("A scheduled message must be an encoded message");
+    const message = decodeMessage(entry.message);
+    if (message.message_id === undefined && typeof entry["message-id"] === "string") {
+      message.message_id = entry["message-id"];
+    }
+    return queue.enqueue(message);
+  });
+  queue.pump(queue.main);
+  return now(ok({ "sequence-numbers": rhea.types.wrap_array(sequenceNumbers, 0x81, undefined) }));
+}
+
+function cancelScheduledMessages({ body, queue }: ManagementRequest): ManagementOutcome {
+  for (const sequenceNumber of list(body["sequence-numbers"]).map(toSequenceNumber)) {
+    queue.cancelScheduled(sequenceNumber);
+  }
+  return now(ok());
 }
 
 function withFault(verdict: FaultVerdict | undefined, run: () => ManagementReply): ManagementOutcome {

@@ -2,11 +2,10 @@ import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { unwrap as unwrapValue } from "../utils/unwrap.js";
-import { bindingOf } from "../utils/binding.js";
 import { moduleOrigin } from "../utils/module-origin.js";
+import { isReceiverOptions, readsDeadLetters } from "../utils/receiver-options.js";
 import { calleeName, staticName } from "../utils/static-name.js";
 import { staticNumber } from "../utils/static-number.js";
-import { staticText } from "../utils/static-text.js";
 import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
 import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "../utils/stripe-call-budget.js";
 
@@ -17,21 +16,6 @@ export interface LockRenewalOptions {
   lockDurationMs?: number;
 }
 
-/** `x as T`, `x satisfies T`: the value itself is used where the wrapper is. */
-function outermostValue(node: TSESTree.Node): { node: TSESTree.Node; parent: TSESTree.Node | undefined } {
-  let current = node;
-  while (
-    current.parent &&
-    (current.parent.type === AST_NODE_TYPES.TSAsExpression ||
-      current.parent.type === AST_NODE_TYPES.TSSatisfiesExpression ||
-      current.parent.type === AST_NODE_TYPES.TSNonNullExpression)
-  ) {
-    current = current.parent;
-  }
-  return { node: current, parent: current.parent };
-}
-
-const RECEIVER_CALLS = new Set(["createReceiver", "subscribe", "acceptSession", "acceptNextSession"]);
 const OPTION = "maxAutoLockRenewalDurationInMs";
 
 export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooShort" | "raiseRenewal">({
@@ -88,35 +72,22 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
       if (origin?.module === "stripe" && (origin.path.length === 0 || origin.path[0] === "Stripe")) clients.push(node);
     }
 
-    function budget(): { ms: number; basis: string } | null {
-      if (options.stripeCallBudgetMs !== undefined) return { ms: options.stripeCallBudgetMs, basis: "the configured stripeCallBudgetMs" };
-      if (clients.length === 0) {
-        return {
-          ms: worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES),
-          basis: "stripe-node's defaults: 3 attempts of 80 s plus 1.5 s of backoff",
-        };
-      }
-      const budgets = clients.map((client) => clientBudgetMs(sourceCode, client));
-      if (budgets.some((value) => value === null)) return null;
-      return { ms: Math.max(...(budgets as number[])), basis: "timeout x (maxNetworkRetries + 1) plus backoff of the Stripe client in this file" };
-    }
-
     return {
       NewExpression: collect,
       CallExpression: collect,
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== OPTION || node.computed) return;
         const options = node.parent;
-        if (options.type === AST_NODE_TYPES.ObjectExpression && isReceiverOptions(options) && !readsDeadLetters(options)) renewals.push(node);
+        if (options.type === AST_NODE_TYPES.ObjectExpression && isReceiverOptions(sourceCode, options) && !readsDeadLetters(sourceCode, options)) renewals.push(node);
       },
       "Program:exit"() {
         // Only receivers that bill need renewal covering a Stripe call: the file charges or holds a Stripe client.
         if (!movesMoney && clients.length === 0 && !/(["'])stripe\1/.test(sourceCode.text)) return;
         for (const property of renewals) {
-          const renewal = renewalValue(property.value);
+          const renewal = renewalValue(sourceCode, property.value);
           if (renewal === null) continue;
           const value = renewal.ms;
-          const needed = budget();
+          const needed = stripeBudget(options, sourceCode, clients);
           // One lock that outlasts the call needs no renewal: `chargeguard plan` answers 0 then, and 0 is right.
           const neededMs = needed?.ms ?? worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES);
           if (options.lockDurationMs !== undefined && options.lockDurationMs >= neededMs) continue;
@@ -134,49 +105,41 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
         }
       },
     };
-
-    function raise(property: TSESTree.Property, value: TSESTree.Node, budgetMs: string) {
-      return {
-        messageId: "raiseRenewal" as const,
-        data: { budget: budgetMs },
-        fix: (fixer: TSESLint.RuleFixer) =>
-          property.shorthand ? fixer.replaceText(property, `${OPTION}: ${budgetMs}`) : fixer.replaceText(value, budgetMs),
-      };
-    }
-
-    /** The value, or the fallback the code states for it (`settings.renewMs ?? 60_000`), with the node that holds it. */
-    function renewalValue(node: TSESTree.Node): { ms: number; node: TSESTree.Node } | null {
-      const exact = staticNumber(sourceCode, node);
-      if (exact !== null) return { ms: exact, node };
-      const value = unwrapValue(node);
-      return value.type === AST_NODE_TYPES.LogicalExpression && value.operator !== "&&" ? renewalValue(value.right) : null;
-    }
-
-    /** A dead-letter queue receiver (inspection, resubmission) never runs the billing. */
-    function readsDeadLetters(options: TSESTree.ObjectExpression): boolean {
-      return options.properties.some(
-        (property) =>
-          property.type === AST_NODE_TYPES.Property &&
-          staticName(property) === "subQueueType" &&
-          staticText(sourceCode, property.value) === "deadLetter",
-      );
-    }
-
-    /** The object is passed to a receiver call, directly, through a `const`, or spread into one that is. */
-    function isReceiverOptions(object: TSESTree.Node | undefined, depth = 0): boolean {
-      if (!object || object.type !== AST_NODE_TYPES.ObjectExpression || depth > 4) return false;
-      const { node: value, parent } = outermostValue(object);
-      if (parent?.type === AST_NODE_TYPES.CallExpression) return parent.arguments.includes(value as never) && RECEIVER_CALLS.has(calleeName(parent) ?? "");
-      if (parent?.type === AST_NODE_TYPES.SpreadElement) return isReceiverOptions(parent.parent, depth + 1);
-      if (parent?.type === AST_NODE_TYPES.VariableDeclarator && parent.id.type === AST_NODE_TYPES.Identifier) {
-        const variable = bindingOf(sourceCode, parent.id)?.variable;
-        return (variable?.references ?? []).some((reference) => {
-          const use = outermostValue(reference.identifier).parent;
-          if (use?.type === AST_NODE_TYPES.CallExpression) return RECEIVER_CALLS.has(calleeName(use) ?? "");
-          return use?.type === AST_NODE_TYPES.SpreadElement && isReceiverOptions(use.parent, depth + 1);
-        });
-      }
-      return false;
-    }
   },
 });
+
+/** The longest one Stripe call may take: the configured budget, the file's Stripe clients' options, or the SDK's defaults. */
+function stripeBudget(
+  options: LockRenewalOptions,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+  clients: (TSESTree.NewExpression | TSESTree.CallExpression)[],
+): { ms: number; basis: string } | null {
+  if (options.stripeCallBudgetMs !== undefined) return { ms: options.stripeCallBudgetMs, basis: "the configured stripeCallBudgetMs" };
+  if (clients.length === 0) {
+    return {
+      ms: worstCaseCallMs(STRIPE_DEFAULT_TIMEOUT_MS, STRIPE_DEFAULT_MAX_NETWORK_RETRIES),
+      basis: "stripe-node's defaults: 3 attempts of 80 s plus 1.5 s of backoff",
+    };
+  }
+  const budgets = clients.map((client) => clientBudgetMs(sourceCode, client));
+  if (budgets.some((value) => value === null)) return null;
+  return { ms: Math.max(...(budgets as number[])), basis: "timeout x (maxNetworkRetries + 1) plus backoff of the Stripe client in this file" };
+}
+
+/** The suggestion that raises the renewal to the budget (a shorthand property gets its value written out). */
+function raise(property: TSESTree.Property, value: TSESTree.Node, budgetMs: string) {
+  return {
+    messageId: "raiseRenewal" as const,
+    data: { budget: budgetMs },
+    fix: (fixer: TSESLint.RuleFixer) =>
+      property.shorthand ? fixer.replaceText(property, `${OPTION}: ${budgetMs}`) : fixer.replaceText(value, budgetMs),
+  };
+}
+
+/** The value, or the fallback the code states for it (`settings.renewMs ?? 60_000`), with the node that holds it. */
+function renewalValue(sourceCode: Readonly<TSESLint.SourceCode>, node: TSESTree.Node): { ms: number; node: TSESTree.Node } | null {
+  const exact = staticNumber(sourceCode, node);
+  if (exact !== null) return { ms: exact, node };
+  const value = unwrapValue(node);
+  return value.type === AST_NODE_TYPES.LogicalExpression && value.operator !== "&&" ? renewalValue(sourceCode, value.right) : null;
+}

@@ -52,92 +52,118 @@ export function typeOracle(context: Readonly<TSESLint.RuleContext<string, readon
   const backMap = services?.tsNodeToESTreeNodeMap;
   if (!program || !nodeMap || !backMap) return null;
   typeUtils ??= require("@typescript-eslint/type-utils") as typeof TypeUtils;
-  const utils = typeUtils;
-  const checker = program.getTypeChecker();
-  const answers = new WeakMap<TSESTree.Node, Map<string, unknown>>();
-  const tsNodeOf = (node: TSESTree.Node) => nodeMap.get(node as never) as ts.Node | undefined;
+  return new ProgramTypeOracle(typeUtils, program, nodeMap as unknown as NodeMap<TSESTree.Node, ts.Node>, backMap as unknown as NodeMap<ts.Node, TSESTree.Node>);
+}
 
-  function remember<T>(node: TSESTree.Node, question: string, compute: () => T): T {
-    let perNode = answers.get(node);
-    if (!perNode) answers.set(node, (perNode = new Map()));
+/** The parser services' maps between ESTree and TypeScript nodes, read only through `get`. */
+interface NodeMap<From, To> {
+  get(node: From): To | undefined;
+}
+
+/** The oracle over one program: each answer computed once per node and question. */
+class ProgramTypeOracle implements TypeOracle {
+  readonly #utils: typeof TypeUtils;
+  readonly #program: ts.Program;
+  readonly #checker: ts.TypeChecker;
+  readonly #nodeMap: NodeMap<TSESTree.Node, ts.Node>;
+  readonly #backMap: NodeMap<ts.Node, TSESTree.Node>;
+  readonly #answers = new WeakMap<TSESTree.Node, Map<string, unknown>>();
+
+  constructor(utils: typeof TypeUtils, program: ts.Program, nodeMap: NodeMap<TSESTree.Node, ts.Node>, backMap: NodeMap<ts.Node, TSESTree.Node>) {
+    this.#utils = utils;
+    this.#program = program;
+    this.#checker = program.getTypeChecker();
+    this.#nodeMap = nodeMap;
+    this.#backMap = backMap;
+  }
+
+  is(node: TSESTree.Node, kind: SdkType): boolean | undefined {
+    return this.#remember(node, kind, () => {
+      const type = this.#typeOf(node);
+      return type ? this.#matches(type, kind) : undefined;
+    });
+  }
+
+  isStripeMethod(member: TSESTree.MemberExpression): boolean | undefined {
+    return this.#remember(member, "stripe-method", () => {
+      const property = this.#tsNodeOf(member.property);
+      const object = this.#typeOf(member.object);
+      if (!property || !object) return undefined;
+      const symbol = this.#checker.getSymbolAtLocation(property);
+      return symbol ? declaredByStripe(symbol) : false;
+    });
+  }
+
+  hasStripeProperty(node: TSESTree.Node, name: string): boolean | undefined {
+    return this.#remember(node, `stripe-property:${name}`, () => {
+      const type = this.#typeOf(node);
+      if (!type) return undefined;
+      const property = type.getProperty(name);
+      return property ? declaredByStripe(property) : false;
+    });
+  }
+
+  declarationsOf(node: TSESTree.Node): TSESTree.Node[] {
+    return this.#remember(node, "declarations", () => {
+      const tsNode = this.#tsNodeOf(node);
+      if (!tsNode) return [];
+      const target = (tsNode as ts.PropertyAccessExpression).name ?? tsNode;
+      let symbol = this.#checker.getSymbolAtLocation(target);
+      if (symbol && symbol.flags & ALIAS) symbol = this.#checker.getAliasedSymbol(symbol);
+      const file = tsNode.getSourceFile();
+      return (symbol?.getDeclarations() ?? [])
+        .filter((declaration) => declaration.getSourceFile() === file)
+        .map((declaration) => this.#backMap.get(declaration))
+        .filter((declaration): declaration is TSESTree.Node => declaration !== undefined);
+    });
+  }
+
+  stringLiterals(node: TSESTree.Node): string[] | undefined {
+    return this.#remember(node, "string-literals", () => {
+      const tsNode = this.#tsNodeOf(node);
+      if (!tsNode) return undefined;
+      const type = this.#checker.getTypeAtLocation(tsNode);
+      const parts = type.isUnion() ? type.types : [type];
+      if (!parts.every((part) => part.isStringLiteral())) return undefined;
+      return parts.map((part) => (part as ts.StringLiteralType).value);
+    });
+  }
+
+  #remember<T>(node: TSESTree.Node, question: string, compute: () => T): T {
+    let perNode = this.#answers.get(node);
+    if (!perNode) this.#answers.set(node, (perNode = new Map()));
     if (perNode.has(question)) return perNode.get(question) as T;
     const answer = compute();
     perNode.set(question, answer);
     return answer;
   }
 
-  function typeOf(node: TSESTree.Node): ts.Type | undefined {
-    const tsNode = tsNodeOf(node);
+  #tsNodeOf(node: TSESTree.Node): ts.Node | undefined {
+    return this.#nodeMap.get(node);
+  }
+
+  #typeOf(node: TSESTree.Node): ts.Type | undefined {
+    const tsNode = this.#tsNodeOf(node);
     if (!tsNode) return undefined;
-    const type = checker.getNonNullableType(checker.getTypeAtLocation(tsNode));
+    const type = this.#checker.getNonNullableType(this.#checker.getTypeAtLocation(tsNode));
     return isUninformative(type) ? undefined : type;
   }
 
-  function matches(type: ts.Type, kind: SdkType, seen = new Set<ts.Type>()): boolean {
+  #matches(type: ts.Type, kind: SdkType, seen = new Set<ts.Type>()): boolean {
     if (seen.has(type)) return false;
     seen.add(type);
-    if (utils.typeMatchesSpecifier(type, SPECIFIERS[kind], program!)) return true;
+    if (this.#utils.typeMatchesSpecifier(type, SPECIFIERS[kind], this.#program)) return true;
     if (kind !== "stripeClient") return false;
     // A subclass of Stripe, an interface extending it, or a type made of its resources (`Pick<Stripe, "charges">`).
     if (type.isClassOrInterface() || (type.getFlags() & OBJECT) !== 0) {
-      const bases = type.isClassOrInterface() ? checker.getBaseTypes(type as ts.InterfaceType) : [];
-      if (bases.some((base) => matches(base, kind, seen))) return true;
+      const bases = type.isClassOrInterface() ? this.#checker.getBaseTypes(type as ts.InterfaceType) : [];
+      if (bases.some((base) => this.#matches(base, kind, seen))) return true;
       const resource = type.getProperty("paymentIntents") ?? type.getProperty("charges") ?? type.getProperty("refunds");
       if (resource && declaredByStripe(resource)) return true;
     }
-    if (type.isUnionOrIntersection()) return type.types.some((part) => matches(part, kind, seen));
+    if (type.isUnionOrIntersection()) return type.types.some((part) => this.#matches(part, kind, seen));
     return false;
   }
-
-  return {
-    is(node, kind) {
-      return remember(node, kind, () => {
-        const type = typeOf(node);
-        return type ? matches(type, kind) : undefined;
-      });
-    },
-    isStripeMethod(member) {
-      return remember(member, "stripe-method", () => {
-        const property = tsNodeOf(member.property);
-        const object = typeOf(member.object);
-        if (!property || !object) return undefined;
-        const symbol = checker.getSymbolAtLocation(property);
-        return symbol ? declaredByStripe(symbol) : false;
-      });
-    },
-    hasStripeProperty(node, name) {
-      return remember(node, `stripe-property:${name}`, () => {
-        const type = typeOf(node);
-        if (!type) return undefined;
-        const property = type.getProperty(name);
-        return property ? declaredByStripe(property) : false;
-      });
-    },
-    declarationsOf(node) {
-      return remember(node, "declarations", () => {
-        const tsNode = tsNodeOf(node);
-        if (!tsNode) return [];
-        const target = (tsNode as ts.PropertyAccessExpression).name ?? tsNode;
-        let symbol = checker.getSymbolAtLocation(target);
-        if (symbol && symbol.flags & ALIAS) symbol = checker.getAliasedSymbol(symbol);
-        const file = tsNode.getSourceFile();
-        return (symbol?.getDeclarations() ?? [])
-          .filter((declaration) => declaration.getSourceFile() === file)
-          .map((declaration) => backMap.get(declaration as never) as TSESTree.Node | undefined)
-          .filter((declaration): declaration is TSESTree.Node => declaration !== undefined);
-      });
-    },
-    stringLiterals(node) {
-      return remember(node, "string-literals", () => {
-        const tsNode = tsNodeOf(node);
-        if (!tsNode) return undefined;
-        const type = checker.getTypeAtLocation(tsNode);
-        const parts = type.isUnion() ? type.types : [type];
-        if (!parts.every((part) => part.isStringLiteral())) return undefined;
-        return parts.map((part) => (part as ts.StringLiteralType).value);
-      });
-    },
-  };
 }
 
 function declaredByStripe(symbol: ts.Symbol): boolean {
