@@ -6,7 +6,7 @@ import { z } from "zod";
 import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
 import { parseServiceSections, type ServiceConfig } from "./service-config.js";
 import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
-import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
+import { MIN_TTL_MS, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";
@@ -167,9 +167,11 @@ const SECURE_PATH = /^chargeguard:alerts\.webhooks\[\d+\]\.url$/;
 const LOCATION_KEY = "azure-native:location";
 
 
-function budgetOf(queue: QueueInput): LatencyBudget {
+function budgetOf(queue: QueueInput, concurrency: ConsumerConcurrency | undefined): LatencyBudget {
   const { stripe, processingMs, safetyMarginMs, maxDeliveryCount, renewal, lockDuration } = queue;
   const budget: LatencyBudget = { stripe };
+  // The app consumer's concurrency: a wait for a Stripe slot is part of what the lock must cover.
+  if (concurrency !== undefined) budget.concurrency = concurrency;
   if (processingMs !== undefined) budget.processingMs = processingMs;
   if (safetyMarginMs !== undefined) budget.safetyMarginMs = safetyMarginMs;
   if (maxDeliveryCount !== undefined) budget.maxDeliveryCount = maxDeliveryCount;
@@ -267,7 +269,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
       } else {
         seen.set(queue.name.toLowerCase(), index);
       }
-      const budget = budgetOf(queue);
+      const budget = budgetOf(queue, service.concurrencyFor(queue.name));
       try {
         const tuning = tuneQueue(budget);
         if (namespace?.sku === "Basic" && tuning.defaultMessageTimeToLiveMs > MIN_TTL_MS) {

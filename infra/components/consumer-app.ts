@@ -68,6 +68,8 @@ export class ConsumerApp extends pulumi.ComponentResource {
       { name: "AZURE_CLIENT_ID", value: identity.clientId },
       { name: "MAX_CONCURRENT_CALLS", value: String(budget.maxConcurrentCalls) },
       { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
+      // The app's fleet-wide Stripe ceiling: the same budget its max replicas come from (stripeRatePerConsumer).
+      { name: "STRIPE_REQUESTS_PER_SECOND", value: String(budget.stripeRatePerSecond) },
       ...(args.database
         ? [
             {

@@ -67,7 +67,14 @@ describe("the dev stack under mocks", () => {
 
   it("configures the queue from tuneQueue, with dead-lettering on expiry and duplicate detection", () => {
     const queue = only(ofType(plan, "servicebus:Queue"));
-    const tuning = tuneQueue({ stripe: { timeoutMs: 30_000, maxNetworkRetries: 2, threeDsP99Ms: 0 }, processingMs: 2000, maxDeliveryCount: 10 });
+    // Tuned for the dev app that consumes it: 4 messages in flight for 2 Stripe slots.
+    const tuning = tuneQueue({
+      stripe: { timeoutMs: 30_000, maxNetworkRetries: 2, threeDsP99Ms: 0 },
+      processingMs: 2000,
+      maxDeliveryCount: 10,
+      concurrency: { maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2 },
+    });
+    expect(tuning.lockDuration).toBe("PT3M30S");
     expect(queue.inputs).toMatchObject({
       queueName: "usage-billing",
       namespaceName: "sb-billing-dev",
@@ -80,7 +87,7 @@ describe("the dev stack under mocks", () => {
     });
     expect(decodeQueueMetadata(queue.inputs.userMetadata)?.consumer).toEqual(tuning.consumer);
     expect(plan.report.queues).toEqual([
-      { name: "usage-billing", lockDuration: "PT2M", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
+      { name: "usage-billing", lockDuration: "PT3M30S", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
     ]);
   });
 

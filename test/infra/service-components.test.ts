@@ -37,16 +37,17 @@ describe("the prod service under mocks", () => {
         registries: [{ server: "crbillingprod.azurecr.io", identity: identity.id }],
       },
     });
-    // Grace period >= the queue's delivery budget (376.5 s), KEDA target = messages in flight, max from Stripe's budget.
+    // Grace period >= a message's hold (one Stripe slot per message: the delivery budget, 376.5 s), KEDA target =
+    // messages in flight, max from Stripe's budget: min(100 x 0.8 / 2, 25 x 0.8) = 20/s / 4 per replica / 2 revisions.
     expect(template.terminationGracePeriodSeconds).toBe(Math.ceil(tuneQueue(invoiceBudget).deliveryBudgetMs / 1000));
     expect(template.terminationGracePeriodSeconds).toBe(377);
     expect(template.scale).toEqual({
       minReplicas: 1,
-      maxReplicas: 5,
+      maxReplicas: 2,
       rules: [
         {
           name: "servicebus-queue",
-          custom: { type: "azure-servicebus", identity: identity.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "4" } },
+          custom: { type: "azure-servicebus", identity: identity.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "1" } },
         },
       ],
     });
@@ -55,8 +56,10 @@ describe("the prod service under mocks", () => {
       SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: "sb-billing-prod.servicebus.windows.net",
       SERVICEBUS_QUEUE: "invoice-settlement",
       AZURE_CLIENT_ID: identity.state.clientId,
-      MAX_CONCURRENT_CALLS: "4",
-      MAX_CONCURRENT_STRIPE_CALLS: "2",
+      MAX_CONCURRENT_CALLS: "1",
+      MAX_CONCURRENT_STRIPE_CALLS: "1",
+      // The fleet-wide Stripe ceiling the runtime's governor reads: the same budget as the replica bounds.
+      STRIPE_REQUESTS_PER_SECOND: "20",
       DATABASE_URL: "postgres://id-invoice-settlement-consumer@psql-billing-prod.postgres.database.azure.com:5432/billing?sslmode=require",
       DATABASE_AUTH: "entra",
       STRIPE_API_KEY: "secretRef:stripe-api-key",

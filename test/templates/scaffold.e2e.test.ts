@@ -164,8 +164,8 @@ describe("a generated consumer project for --flow invoice", () => {
       inProject(scratch, 60_000),
     );
     expect(stdout).toContain("invoice flow");
-    // The same dependencies as the default project but one (zod): start from its installed modules, hard-linked (the
-    // default project's own install above is the one from scratch), and let npm install what the flow adds.
+    // The same dependencies as the default project: start from its installed modules, hard-linked (the default
+    // project's own install above is the one from scratch), and let npm install anything else.
     expect(existsSync(path.join(project, "node_modules"))).toBe(true);
     await run("cp", ["-al", path.join(project, "node_modules"), path.join(invoiceProject, "node_modules")], inProject(scratch, 120_000));
     await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], inProject(invoiceProject, 300_000));
