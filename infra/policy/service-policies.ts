@@ -15,6 +15,7 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
+import { scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
 
@@ -298,6 +299,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   diagnosticsInProduction,
   deleteLockInProduction,
   scaleRuleByIdentity,
+  scalerManageRight,
   consumerBounds,
   guardDatabase,
   vaultProtection,

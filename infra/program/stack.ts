@@ -16,6 +16,7 @@ import { GuardDatabase } from "../components/guard-database.js";
 import { Observability } from "../components/observability.js";
 import { PrivateLink } from "../components/private-link.js";
 import { PrivateNetwork } from "../components/private-network.js";
+import { ScalerIdentity } from "../components/scaler-identity.js";
 import { ServiceAlerts } from "../components/service-alerts.js";
 import { isSecureValue } from "../config-issues.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
@@ -222,6 +223,13 @@ export function buildStack(config: StackConfig): BuiltStack {
     consumers.forEach((consumer, index) => {
       const queue = queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
       const identity = identities[index] as ConsumerIdentity;
+      const scaler = new ScalerIdentity(`${consumer.identityName}-scaler`, {
+        resourceGroupName: rg,
+        location,
+        identityName: `${consumer.identityName}-scaler`,
+        queueId: queue.queue.id,
+        tags,
+      });
       const vaultSecrets: VaultSecretReference[] = secrets && config.vault
         ? [
             { name: "stripe-api-key", env: "STRIPE_API_KEY", keyVaultUrl: secrets.secretUrl(config.vault.secrets.stripeApiKey) },
@@ -237,6 +245,7 @@ export function buildStack(config: StackConfig): BuiltStack {
           appName: consumer.appName,
           environmentId: environment.environmentId,
           identity,
+          scaler,
           queue,
           namespaceName: namespace.namespaceName,
           image: consumer.image,

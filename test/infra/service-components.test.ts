@@ -24,14 +24,15 @@ describe("the prod service under mocks", () => {
     plan = await planStack({ stack: "prod", cwd: root });
   });
 
-  it("runs each consumer as a Container App scaled by KEDA with its own identity, bounds computed from the budgets", () => {
+  it("runs each consumer as a Container App scaled by KEDA with its own identity and the scaler's, bounds computed from the budgets", () => {
     const app = byName(plan, "app:ContainerApp", "containerAppName", "invoice-settlement-consumer");
     const identity = byName(plan, "managedidentity:UserAssignedIdentity", "resourceName", "id-invoice-settlement-consumer");
+    const scaler = byName(plan, "managedidentity:UserAssignedIdentity", "resourceName", "id-invoice-settlement-consumer-scaler");
     const environment = only(ofType(plan, "app:ManagedEnvironment"));
     const template = app.inputs.template as { terminationGracePeriodSeconds: number; scale: Record<string, unknown>; containers: { env: { name: string; value?: string; secretRef?: string }[] }[] };
     expect(app.inputs).toMatchObject({
       managedEnvironmentId: environment.id,
-      identity: { type: "UserAssigned", userAssignedIdentities: [identity.id] },
+      identity: { type: "UserAssigned", userAssignedIdentities: [identity.id, scaler.id] },
       configuration: {
         secrets: [{ name: "stripe-api-key", keyVaultUrl: "https://kv-billing-prod-cg.vault.azure.net/secrets/stripe-api-key", identity: identity.id }],
         registries: [{ server: "crbillingprod.azurecr.io", identity: identity.id }],
@@ -47,7 +48,8 @@ describe("the prod service under mocks", () => {
       rules: [
         {
           name: "servicebus-queue",
-          custom: { type: "azure-servicebus", identity: identity.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "1" } },
+          // KEDA signs in as its own identity (Manage on the queue), not the consumer's.
+          custom: { type: "azure-servicebus", identity: scaler.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "1" } },
         },
       ],
     });
