@@ -3,9 +3,10 @@
 // Bus Data Owner (azure-container-apps #1138, keda #7822); Receiver and Sender are not enough. Data Owner is granted
 // on the one queue only, and the consumer's own identity never holds it. Named deterministically like every grant.
 import * as pulumi from "@pulumi/pulumi";
-import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
+import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
-import { builtInRoles, roleAssignmentName, roleDefinitionId } from "../access.js";
+import { builtInRoles } from "../access.js";
+import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 export interface ScalerIdentityArgs {
   resourceGroupName: pulumi.Input<string>;
@@ -34,16 +35,12 @@ export class ScalerIdentity extends pulumi.ComponentResource {
     );
     this.resourceId = this.identity.id;
     this.principalId = this.identity.principalId;
-    this.roleAssignment = new RoleAssignment(
+    this.roleAssignment = identityRoleAssignment(
       `${name}-queue-owner`,
       {
-        roleAssignmentName: pulumi
-          .all([args.queueId, this.principalId])
-          .apply(([scope, principal]) => roleAssignmentName(scope, principal, builtInRoles.serviceBusDataOwner)),
         principalId: this.principalId,
-        principalType: "ServicePrincipal",
+        roleGuid: builtInRoles.serviceBusDataOwner,
         scope: args.queueId,
-        roleDefinitionId: pulumi.output(args.queueId).apply((scope) => roleDefinitionId(scope, builtInRoles.serviceBusDataOwner)),
         description: `chargeguard: Azure Service Bus Data Owner (Manage: queue runtime properties) for KEDA scaler ${args.identityName}`,
       },
       { parent: this },
