@@ -103,6 +103,10 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       return resolved;
     });
   });
+  // Resolved outputs are not the end: a resource that waits for another (dependsOn, e.g. the database's Entra
+  // administrators one after another) or is made inside an apply registers later. Pulumi's disconnect waits until no
+  // registration is in flight, as `pulumi up` does before it finishes, so the plan holds everything `up` registers.
+  await pulumi.runtime.disconnect();
 
   const custom = mocked.filter((resource) => resource.custom);
   const targets: PolicyTarget[] = custom.map((resource) => ({
