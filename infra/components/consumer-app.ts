@@ -46,6 +46,11 @@ export interface ConsumerAppArgs {
   environment?: Record<string, string>;
   appInsightsConnectionString?: pulumi.Input<string>;
   tags?: Record<string, pulumi.Input<string>>;
+  /**
+   * Further resources the app must wait for (its database mapping, the vault's private endpoint): a component's own
+   * dependsOn would not hold back its child, so they go on the Container App itself.
+   */
+  dependsOn?: pulumi.Resource[];
 }
 
 
@@ -125,7 +130,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
         tags: { ...args.tags, [REPLICA_BUDGET_TAG_NAME]: JSON.stringify(recorded) },
       },
       // RBAC first: a Key Vault reference or image pull made before the grants exist fails the revision.
-      { parent: this, dependsOn: [...identity.roleAssignments, scaler.roleAssignment, queue] },
+      { parent: this, dependsOn: [...identity.roleAssignments, scaler.roleAssignment, queue, ...(args.dependsOn ?? [])] },
     );
 
     this.registerOutputs({ appId: this.app.id, bounds: this.bounds });

@@ -38,7 +38,12 @@ export interface GuardDatabaseArgs {
   backupRetentionDays: number;
   geoRedundantBackup: boolean;
   /** Production: private access through a delegated subnet and a private DNS zone; no public endpoint. */
-  privateAccess?: { delegatedSubnetId: pulumi.Input<string>; privateDnsZoneId: pulumi.Input<string> };
+  privateAccess?: {
+    delegatedSubnetId: pulumi.Input<string>;
+    privateDnsZoneId: pulumi.Input<string>;
+    /** The zone's link to the VNet: Azure creates the server only once the zone resolves there, and infers no order. */
+    zoneLink?: pulumi.Resource;
+  };
   production: boolean;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -53,6 +58,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
   readonly host: pulumi.Output<string>;
   readonly maxConnections: number;
   readonly administrators: AdministratorsMicrosoftEntra[];
+  readonly #administratorByKey = new Map<string, AdministratorsMicrosoftEntra>();
 
   constructor(name: string, args: GuardDatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:GuardDatabase", name, {}, opts);
@@ -81,7 +87,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
           : { publicNetworkAccess: "Enabled" },
         tags: args.tags,
       },
-      { parent: this, protect: args.production },
+      { parent: this, protect: args.production, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
     );
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
 
@@ -111,6 +117,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
         { parent: this, dependsOn: [previous] },
       );
       previous = resource;
+      this.#administratorByKey.set(key, resource);
       return resource;
     });
     if (!args.privateAccess) {
@@ -129,5 +136,10 @@ export class GuardDatabase extends pulumi.ComponentResource {
       );
     }
     this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
+  }
+
+  /** The Entra mapping of one principal (by its key, e.g. a consumer identity's name): an app must wait for its own. */
+  administratorFor(key: string): AdministratorsMicrosoftEntra | undefined {
+    return this.#administratorByKey.get(key);
   }
 }

@@ -34,6 +34,8 @@ export class PrivateNetwork extends pulumi.ComponentResource {
   /** Zone ids by key: serviceBus, vault, postgres. */
   readonly zoneIds: Record<string, pulumi.Output<string>> = {};
   readonly links: VirtualNetworkLink[] = [];
+  /** Each zone's VNet link by key (serviceBus, vault, postgres): what resolves the zone inside the VNet. */
+  readonly linkByZone: Record<string, VirtualNetworkLink> = {};
 
   constructor(name: string, args: PrivateNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:PrivateNetwork", name, {}, opts);
@@ -83,20 +85,20 @@ export class PrivateNetwork extends pulumi.ComponentResource {
         { parent: this },
       );
       this.zoneIds[key] = zone.id;
-      this.links.push(
-        new VirtualNetworkLink(
-          `${name}-${key}-link`,
-          {
-            resourceGroupName: args.resourceGroupName,
-            privateZoneName: zone.name,
-            virtualNetworkLinkName: `${args.vnetName}-link`,
-            location: "global",
-            virtualNetwork: { id: this.vnet.id },
-            registrationEnabled: false,
-          },
-          { parent: this },
-        ),
+      const link = new VirtualNetworkLink(
+        `${name}-${key}-link`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          privateZoneName: zone.name,
+          virtualNetworkLinkName: `${args.vnetName}-link`,
+          location: "global",
+          virtualNetwork: { id: this.vnet.id },
+          registrationEnabled: false,
+        },
+        { parent: this },
       );
+      this.links.push(link);
+      this.linkByZone[key] = link;
     }
 
     this.registerOutputs({

@@ -166,6 +166,14 @@ export function azureMocks(record: (resource: MockedResource) => void): pulumi.r
       switch (args.token) {
         case "azure-native:authorization:getClientConfig":
           return { clientId: fakeGuid("deployer-client"), objectId: fakeGuid("deployer-object"), subscriptionId: PLAN_SUBSCRIPTION_ID, tenantId: PLAN_TENANT_ID };
+        case "azure-native:keyvault:getSecret": {
+          // The phase-two lookup: offline, every named secret is taken as present (its value is never returned).
+          const { vaultName, secretName } = args.inputs as { vaultName: string; secretName: string };
+          return {
+            name: secretName,
+            properties: { secretUri: `https://${vaultName}.vault.azure.net/secrets/${secretName}`, secretUriWithVersion: `https://${vaultName}.vault.azure.net/secrets/${secretName}/${"0".repeat(32)}` },
+          };
+        }
         case "azure-native:operationalinsights:getSharedKeys":
           return { primarySharedKey: "plan-shared-key", secondarySharedKey: "plan-shared-key-2" };
         default:

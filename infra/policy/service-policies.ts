@@ -15,6 +15,7 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
+import { creationOrder } from "./ordering-policies.js";
 import { scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
@@ -300,6 +301,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   deleteLockInProduction,
   scaleRuleByIdentity,
   scalerManageRight,
+  creationOrder,
   consumerBounds,
   guardDatabase,
   vaultProtection,

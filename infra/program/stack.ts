@@ -9,17 +9,16 @@ import { BillingHealth } from "../components/billing-health.js";
 import { BillingNamespace } from "../components/billing-namespace.js";
 import { BillingQueue } from "../components/billing-queue.js";
 import { BillingSecrets } from "../components/billing-secrets.js";
-import { ConsumerApp, type VaultSecretReference } from "../components/consumer-app.js";
-import { ConsumerEnvironment } from "../components/consumer-environment.js";
+import type { ConsumerApp } from "../components/consumer-app.js";
 import { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import { Observability } from "../components/observability.js";
 import { PrivateLink } from "../components/private-link.js";
 import { PrivateNetwork } from "../components/private-network.js";
-import { ScalerIdentity } from "../components/scaler-identity.js";
 import { ServiceAlerts } from "../components/service-alerts.js";
 import { isSecureValue } from "../config-issues.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
+import { buildConsumerApps } from "./consumer-apps.js";
 import { containerAppAlertSpecs, postgresAlertSpecs } from "../service-alert-specs.js";
 import { parseStackConfig, type StackConfig } from "../stack-config.js";
 import { deliveryBudgetMs, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
@@ -151,8 +150,9 @@ export function buildStack(config: StackConfig): BuiltStack {
           tags,
         })
       : undefined;
-  if (secrets && network) {
-    new PrivateLink("secrets-private", {
+  const vaultPrivateLink =
+    secrets && network
+      ? new PrivateLink("secrets-private", {
       resourceGroupName: rg,
       location,
       endpointName: `pe-${secrets.vaultName}`,
@@ -161,10 +161,11 @@ export function buildStack(config: StackConfig): BuiltStack {
       subnetId: network.privateEndpointsSubnetId,
       privateDnsZoneId: network.zoneIds.vault as pulumi.Output<string>,
       tags,
-    });
-  }
+    })
+      : undefined;
 
   const consumers = config.app?.consumers ?? [];
+  // Identities and their grants come in the bootstrap phase too, so the grants have propagated before an app uses them.
   const identities = consumers.map((consumer) => {
     const queue = queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
     return new ConsumerIdentity(consumer.identityName, {
@@ -202,7 +203,13 @@ export function buildStack(config: StackConfig): BuiltStack {
           backupRetentionDays: config.database.backupRetentionDays,
           geoRedundantBackup: config.database.geoRedundantBackup,
           ...(network
-            ? { privateAccess: { delegatedSubnetId: network.databaseSubnetId, privateDnsZoneId: network.zoneIds.postgres as pulumi.Output<string> } }
+            ? {
+                privateAccess: {
+                  delegatedSubnetId: network.databaseSubnetId,
+                  privateDnsZoneId: network.zoneIds.postgres as pulumi.Output<string>,
+                  ...(network.linkByZone.postgres ? { zoneLink: network.linkByZone.postgres } : {}),
+                },
+              }
             : {}),
           production: config.production,
           logAnalyticsWorkspaceId: workspaceId,
@@ -210,58 +217,20 @@ export function buildStack(config: StackConfig): BuiltStack {
         })
       : undefined;
 
-  const apps: ConsumerApp[] = [];
-  if (config.app && consumers.length > 0) {
-    const environment = new ConsumerEnvironment("consumers", {
-      resourceGroupName: rg,
-      location,
-      environmentName: config.app.environmentName,
-      logAnalytics: { workspaceId, customerId: observability.customerId, sharedKey: observability.sharedKey },
-      ...(network ? { infrastructureSubnetId: network.appsSubnetId, zoneRedundant: true } : {}),
-      tags,
-    });
-    consumers.forEach((consumer, index) => {
-      const queue = queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
-      const identity = identities[index] as ConsumerIdentity;
-      const scaler = new ScalerIdentity(`${consumer.identityName}-scaler`, {
-        resourceGroupName: rg,
-        location,
-        identityName: `${consumer.identityName}-scaler`,
-        queueId: queue.queue.id,
-        tags,
-      });
-      const vaultSecrets: VaultSecretReference[] = secrets && config.vault
-        ? [
-            { name: "stripe-api-key", env: "STRIPE_API_KEY", keyVaultUrl: secrets.secretUrl(config.vault.secrets.stripeApiKey) },
-            ...(config.vault.secrets.keybrakeApiKey
-              ? [{ name: "keybrake-api-key", env: "KEYBRAKE_API_KEY", keyVaultUrl: secrets.secretUrl(config.vault.secrets.keybrakeApiKey) }]
-              : []),
-          ]
-        : [];
-      apps.push(
-        new ConsumerApp(consumer.appName, {
-          resourceGroupName: rg,
-          location,
-          appName: consumer.appName,
-          environmentId: environment.environmentId,
-          identity,
-          scaler,
-          queue,
-          namespaceName: namespace.namespaceName,
-          image: consumer.image,
-          ...(config.app?.registry ? { registryServer: config.app.registry.server } : {}),
-          cpu: consumer.cpu,
-          memory: consumer.memory,
-          budget: consumer.budget,
-          ...(database ? { database: { host: database.host, databaseName: database.databaseName } } : {}),
-          secrets: vaultSecrets,
-          environment: consumer.environment,
-          appInsightsConnectionString: observability.appInsightsConnectionString,
-          tags,
-        }),
-      );
-    });
-  }
+  const apps = buildConsumerApps({
+    config,
+    location,
+    tags,
+    namespaceName: namespace.namespaceName,
+    queues,
+    identities,
+    ...(secrets ? { secrets } : {}),
+    ...(vaultPrivateLink ? { vaultPrivateLink: [vaultPrivateLink.endpoint, vaultPrivateLink.zoneGroup] } : {}),
+    ...(network ? { network } : {}),
+    ...(database ? { database } : {}),
+    logAnalytics: { workspaceId, customerId: observability.customerId, sharedKey: observability.sharedKey },
+    appInsightsConnectionString: observability.appInsightsConnectionString,
+  });
   if (apps.length > 0 || database) {
     new ServiceAlerts("service-alerts", {
       resourceGroupName: rg,

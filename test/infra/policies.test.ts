@@ -267,6 +267,7 @@ describe("the policy set", () => {
       "delete-lock-in-prod",
       "consumer-scale-rule-identity",
       "consumer-scaler-manage-right",
+      "creation-order",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",
