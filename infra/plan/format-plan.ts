@@ -82,7 +82,7 @@ function serviceLines(plan: Plan): string[] {
     const stripe = config.app?.stripe;
     if (stripe) {
       lines.push(
-        `Stripe rate budget: ${stripe.utilization} x ${stripe.rateLimitPerSecond} operations/s (Stripe's live default is 100/s, test mode 25/s), shared by ${report.consumers.length} consumer app(s); a call is assumed to take at least ${stripe.fastestCallMs} ms.`,
+        `Stripe rate budget: ${stripe.utilization} x ${stripe.rateLimitPerSecond} operations/s (Stripe's live default is 100/s, test mode 25/s), shared by ${report.consumers.length} consumer app(s), each at most ${stripe.utilization} x one endpoint's ${stripe.endpointRateLimitPerSecond}/s (its STRIPE_REQUESTS_PER_SECOND); a call is assumed to take at least ${stripe.fastestCallMs} ms.`,
       );
     }
     lines.push(

@@ -5,7 +5,7 @@ import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from ".
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings, ReplicaBounds } from "../../tuning/index.js";
+import { ROLLOUT_REVISIONS, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
 import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
@@ -156,7 +156,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       bounds,
       connections: {
         perReplica: bounds.poolSizePerReplica,
-        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas,
+        // Both revisions of a rollout at their maximum.
+        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas * ROLLOUT_REVISIONS,
         budget: consumer.budget.connectionBudget,
       },
     };
