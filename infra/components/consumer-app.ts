@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ContainerApp } from "@pulumi/azure-native/app/index.js";
 import { replicaBounds, type ReplicaBounds, type ReplicaBudget } from "../../tuning/index.js";
+import { consumerProbes, HEALTH_PORT } from "../consumer-probes.js";
 import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
 import type { BillingQueue } from "./billing-queue.js";
 import type { ConsumerIdentity } from "./consumer-identity.js";
@@ -78,6 +79,8 @@ export class ConsumerApp extends pulumi.ComponentResource {
       { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
       // The app's fleet-wide Stripe ceiling: the same budget its max replicas come from (stripeRatePerConsumer).
       { name: "STRIPE_REQUESTS_PER_SECOND", value: String(budget.stripeRatePerSecond) },
+      // The generated consumer answers the probes below on this port.
+      { name: "HEALTH_PORT", value: String(HEALTH_PORT) },
       ...(args.database
         ? [
             {
@@ -111,7 +114,9 @@ export class ConsumerApp extends pulumi.ComponentResource {
         },
         template: {
           terminationGracePeriodSeconds: this.bounds.terminationGracePeriodSeconds,
-          containers: [{ name: "consumer", image: args.image, resources: { cpu: args.cpu, memory: args.memory }, env }],
+          containers: [
+            { name: "consumer", image: args.image, resources: { cpu: args.cpu, memory: args.memory }, env, probes: consumerProbes.map((probe) => ({ ...probe, httpGet: { ...probe.httpGet } })) },
+          ],
           scale: {
             minReplicas: this.bounds.minReplicas,
             maxReplicas: this.bounds.maxReplicas,

@@ -16,6 +16,7 @@ import {
   type ReplicaBudget,
 } from "../../tuning/index.js";
 import { creationOrder } from "./ordering-policies.js";
+import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
@@ -302,6 +303,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   scaleRuleByIdentity,
   scalerManageRight,
   creationOrder,
+  consumerProbesPolicy,
   consumerBounds,
   guardDatabase,
   vaultProtection,

@@ -268,6 +268,7 @@ describe("the policy set", () => {
       "consumer-scale-rule-identity",
       "consumer-scaler-manage-right",
       "creation-order",
+      "consumer-probes",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",

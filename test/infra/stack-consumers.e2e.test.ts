@@ -5,6 +5,7 @@
 // every event once: 0 duplicates, 0 missing, 0 dead-lettered. Only what reaches Azure (the namespace host, Entra
 // sign-ins, the Key Vault secret, Application Insights) is swapped for its local stand-in, by name.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
@@ -18,8 +19,11 @@ import { queueBudgetFile, renderQueueBudget } from "../../templates/queue-budget
 import { parseIsoDuration } from "../../tuning/index.js";
 import { checkout, ensureBuilt, userEnv } from "../support/generated-project.js";
 
-/** The plan's variables that reach Azure, and what stands in for each here. Everything else passes through as planned. */
-const azureOnly = new Set(["SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", "AZURE_CLIENT_ID", "DATABASE_URL", "DATABASE_AUTH", "STRIPE_API_KEY", "APPLICATIONINSIGHTS_CONNECTION_STRING"]);
+/**
+ * The plan's variables that reach Azure, and HEALTH_PORT (a free port here: the machine is shared), swapped for their
+ * local stand-ins. Everything else passes through as planned.
+ */
+const azureOnly = new Set(["SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", "AZURE_CLIENT_ID", "DATABASE_URL", "DATABASE_AUTH", "STRIPE_API_KEY", "APPLICATIONINSIGHTS_CONNECTION_STRING", "HEALTH_PORT"]);
 const builtConsumer = path.join(checkout, "dist", "examples", "generated-consumer", "src");
 const events = 6;
 
@@ -62,6 +66,16 @@ async function generatedConsumerFor(plan: Plan, queueName: string): Promise<stri
   return directory;
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const probe = async (port: number, path: string) => (await fetch(`http://127.0.0.1:${port}${path}`).catch(() => undefined))?.status;
+
 function run(directory: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [path.join(directory, "main.js"), ...args], { cwd: directory, env });
   let output = "";
@@ -83,9 +97,12 @@ async function billsThrough(plan: Plan, queueName: string): Promise<void> {
   const directory = await generatedConsumerFor(plan, queueName);
   try {
     const passedThrough = Object.fromEntries(Object.entries(planned.env).filter(([name]) => !azureOnly.has(name)));
+    expect(planned.env.HEALTH_PORT).toBe("8080");
+    const healthPort = await freePort();
     const env = {
       ...userEnv,
       ...passedThrough,
+      HEALTH_PORT: String(healthPort),
       SERVICEBUS_CONNECTION_STRING: serviceBus.connectionStringFor("app"),
       STRIPE_API_KEY: "rk_test_sandbox",
       STRIPE_API_BASE: stripeEmulator.apiBase,
@@ -98,6 +115,13 @@ async function billsThrough(plan: Plan, queueName: string): Promise<void> {
     expect(JSON.parse(printed.output()).problems).toEqual([]);
 
     const consumer = run(directory, [], env);
+    // The probes the plan gives the app: ready once it reached the queue, the database and its Stripe key; live.
+    const readyBy = Date.now() + 60_000;
+    while ((await probe(healthPort, "/ready")) !== 200) {
+      if (Date.now() > readyBy || consumer.child.exitCode !== null) throw new Error(`never ready; output:\n${consumer.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect([await probe(healthPort, "/startup"), await probe(healthPort, "/live")]).toEqual([200, 200]);
     const stripe = new Stripe("rk_test_sandbox", stripeEmulator.stripeConfig);
     const customers = await Promise.all(Array.from({ length: events }, () => stripe.customers.create({})));
     await client.createSender(queueName).sendMessages(

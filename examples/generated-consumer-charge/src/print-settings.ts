@@ -75,6 +75,7 @@ export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, tuning: 
     maxConcurrentCalls: config?.maxConcurrentCalls ?? null,
     maxConcurrentStripeCalls: config?.maxConcurrentStripeCalls ?? null,
     stripeRequestsPerSecond: config?.stripeRequestsPerSecond ?? null,
+    healthPort: config?.healthPort ?? null,
     /** What `npm start` would refuse to start with (the run contract's variables); empty when it would start. */
     problems,
   };

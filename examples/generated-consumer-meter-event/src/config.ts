@@ -23,6 +23,8 @@ export interface Config {
   maxConcurrentStripeCalls: number;
   /** The fleet-wide Stripe ceiling the deployment gives this consumer (the runtime reads it); absent: none set. */
   stripeRequestsPerSecond?: number;
+  /** Where the container's probes are answered (src/health.ts); absent: no probe server (local runs). */
+  healthPort?: number;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +84,13 @@ const environmentSchema = z
       .optional(),
     MAX_CONCURRENT_CALLS: positiveWhole("MAX_CONCURRENT_CALLS").optional(),
     MAX_CONCURRENT_STRIPE_CALLS: positiveWhole("MAX_CONCURRENT_STRIPE_CALLS").optional(),
+    HEALTH_PORT: z
+      .string()
+      .refine((raw) => /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65_535, {
+        error: (issue) => `HEALTH_PORT must be a TCP port from 1 to 65535, ${got(issue.input)}`,
+      })
+      .transform(Number)
+      .optional(),
     STRIPE_REQUESTS_PER_SECOND: z
       .string()
       .refine((raw) => /^\d+(\.\d+)?$/.test(raw) && Number(raw) > 0, {
@@ -158,5 +167,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConcurrentCalls: calls,
     maxConcurrentStripeCalls: values.MAX_CONCURRENT_STRIPE_CALLS ?? calls,
     ...(values.STRIPE_REQUESTS_PER_SECOND === undefined ? {} : { stripeRequestsPerSecond: values.STRIPE_REQUESTS_PER_SECOND }),
+    ...(values.HEALTH_PORT === undefined ? {} : { healthPort: values.HEALTH_PORT }),
   };
 }
