@@ -11,6 +11,7 @@ import {
   FirewallRule,
   Server,
 } from "@pulumi/azure-native/dbforpostgresql/index.js";
+import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 
 export interface EntraAdministrator {
@@ -89,6 +90,9 @@ export class GuardDatabase extends pulumi.ComponentResource {
       },
       { parent: this, protect: args.production, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
     );
+    if (args.production) {
+      deleteLock(`${name}-delete-lock`, this.server.id, "production guard database; its records are what keeps charges exactly once.", { parent: this });
+    }
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
 
     this.database = new Database(

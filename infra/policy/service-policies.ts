@@ -99,18 +99,23 @@ export const diagnosticsInProduction: StackValidationPolicy = {
 
 export const deleteLockInProduction: StackValidationPolicy = {
   name: "delete-lock-in-prod",
-  description: "In production stacks every namespace carries a CanNotDelete lock (its queues inherit it).",
+  description: "In production stacks every namespace (its queues inherit it), guard database server and Key Vault carries a CanNotDelete lock.",
   enforcementLevel: "mandatory",
   configSchema: productionConfigSchema,
   validateStack: (args, report) => {
     if (!production(args)) return;
     const locks = ofType(args, types.lock).filter((lock) => lock.props.level === "CanNotDelete");
-    for (const namespace of ofType(args, types.namespace)) {
-      const id = String(namespace.props.id ?? "").toLowerCase();
-      // A lock on the namespace or any scope above it (resource group, subscription) covers it.
-      const covered = locks.some((lock) => typeof lock.props.scope === "string" && id.startsWith(lock.props.scope.toLowerCase()));
-      if (!covered) {
-        report(`namespace ${label(namespace, "namespaceName")}: production namespaces carry a CanNotDelete lock: deleting one loses every billing event in its queues`, namespace.urn);
+    const guarded = [
+      { type: types.namespace, nameKey: "namespaceName", what: "namespace", loses: "every billing event in its queues" },
+      { type: types.postgresServer, nameKey: "serverName", what: "server", loses: "the billing records that keep charges exactly once" },
+      { type: types.vault, nameKey: "vaultName", what: "vault", loses: "the consumers' Stripe keys (purge protection keeps them recoverable, not usable)" },
+    ];
+    for (const { type, nameKey, what, loses } of guarded) {
+      for (const resource of ofType(args, type)) {
+        const id = String(resource.props.id ?? "").toLowerCase();
+        // A lock on the resource or any scope above it (resource group, subscription) covers it.
+        const covered = locks.some((lock) => typeof lock.props.scope === "string" && id.startsWith(lock.props.scope.toLowerCase()));
+        if (!covered) report(`${what} ${label(resource, nameKey)}: production ${what}s carry a CanNotDelete lock: deleting one loses ${loses}`, resource.urn);
       }
     }
   },

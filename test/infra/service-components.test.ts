@@ -141,9 +141,12 @@ describe("the prod service under mocks", () => {
     expect(JSON.stringify(plan.report)).not.toContain("plan-shared-key");
   });
 
-  it("locks the production namespace, and alerts on new dead letters from the namespace's metrics", () => {
+  it("locks the production namespace, database server and vault against deletion, and alerts on new dead letters from the namespace's metrics", () => {
     const ns = only(ofType(plan, "servicebus:Namespace"));
-    expect(only(ofType(plan, "authorization:ManagementLockByScope")).inputs).toMatchObject({ scope: ns.id, level: "CanNotDelete" });
+    const server = only(ofType(plan, "dbforpostgresql:Server"));
+    const vault = only(ofType(plan, "keyvault:Vault"));
+    const locks = ofType(plan, "authorization:ManagementLockByScope").map((lock) => [lock.inputs.scope, lock.inputs.level]);
+    expect(locks.sort()).toEqual([[ns.id, "CanNotDelete"], [server.id, "CanNotDelete"], [vault.id, "CanNotDelete"]].sort());
     // The namespace's own log alert (the billing metrics' alerts scope Application Insights, not the workspace).
     const rule = only(ofType(plan, "monitor:ScheduledQueryRule").filter((r) => !String(r.name).startsWith("billing-health-")));
     const workspace = only(ofType(plan, "operationalinsights:Workspace"));

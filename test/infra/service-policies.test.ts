@@ -98,6 +98,17 @@ describe("delete-lock-in-prod", () => {
     ]);
     expect(await stackViolations(deleteLockInProduction, [namespace({}, "dev")])).toEqual([]);
   });
+
+  it("requires one on each production database server and vault too", async () => {
+    const server = target(types.postgresServer, "guard-db", { id: `${GROUP}/Microsoft.DBforPostgreSQL/flexibleServers/psql`, serverName: "psql" }, "prod");
+    const vault = target(types.vault, "secrets", { id: `${GROUP}/Microsoft.KeyVault/vaults/kv`, vaultName: "kv" }, "prod");
+    const lock = (scope: unknown) => target(types.lock, `lock-${String(scope)}`, { scope, level: "CanNotDelete" }, "prod");
+    expect(await stackViolations(deleteLockInProduction, [server, vault, lock(server.inputs.id)])).toEqual([
+      "vault kv: production vaults carry a CanNotDelete lock: deleting one loses the consumers' Stripe keys (purge protection keeps them recoverable, not usable)",
+    ]);
+    expect(await stackViolations(deleteLockInProduction, [server, vault])).toHaveLength(2);
+    expect(await stackViolations(deleteLockInProduction, [server, vault, lock(server.inputs.id), lock(vault.inputs.id)])).toEqual([]);
+  });
 });
 
 const budget = { stripe: { timeoutMs: 30_000, maxNetworkRetries: 2 }, processingMs: 2000 };
