@@ -105,6 +105,12 @@ export class GuardDatabase extends pulumi.ComponentResource {
       { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
       { parent: this },
     );
+    // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
+    new Configuration(
+      `${name}-database-activity-metrics`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "metrics.collector_database_activity", value: "on", source: "user-override" },
+      { parent: this },
+    );
     // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
     let previous: pulumi.Resource = this.database;
     this.administrators = args.administrators.map(({ key, admin }) => {

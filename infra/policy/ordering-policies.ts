@@ -3,13 +3,10 @@
 // the revision), its identity's Entra mapping in the guard database, and the vault's private endpoint when the vault
 // is private; a private PostgreSQL server only after its DNS zone is linked to the VNet. Plain policy objects.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { isType, types } from "./resource-types.js";
+import { list, obj, ofType } from "./policy-helpers.js";
+import { types } from "./resource-types.js";
 
-type Props = Record<string, unknown>;
-const obj = (value: unknown): Props => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Props) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const lower = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : undefined);
-const ofType = (args: StackValidationArgs, type: string) => args.resources.filter((resource) => isType(resource.type, type));
 const waitsFor = (resource: PolicyResource, dependency: PolicyResource) => resource.dependencies.some((d) => d.urn === dependency.urn);
 
 function appPrerequisites(args: StackValidationArgs, app: PolicyResource): { what: string; resource: PolicyResource }[] {

@@ -3,12 +3,9 @@
 // stuck receive loop is never restarted. All three ask the port the app's HEALTH_PORT names (the generated consumer
 // answers there). Plain policy objects; only type imports from @pulumi/policy.
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { forType } from "./policy-helpers.js";
+import { forType, list, obj } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 
-type Props = Record<string, unknown>;
-const obj = (value: unknown): Props => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Props) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const REQUIRED = ["Startup", "Readiness", "Liveness"] as const;
 
 export const consumerProbesPolicy: ResourceValidationPolicy = {

@@ -5,13 +5,11 @@
 // app's own identity (AZURE_CLIENT_ID). Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
 import { builtInRoles } from "../access.js";
-import { isType, types } from "./resource-types.js";
+import { list, obj, ofType } from "./policy-helpers.js";
+import { types } from "./resource-types.js";
 
 type Props = Record<string, unknown>;
-const obj = (value: unknown): Props => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Props) : {});
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const lower = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : undefined);
-const ofType = (args: StackValidationArgs, type: string) => args.resources.filter((resource) => isType(resource.type, type));
 const USER_ASSIGNED_IDENTITY = "azure-native:managedidentity:UserAssignedIdentity";
 
 const isDataOwner = (assignment: PolicyResource) => lower(String(assignment.props.roleDefinitionId ?? "").split("/").pop()) === builtInRoles.serviceBusDataOwner;

@@ -15,6 +15,7 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
+import { baselineAlerts } from "./alert-policies.js";
 import { creationOrder } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerManageRight } from "./scaler-policies.js";
@@ -309,6 +310,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   scalerManageRight,
   creationOrder,
   consumerProbesPolicy,
+  baselineAlerts,
   consumerBounds,
   guardDatabase,
   vaultProtection,

@@ -19,7 +19,7 @@ import { ServiceAlerts } from "../components/service-alerts.js";
 import { isSecureValue } from "../config-issues.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
 import { buildConsumerApps } from "./consumer-apps.js";
-import { containerAppAlertSpecs, postgresAlertSpecs } from "../service-alert-specs.js";
+import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../service-alert-specs.js";
 import { parseStackConfig, type StackConfig } from "../stack-config.js";
 import { deliveryBudgetMs, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
 
@@ -231,16 +231,17 @@ export function buildStack(config: StackConfig): BuiltStack {
     logAnalytics: { workspaceId, customerId: observability.customerId, sharedKey: observability.sharedKey },
     appInsightsConnectionString: observability.appInsightsConnectionString,
   });
-  if (apps.length > 0 || database) {
+  if (apps.length > 0 || database || ns.sku === "Premium") {
     new ServiceAlerts("service-alerts", {
       resourceGroupName: rg,
       ...(namespace.actionGroupId ? { actionGroupId: namespace.actionGroupId } : {}),
       targets: [
         ...apps.map((app, index) => {
           const appName = consumers[index]?.appName ?? `consumer-${index}`;
-          return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName) };
+          return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds.maxReplicas) };
         }),
         ...(database ? [{ key: database.serverName, resourceId: database.server.id, specs: postgresAlertSpecs(database.serverName) }] : []),
+        ...(ns.sku === "Premium" ? [{ key: ns.name, resourceId: namespace.namespaceId, specs: premiumNamespaceAlertSpecs(ns.name) }] : []),
       ],
       tags,
     });

@@ -269,6 +269,7 @@ describe("the policy set", () => {
       "consumer-scaler-manage-right",
       "creation-order",
       "consumer-probes",
+      "service-baseline-alerts",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",

@@ -106,7 +106,9 @@ describe("the prod service under mocks", () => {
     });
     expect(server.inputs).not.toHaveProperty("administratorLoginPassword");
     expect(network.inputs.delegations).toEqual([{ name: "Microsoft-DBforPostgreSQL-flexibleServers", serviceName: "Microsoft.DBforPostgreSQL/flexibleServers" }]);
-    expect(only(ofType(plan, "dbforpostgresql:Configuration")).inputs).toMatchObject({ configurationName: "max_connections", value: "400" });
+    expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "max_connections").inputs).toMatchObject({ value: "400" });
+    // The enhanced metrics the transaction-id wraparound alert reads.
+    expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "metrics.collector_database_activity").inputs).toMatchObject({ value: "on" });
     const admins = ofType(plan, "dbforpostgresql:AdministratorsMicrosoftEntra").map((a) => [a.inputs.principalName, a.inputs.principalType]);
     expect(admins.sort()).toEqual([["billing-dba", "Group"], ["id-invoice-settlement-consumer", "ServicePrincipal"], ["id-usage-billing-consumer", "ServicePrincipal"]]);
     expect(ofType(plan, "dbforpostgresql:FirewallRule")).toEqual([]);
