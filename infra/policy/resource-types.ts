@@ -22,6 +22,8 @@ export const types = {
   postgresEntraAdministrator: "azure-native:dbforpostgresql:AdministratorsMicrosoftEntra",
   userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
   virtualNetworkLink: "azure-native:privatedns:VirtualNetworkLink",
+  subnet: "azure-native:network:Subnet",
+  natGateway: "azure-native:network:NatGateway",
   postgresConfiguration: "azure-native:dbforpostgresql:Configuration",
   vault: "azure-native:keyvault:Vault",
 } as const;

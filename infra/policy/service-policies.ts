@@ -16,6 +16,7 @@ import {
   type ReplicaBudget,
 } from "../../tuning/index.js";
 import { baselineAlerts } from "./alert-policies.js";
+import { appsEgressPath } from "./network-policies.js";
 import { creationOrder } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerManageRight } from "./scaler-policies.js";
@@ -311,6 +312,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   creationOrder,
   consumerProbesPolicy,
   baselineAlerts,
+  appsEgressPath,
   consumerBounds,
   guardDatabase,
   vaultProtection,

@@ -270,6 +270,7 @@ describe("the policy set", () => {
       "creation-order",
       "consumer-probes",
       "service-baseline-alerts",
+      "consumer-egress-path",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",
