@@ -16,6 +16,7 @@ import {
   type ReplicaBudget,
 } from "../../tuning/index.js";
 import { baselineAlerts } from "./alert-policies.js";
+import { logsOnce } from "./log-policies.js";
 import { appsEgressPath } from "./network-policies.js";
 import { creationOrder } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
@@ -313,6 +314,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   consumerProbesPolicy,
   baselineAlerts,
   appsEgressPath,
+  logsOnce,
   consumerBounds,
   guardDatabase,
   vaultProtection,

@@ -28,7 +28,7 @@ export interface ConsumerAppsArgs {
   vaultPrivateLink?: pulumi.Resource[];
   network?: PrivateNetwork;
   database?: GuardDatabase;
-  logAnalytics: { workspaceId: pulumi.Input<string>; customerId: pulumi.Input<string>; sharedKey: pulumi.Input<string> };
+  logAnalytics: { workspaceId: pulumi.Input<string> };
   appInsightsConnectionString: pulumi.Input<string>;
 }
 

@@ -228,7 +228,7 @@ export function buildStack(config: StackConfig): BuiltStack {
     ...(vaultPrivateLink ? { vaultPrivateLink: [vaultPrivateLink.endpoint, vaultPrivateLink.zoneGroup] } : {}),
     ...(network ? { network } : {}),
     ...(database ? { database } : {}),
-    logAnalytics: { workspaceId, customerId: observability.customerId, sharedKey: observability.sharedKey },
+    logAnalytics: { workspaceId },
     appInsightsConnectionString: observability.appInsightsConnectionString,
   });
   if (apps.length > 0 || database || ns.sku === "Premium") {

@@ -271,6 +271,7 @@ describe("the policy set", () => {
       "consumer-probes",
       "service-baseline-alerts",
       "consumer-egress-path",
+      "logs-sent-once",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",

@@ -138,8 +138,10 @@ describe("the prod service under mocks", () => {
     const env = only(ofType(plan, "app:ManagedEnvironment"));
     const apps = only(ofType(plan, "network:Subnet").filter((s) => s.inputs.subnetName === "apps"));
     expect(env.inputs).toMatchObject({ vnetConfiguration: { infrastructureSubnetId: apps.id, internal: true }, zoneRedundant: true });
-    // The workspace key is secret: the whole logs configuration holding it is redacted.
-    expect(env.inputs.appLogsConfiguration).toBe("[secret]");
+    // Logs reach the workspace once, through the environment's diagnostic setting: no shared key anywhere.
+    expect(env.inputs.appLogsConfiguration).toEqual({ destination: "azure-monitor" });
+    const setting = only(ofType(plan, "monitor:DiagnosticSetting").filter((d) => d.inputs.resourceUri === env.id));
+    expect(setting.inputs).toMatchObject({ logAnalyticsDestinationType: "Dedicated", logs: [{ categoryGroup: "allLogs", enabled: true }] });
     expect(JSON.stringify(plan.report)).not.toContain("plan-shared-key");
   });
 
