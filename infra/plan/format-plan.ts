@@ -70,6 +70,8 @@ function serviceLines(plan: Plan): string[] {
     const db = config.database;
     lines.push(
       `Guard database ${db.serverName}: PostgreSQL ${db.version}, ${db.skuName}, Entra ID only, HA ${db.highAvailability}, backups ${db.backupRetentionDays} days${db.geoRedundantBackup ? " geo-redundant" : ""}, ${config.network ? "private access" : "public access (Azure services only)"}, max_connections ${db.maxConnections} (${db.reservedConnections} reserved).`,
+      // A static server parameter: setting it is cheap, applying it is not.
+      `  max_connections is static: it applies only after a server restart. Restart once after the first deployment (az postgres flexible-server restart -g ${config.resourceGroupName} -n ${db.serverName}); each later change needs another, a short outage in which the consumers' claims fail and their messages are redelivered.`,
     );
   }
   if (config.vault) {

@@ -40,6 +40,8 @@ describe("chargeguard plan", () => {
     expect(stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
     expect(stdout).toContain("Data Owner: identity id-usage-billing-consumer-scaler");
     expect(stdout).toContain("Stripe's live default is 100/s");
+    // What a change of a static server parameter costs.
+    expect(stdout).toContain("max_connections is static: it applies only after a server restart");
     expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
   });
 
