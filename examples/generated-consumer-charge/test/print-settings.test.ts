@@ -1,7 +1,7 @@
 // `npm start -- --print-settings`: the numbers the consumer runs with, and no secret among them.
 import { tuneQueue } from "chargeguard/tuning";
 import { describe, expect, it } from "vitest";
-import { queueTuning } from "../src/consumer.js";
+import { queueTuning, stripeCallsPerMessage } from "../src/consumer.js";
 import { effectiveSettings } from "../src/print-settings.js";
 
 const secrets = {
@@ -40,7 +40,7 @@ describe("effectiveSettings", () => {
     expect(Math.max(serial.lockDurationMs, serial.consumer.maxAutoLockRenewalDurationInMs)).toBeLessThan(2 * serial.deliveryBudgetMs);
     expect(effectiveSettings(env, serial).problems).toEqual([expect.stringMatching(/with 8 messages in flight for 4 Stripe calls a message may be held \d+ ms/)]);
     // Tuned for a pipelined consumer (what `--stack` writes when the stack's app pipelines), it fits.
-    const pipelined = tuneQueue({ ...queueTuning.budget, concurrency: { maxConcurrentCalls: 8, maxConcurrentStripeCalls: 4 } });
+    const pipelined = tuneQueue({ ...queueTuning.budget, concurrency: { maxConcurrentCalls: 8, maxConcurrentStripeCalls: 4, stripeCallsPerMessage } });
     expect(effectiveSettings(env, pipelined).problems).toEqual([]);
   });
 });
