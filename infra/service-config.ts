@@ -203,6 +203,11 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
     if (highAvailability !== "Disabled" && databaseInput.tier === "Burstable") {
       problems.push(`${key}.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized`);
     }
+    if (production && (databaseInput.administrators ?? []).length === 0) {
+      problems.push(
+        `${key}.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server`,
+      );
+    }
     const reservedConnections = databaseInput.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS;
     if (reservedConnections >= databaseInput.maxConnections) {
       problems.push(`${key}.reservedConnections: ${reservedConnections} leaves none of maxConnections ${databaseInput.maxConnections} to the consumers`);

@@ -192,13 +192,16 @@ export function buildStack(config: StackConfig): BuiltStack {
           storageSizeGB: config.database.storageSizeGB,
           maxConnections: config.database.maxConnections,
           tenantId,
-          administrators: [
-            ...identities.map((identity) => ({
-              key: identity.identityName,
-              admin: { objectId: identity.principalId, principalName: identity.identityName, principalType: "ServicePrincipal" as const },
-            })),
-            ...config.database.administrators.map((admin) => ({ key: admin.principalName, admin })),
-          ],
+          // With an administrator of its own (production requires one), each consumer gets a role owning only its
+          // schema (infra/database-roles.ts, run by that administrator after phase one). Without (development), the
+          // consumers' identities are the administrators, so the guard can create its tables unattended.
+          administrators:
+            config.database.administrators.length > 0
+              ? config.database.administrators.map((admin) => ({ key: admin.principalName, admin }))
+              : identities.map((identity) => ({
+                  key: identity.identityName,
+                  admin: { objectId: identity.principalId, principalName: identity.identityName, principalType: "ServicePrincipal" as const },
+                })),
           highAvailability: config.database.highAvailability,
           backupRetentionDays: config.database.backupRetentionDays,
           geoRedundantBackup: config.database.geoRedundantBackup,

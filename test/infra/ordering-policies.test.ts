@@ -46,18 +46,28 @@ describe("creation order", () => {
     expect(await violations(targets())).toEqual([]);
     const app = plan.report.resources.find((r) => r.name === "usage-billing-consumer");
     expect(app?.dependsOn).toEqual(
-      expect.arrayContaining(["id-usage-billing-consumer-vault-secrets-user", "id-usage-billing-consumer-scaler-queue-owner", "guard-db-entra-id-usage-billing-consumer", "secrets-private"]),
+      expect.arrayContaining(["id-usage-billing-consumer-vault-secrets-user", "id-usage-billing-consumer-scaler-queue-owner", "secrets-private"]),
     );
     expect(plan.report.resources.find((r) => r.name === "guard-db")?.dependsOn).toEqual(["network-postgres-link"]);
   });
 
-  it("fails a plan whose app would be created before its grants, its database mapping or the vault's endpoint, or whose server before its zone link", async () => {
+  it("waits for the identity's database mapping where the identity administers the server (dev)", async () => {
+    const dev = await planStack({ stack: "dev", cwd: root });
+    expect(dev.report.resources.find((r) => r.name === "usage-billing-consumer")?.dependsOn).toContain("guard-db-entra-id-usage-billing-consumer");
+    const subjects = dev.mocked
+      .filter((r) => r.custom)
+      .map((r) => ({ type: r.type, name: r.name, urn: urnOf("dev", "chargeguard", r.type, r.name), inputs: r.state, outputs: r.state, dependsOn: [] as string[] }));
+    expect(await violations(subjects)).toContain(
+      "app usage-billing-consumer: does not wait for its identity's database mapping id-usage-billing-consumer (dependsOn): Azure would create it first",
+    );
+  });
+
+  it("fails a plan whose app would be created before its grants or the vault's endpoint, or whose server before its zone link", async () => {
     const cut = (name: string, dependency: string) =>
-      (name === "usage-billing-consumer" && ["id-usage-billing-consumer-vault-secrets-user", "guard-db-entra-id-usage-billing-consumer", "secrets-private"].includes(dependency)) ||
+      (name === "usage-billing-consumer" && ["id-usage-billing-consumer-vault-secrets-user", "secrets-private"].includes(dependency)) ||
       (name === "guard-db" && dependency === "network-postgres-link");
     expect(await violations(targets(cut))).toEqual([
       expect.stringMatching(/^app usage-billing-consumer: does not wait for role assignment [0-9a-f-]{36} \(dependsOn\)/),
-      "app usage-billing-consumer: does not wait for its identity's database mapping id-usage-billing-consumer (dependsOn): Azure would create it first",
       "app usage-billing-consumer: does not wait for the vault's private endpoint pe-kv-billing-prod-cg (dependsOn): Azure would create it first",
       "server psql-billing-prod: does not wait for the VNet link of its DNS zone psql-billing-prod.private.postgres.database.azure.com (dependsOn): Azure fails to create it before the zone resolves",
     ]);

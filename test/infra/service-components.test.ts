@@ -110,7 +110,8 @@ describe("the prod service under mocks", () => {
     // The enhanced metrics the transaction-id wraparound alert reads.
     expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "metrics.collector_database_activity").inputs).toMatchObject({ value: "on" });
     const admins = ofType(plan, "dbforpostgresql:AdministratorsMicrosoftEntra").map((a) => [a.inputs.principalName, a.inputs.principalType]);
-    expect(admins.sort()).toEqual([["billing-dba", "Group"], ["id-invoice-settlement-consumer", "ServicePrincipal"], ["id-usage-billing-consumer", "ServicePrincipal"]]);
+    // The DBA group alone administers the server; each consumer's identity gets a role owning only its schema.
+    expect(admins.sort()).toEqual([["billing-dba", "Group"]]);
     expect(ofType(plan, "dbforpostgresql:FirewallRule")).toEqual([]);
   });
 

@@ -233,6 +233,7 @@ describe("the service sections", () => {
       "chargeguard:network: required in production: the database, the vault and the namespace are reached only through the VNet",
       "chargeguard:database.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)",
       "chargeguard:database.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized",
+      "chargeguard:database.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server",
     ]);
     // A stack named prod is production unless it says otherwise.
     expect(parseStackConfig(goodValues(), "x", "prod").production).toBe(true);
