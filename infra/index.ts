@@ -5,6 +5,8 @@ export { BillingQueue, type BillingQueueArgs, type AccessGrant, type PrincipalTy
 export { ConsumerIdentity, consumerQueueRoles, type ConsumerIdentityArgs, type IdentityGrant } from "./components/consumer-identity.js";
 export { ConsumerEnvironment, type ConsumerEnvironmentArgs } from "./components/consumer-environment.js";
 export { ConsumerApp, type ConsumerAppArgs, type VaultSecretReference } from "./components/consumer-app.js";
+export { ScalerIdentity, type ScalerIdentityArgs } from "./components/scaler-identity.js";
+export { consumerProbes, HEALTH_PORT, type ProbeSpec } from "./consumer-probes.js";
 export { GuardDatabase, type GuardDatabaseArgs, type EntraAdministrator } from "./components/guard-database.js";
 export { BillingSecrets, type BillingSecretsArgs } from "./components/billing-secrets.js";
 export { PrivateNetwork, privateDnsZones, postgresDnsZone, type PrivateNetworkArgs } from "./components/private-network.js";
@@ -38,6 +40,10 @@ export {
   guardPoolSize,
   ReplicaBudgetError,
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+  STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
+  messageHoldMs,
+  consumerFitProblems,
+  type ConsumerConcurrency,
   type ReplicaBudget,
   type ReplicaBounds,
 } from "../tuning/index.js";

@@ -85,6 +85,8 @@ export function toPulumiConfig(values: Record<string, unknown>): Record<string, 
 export function fromPulumiConfig(config: Record<string, string>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(config).map(([key, value]) => {
+      // Pulumi hands every value over as text: maps and lists as JSON, `true`/`false` as the words.
+      if (value === "true" || value === "false") return [key, value === "true"];
       if (!/^\s*[[{]/.test(value)) return [key, value];
       try {
         return [key, JSON.parse(value) as unknown];

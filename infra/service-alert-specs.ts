@@ -13,7 +13,7 @@ export interface ResourceAlertSpec {
   description: string;
 }
 
-export const containerAppAlertSpecs = (appName: string): ResourceAlertSpec[] => [
+export const containerAppAlertSpecs = (appName: string, maxReplicas: number): ResourceAlertSpec[] => [
   {
     key: "restarts",
     metricNamespace: "Microsoft.App/containerApps",
@@ -36,7 +36,33 @@ export const containerAppAlertSpecs = (appName: string): ResourceAlertSpec[] => 
     windowSize: "PT5M",
     description: `Consumer ${appName} has no running replica: nothing is charging.`,
   },
+  {
+    key: "replicas-at-max",
+    metricNamespace: "Microsoft.App/containerApps",
+    metricName: "Replicas",
+    operator: "GreaterThan",
+    // At its maximum for the whole window: its lowest count over 15 minutes was never below the ceiling.
+    timeAggregation: "Minimum",
+    threshold: maxReplicas - 1,
+    severity: 2,
+    windowSize: "PT15M",
+    description: `Consumer ${appName} ran at its maximum of ${maxReplicas} replica(s) for 15 minutes: the backlog grows faster than the Stripe and connection budgets let it drain.`,
+  },
 ];
+
+/** Premium namespaces only: messaging units' CPU and memory (Standard has no such metrics). */
+export const premiumNamespaceAlertSpecs = (namespaceName: string): ResourceAlertSpec[] =>
+  (["NamespaceCpuUsage", "NamespaceMemoryUsage"] as const).map((metricName) => ({
+    key: metricName === "NamespaceCpuUsage" ? "cpu" : "memory",
+    metricNamespace: "Microsoft.ServiceBus/namespaces",
+    metricName,
+    operator: "GreaterThan" as const,
+    timeAggregation: "Maximum" as const,
+    threshold: 70,
+    severity: 2,
+    windowSize: "PT15M",
+    description: `Namespace ${namespaceName} is above 70% ${metricName === "NamespaceCpuUsage" ? "CPU" : "memory"} on its messaging units: Premium throttles past its capacity, and throttled lock renewals let locks lapse mid-charge.`,
+  }));
 
 export const postgresAlertSpecs = (serverName: string): ResourceAlertSpec[] => [
   {
@@ -61,4 +87,27 @@ export const postgresAlertSpecs = (serverName: string): ResourceAlertSpec[] => [
     windowSize: "PT15M",
     description: `The guard database ${serverName} is above 90% ${metricName.split("_")[0]}.`,
   })),
+  {
+    key: "connections-failed",
+    metricNamespace: "Microsoft.DBforPostgreSQL/flexibleServers",
+    metricName: "connections_failed",
+    operator: "GreaterThan",
+    timeAggregation: "Total",
+    threshold: 10,
+    severity: 2,
+    windowSize: "PT15M",
+    description: `More than 10 connections to the guard database ${serverName} failed in 15 minutes (an expired Entra token, max_connections reached, a network path lost): claims fail and billings wait.`,
+  },
+  {
+    key: "txid-wraparound",
+    metricNamespace: "Microsoft.DBforPostgreSQL/flexibleServers",
+    // An enhanced metric: GuardDatabase turns on metrics.collector_database_activity for it.
+    metricName: "maximum_used_transactionIDs",
+    operator: "GreaterThan",
+    timeAggregation: "Maximum",
+    threshold: 1_000_000_000,
+    severity: 1,
+    windowSize: "PT1H",
+    description: `The guard database ${serverName} has used over a billion transaction ids since its oldest unfrozen row: PostgreSQL stops accepting writes near 2^31 (wraparound) unless vacuum freezes; check autovacuum.`,
+  },
 ];

@@ -16,6 +16,9 @@ import {
   type ReplicaBounds,
   type ReplicaBudget,
   type QueueTuning,
+  type ConsumerConcurrency,
+  concurrencyProblems,
+  STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
 } from "../tuning/index.js";
 
 /** What a consumer app needs of the queue it consumes (the stack's QueueConfig has it). */
@@ -26,6 +29,8 @@ export interface ConsumedQueue {
 }
 
 const PROJECT = "chargeguard";
+/** Messages in flight per replica when a consumer does not say. */
+const DEFAULT_MAX_CONCURRENT_CALLS = 8;
 const whole = (what: string) => z.int({ error: `expected a whole number of ${what}` });
 const bool = () => z.boolean({ error: "expected true or false" });
 const guid = (what: string) => z.guid({ error: `expected ${what} (a GUID)` });
@@ -105,6 +110,8 @@ const appSchema = z.strictObject({
   stripe: z.strictObject({
     /** Stripe's default in live mode is 100 operations per second (25 in test mode); ask Stripe for more. */
     rateLimitPerSecond: z.number().positive().optional(),
+    /** One endpoint's limit (25/s by default): a consumer's charges all hit one endpoint. */
+    endpointRateLimitPerSecond: z.number().positive().optional(),
     utilization: z.number().gt(0).max(1).optional(),
     fastestCallMs: whole("milliseconds").min(1).optional(),
   }).optional(),
@@ -152,7 +159,7 @@ export interface ConsumerConfig {
 export interface AppConfig {
   environmentName: string;
   registry?: { server: string; resourceId: string };
-  stripe: { rateLimitPerSecond: number; utilization: number; fastestCallMs: number };
+  stripe: { rateLimitPerSecond: number; endpointRateLimitPerSecond: number; utilization: number; fastestCallMs: number };
   consumers: ConsumerConfig[];
 }
 
@@ -196,6 +203,11 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
     if (highAvailability !== "Disabled" && databaseInput.tier === "Burstable") {
       problems.push(`${key}.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized`);
     }
+    if (production && (databaseInput.administrators ?? []).length === 0) {
+      problems.push(
+        `${key}.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server`,
+      );
+    }
     const reservedConnections = databaseInput.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS;
     if (reservedConnections >= databaseInput.maxConnections) {
       problems.push(`${key}.reservedConnections: ${reservedConnections} leaves none of maxConnections ${databaseInput.maxConnections} to the consumers`);
@@ -234,17 +246,30 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
 
   return {
     config,
+    /**
+     * How the app consumer of a queue runs its messages, so the queue is tuned for it (its lock and renewal cover a
+     * wait for a Stripe slot); undefined when no app consumes the queue here.
+     */
+    concurrencyFor(queueName: string): ConsumerConcurrency | undefined {
+      const consumer = appInput?.consumers.find((entry) => entry.queue === queueName);
+      if (!consumer) return undefined;
+      const maxConcurrentCalls = consumer.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS;
+      const concurrency = { maxConcurrentCalls, maxConcurrentStripeCalls: consumer.maxConcurrentStripeCalls ?? maxConcurrentCalls };
+      // A concurrency that is wrong in itself is reported once, against the consumer (validateAgainstQueues).
+      return concurrencyProblems(concurrency).length === 0 ? concurrency : undefined;
+    },
     /** Each consumer against its queue; fills `config.app` with computed bounds. */
     validateAgainstQueues(queues: readonly ConsumedQueue[], problemsOut: string[]) {
       // Without a valid database there is no connection budget: its own problem is reported already.
       if (!appInput || !database) return;
       const stripe = {
         rateLimitPerSecond: appInput.stripe?.rateLimitPerSecond ?? STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+        endpointRateLimitPerSecond: appInput.stripe?.endpointRateLimitPerSecond ?? STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
         utilization: appInput.stripe?.utilization ?? DEFAULT_STRIPE_RATE_UTILIZATION,
         fastestCallMs: appInput.stripe?.fastestCallMs ?? DEFAULT_FASTEST_STRIPE_CALL_MS,
       };
       const count = appInput.consumers.length;
-      const fairRate = stripeRatePerConsumer(stripe.rateLimitPerSecond, count, stripe.utilization);
+      const fairRate = stripeRatePerConsumer(stripe.rateLimitPerSecond, count, stripe.utilization, stripe.endpointRateLimitPerSecond);
       const connectionBudget = database
         ? connectionBudgetPerConsumer({ maxConnections: database.maxConnections, reservedConnections: database.reservedConnections, consumers: count })
         : 0;
@@ -270,7 +295,13 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
             `${label}.queue: ${queue.name} also names consumerPrincipalId: the app's own identity is its consumer, remove consumerPrincipalId (two grants of one role collide)`,
           );
         }
-        const maxConcurrentCalls = consumer.maxConcurrentCalls ?? 8;
+        const endpointCeiling = stripe.endpointRateLimitPerSecond * stripe.utilization;
+        if (consumer.stripeRatePerSecond !== undefined && consumer.stripeRatePerSecond > endpointCeiling + 1e-9) {
+          problemsOut.push(
+            `${label}.stripeRatePerSecond: ${consumer.stripeRatePerSecond} calls/s is over ${stripe.utilization} x one Stripe endpoint's ${stripe.endpointRateLimitPerSecond}/s limit (its charges all hit one endpoint)`,
+          );
+        }
+        const maxConcurrentCalls = consumer.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS;
         const budget: Omit<ReplicaBudget, "deliveryBudgetMs"> = {
           maxConcurrentCalls,
           maxConcurrentStripeCalls: consumer.maxConcurrentStripeCalls ?? maxConcurrentCalls,

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
 import { parseServiceSections, type ServiceConfig } from "./service-config.js";
 import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
-import { MIN_TTL_MS, TuningError, tuneQueue, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
+import { MIN_TTL_MS, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";
@@ -153,6 +153,12 @@ export interface QueueConfig extends QueueInput {
 export interface StackConfig extends ServiceConfig {
   /** Production stacks get delete locks, private networking, HA and the production policies. */
   production: boolean;
+  /**
+   * The first phase of a first deployment: everything but the consumer apps (vault, identities and their role
+   * assignments, database, network), so the Stripe key can be put in the vault and the grants can propagate before
+   * an app reads them. See infra/README.md, "Deploy".
+   */
+  bootstrap: boolean;
   location: string;
   resourceGroupName: string;
   namespace: NamespaceConfig;
@@ -161,15 +167,17 @@ export interface StackConfig extends ServiceConfig {
 }
 
 
-const KNOWN_KEYS = ["resourceGroupName", "production", "namespace", "alerts", "queues", "observability", "network", "vault", "database", "app"] as const;
+const KNOWN_KEYS = ["resourceGroupName", "production", "bootstrap", "namespace", "alerts", "queues", "observability", "network", "vault", "database", "app"] as const;
 /** The only places a `{ secure: ... }` value is accepted: everything else is not a secret and must stay readable. */
 const SECURE_PATH = /^chargeguard:alerts\.webhooks\[\d+\]\.url$/;
 const LOCATION_KEY = "azure-native:location";
 
 
-function budgetOf(queue: QueueInput): LatencyBudget {
+function budgetOf(queue: QueueInput, concurrency: ConsumerConcurrency | undefined): LatencyBudget {
   const { stripe, processingMs, safetyMarginMs, maxDeliveryCount, renewal, lockDuration } = queue;
   const budget: LatencyBudget = { stripe };
+  // The app consumer's concurrency: a wait for a Stripe slot is part of what the lock must cover.
+  if (concurrency !== undefined) budget.concurrency = concurrency;
   if (processingMs !== undefined) budget.processingMs = processingMs;
   if (safetyMarginMs !== undefined) budget.safetyMarginMs = safetyMarginMs;
   if (maxDeliveryCount !== undefined) budget.maxDeliveryCount = maxDeliveryCount;
@@ -192,6 +200,8 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   }
   const production = values[`${PROJECT}:production`] ?? (stack !== undefined && DEFAULT_PRODUCTION_STACKS.includes(stack));
   if (typeof production !== "boolean") problems.push(`${PROJECT}:production: expected true or false`);
+  const bootstrap = values[`${PROJECT}:bootstrap`] ?? false;
+  if (typeof bootstrap !== "boolean") problems.push(`${PROJECT}:bootstrap: expected true (the first phase: no consumer apps yet) or false`);
   for (const key of Object.keys(values)) {
     const [namespace, name, ...rest] = key.split(":");
     if (name === undefined || rest.length > 0) {
@@ -267,7 +277,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
       } else {
         seen.set(queue.name.toLowerCase(), index);
       }
-      const budget = budgetOf(queue);
+      const budget = budgetOf(queue, service.concurrencyFor(queue.name));
       try {
         const tuning = tuneQueue(budget);
         if (namespace?.sku === "Basic" && tuning.defaultMessageTimeToLiveMs > MIN_TTL_MS) {
@@ -287,6 +297,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   if (problems.length > 0 || !namespace) throw new StackConfigError(source, problems);
   return {
     production: production === true,
+    bootstrap: bootstrap === true,
     ...service.config,
     location: location as string,
     resourceGroupName: resourceGroupName as string,

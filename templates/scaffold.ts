@@ -86,7 +86,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
     const text = fillPlaceholders(await readFile(source, "utf8"), settings);
-    await writeFile(target, relative === "package.json" ? withFlowDependencies(text, settings.flow) : text);
+    await writeFile(target, text);
     written.push(outputName(relative));
   }
   // Data, not a template: the queue's budget as the stack config (or the default) gives it.
@@ -197,16 +197,6 @@ async function templateSources(flow: FlowChoice): Promise<Map<string, string>> {
     for (const relative of await listFiles(layer)) sources.set(relative, path.join(layer, relative));
   }
   return sources;
-}
-
-/** What another flow's src/event.ts needs beyond the consumer template: zod for the event schema (the root's version). */
-const flowDependencies: Record<string, string> = { zod: "4.6.7" };
-
-function withFlowDependencies(manifestText: string, flow: FlowChoice): string {
-  if (flow === "payment-intent") return manifestText;
-  const manifest = JSON.parse(manifestText) as { dependencies?: Record<string, string> };
-  manifest.dependencies = { ...manifest.dependencies, ...flowDependencies };
-  return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
 async function listFiles(root: string, prefix = ""): Promise<string[]> {

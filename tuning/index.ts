@@ -44,6 +44,8 @@ export {
   ReplicaBudgetError,
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
   STRIPE_TEST_RATE_LIMIT_PER_SECOND,
+  STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
+  ROLLOUT_REVISIONS,
   DEFAULT_STRIPE_RATE_UTILIZATION,
   DEFAULT_FASTEST_STRIPE_CALL_MS,
   DEFAULT_RESERVED_CONNECTIONS,
@@ -54,3 +56,13 @@ export {
   type ConnectionShare,
   gracePeriodSeconds,
 } from "./replica-bounds.js";
+export {
+  messageHoldMs,
+  holdProblems,
+  concurrencyProblems,
+  waitsForStripeSlot,
+  describeHold,
+  SERIAL_CONSUMER,
+  type ConsumerConcurrency,
+} from "./message-hold.js";
+export { consumerFitProblems, type QueueLock } from "./consumer-fit.js";

@@ -2,6 +2,7 @@
 // renewal deadline, Stripe client timeout and retries, delivery count, TTL, duplicate-detection window).
 // PURE: no Pulumi import. Infra, the runtime and the templates import it through this room's index.
 import { describeMs, formatIsoDuration, parseIsoDuration } from "./iso-duration.js";
+import { concurrencyProblems, describeHold, holdProblems, messageHoldMs, waitsForStripeSlot, type ConsumerConcurrency } from "./message-hold.js";
 
 export interface StripeBudget {
   /** The Stripe client's `timeout` per attempt (the SDK's default is 80000). */
@@ -24,6 +25,11 @@ export interface LatencyBudget {
   renewal?: boolean;
   /** A lock duration to use instead of the computed one (ISO 8601, e.g. "PT2M"). */
   lockDuration?: string;
+  /**
+   * How the queue's consumer runs its messages; default one at a time. With fewer Stripe slots than messages in
+   * flight a message may also wait for a slot (messageHoldMs), and the lock and renewal cover that wait too.
+   */
+  concurrency?: ConsumerConcurrency;
 }
 
 export interface ConsumerSettings {
@@ -39,6 +45,10 @@ export interface QueueTuning {
   worstCaseStripeMs: number;
   /** worstCaseStripeMs + processing + safety margin: how long one delivery may take. */
   deliveryBudgetMs: number;
+  /** How long the consumer may hold one message (messageHoldMs): the lock and renewal cover it. */
+  messageHoldMs: number;
+  /** The budget this was computed from (the runtime recomputes the hold from it when it overrides a setting). */
+  budget: LatencyBudget;
   lockDuration: string;
   lockDurationMs: number;
   maxDeliveryCount: number;
@@ -119,7 +129,9 @@ export function coverageProblems(
   const needed = deliveryBudgetMs(budget);
   const lock = settings.lockDurationMs;
   const renewal = settings.maxAutoLockRenewalDurationInMs;
-  if (lock >= needed) return [];
+  // The wait for a Stripe slot (when the budget names a pipelined consumer) must be covered as well.
+  const held = budget.concurrency ? holdProblems(needed, budget.concurrency, settings) : [];
+  if (lock >= needed) return held;
   const shortfall = `lock ${describeMs(lock)} is shorter than the delivery budget ${describeMs(needed)} (Stripe worst case ${describeMs(worst)} + processing + margin)`;
   if (renewal <= 0) return [`${shortfall} and the consumer does not renew locks: lengthen the lock or enable renewal`];
   const minimum = Math.max(needed, 2 * worst);
@@ -128,7 +140,7 @@ export function coverageProblems(
       `${shortfall} and the consumer renews only until ${describeMs(renewal)}: set maxAutoLockRenewalDurationInMs to at least ${minimum} (2 x the Stripe worst case, and the whole delivery budget)`,
     ];
   }
-  return [];
+  return held;
 }
 
 function budgetProblems(budget: LatencyBudget): string[] {
@@ -163,6 +175,7 @@ function budgetProblems(budget: LatencyBudget): string[] {
   if (budget.renewal !== undefined && typeof budget.renewal !== "boolean") {
     problems.push(`renewal is ${JSON.stringify(budget.renewal)}: expected true or false`);
   }
+  if (budget.concurrency !== undefined) problems.push(...concurrencyProblems(budget.concurrency).map((problem) => `concurrency.${problem}`));
   return problems;
 }
 
@@ -184,8 +197,9 @@ function requestedLockMs(lockDuration: string | undefined, problems: string[]): 
 
 /** The largest Stripe timeout whose worst case still fits in one maximal lock with this budget. */
 function largestFittingTimeoutMs(budget: LatencyBudget): number {
+  const factor = messageHoldMs(1, budget.concurrency);
   const zeroTimeout = deliveryBudgetMs({ ...budget, stripe: { ...budget.stripe, timeoutMs: 0 } });
-  return Math.floor((LOCK_MAX_MS - zeroTimeout) / (budget.stripe.maxNetworkRetries + 1) / 1000) * 1000;
+  return Math.floor((LOCK_MAX_MS / factor - zeroTimeout) / (budget.stripe.maxNetworkRetries + 1) / 1000) * 1000;
 }
 
 const roundUp = (ms: number, step: number) => Math.ceil(ms / step) * step;
@@ -202,22 +216,25 @@ export function tuneQueue(budget: LatencyBudget): QueueTuning {
   const maxDeliveryCount = budget.maxDeliveryCount ?? DEFAULT_MAX_DELIVERY_COUNT;
   const worst = worstCaseStripeMs(stripe);
   const needed = deliveryBudgetMs(budget);
-  const fitsOneLock = needed <= LOCK_MAX_MS;
+  // What the lock must cover: the delivery, and a wait for a Stripe slot when the consumer pipelines.
+  const held = messageHoldMs(needed, budget.concurrency);
+  const fitsOneLock = held <= LOCK_MAX_MS;
 
-  const lockDurationMs = requestedLock ?? (fitsOneLock ? clamp(roundUp(needed, LOCK_STEP_MS), LOCK_MIN_MS, LOCK_MAX_MS) : LOCK_MAX_MS);
-  const lockCovers = lockDurationMs >= needed;
+  const lockDurationMs = requestedLock ?? (fitsOneLock ? clamp(roundUp(held, LOCK_STEP_MS), LOCK_MIN_MS, LOCK_MAX_MS) : LOCK_MAX_MS);
+  const lockCovers = lockDurationMs >= held;
   if (!lockCovers && !renewalAllowed) {
     const fit = largestFittingTimeoutMs(budget);
     throw new TuningError([
-      `a delivery may take ${describeMs(needed)} (Stripe worst case ${describeMs(worst)} = ${stripe.maxNetworkRetries + 1} attempts x ${describeMs(stripe.timeoutMs)} timeout + backoff + ${describeMs(stripe.threeDsP99Ms ?? 0)} 3-D Secure; processing ${describeMs(budget.processingMs ?? DEFAULT_PROCESSING_MS)}; margin ${describeMs(budget.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS)}) but the lock is ${describeMs(lockDurationMs)} and renewal is disabled: enable renewal, ` +
+      `${budget.concurrency && waitsForStripeSlot(budget.concurrency) ? `a message may be held ${describeHold(needed, budget.concurrency)}; ` : ""}a delivery may take ${describeMs(needed)} (Stripe worst case ${describeMs(worst)} = ${stripe.maxNetworkRetries + 1} attempts x ${describeMs(stripe.timeoutMs)} timeout + backoff + ${describeMs(stripe.threeDsP99Ms ?? 0)} 3-D Secure; processing ${describeMs(budget.processingMs ?? DEFAULT_PROCESSING_MS)}; margin ${describeMs(budget.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS)}) but the lock is ${describeMs(lockDurationMs)} and renewal is disabled: enable renewal, ` +
         (requestedLock !== undefined && fitsOneLock
-          ? `or lengthen lockDuration to at least ${formatIsoDuration(roundUp(needed, 1000))}`
+          ? `or lengthen lockDuration to at least ${formatIsoDuration(roundUp(held, 1000))}`
           : fit > 0
             ? `or lower stripe.timeoutMs to at most ${fit} (with maxNetworkRetries ${stripe.maxNetworkRetries}) so one lock of at most 5 min covers it`
             : `or lower stripe.maxNetworkRetries, processingMs or threeDsP99Ms: even a zero timeout does not fit in a 5 min lock`),
     ]);
   }
-  const maxAutoLockRenewalDurationInMs = lockCovers ? 0 : roundUp(2 * needed, 1000);
+  // Twice the delivery budget (a slow charge and a slow retry inside it), and never less than the whole hold.
+  const maxAutoLockRenewalDurationInMs = lockCovers ? 0 : roundUp(Math.max(2 * needed, held), 1000);
 
   const holdPerDeliveryMs = lockCovers ? lockDurationMs : maxAutoLockRenewalDurationInMs + lockDurationMs;
   const allDeliveriesMs = maxDeliveryCount * holdPerDeliveryMs;
@@ -235,6 +252,8 @@ export function tuneQueue(budget: LatencyBudget): QueueTuning {
   return {
     worstCaseStripeMs: worst,
     deliveryBudgetMs: needed,
+    messageHoldMs: held,
+    budget,
     lockDuration,
     lockDurationMs,
     maxDeliveryCount,
@@ -245,12 +264,13 @@ export function tuneQueue(budget: LatencyBudget): QueueTuning {
     consumer,
     explanation: {
       worstCaseStripeMs: `One Stripe call can take ${describeMs(worst)}: ${stripe.maxNetworkRetries + 1} attempts x ${describeMs(stripe.timeoutMs)} timeout, ${describeMs(backoffMs)} of SDK backoff between them (min(0.5 s x 2^(n-1), 5 s) each), and ${describeMs(stripe.threeDsP99Ms ?? 0)} of 3-D Secure wait. With processing and margin one delivery needs ${describeMs(needed)}.`,
+      messageHoldMs: `A message may be held ${describeHold(needed, budget.concurrency)}. The lock, the renewal deadline, the grace period and the runtime's start-up check all cover this.`,
       lockDuration: lockCovers
-        ? `${lockDuration} (${describeMs(lockDurationMs)}) outlasts the whole delivery budget of ${describeMs(needed)}, so the lock cannot lapse mid-charge even when Service Bus throttles lock renewals.`
-        : `${lockDuration} is the longest lock Service Bus allows and the delivery budget of ${describeMs(needed)} does not fit in it, so the consumer must renew; a long lock keeps renewals (and renew-lock throttling) rare.`,
+        ? `${lockDuration} (${describeMs(lockDurationMs)}) outlasts the longest hold of a message, ${describeMs(held)}, so the lock cannot lapse mid-charge even when Service Bus throttles lock renewals.`
+        : `${lockDuration} is the longest lock Service Bus allows and the longest hold of a message, ${describeMs(held)}, does not fit in it, so the consumer must renew; a long lock keeps renewals (and renew-lock throttling) rare.`,
       maxAutoLockRenewalDurationInMs: lockCovers
         ? "0: one lock covers the delivery, so the consumer does not renew (renewals cost namespace credits, and a throttled renewal is what lets a lock lapse mid-charge). A delivery that overruns is redelivered and meets the billing guard's lease."
-        : `${maxAutoLockRenewalDurationInMs} ms: the consumer renews the lock for twice the delivery budget (${describeMs(maxAutoLockRenewalDurationInMs)}), so one slow charge plus one slow retry inside it still hold the message.`,
+        : `${maxAutoLockRenewalDurationInMs} ms: the consumer renews the lock for twice the delivery budget and at least the longest hold (${describeMs(maxAutoLockRenewalDurationInMs)}), so one slow charge plus one slow retry, or a wait for a Stripe slot, still hold the message.`,
       stripeTimeoutMs: `${stripe.timeoutMs}: the Stripe client's timeout per attempt; the lock and renewal above are computed from it, so change it here and redeploy, not in the consumer alone.`,
       stripeMaxNetworkRetries: `${stripe.maxNetworkRetries}: the Stripe client's own retries inside one call (${stripe.maxNetworkRetries + 1} attempts); every extra retry adds a full timeout to the worst case.`,
       maxDeliveryCount: `${maxDeliveryCount}: deliveries before Service Bus dead-letters the event (and the dead-letter alert fires); the consumer reschedules unknown Stripe outcomes itself, so deliveries are spent only on crashes and lapsed locks.`,

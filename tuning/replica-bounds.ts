@@ -2,11 +2,18 @@
 // guard database's connection limit and the queue's delivery budget. Infra deploys these numbers (Container Apps
 // scale rule and grace period), the policy pack re-derives them, and the runtime sizes its pool with guardPoolSize.
 // PURE: no Pulumi import.
-import { describeMs } from "./iso-duration.js";
+import { concurrencyProblems, describeHold, messageHoldMs } from "./message-hold.js";
 
 /** Stripe's default rate limit in live mode: 100 read and 100 write operations per second (25 in test mode). */
 export const STRIPE_LIVE_RATE_LIMIT_PER_SECOND = 100;
 export const STRIPE_TEST_RATE_LIMIT_PER_SECOND = 25;
+/** Each Stripe endpoint's own default limit (e.g. `POST /v1/payment_intents`), counted against the account's too. */
+export const STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND = 25;
+/**
+ * Revisions that may run at once: a Single-mode rollout keeps the old revision's replicas until the new one's are
+ * ready, so for a while both may run at their maximum and share one Stripe and connection budget.
+ */
+export const ROLLOUT_REVISIONS = 2;
 /** Share of the account's rate limit the billing consumers may use together: the rest is for the dashboard, webhooks and other services. */
 export const DEFAULT_STRIPE_RATE_UTILIZATION = 0.8;
 /**
@@ -21,15 +28,16 @@ export const CONTAINER_APPS_MAX_REPLICAS = 1000;
 /** Container Apps' ceiling on `terminationGracePeriodSeconds`. */
 export const CONTAINER_APPS_MAX_GRACE_SECONDS = 600;
 
-/** Connections one consumer's guard pool opens: one per message in flight plus one for batched completions, at least 10. */
 /**
- * The grace period between SIGTERM and SIGKILL that lets a message in flight finish: the delivery budget, rounded up
- * to the whole seconds Container Apps' terminationGracePeriodSeconds takes. The proving ground's scale-in uses it too.
+ * The grace period between SIGTERM and SIGKILL that lets a message in flight finish: how long a message may be held
+ * (messageHoldMs: its delivery, plus a wait for a Stripe slot when pipelined), rounded up to the whole seconds
+ * Container Apps' terminationGracePeriodSeconds takes. The proving ground's scale-in uses it too.
  */
-export function gracePeriodSeconds(deliveryBudgetMs: number): number {
-  return Math.ceil(deliveryBudgetMs / 1000);
+export function gracePeriodSeconds(messageHoldMs: number): number {
+  return Math.ceil(messageHoldMs / 1000);
 }
 
+/** Connections one consumer's guard pool opens: one per message in flight plus one for batched completions, at least 10. */
 export function guardPoolSize(maxConcurrentCalls: number): number {
   return Math.max(10, maxConcurrentCalls + 1);
 }
@@ -51,6 +59,8 @@ export interface ReplicaBudget {
   maxReplicas?: number;
   /** The queue's delivery budget (tuneQueue(...).deliveryBudgetMs). */
   deliveryBudgetMs: number;
+  /** Stripe calls per message (the flow's `calls`), default 1. */
+  stripeCallsPerMessage?: number;
 }
 
 export interface ReplicaBounds {
@@ -65,7 +75,9 @@ export interface ReplicaBounds {
   poolSizePerReplica: number;
   /** KEDA's target: messages per replica, the consumer's messages in flight. */
   messageCount: number;
-  /** SIGTERM to SIGKILL: the whole delivery budget, in whole seconds, so a replica drains its in-flight charges. */
+  /** How long a replica may hold one message (messageHoldMs). */
+  messageHoldMs: number;
+  /** SIGTERM to SIGKILL: the whole hold of a message, in whole seconds, so a replica drains its in-flight charges. */
   terminationGracePeriodSeconds: number;
   explanation: { maxReplicas: string; terminationGracePeriodSeconds: string; messageCount: string; minReplicas: string };
 }
@@ -92,6 +104,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   ] as const) {
     if (!positiveWhole(value)) problems.push(`${field} is ${JSON.stringify(value)}: expected a whole number >= 1`);
   }
+  if (problems.length === 0) problems.push(...concurrencyProblems(budget));
   if (!(budget.stripeRatePerSecond > 0)) problems.push(`stripeRatePerSecond is ${JSON.stringify(budget.stripeRatePerSecond)}: expected a rate above 0`);
   if (!Number.isInteger(minReplicas) || minReplicas < 1) {
     problems.push(`minReplicas is ${JSON.stringify(minReplicas)}: keep at least 1 replica, or a scale-in to zero cuts in-flight charges and the next event waits for a cold start`);
@@ -100,17 +113,19 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
 
   const pool = guardPoolSize(budget.maxConcurrentCalls);
   const perReplicaRate = (budget.maxConcurrentStripeCalls * 1000) / fastest;
-  const byStripe = Math.floor(budget.stripeRatePerSecond / perReplicaRate);
-  const byConnections = Math.floor(budget.connectionBudget / pool);
+  // Both revisions of a rollout may run at their maximum at once: each gets half of either budget.
+  const byStripe = Math.floor(budget.stripeRatePerSecond / perReplicaRate / ROLLOUT_REVISIONS);
+  const byConnections = Math.floor(budget.connectionBudget / pool / ROLLOUT_REVISIONS);
   const computed = Math.min(byStripe, byConnections, CONTAINER_APPS_MAX_REPLICAS);
   const limiting = byStripe <= byConnections ? "Stripe rate" : "connection";
-  const grace = gracePeriodSeconds(budget.deliveryBudgetMs);
+  const heldMs = messageHoldMs(budget.deliveryBudgetMs, budget);
+  const grace = gracePeriodSeconds(heldMs);
 
   if (computed < minReplicas) {
     problems.push(
       byStripe < minReplicas
-        ? `maxConcurrentStripeCalls ${budget.maxConcurrentStripeCalls}: one replica makes up to ${perReplicaRate} Stripe calls/s, more than the ${budget.stripeRatePerSecond}/s budget allows for ${minReplicas} replica(s): lower maxConcurrentStripeCalls or raise the Stripe rate budget`
-        : `connectionBudget ${budget.connectionBudget}: ${minReplicas} replica(s) x ${pool} guard connections do not fit: lower maxConcurrentCalls or raise the database's maxConnections`,
+        ? `maxConcurrentStripeCalls ${budget.maxConcurrentStripeCalls}: one replica makes up to ${perReplicaRate} Stripe calls/s, and ${minReplicas} replica(s) in each of the ${ROLLOUT_REVISIONS} revisions a rollout runs side by side need more than the ${budget.stripeRatePerSecond}/s budget: lower maxConcurrentStripeCalls or raise the Stripe rate budget`
+        : `connectionBudget ${budget.connectionBudget}: ${minReplicas} replica(s) x ${pool} guard connections in each of the ${ROLLOUT_REVISIONS} revisions a rollout runs side by side do not fit: lower maxConcurrentCalls or raise the database's maxConnections`,
     );
   }
   if (budget.maxReplicas !== undefined && (!Number.isInteger(budget.maxReplicas) || budget.maxReplicas > computed || budget.maxReplicas < minReplicas)) {
@@ -120,7 +135,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   }
   if (grace > CONTAINER_APPS_MAX_GRACE_SECONDS) {
     problems.push(
-      `the delivery budget ${describeMs(budget.deliveryBudgetMs)} exceeds Container Apps' ${CONTAINER_APPS_MAX_GRACE_SECONDS} s termination grace period: a scale-in would SIGKILL a charge in flight; lower the queue's Stripe timeout, retries or 3-D Secure wait`,
+      `a message may be held ${describeHold(budget.deliveryBudgetMs, budget)}, over Container Apps' ${CONTAINER_APPS_MAX_GRACE_SECONDS} s termination grace period: a scale-in would SIGKILL a charge in flight; lower the queue's Stripe timeout, retries or 3-D Secure wait, or give every message in flight its own Stripe slot (maxConcurrentStripeCalls = maxConcurrentCalls)`,
     );
   }
   if (problems.length > 0) throw new ReplicaBudgetError(problems);
@@ -134,13 +149,14 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
     stripeCallsPerSecondPerReplica: perReplicaRate,
     poolSizePerReplica: pool,
     messageCount: budget.maxConcurrentCalls,
+    messageHoldMs: heldMs,
     terminationGracePeriodSeconds: grace,
     explanation: {
       maxReplicas:
         `${maxReplicas}${budget.maxReplicas !== undefined ? ` (set; computed ceiling ${computed})` : ""}: ` +
-        `Stripe allows ${byStripe} (${budget.stripeRatePerSecond} calls/s budget / ${perReplicaRate} calls/s per replica = ${budget.maxConcurrentStripeCalls} in flight x 1000 / ${fastest} ms fastest call), ` +
-        `the database ${byConnections} (${budget.connectionBudget} connections / ${pool} per replica); the ${limiting} budget binds.`,
-      terminationGracePeriodSeconds: `${grace} s: the queue's whole delivery budget (${describeMs(budget.deliveryBudgetMs)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
+        `Stripe allows ${byStripe} (${budget.stripeRatePerSecond} calls/s budget / ${perReplicaRate} calls/s per replica = ${budget.maxConcurrentStripeCalls} in flight x 1000 / ${fastest} ms fastest call, / ${ROLLOUT_REVISIONS} revisions side by side in a rollout), ` +
+        `the database ${byConnections} (${budget.connectionBudget} connections / ${pool} per replica / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
+      terminationGracePeriodSeconds: `${grace} s: the longest hold of a message (${describeHold(budget.deliveryBudgetMs, budget)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
       messageCount: `${budget.maxConcurrentCalls}: KEDA adds a replica per ${budget.maxConcurrentCalls} waiting messages, one replica's messages in flight.`,
       minReplicas: `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer.`,
     },
@@ -161,7 +177,19 @@ export function connectionBudgetPerConsumer(share: ConnectionShare): number {
   return Math.max(0, Math.floor(usable / Math.max(1, share.consumers)));
 }
 
-/** Each consumer's equal share of the account's Stripe rate limit, after the utilization headroom. */
-export function stripeRatePerConsumer(rateLimitPerSecond: number, consumers: number, utilization = DEFAULT_STRIPE_RATE_UTILIZATION): number {
-  return (rateLimitPerSecond * utilization) / Math.max(1, consumers);
+/**
+ * Each consumer's Stripe budget in requests per second, fleet-wide (all its replicas together): its equal share of the
+ * account's limit, and never more than one endpoint's limit (its charges all hit one endpoint, e.g. POST
+ * /v1/payment_intents), both after the utilization headroom. The app's STRIPE_REQUESTS_PER_SECOND and its replica
+ * bounds both come from this.
+ */
+export function stripeRatePerConsumer(
+  rateLimitPerSecond: number,
+  consumers: number,
+  utilization = DEFAULT_STRIPE_RATE_UTILIZATION,
+  endpointRateLimitPerSecond = STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
+): number {
+  const rate = Math.min((rateLimitPerSecond * utilization) / Math.max(1, consumers), endpointRateLimitPerSecond * utilization);
+  // Rounded down to hundredths: the app's environment carries it as text, and must never exceed the budget.
+  return Math.floor(rate * 100 + 1e-9) / 100;
 }

@@ -2,11 +2,12 @@
 // asked, an optional shared action group for the queues' alerts, optional diagnostics to Log Analytics (Dedicated
 // tables) with a log alert on *new* dead letters, and in production a delete lock plus Pulumi's `protect`.
 import * as pulumi from "@pulumi/pulumi";
-import { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
+import type { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
 import { ActionGroup, DiagnosticSetting, ScheduledQueryRule } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
 import { defaultSeverities, NEW_DEAD_LETTERS_COLUMN, newDeadLettersQuery } from "../alert-specs.js";
 import type { Sku } from "../stack-config.js";
+import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 
 export interface BillingAlertReceivers {
@@ -94,16 +95,7 @@ export class BillingNamespace extends pulumi.ComponentResource {
     );
     this.namespaceName = this.namespace.name;
     if (this.protect) {
-      this.lock = new ManagementLockByScope(
-        `${name}-delete-lock`,
-        {
-          scope: this.namespace.id,
-          lockName: "chargeguard-do-not-delete",
-          level: "CanNotDelete",
-          notes: "chargeguard: production billing namespace; its queues hold customers' billing events. Remove this lock on purpose.",
-        },
-        { parent: this },
-      );
+      this.lock = deleteLock(`${name}-delete-lock`, this.namespace.id, "production billing namespace; its queues hold customers' billing events.", { parent: this });
     }
     this.namespaceId = this.namespace.id;
 

@@ -4,6 +4,7 @@
 // Apps read them as Key Vault references through their own identity (`secretUrl`, versionless: rotation applies).
 import * as pulumi from "@pulumi/pulumi";
 import { Vault } from "@pulumi/azure-native/keyvault/index.js";
+import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 
 export interface BillingSecretsArgs {
@@ -51,6 +52,10 @@ export class BillingSecrets extends pulumi.ComponentResource {
       { parent: this, protect: args.production },
     );
     this.vaultId = this.vault.id;
+    if (args.production) {
+      // Purge protection keeps a deleted vault recoverable; the lock stops the delete itself.
+      deleteLock(`${name}-delete-lock`, this.vaultId, "production vault of the consumers' Stripe keys.", { parent: this });
+    }
     this.vaultUri = this.vault.properties.apply((properties) => properties.vaultUri ?? `https://${args.vaultName}.vault.azure.net/`);
     if (args.logAnalyticsWorkspaceId !== undefined) {
       dedicatedDiagnostics(

@@ -1,15 +1,17 @@
 // One billing consumer on Container Apps, scaled by KEDA from its queue. Every bound is computed (replicaBounds):
 // max replicas from the Stripe rate and database connection budgets, the grace period from the queue's delivery
 // budget (SIGTERM, then SIGKILL after it: in-flight charges finish), KEDA's messageCount from the consumer's
-// messages in flight, never fewer than one replica. The scale rule signs in with the app's user-assigned identity
-// (no SAS: local auth stays off); secrets are Key Vault references read through the same identity; the app is
+// messages in flight, never fewer than one replica. The scale rule signs in with its own user-assigned identity
+// (ScalerIdentity: Manage on the queue; no SAS: local auth stays off); secrets are Key Vault references read through the same identity; the app is
 // created only after its role assignments exist. The environment follows the consumer's run contract.
 import * as pulumi from "@pulumi/pulumi";
 import { ContainerApp } from "@pulumi/azure-native/app/index.js";
 import { replicaBounds, type ReplicaBounds, type ReplicaBudget } from "../../tuning/index.js";
+import { consumerProbes, HEALTH_PORT } from "../consumer-probes.js";
 import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
 import type { BillingQueue } from "./billing-queue.js";
 import type { ConsumerIdentity } from "./consumer-identity.js";
+import type { ScalerIdentity } from "./scaler-identity.js";
 
 /** A Container Apps secret read from Key Vault, handed to the container as an environment variable. */
 export interface VaultSecretReference {
@@ -27,6 +29,8 @@ export interface ConsumerAppArgs {
   appName: string;
   environmentId: pulumi.Input<string>;
   identity: ConsumerIdentity;
+  /** KEDA's own identity: Data Owner (Manage) on the queue, which the consumer's identity never holds. */
+  scaler: ScalerIdentity;
   queue: BillingQueue;
   /** The namespace's name (KEDA's `namespace` metadata) and host (the consumer's SERVICEBUS_FULLY_QUALIFIED_NAMESPACE). */
   namespaceName: pulumi.Input<string>;
@@ -43,6 +47,11 @@ export interface ConsumerAppArgs {
   environment?: Record<string, string>;
   appInsightsConnectionString?: pulumi.Input<string>;
   tags?: Record<string, pulumi.Input<string>>;
+  /**
+   * Further resources the app must wait for (its database mapping, the vault's private endpoint): a component's own
+   * dependsOn would not hold back its child, so they go on the Container App itself.
+   */
+  dependsOn?: pulumi.Resource[];
 }
 
 
@@ -52,7 +61,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
 
   constructor(name: string, args: ConsumerAppArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:ConsumerApp", name, {}, opts);
-    const { queue, identity, budget } = args;
+    const { queue, identity, scaler, budget } = args;
     this.bounds = replicaBounds({ ...budget, deliveryBudgetMs: queue.tuning.deliveryBudgetMs });
     const recorded = {
       maxConcurrentCalls: budget.maxConcurrentCalls,
@@ -68,6 +77,10 @@ export class ConsumerApp extends pulumi.ComponentResource {
       { name: "AZURE_CLIENT_ID", value: identity.clientId },
       { name: "MAX_CONCURRENT_CALLS", value: String(budget.maxConcurrentCalls) },
       { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
+      // The app's fleet-wide Stripe ceiling: the same budget its max replicas come from (stripeRatePerConsumer).
+      { name: "STRIPE_REQUESTS_PER_SECOND", value: String(budget.stripeRatePerSecond) },
+      // The generated consumer answers the probes below on this port.
+      { name: "HEALTH_PORT", value: String(HEALTH_PORT) },
       ...(args.database
         ? [
             {
@@ -92,7 +105,8 @@ export class ConsumerApp extends pulumi.ComponentResource {
         containerAppName: args.appName,
         managedEnvironmentId: args.environmentId,
         workloadProfileName: "Consumption",
-        identity: { type: "UserAssigned", userAssignedIdentities: [identity.resourceId] },
+        // The scale rule's identity must be one of the app's; the consumer signs in as AZURE_CLIENT_ID (its own).
+        identity: { type: "UserAssigned", userAssignedIdentities: [identity.resourceId, scaler.resourceId] },
         configuration: {
           activeRevisionsMode: "Single",
           secrets: args.secrets.map((secret) => ({ name: secret.name, keyVaultUrl: secret.keyVaultUrl, identity: identity.resourceId })),
@@ -100,7 +114,9 @@ export class ConsumerApp extends pulumi.ComponentResource {
         },
         template: {
           terminationGracePeriodSeconds: this.bounds.terminationGracePeriodSeconds,
-          containers: [{ name: "consumer", image: args.image, resources: { cpu: args.cpu, memory: args.memory }, env }],
+          containers: [
+            { name: "consumer", image: args.image, resources: { cpu: args.cpu, memory: args.memory }, env, probes: consumerProbes.map((probe) => ({ ...probe, httpGet: { ...probe.httpGet } })) },
+          ],
           scale: {
             minReplicas: this.bounds.minReplicas,
             maxReplicas: this.bounds.maxReplicas,
@@ -109,7 +125,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
                 name: "servicebus-queue",
                 custom: {
                   type: "azure-servicebus",
-                  identity: identity.resourceId,
+                  identity: scaler.resourceId,
                   metadata: { namespace: args.namespaceName, queueName: queue.queueName, messageCount: String(this.bounds.messageCount) },
                 },
               },
@@ -119,7 +135,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
         tags: { ...args.tags, [REPLICA_BUDGET_TAG_NAME]: JSON.stringify(recorded) },
       },
       // RBAC first: a Key Vault reference or image pull made before the grants exist fails the revision.
-      { parent: this, dependsOn: [...identity.roleAssignments, queue] },
+      { parent: this, dependsOn: [...identity.roleAssignments, scaler.roleAssignment, queue, ...(args.dependsOn ?? [])] },
     );
 
     this.registerOutputs({ appId: this.app.id, bounds: this.bounds });

@@ -1,5 +1,7 @@
-// The Container Apps environment the consumers run in: logs to the Log Analytics workspace, in production inside
-// the VNet's apps subnet (internal: consumers take no inbound traffic) and zone redundant; diagnostics in Dedicated tables.
+// The Container Apps environment the consumers run in, in production inside the VNet's apps subnet (internal:
+// consumers take no inbound traffic) and zone redundant. Its logs go to the workspace once: destination
+// "azure-monitor" hands them to the diagnostic setting (Dedicated tables); "log-analytics" as well would write each
+// console line twice ([Log storage and monitoring options in Azure Container Apps](https://learn.microsoft.com/azure/container-apps/log-options)).
 import * as pulumi from "@pulumi/pulumi";
 import { ManagedEnvironment } from "@pulumi/azure-native/app/index.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
@@ -8,7 +10,7 @@ export interface ConsumerEnvironmentArgs {
   resourceGroupName: pulumi.Input<string>;
   location?: pulumi.Input<string>;
   environmentName: string;
-  logAnalytics: { workspaceId: pulumi.Input<string>; customerId: pulumi.Input<string>; sharedKey: pulumi.Input<string> };
+  logAnalytics: { workspaceId: pulumi.Input<string> };
   /** Production: the apps subnet (delegated to Microsoft.App/environments). */
   infrastructureSubnetId?: pulumi.Input<string>;
   zoneRedundant?: boolean;
@@ -27,10 +29,8 @@ export class ConsumerEnvironment extends pulumi.ComponentResource {
         resourceGroupName: args.resourceGroupName,
         location: args.location,
         environmentName: args.environmentName,
-        appLogsConfiguration: {
-          destination: "log-analytics",
-          logAnalyticsConfiguration: { customerId: args.logAnalytics.customerId, sharedKey: pulumi.secret(args.logAnalytics.sharedKey) },
-        },
+        // No shared key needed either: the diagnostic setting below is the only path to the workspace.
+        appLogsConfiguration: { destination: "azure-monitor" },
         workloadProfiles: [{ name: "Consumption", workloadProfileType: "Consumption" }],
         ...(args.infrastructureSubnetId !== undefined
           ? { vnetConfiguration: { infrastructureSubnetId: args.infrastructureSubnetId, internal: true }, zoneRedundant: args.zoneRedundant ?? true }

@@ -4,9 +4,10 @@
 // Assignment names are deterministic (roleAssignmentName), so re-created state never collides with
 // RoleAssignmentExists. The app gets AZURE_CLIENT_ID so DefaultAzureCredential picks this identity.
 import * as pulumi from "@pulumi/pulumi";
-import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
+import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
-import { builtInRoles, consumerQueueRights, roleAssignmentName, roleDefinitionId, roleGuidOf } from "../access.js";
+import { builtInRoles, consumerQueueRights, roleGuidOf } from "../access.js";
+import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 /** One grant: a built-in role on a scope. */
 export interface IdentityGrant {
@@ -69,22 +70,12 @@ export class ConsumerIdentity extends pulumi.ComponentResource {
         ? [{ key: "vault-secrets-user", role: "Key Vault Secrets User", roleGuid: builtInRoles.keyVaultSecretsUser, scope: args.vaultId }]
         : []),
     ];
-    this.roleAssignments = this.grants.map(
-      (grant) =>
-        new RoleAssignment(
-          `${name}-${grant.key}`,
-          {
-            roleAssignmentName: pulumi
-              .all([grant.scope, this.principalId])
-              .apply(([scope, principal]) => roleAssignmentName(scope, principal, grant.roleGuid)),
-            principalId: this.principalId,
-            principalType: "ServicePrincipal",
-            scope: grant.scope,
-            roleDefinitionId: pulumi.output(grant.scope).apply((scope) => roleDefinitionId(scope, grant.roleGuid)),
-            description: `chargeguard: ${grant.role} for consumer ${args.identityName}`,
-          },
-          { parent: this },
-        ),
+    this.roleAssignments = this.grants.map((grant) =>
+      identityRoleAssignment(
+        `${name}-${grant.key}`,
+        { principalId: this.principalId, roleGuid: grant.roleGuid, scope: grant.scope, description: `chargeguard: ${grant.role} for consumer ${args.identityName}` },
+        { parent: this },
+      ),
     );
 
     this.registerOutputs({

@@ -11,6 +11,7 @@ import {
   FirewallRule,
   Server,
 } from "@pulumi/azure-native/dbforpostgresql/index.js";
+import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 
 export interface EntraAdministrator {
@@ -38,7 +39,12 @@ export interface GuardDatabaseArgs {
   backupRetentionDays: number;
   geoRedundantBackup: boolean;
   /** Production: private access through a delegated subnet and a private DNS zone; no public endpoint. */
-  privateAccess?: { delegatedSubnetId: pulumi.Input<string>; privateDnsZoneId: pulumi.Input<string> };
+  privateAccess?: {
+    delegatedSubnetId: pulumi.Input<string>;
+    privateDnsZoneId: pulumi.Input<string>;
+    /** The zone's link to the VNet: Azure creates the server only once the zone resolves there, and infers no order. */
+    zoneLink?: pulumi.Resource;
+  };
   production: boolean;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -53,6 +59,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
   readonly host: pulumi.Output<string>;
   readonly maxConnections: number;
   readonly administrators: AdministratorsMicrosoftEntra[];
+  readonly #administratorByKey = new Map<string, AdministratorsMicrosoftEntra>();
 
   constructor(name: string, args: GuardDatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:GuardDatabase", name, {}, opts);
@@ -81,8 +88,11 @@ export class GuardDatabase extends pulumi.ComponentResource {
           : { publicNetworkAccess: "Enabled" },
         tags: args.tags,
       },
-      { parent: this, protect: args.production },
+      { parent: this, protect: args.production, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
     );
+    if (args.production) {
+      deleteLock(`${name}-delete-lock`, this.server.id, "production guard database; its records are what keeps charges exactly once.", { parent: this });
+    }
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
 
     this.database = new Database(
@@ -93,6 +103,12 @@ export class GuardDatabase extends pulumi.ComponentResource {
     new Configuration(
       `${name}-max-connections`,
       { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
+      { parent: this },
+    );
+    // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
+    new Configuration(
+      `${name}-database-activity-metrics`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "metrics.collector_database_activity", value: "on", source: "user-override" },
       { parent: this },
     );
     // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
@@ -111,6 +127,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
         { parent: this, dependsOn: [previous] },
       );
       previous = resource;
+      this.#administratorByKey.set(key, resource);
       return resource;
     });
     if (!args.privateAccess) {
@@ -129,5 +146,10 @@ export class GuardDatabase extends pulumi.ComponentResource {
       );
     }
     this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
+  }
+
+  /** The Entra mapping of one principal (by its key, e.g. a consumer identity's name): an app must wait for its own. */
+  administratorFor(key: string): AdministratorsMicrosoftEntra | undefined {
+    return this.#administratorByKey.get(key);
   }
 }

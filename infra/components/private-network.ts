@@ -1,8 +1,10 @@
 // The production network: a VNet with three subnets (apps delegated to Container Apps, database delegated to
 // PostgreSQL Flexible, one for private endpoints) and the private DNS zones that make the namespace, the vault and
-// the database resolve to private addresses inside it. Development has none of this: public and cheap.
+// the database resolve to private addresses inside it. Subnets have no default outbound access, so the apps subnet
+// gets its one way out: a NAT gateway with a static public IP (api.stripe.com, the registry, Entra), which is also the
+// fixed address Stripe users put on allow-lists. Development has none of this: public and cheap.
 import * as pulumi from "@pulumi/pulumi";
-import { Subnet, VirtualNetwork } from "@pulumi/azure-native/network/index.js";
+import { NatGateway, PublicIPAddress, Subnet, VirtualNetwork } from "@pulumi/azure-native/network/index.js";
 import { PrivateZone, VirtualNetworkLink } from "@pulumi/azure-native/privatedns/index.js";
 import { planSubnets } from "../network-plan.js";
 
@@ -31,9 +33,13 @@ export class PrivateNetwork extends pulumi.ComponentResource {
   readonly appsSubnetId: pulumi.Output<string>;
   readonly privateEndpointsSubnetId: pulumi.Output<string>;
   readonly databaseSubnetId: pulumi.Output<string>;
+  /** The consumers' egress address (the NAT gateway's static public IP): for Stripe's and partners' allow-lists. */
+  readonly egressIp: pulumi.Output<string>;
   /** Zone ids by key: serviceBus, vault, postgres. */
   readonly zoneIds: Record<string, pulumi.Output<string>> = {};
   readonly links: VirtualNetworkLink[] = [];
+  /** Each zone's VNet link by key (serviceBus, vault, postgres): what resolves the zone inside the VNet. */
+  readonly linkByZone: Record<string, VirtualNetworkLink> = {};
 
   constructor(name: string, args: PrivateNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("chargeguard:infra:PrivateNetwork", name, {}, opts);
@@ -50,7 +56,34 @@ export class PrivateNetwork extends pulumi.ComponentResource {
       // Subnets are their own resources below; inline `subnets` here would fight them on every update.
       { parent: this, ignoreChanges: ["subnets"] },
     );
-    const subnet = (key: string, addressPrefix: string, delegation?: string, dependsOn: pulumi.Resource[] = []) =>
+    const egressAddress = new PublicIPAddress(
+      `${name}-egress-ip`,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        publicIpAddressName: `${args.vnetName}-egress`,
+        sku: { name: "Standard", tier: "Regional" },
+        publicIPAllocationMethod: "Static",
+        publicIPAddressVersion: "IPv4",
+        tags: args.tags,
+      },
+      { parent: this },
+    );
+    const nat = new NatGateway(
+      `${name}-nat`,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        natGatewayName: `${args.vnetName}-nat`,
+        sku: { name: "Standard" },
+        publicIpAddresses: [{ id: egressAddress.id }],
+        idleTimeoutInMinutes: 4,
+        tags: args.tags,
+      },
+      { parent: this },
+    );
+    this.egressIp = egressAddress.ipAddress.apply((address) => address ?? "(assigned at creation)");
+    const subnet = (key: string, addressPrefix: string, delegation?: string, dependsOn: pulumi.Resource[] = [], natGatewayId?: pulumi.Input<string>) =>
       new Subnet(
         `${name}-${key}`,
         {
@@ -60,11 +93,13 @@ export class PrivateNetwork extends pulumi.ComponentResource {
           addressPrefix,
           ...(delegation ? { delegations: [{ name: delegation.replace(/\W/g, "-"), serviceName: delegation }] } : {}),
           defaultOutboundAccess: false,
+          ...(natGatewayId !== undefined ? { natGateway: { id: natGatewayId } } : {}),
         },
         // Azure updates one subnet of a VNet at a time.
         { parent: this, dependsOn },
       );
-    const apps = subnet("apps", plan.apps, "Microsoft.App/environments");
+    // Only the apps reach the internet (Stripe); endpoints and the database answer inside the VNet.
+    const apps = subnet("apps", plan.apps, "Microsoft.App/environments", [], nat.id);
     const endpoints = subnet("private-endpoints", plan.privateEndpoints, undefined, [apps]);
     const database = subnet("database", plan.database, "Microsoft.DBforPostgreSQL/flexibleServers", [endpoints]);
     this.appsSubnetId = apps.id;
@@ -83,20 +118,20 @@ export class PrivateNetwork extends pulumi.ComponentResource {
         { parent: this },
       );
       this.zoneIds[key] = zone.id;
-      this.links.push(
-        new VirtualNetworkLink(
-          `${name}-${key}-link`,
-          {
-            resourceGroupName: args.resourceGroupName,
-            privateZoneName: zone.name,
-            virtualNetworkLinkName: `${args.vnetName}-link`,
-            location: "global",
-            virtualNetwork: { id: this.vnet.id },
-            registrationEnabled: false,
-          },
-          { parent: this },
-        ),
+      const link = new VirtualNetworkLink(
+        `${name}-${key}-link`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          privateZoneName: zone.name,
+          virtualNetworkLinkName: `${args.vnetName}-link`,
+          location: "global",
+          virtualNetwork: { id: this.vnet.id },
+          registrationEnabled: false,
+        },
+        { parent: this },
       );
+      this.links.push(link);
+      this.linkByZone[key] = link;
     }
 
     this.registerOutputs({
@@ -104,6 +139,7 @@ export class PrivateNetwork extends pulumi.ComponentResource {
       appsSubnetId: this.appsSubnetId,
       privateEndpointsSubnetId: this.privateEndpointsSubnetId,
       databaseSubnetId: this.databaseSubnetId,
+      egressIp: this.egressIp,
       zoneIds: this.zoneIds,
     });
   }

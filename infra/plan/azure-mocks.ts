@@ -40,6 +40,8 @@ const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:network:VirtualNetwork": "virtualNetworkName",
   "azure-native:network:Subnet": "subnetName",
   "azure-native:network:PrivateEndpoint": "privateEndpointName",
+  "azure-native:network:PublicIPAddress": "publicIpAddressName",
+  "azure-native:network:NatGateway": "natGatewayName",
   "azure-native:network:PrivateDnsZoneGroup": "privateDnsZoneGroupName",
   "azure-native:privatedns:PrivateZone": "privateZoneName",
   "azure-native:privatedns:VirtualNetworkLink": "virtualNetworkLinkName",
@@ -57,6 +59,8 @@ const PROVIDER_PATH: Record<string, string> = {
   "azure-native:dbforpostgresql:Server": "Microsoft.DBforPostgreSQL/flexibleServers",
   "azure-native:network:VirtualNetwork": "Microsoft.Network/virtualNetworks",
   "azure-native:network:PrivateEndpoint": "Microsoft.Network/privateEndpoints",
+  "azure-native:network:PublicIPAddress": "Microsoft.Network/publicIPAddresses",
+  "azure-native:network:NatGateway": "Microsoft.Network/natGateways",
   "azure-native:privatedns:PrivateZone": "Microsoft.Network/privateDnsZones",
   "azure-native:app:ManagedEnvironment": "Microsoft.App/managedEnvironments",
   "azure-native:app:ContainerApp": "Microsoft.App/containerApps",
@@ -166,6 +170,14 @@ export function azureMocks(record: (resource: MockedResource) => void): pulumi.r
       switch (args.token) {
         case "azure-native:authorization:getClientConfig":
           return { clientId: fakeGuid("deployer-client"), objectId: fakeGuid("deployer-object"), subscriptionId: PLAN_SUBSCRIPTION_ID, tenantId: PLAN_TENANT_ID };
+        case "azure-native:keyvault:getSecret": {
+          // The phase-two lookup: offline, every named secret is taken as present (its value is never returned).
+          const { vaultName, secretName } = args.inputs as { vaultName: string; secretName: string };
+          return {
+            name: secretName,
+            properties: { secretUri: `https://${vaultName}.vault.azure.net/secrets/${secretName}`, secretUriWithVersion: `https://${vaultName}.vault.azure.net/secrets/${secretName}/${"0".repeat(32)}` },
+          };
+        }
         case "azure-native:operationalinsights:getSharedKeys":
           return { primarySharedKey: "plan-shared-key", secondarySharedKey: "plan-shared-key-2" };
         default:

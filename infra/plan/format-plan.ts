@@ -2,6 +2,7 @@
 // so the table shows what `pulumi up` would create.
 import { basename } from "node:path";
 import { builtInRoles } from "../access.js";
+import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../database-roles.js";
 import { describeMs } from "../../tuning/index.js";
 import { billingPolicies } from "../policy/policies.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
@@ -62,6 +63,21 @@ function renewalText(consumerRenewalMs: number | undefined): string {
   return `${consumerRenewalMs} ms (${describeMs(consumerRenewalMs)})`;
 }
 
+/** The statements the database's own administrator runs once after phase one: a role per consumer, owning only its schema. */
+function databaseRoleLines({ config }: Plan): string[] {
+  const db = config.database;
+  const consumers = config.app?.consumers ?? [];
+  if (!db || db.administrators.length === 0 || consumers.length === 0) return [];
+  return [
+    `  Database roles: after phase one, as ${db.administrators.map((admin) => admin.principalName).join(" or ")}, per consumer (each owns only its schema):`,
+    ...consumers.flatMap((consumer) => [
+      `    ${consumer.identityName}: OID=$(az identity show -g ${config.resourceGroupName} -n ${consumer.identityName} --query principalId -o tsv)`,
+      `      in postgres: ${entraPrincipalStatement(consumer.identityName, "$OID")}`,
+      `      in ${db.databaseName}: ${consumerRoleStatements({ roleName: consumer.identityName, schema: consumerSchemaName(consumer.queue), databaseName: db.databaseName }).join(" ")}`,
+    ]),
+  ];
+}
+
 /** The service around the queues: where it runs and each consumer's computed bounds, each with its reason. */
 function serviceLines(plan: Plan): string[] {
   const { config, report } = plan;
@@ -70,7 +86,10 @@ function serviceLines(plan: Plan): string[] {
     const db = config.database;
     lines.push(
       `Guard database ${db.serverName}: PostgreSQL ${db.version}, ${db.skuName}, Entra ID only, HA ${db.highAvailability}, backups ${db.backupRetentionDays} days${db.geoRedundantBackup ? " geo-redundant" : ""}, ${config.network ? "private access" : "public access (Azure services only)"}, max_connections ${db.maxConnections} (${db.reservedConnections} reserved).`,
+      // A static server parameter: setting it is cheap, applying it is not.
+      `  max_connections is static: it applies only after a server restart. Restart once after the first deployment (az postgres flexible-server restart -g ${config.resourceGroupName} -n ${db.serverName}); each later change needs another, a short outage in which the consumers' claims fail and their messages are redelivered.`,
     );
+    lines.push(...databaseRoleLines(plan));
   }
   if (config.vault) {
     lines.push(
@@ -82,7 +101,7 @@ function serviceLines(plan: Plan): string[] {
     const stripe = config.app?.stripe;
     if (stripe) {
       lines.push(
-        `Stripe rate budget: ${stripe.utilization} x ${stripe.rateLimitPerSecond} operations/s (Stripe's live default is 100/s, test mode 25/s), shared by ${report.consumers.length} consumer app(s); a call is assumed to take at least ${stripe.fastestCallMs} ms.`,
+        `Stripe rate budget: ${stripe.utilization} x ${stripe.rateLimitPerSecond} operations/s (Stripe's live default is 100/s, test mode 25/s), shared by ${report.consumers.length} consumer app(s), each at most ${stripe.utilization} x one endpoint's ${stripe.endpointRateLimitPerSecond}/s (its STRIPE_REQUESTS_PER_SECOND); a call is assumed to take at least ${stripe.fastestCallMs} ms.`,
       );
     }
     lines.push(

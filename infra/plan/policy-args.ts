@@ -17,6 +17,8 @@ export interface PolicyTarget {
   inputs: Record<string, unknown>;
   /** Outputs for stack policies. */
   outputs: Record<string, unknown>;
+  /** Pulumi names of the resources it was declared to wait for (dependsOn), as the program registered them. */
+  dependsOn?: string[];
 }
 
 export interface Violation {
@@ -69,7 +71,8 @@ export function resourceArgs(target: PolicyTarget, config: object = {}): Resourc
 }
 
 export function stackArgs(targets: PolicyTarget[], config: object = {}): StackValidationArgs {
-  const resources: PolicyResource[] = targets.map((target) => ({
+  const resources: (PolicyResource & { dependsOnNames: string[] })[] = targets.map((target) => ({
+    dependsOnNames: target.dependsOn ?? [],
     type: target.type,
     props: target.outputs,
     urn: target.urn,
@@ -80,6 +83,10 @@ export function stackArgs(targets: PolicyTarget[], config: object = {}): StackVa
     isType: (resourceClass) => typeToken(resourceClass) === target.type,
     asType: (resourceClass) => (typeToken(resourceClass) === target.type ? (target.outputs as never) : undefined),
   }));
+  // The policy engine's dependencies: the declared dependsOn, resolved to the resources themselves.
+  for (const resource of resources) {
+    resource.dependencies = resource.dependsOnNames.flatMap((name) => resources.filter((other) => other.name === name));
+  }
   return {
     resources,
     stackTags: new Map(),

@@ -5,7 +5,7 @@ import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from ".
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
-import type { ConsumerSettings, ReplicaBounds } from "../../tuning/index.js";
+import { ROLLOUT_REVISIONS, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
 import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
@@ -14,6 +14,8 @@ export interface PlannedResource {
   type: string;
   name: string;
   inputs: Record<string, unknown>;
+  /** Pulumi names of what it waits for beyond its inputs (dependsOn): the order Azure does not infer. */
+  dependsOn: string[];
 }
 
 export interface PlannedQueue {
@@ -75,6 +77,22 @@ function withSecurePlaceholders(value: unknown): unknown {
   return value;
 }
 
+/** Records each resource's declared dependsOn by Pulumi name (plain resources, as this program passes them). */
+function recordDependsOn(into: Map<string, string[]>): pulumi.ResourceTransformation {
+  const names = new WeakMap<pulumi.Resource, string>();
+  return (args) => {
+    names.set(args.resource, args.name);
+    const declared = args.opts.dependsOn;
+    const list = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
+    const named = list.flatMap((dependency) => {
+      const name = pulumi.Resource.isInstance(dependency) ? names.get(dependency) : undefined;
+      return name === undefined ? [] : [name];
+    });
+    if (named.length > 0) into.set(args.name, named);
+    return undefined;
+  };
+}
+
 const byTypeThenName = (a: PlannedResource, b: PlannedResource) =>
   a.type.localeCompare(b.type) || a.name.localeCompare(b.name);
 
@@ -97,12 +115,17 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   await pulumi.runtime.setMocks(azureMocks((resource) => mocked.push(resource)), PROJECT, stack, false);
   pulumi.runtime.setAllConfig(toPulumiConfig(withSecurePlaceholders(values) as Record<string, unknown>), secretKeys);
   // Every child's id is among the outputs, so once they resolve every resource has been registered.
-  const outputs = await new Promise<StackOutputs>((resolve) => {
-    pulumi.output(defineStack()).apply((resolved) => {
-      resolve(resolved as unknown as StackOutputs);
-      return resolved;
-    });
-  });
+  const dependsOn = new Map<string, string[]>();
+  // Inside a stack resource, as `pulumi up` runs the program: a stack transformation sees every resource's options,
+  // so the plan records what each one waits for (dependsOn), which the mocks never see.
+  const outputs = (await pulumi.runtime.runInPulumiStack(async () => {
+    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn));
+    return defineStack();
+  })) as unknown as StackOutputs;
+  // Resolved outputs are not the end: a resource that waits for another (dependsOn, e.g. the database's Entra
+  // administrators one after another) or is made inside an apply registers later. Pulumi's disconnect waits until no
+  // registration is in flight, as `pulumi up` does before it finishes, so the plan holds everything `up` registers.
+  await pulumi.runtime.disconnect();
 
   const custom = mocked.filter((resource) => resource.custom);
   const targets: PolicyTarget[] = custom.map((resource) => ({
@@ -111,6 +134,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     urn: urnOf(stack, PROJECT, resource.type, resource.name),
     inputs: resource.inputs,
     outputs: resource.state,
+    dependsOn: dependsOn.get(resource.name) ?? [],
   }));
   const violations = await runPolicies(billingPolicies, targets, options.policyConfig, stack);
 
@@ -121,7 +145,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     return { name: queue.name, lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
   });
 
-  const consumers = (config.app?.consumers ?? []).map((consumer): PlannedConsumer => {
+  // The bootstrap phase builds no app: nothing to report about one yet.
+  const consumers = (config.bootstrap ? [] : (config.app?.consumers ?? [])).map((consumer): PlannedConsumer => {
     const output = outputs.consumers[consumer.appName];
     if (!output) throw new Error(`the program built no consumer app ${consumer.appName}`);
     const { bounds } = output;
@@ -131,7 +156,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       bounds,
       connections: {
         perReplica: bounds.poolSizePerReplica,
-        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas,
+        // Both revisions of a rollout at their maximum.
+        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas * ROLLOUT_REVISIONS,
         budget: consumer.budget.connectionBudget,
       },
     };
@@ -140,7 +166,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   return {
     report: {
       stack,
-      resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs })).sort(byTypeThenName),
+      resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs, dependsOn: dependsOn.get(name) ?? [] })).sort(byTypeThenName),
       queues,
       consumers,
       violations,

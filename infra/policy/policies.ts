@@ -137,7 +137,7 @@ function serviceBusEntityScope(scope: string): "entity" | "namespace" | "wider" 
 
 export const dataRolesAtQueueScope: ResourceValidationPolicy = {
   name: "servicebus-data-roles-queue-scoped",
-  description: `Service Bus data roles are granted on one queue, never on the namespace or wider; Data Owner (entity management) is never granted. A consumer holds ${consumerQueueRights.roles.join(" and ")} on its own queue.`,
+  description: `Service Bus data roles are granted on one queue, never on the namespace or wider. A consumer holds ${consumerQueueRights.roles.join(" and ")} on its own queue; Data Owner (Manage) only a KEDA scaler's own identity on its queue (policy consumer-scaler-manage-right checks who holds it).`,
   enforcementLevel: "mandatory",
   validateResource: (args: ResourceValidationArgs, report: ReportViolation) => {
     if (!isType(args.type, types.roleAssignment)) return;
@@ -145,15 +145,11 @@ export const dataRolesAtQueueScope: ResourceValidationPolicy = {
     const role = dataRoleNameOf[roleGuid];
     if (role === undefined) return; // not a Service Bus data role
     const label = `role assignment ${String(args.props.roleAssignmentName ?? args.name)}`;
-    if (role === "Azure Service Bus Data Owner") {
-      report(`${label} grants ${role}, which manages entities: applications and operators need Data Receiver and/or Data Sender on their queue`);
-      return;
-    }
     const scope = args.props.scope;
     if (typeof scope !== "string") return; // unknown until the queue exists: checked again at update
     const width = serviceBusEntityScope(scope);
     if (width !== "entity") {
-      report(`${label} grants ${role} on ${width === "namespace" ? "the whole namespace" : "a scope wider than a namespace"} (${scope}): grant it on the one queue the identity uses`);
+      report(`${label} grants ${role} on ${width === "namespace" ? "the whole namespace" : "a scope wider than a namespace"} (${scope}): grant it on the one queue the identity uses${role === "Azure Service Bus Data Owner" ? " (Data Owner manages entities: only a KEDA scaler needs it, on its queue)" : ""}`);
     }
   },
 };

@@ -1,5 +1,5 @@
 // What every policy module shares: type matching (with aliases), the stack of a URN, and which stacks are production.
-import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
+import type { ReportViolation, ResourceValidationArgs, StackValidationArgs } from "@pulumi/policy";
 import { DEFAULT_PRODUCTION_STACKS } from "../stack-config.js";
 import { isType } from "./resource-types.js";
 
@@ -34,3 +34,11 @@ export function isProductionStack(urn: string | undefined, config: ProductionCon
   const stack = urn === undefined ? undefined : stackOfUrn(urn);
   return stack !== undefined && (config.productionStacks ?? DEFAULT_PRODUCTION_STACKS).includes(stack);
 }
+
+type Props = Record<string, unknown>;
+/** A property as a map (anything else: empty), for reading resource properties the engine hands over untyped. */
+export const obj = (value: unknown): Props => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Props) : {});
+/** A property as a list (anything else: empty). */
+export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+/** The stack's resources of one type, aliases included. */
+export const ofType = (args: StackValidationArgs, type: string) => args.resources.filter((resource) => isType(resource.type, type));

@@ -19,6 +19,11 @@ export const types = {
   containerApp: "azure-native:app:ContainerApp",
   managedEnvironment: "azure-native:app:ManagedEnvironment",
   postgresServer: "azure-native:dbforpostgresql:Server",
+  postgresEntraAdministrator: "azure-native:dbforpostgresql:AdministratorsMicrosoftEntra",
+  userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
+  virtualNetworkLink: "azure-native:privatedns:VirtualNetworkLink",
+  subnet: "azure-native:network:Subnet",
+  natGateway: "azure-native:network:NatGateway",
   postgresConfiguration: "azure-native:dbforpostgresql:Configuration",
   vault: "azure-native:keyvault:Vault",
 } as const;
@@ -31,6 +36,8 @@ const MODULE_ALIASES: Record<string, string> = {
 /** Resources azure-native renamed (module:Type -> module:Type): a private endpoint was once an InterfaceEndpoint. */
 const TYPE_ALIASES: Record<string, string> = {
   "network:InterfaceEndpoint": "network:PrivateEndpoint",
+  "dbforpostgresql:Administrator": "dbforpostgresql:AdministratorsMicrosoftEntra",
+  "network:VirtualNetworkLink": "privatedns:VirtualNetworkLink",
 };
 
 interface TypeToken {

@@ -7,11 +7,20 @@ import { decodeQueueMetadata } from "../queue-metadata.js";
 import {
   DEFAULT_RESERVED_CONNECTIONS,
   deliveryBudgetMs,
+  describeHold,
   guardPoolSize,
+  messageHoldMs,
   replicaBounds,
+  ROLLOUT_REVISIONS,
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
+import { baselineAlerts } from "./alert-policies.js";
+import { logsOnce } from "./log-policies.js";
+import { appsEgressPath } from "./network-policies.js";
+import { creationOrder } from "./ordering-policies.js";
+import { consumerProbesPolicy } from "./probe-policies.js";
+import { scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
 
@@ -93,18 +102,23 @@ export const diagnosticsInProduction: StackValidationPolicy = {
 
 export const deleteLockInProduction: StackValidationPolicy = {
   name: "delete-lock-in-prod",
-  description: "In production stacks every namespace carries a CanNotDelete lock (its queues inherit it).",
+  description: "In production stacks every namespace (its queues inherit it), guard database server and Key Vault carries a CanNotDelete lock.",
   enforcementLevel: "mandatory",
   configSchema: productionConfigSchema,
   validateStack: (args, report) => {
     if (!production(args)) return;
     const locks = ofType(args, types.lock).filter((lock) => lock.props.level === "CanNotDelete");
-    for (const namespace of ofType(args, types.namespace)) {
-      const id = String(namespace.props.id ?? "").toLowerCase();
-      // A lock on the namespace or any scope above it (resource group, subscription) covers it.
-      const covered = locks.some((lock) => typeof lock.props.scope === "string" && id.startsWith(lock.props.scope.toLowerCase()));
-      if (!covered) {
-        report(`namespace ${label(namespace, "namespaceName")}: production namespaces carry a CanNotDelete lock: deleting one loses every billing event in its queues`, namespace.urn);
+    const guarded = [
+      { type: types.namespace, nameKey: "namespaceName", what: "namespace", loses: "every billing event in its queues" },
+      { type: types.postgresServer, nameKey: "serverName", what: "server", loses: "the billing records that keep charges exactly once" },
+      { type: types.vault, nameKey: "vaultName", what: "vault", loses: "the consumers' Stripe keys (purge protection keeps them recoverable, not usable)" },
+    ];
+    for (const { type, nameKey, what, loses } of guarded) {
+      for (const resource of ofType(args, type)) {
+        const id = String(resource.props.id ?? "").toLowerCase();
+        // A lock on the resource or any scope above it (resource group, subscription) covers it.
+        const covered = locks.some((lock) => typeof lock.props.scope === "string" && id.startsWith(lock.props.scope.toLowerCase()));
+        if (!covered) report(`${what} ${label(resource, nameKey)}: production ${what}s carry a CanNotDelete lock: deleting one loses ${loses}`, resource.urn);
       }
     }
   },
@@ -149,7 +163,7 @@ function queueOfApp(args: StackValidationArgs, app: PolicyResource): PolicyResou
 export const consumerBounds: StackValidationPolicy = {
   name: "consumer-app-bounds",
   description:
-    "A consumer app's grace period covers its queue's delivery budget, it keeps at least one replica, its max replicas fit the Stripe rate and connection budgets it records, and all apps together fit the database's max_connections.",
+    "A consumer app's grace period covers the longest hold of a message (its queue's delivery budget, plus a wait for a Stripe slot when it pipelines), it keeps at least one replica, its max replicas fit the Stripe rate and connection budgets it records with two revisions side by side, its STRIPE_REQUESTS_PER_SECOND is that Stripe budget, and all apps together (both revisions of a rollout) fit the database's max_connections.",
   enforcementLevel: "mandatory",
   validateStack: (args, report) => {
     const maxConnections = ofType(args, types.postgresConfiguration).find((c) => c.props.configurationName === "max_connections");
@@ -160,12 +174,14 @@ export const consumerBounds: StackValidationPolicy = {
       const scale = obj(template.scale);
       const queue = queueOfApp(args, app);
       const metadata = queue ? decodeQueueMetadata(queue.props.userMetadata) : undefined;
+      const calls = Number(envValue(app.props, "MAX_CONCURRENT_CALLS") ?? 1);
       if (metadata) {
-        const needed = deliveryBudgetMs(metadata.budget);
+        const delivery = deliveryBudgetMs(metadata.budget);
+        const shape = { maxConcurrentCalls: calls, maxConcurrentStripeCalls: Number(envValue(app.props, "MAX_CONCURRENT_STRIPE_CALLS") ?? calls) };
         const grace = typeof template.terminationGracePeriodSeconds === "number" ? template.terminationGracePeriodSeconds : 30;
-        if (grace * 1000 < needed) {
+        if (grace * 1000 < messageHoldMs(delivery, shape)) {
           report(
-            `app ${name}: template.terminationGracePeriodSeconds ${grace} is shorter than queue ${String(queue?.props.queueName)}'s delivery budget (${needed / 1000} s): a scale-in would SIGKILL charges in flight`,
+            `app ${name}: template.terminationGracePeriodSeconds ${grace} is shorter than a message's hold on queue ${String(queue?.props.queueName)} (${describeHold(delivery, shape)}): a scale-in would SIGKILL charges in flight`,
             app.urn,
           );
         }
@@ -180,14 +196,17 @@ export const consumerBounds: StackValidationPolicy = {
       } catch {
         // A hand-edited, unreadable tag counts as none: reported below.
       }
-      const calls = Number(envValue(app.props, "MAX_CONCURRENT_CALLS") ?? 1);
-      total += maxReplicas * guardPoolSize(calls);
+      // Both revisions of a rollout may run at their maximum at once.
+      total += ROLLOUT_REVISIONS * maxReplicas * guardPoolSize(calls);
       if (Object.keys(recorded).length === 0) {
         report(`app ${name}: no ${REPLICA_BUDGET_TAG_NAME} tag: its max replicas cannot be checked against the Stripe and connection budgets`, app.urn);
         continue;
       }
       if (recorded.maxConcurrentCalls !== calls || String(recorded.maxConcurrentStripeCalls) !== String(envValue(app.props, "MAX_CONCURRENT_STRIPE_CALLS"))) {
         report(`app ${name}: MAX_CONCURRENT_CALLS / MAX_CONCURRENT_STRIPE_CALLS differ from the budget its replicas were computed from`, app.urn);
+      }
+      if (String(recorded.stripeRatePerSecond) !== String(envValue(app.props, "STRIPE_REQUESTS_PER_SECOND"))) {
+        report(`app ${name}: STRIPE_REQUESTS_PER_SECOND differs from the Stripe budget its replicas were computed from (${String(recorded.stripeRatePerSecond)}/s)`, app.urn);
       }
       try {
         replicaBounds({ ...(recorded as unknown as ReplicaBudget), maxReplicas, deliveryBudgetMs: 0 });
@@ -199,7 +218,7 @@ export const consumerBounds: StackValidationPolicy = {
     if (maxConnections && total > 0) {
       const limit = Number(maxConnections.props.value) - DEFAULT_RESERVED_CONNECTIONS;
       if (total > limit) {
-        report(`consumer apps at max replicas open ${total} guard connections, over max_connections ${String(maxConnections.props.value)} minus ${DEFAULT_RESERVED_CONNECTIONS} reserved`, maxConnections.urn);
+        report(`consumer apps at max replicas, old and new revision side by side, open ${total} guard connections, over max_connections ${String(maxConnections.props.value)} minus ${DEFAULT_RESERVED_CONNECTIONS} reserved`, maxConnections.urn);
       }
     }
   },
@@ -290,6 +309,12 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   diagnosticsInProduction,
   deleteLockInProduction,
   scaleRuleByIdentity,
+  scalerManageRight,
+  creationOrder,
+  consumerProbesPolicy,
+  baselineAlerts,
+  appsEgressPath,
+  logsOnce,
   consumerBounds,
   guardDatabase,
   vaultProtection,

@@ -9,8 +9,7 @@ import { BillingHealth } from "../components/billing-health.js";
 import { BillingNamespace } from "../components/billing-namespace.js";
 import { BillingQueue } from "../components/billing-queue.js";
 import { BillingSecrets } from "../components/billing-secrets.js";
-import { ConsumerApp, type VaultSecretReference } from "../components/consumer-app.js";
-import { ConsumerEnvironment } from "../components/consumer-environment.js";
+import type { ConsumerApp } from "../components/consumer-app.js";
 import { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import { Observability } from "../components/observability.js";
@@ -19,7 +18,8 @@ import { PrivateNetwork } from "../components/private-network.js";
 import { ServiceAlerts } from "../components/service-alerts.js";
 import { isSecureValue } from "../config-issues.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
-import { containerAppAlertSpecs, postgresAlertSpecs } from "../service-alert-specs.js";
+import { buildConsumerApps } from "./consumer-apps.js";
+import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../service-alert-specs.js";
 import { parseStackConfig, type StackConfig } from "../stack-config.js";
 import { deliveryBudgetMs, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
 
@@ -150,8 +150,9 @@ export function buildStack(config: StackConfig): BuiltStack {
           tags,
         })
       : undefined;
-  if (secrets && network) {
-    new PrivateLink("secrets-private", {
+  const vaultPrivateLink =
+    secrets && network
+      ? new PrivateLink("secrets-private", {
       resourceGroupName: rg,
       location,
       endpointName: `pe-${secrets.vaultName}`,
@@ -160,10 +161,11 @@ export function buildStack(config: StackConfig): BuiltStack {
       subnetId: network.privateEndpointsSubnetId,
       privateDnsZoneId: network.zoneIds.vault as pulumi.Output<string>,
       tags,
-    });
-  }
+    })
+      : undefined;
 
   const consumers = config.app?.consumers ?? [];
+  // Identities and their grants come in the bootstrap phase too, so the grants have propagated before an app uses them.
   const identities = consumers.map((consumer) => {
     const queue = queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
     return new ConsumerIdentity(consumer.identityName, {
@@ -190,18 +192,27 @@ export function buildStack(config: StackConfig): BuiltStack {
           storageSizeGB: config.database.storageSizeGB,
           maxConnections: config.database.maxConnections,
           tenantId,
-          administrators: [
-            ...identities.map((identity) => ({
-              key: identity.identityName,
-              admin: { objectId: identity.principalId, principalName: identity.identityName, principalType: "ServicePrincipal" as const },
-            })),
-            ...config.database.administrators.map((admin) => ({ key: admin.principalName, admin })),
-          ],
+          // With an administrator of its own (production requires one), each consumer gets a role owning only its
+          // schema (infra/database-roles.ts, run by that administrator after phase one). Without (development), the
+          // consumers' identities are the administrators, so the guard can create its tables unattended.
+          administrators:
+            config.database.administrators.length > 0
+              ? config.database.administrators.map((admin) => ({ key: admin.principalName, admin }))
+              : identities.map((identity) => ({
+                  key: identity.identityName,
+                  admin: { objectId: identity.principalId, principalName: identity.identityName, principalType: "ServicePrincipal" as const },
+                })),
           highAvailability: config.database.highAvailability,
           backupRetentionDays: config.database.backupRetentionDays,
           geoRedundantBackup: config.database.geoRedundantBackup,
           ...(network
-            ? { privateAccess: { delegatedSubnetId: network.databaseSubnetId, privateDnsZoneId: network.zoneIds.postgres as pulumi.Output<string> } }
+            ? {
+                privateAccess: {
+                  delegatedSubnetId: network.databaseSubnetId,
+                  privateDnsZoneId: network.zoneIds.postgres as pulumi.Output<string>,
+                  ...(network.linkByZone.postgres ? { zoneLink: network.linkByZone.postgres } : {}),
+                },
+              }
             : {}),
           production: config.production,
           logAnalyticsWorkspaceId: workspaceId,
@@ -209,60 +220,31 @@ export function buildStack(config: StackConfig): BuiltStack {
         })
       : undefined;
 
-  const apps: ConsumerApp[] = [];
-  if (config.app && consumers.length > 0) {
-    const environment = new ConsumerEnvironment("consumers", {
-      resourceGroupName: rg,
-      location,
-      environmentName: config.app.environmentName,
-      logAnalytics: { workspaceId, customerId: observability.customerId, sharedKey: observability.sharedKey },
-      ...(network ? { infrastructureSubnetId: network.appsSubnetId, zoneRedundant: true } : {}),
-      tags,
-    });
-    consumers.forEach((consumer, index) => {
-      const queue = queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
-      const identity = identities[index] as ConsumerIdentity;
-      const vaultSecrets: VaultSecretReference[] = secrets && config.vault
-        ? [
-            { name: "stripe-api-key", env: "STRIPE_API_KEY", keyVaultUrl: secrets.secretUrl(config.vault.secrets.stripeApiKey) },
-            ...(config.vault.secrets.keybrakeApiKey
-              ? [{ name: "keybrake-api-key", env: "KEYBRAKE_API_KEY", keyVaultUrl: secrets.secretUrl(config.vault.secrets.keybrakeApiKey) }]
-              : []),
-          ]
-        : [];
-      apps.push(
-        new ConsumerApp(consumer.appName, {
-          resourceGroupName: rg,
-          location,
-          appName: consumer.appName,
-          environmentId: environment.environmentId,
-          identity,
-          queue,
-          namespaceName: namespace.namespaceName,
-          image: consumer.image,
-          ...(config.app?.registry ? { registryServer: config.app.registry.server } : {}),
-          cpu: consumer.cpu,
-          memory: consumer.memory,
-          budget: consumer.budget,
-          ...(database ? { database: { host: database.host, databaseName: database.databaseName } } : {}),
-          secrets: vaultSecrets,
-          environment: consumer.environment,
-          appInsightsConnectionString: observability.appInsightsConnectionString,
-          tags,
-        }),
-      );
-    });
-  }
-  if (apps.length > 0 || database) {
+  const apps = buildConsumerApps({
+    config,
+    location,
+    tags,
+    namespaceName: namespace.namespaceName,
+    queues,
+    identities,
+    ...(secrets ? { secrets } : {}),
+    ...(vaultPrivateLink ? { vaultPrivateLink: [vaultPrivateLink.endpoint, vaultPrivateLink.zoneGroup] } : {}),
+    ...(network ? { network } : {}),
+    ...(database ? { database } : {}),
+    logAnalytics: { workspaceId },
+    appInsightsConnectionString: observability.appInsightsConnectionString,
+  });
+  if (apps.length > 0 || database || ns.sku === "Premium") {
     new ServiceAlerts("service-alerts", {
       resourceGroupName: rg,
       ...(namespace.actionGroupId ? { actionGroupId: namespace.actionGroupId } : {}),
       targets: [
         ...apps.map((app, index) => {
           const appName = consumers[index]?.appName ?? `consumer-${index}`;
-          return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName) };
+          return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds.maxReplicas) };
         }),
         ...(database ? [{ key: database.serverName, resourceId: database.server.id, specs: postgresAlertSpecs(database.serverName) }] : []),
+        ...(ns.sku === "Premium" ? [{ key: ns.name, resourceId: namespace.namespaceId, specs: premiumNamespaceAlertSpecs(ns.name) }] : []),
       ],
       tags,
     });

@@ -14,9 +14,10 @@ import type { VaultKeyProvider } from "../vault/key-provider.js";
 export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest> extends ConsumerContext {
   /**
    * The queue's tuning (infra `tuneQueue`): lock renewal deadline, Stripe timeout and retries. With its
-   * `lockDurationMs`, settings overridden in the context are checked against the queue's lock at start.
+   * `lockDurationMs`, settings overridden in the context are checked against the queue's lock at start; with its
+   * `budget`, the delivery budget counts the queue's processing, margin and 3-D Secure wait too.
    */
-  tuning?: Pick<QueueTuning, "consumer"> & Partial<Pick<QueueTuning, "lockDurationMs">>;
+  tuning?: Pick<QueueTuning, "consumer"> & Partial<Pick<QueueTuning, "lockDurationMs" | "budget">>;
   /** The stable key's scope; default "billing". */
   scope?: string;
   /** Attempts before an unknown outcome is dead-lettered; default 8. */

@@ -1,7 +1,15 @@
 // The consumer's settings, resolved and checked before anything connects: concurrency, the Stripe client's timeout
 // and retries, the delivery budget they imply, the lock renewal that must cover it, and the retry policy. Settings
 // that do not agree are a ConfigurationError at start, never a failure per message.
-import { coverageProblems, DEFAULT_STRIPE_BUDGET, deliveryBudgetMs } from "../../tuning/index.js";
+import {
+  concurrencyProblems,
+  consumerFitProblems,
+  DEFAULT_STRIPE_BUDGET,
+  deliveryBudgetMs,
+  messageHoldMs,
+  type ConsumerConcurrency,
+  type LatencyBudget,
+} from "../../tuning/index.js";
 import type { BillingConsumerOptions } from "./consumer-options.js";
 import { errorMessage } from "../describe-error.js";
 import { ConfigurationError } from "../errors.js";
@@ -33,16 +41,21 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
   const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? DEFAULT_STRIPE_BUDGET.timeoutMs;
   const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? DEFAULT_STRIPE_BUDGET.maxNetworkRetries;
   const flow = (options.flow ?? paymentIntentFlow) as FlowAdapter<unknown>;
-  // One delivery budget per Stripe call the flow makes (an invoice: create, items, finalize, pay).
-  const budget = flow.calls * deliveryBudgetMs({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } });
-  // A message waiting for a Stripe slot waits at most one delivery (FIFO, at most as many waiting as there are slots).
-  const heldMs = pipelined ? 2 * budget : budget;
-  // Without a tuning we cannot know the queue's lock, so renew for twice the delivery budget (what tuneQueue
-  // asks for whenever one lock does not cover a delivery).
+  // The queue's budget (processing, margin, 3-D Secure wait) with the Stripe client this consumer really runs.
+  // The queue's budget (its concurrency is the one it was tuned for: this consumer's own is `shape`).
+  const queueBudget = options.tuning?.budget ?? { stripe: DEFAULT_STRIPE_BUDGET };
+  const budget: LatencyBudget = { ...queueBudget, stripe: { ...queueBudget.stripe, timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } };
+  const shape: ConsumerConcurrency = { maxConcurrentCalls, maxConcurrentStripeCalls: stripeSlots, stripeCallsPerMessage: flow.calls };
+  // tuning's one formula: a delivery budget per Stripe call the flow makes, doubled when a message may wait for a slot.
+  const heldMs = messageHoldMs(deliveryBudgetMs(budget), shape);
+  // Without a tuning we cannot know the queue's lock, so renew for the whole hold, and at least twice one delivery
+  // budget per call (what tuneQueue asks for whenever one lock does not cover a delivery).
   const maxAutoLockRenewalDurationInMs =
-    options.maxAutoLockRenewalDurationInMs ?? options.tuning?.consumer.maxAutoLockRenewalDurationInMs ?? Math.ceil((2 * budget) / 1000) * 1000;
+    options.maxAutoLockRenewalDurationInMs ??
+    options.tuning?.consumer.maxAutoLockRenewalDurationInMs ??
+    Math.ceil(Math.max(heldMs, 2 * flow.calls * deliveryBudgetMs(budget)) / 1000) * 1000;
   const resolved = { maxConcurrentCalls, stripeSlots, pipelined, stripeTimeoutMs, stripeRetries, flow, heldMs, maxAutoLockRenewalDurationInMs };
-  checkLockCoverage(options, resolved);
+  checkLockCoverage(options, budget, shape, maxAutoLockRenewalDurationInMs);
   const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options) };
   checkScope(options.scope ?? "billing");
   if (options.keyProvider && (options.expectedPeriodTotalCents ?? options.periodCapCents) === undefined) {
@@ -54,31 +67,19 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
 function concurrency(options: AnyConsumerOptions): { maxConcurrentCalls: number; stripeSlots: number } {
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 1;
   const stripeSlots = options.maxConcurrentStripeCalls ?? maxConcurrentCalls;
-  for (const [name, value] of [["maxConcurrentCalls", maxConcurrentCalls], ["maxConcurrentStripeCalls", stripeSlots]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${String(value)}`);
-  }
-  if (stripeSlots > maxConcurrentCalls || 2 * stripeSlots < maxConcurrentCalls) {
-    // More messages than twice the slots could wait longer than one Stripe call for a slot, past what the lock covers.
-    throw new ConfigurationError(
-      `maxConcurrentStripeCalls (${stripeSlots}) must be between half of maxConcurrentCalls (${maxConcurrentCalls}) and all of it`,
-    );
-  }
+  const problems = concurrencyProblems({ maxConcurrentCalls, maxConcurrentStripeCalls: stripeSlots });
+  if (problems.length > 0) throw new ConfigurationError(problems.join("; "));
   return { maxConcurrentCalls, stripeSlots };
 }
 
-/** With the queue's lock known (a tuning), the renewal deadline and a wait for a Stripe slot must fit it. */
-function checkLockCoverage(options: AnyConsumerOptions, settings: Omit<ConsumerSettings, "retryPolicy">): void {
+/**
+ * With the queue's lock known (a tuning), the renewal deadline must cover a delivery and a wait for a Stripe slot:
+ * tuning's consumerFitProblems, the check a generated consumer's `--print-settings` reports and infra tunes for.
+ */
+function checkLockCoverage(options: AnyConsumerOptions, budget: LatencyBudget, shape: ConsumerConcurrency, maxAutoLockRenewalDurationInMs: number): void {
   const lockDurationMs = options.tuning?.lockDurationMs;
   if (lockDurationMs === undefined) return;
-  const { stripeTimeoutMs, stripeRetries, maxAutoLockRenewalDurationInMs, pipelined, heldMs } = settings;
-  const problems = coverageProblems({ stripe: { timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } }, { lockDurationMs, maxAutoLockRenewalDurationInMs });
-  const lockCoversMs = Math.max(lockDurationMs, maxAutoLockRenewalDurationInMs);
-  if (pipelined && lockCoversMs < heldMs) {
-    problems.push(
-      `with ${settings.maxConcurrentCalls} messages in flight for ${settings.stripeSlots} Stripe calls a message may be held ${heldMs} ms ` +
-        `(a wait for a slot plus its own delivery) but the lock covers ${lockCoversMs} ms: set maxAutoLockRenewalDurationInMs to at least ${heldMs}`,
-    );
-  }
+  const problems = consumerFitProblems(budget, shape, { lockDurationMs, maxAutoLockRenewalDurationInMs });
   if (problems.length > 0) throw new ConfigurationError(`consumer settings do not fit queue ${options.serviceBus.queueName}: ${problems.join("; ")}`);
 }
 

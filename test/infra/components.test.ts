@@ -67,7 +67,14 @@ describe("the dev stack under mocks", () => {
 
   it("configures the queue from tuneQueue, with dead-lettering on expiry and duplicate detection", () => {
     const queue = only(ofType(plan, "servicebus:Queue"));
-    const tuning = tuneQueue({ stripe: { timeoutMs: 30_000, maxNetworkRetries: 2, threeDsP99Ms: 0 }, processingMs: 2000, maxDeliveryCount: 10 });
+    // Tuned for the dev app that consumes it: 4 messages in flight for 2 Stripe slots.
+    const tuning = tuneQueue({
+      stripe: { timeoutMs: 30_000, maxNetworkRetries: 2, threeDsP99Ms: 0 },
+      processingMs: 2000,
+      maxDeliveryCount: 10,
+      concurrency: { maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2 },
+    });
+    expect(tuning.lockDuration).toBe("PT3M30S");
     expect(queue.inputs).toMatchObject({
       queueName: "usage-billing",
       namespaceName: "sb-billing-dev",
@@ -80,7 +87,7 @@ describe("the dev stack under mocks", () => {
     });
     expect(decodeQueueMetadata(queue.inputs.userMetadata)?.consumer).toEqual(tuning.consumer);
     expect(plan.report.queues).toEqual([
-      { name: "usage-billing", lockDuration: "PT2M", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
+      { name: "usage-billing", lockDuration: "PT3M30S", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
     ]);
   });
 
@@ -123,9 +130,10 @@ describe("the dev stack under mocks", () => {
 
   it("grants the consumer app's identity its rights (Receiver + Sender) on the queue only, under deterministic names, and a Listen+Send SAS rule", () => {
     const queue = only(ofType(plan, "servicebus:Queue"));
-    const identity = only(ofType(plan, "managedidentity:UserAssignedIdentity"));
+    const identity = only(ofType(plan, "managedidentity:UserAssignedIdentity").filter((r) => r.inputs.resourceName === "id-usage-billing-consumer"));
     const principal = String(identity.state.principalId);
-    const roles = ofType(plan, "authorization:RoleAssignment").filter((role) => role.inputs.scope === queue.id);
+    // The KEDA scaler's Data Owner on the queue is its own identity's (test/infra/scaler-policies.test.ts).
+    const roles = ofType(plan, "authorization:RoleAssignment").filter((role) => role.inputs.scope === queue.id && !String(role.inputs.roleDefinitionId).endsWith(builtInRoles.serviceBusDataOwner));
     const subscription = String(queue.id).split("/resourceGroups/")[0] ?? "";
     const byRole = (a: MockedResource, b: MockedResource) => String(a.inputs.roleDefinitionId).localeCompare(String(b.inputs.roleDefinitionId));
     const expectedOrder = [...consumerQueueRights.roles].sort((a, b) => roleGuidOf[a].localeCompare(roleGuidOf[b]));
@@ -194,7 +202,12 @@ describe("the prod stack under mocks, planned in the same process after dev", ()
     const queues = ofType(plan, "servicebus:Queue");
     const roles = ofType(plan, "authorization:RoleAssignment");
     const identities = ofType(plan, "managedidentity:UserAssignedIdentity");
-    expect(identities.map((identity) => identity.inputs.resourceName).sort()).toEqual(["id-invoice-settlement-consumer", "id-usage-billing-consumer"]);
+    expect(identities.map((identity) => identity.inputs.resourceName).sort()).toEqual([
+      "id-invoice-settlement-consumer",
+      "id-invoice-settlement-consumer-scaler",
+      "id-usage-billing-consumer",
+      "id-usage-billing-consumer-scaler",
+    ]);
     const receiver = builtInRoles.serviceBusDataReceiver;
     const sender = builtInRoles.serviceBusDataSender;
     for (const queue of queues) {
@@ -203,6 +216,7 @@ describe("the prod stack under mocks, planned in the same process after dev", ()
         .map((role) => [String(role.inputs.roleDefinitionId).split("/").pop(), role.inputs.principalId, role.inputs.principalType]);
       const usage = queue.inputs.queueName === "usage-billing";
       const consumer = identities.find((identity) => identity.inputs.resourceName === `id-${String(queue.inputs.queueName)}-consumer`)?.state.principalId;
+      const scaler = identities.find((identity) => identity.inputs.resourceName === `id-${String(queue.inputs.queueName)}-consumer-scaler`)?.state.principalId;
       const producer = "00000000-0000-0000-0000-000000000002";
       const operator = "00000000-0000-0000-0000-000000000004";
       expect(granted.sort()).toEqual(
@@ -210,6 +224,7 @@ describe("the prod stack under mocks, planned in the same process after dev", ()
           [receiver, consumer, "ServicePrincipal"],
           [sender, consumer, "ServicePrincipal"],
           [sender, producer, "ServicePrincipal"],
+          [builtInRoles.serviceBusDataOwner, scaler, "ServicePrincipal"],
           ...(usage ? [[receiver, operator, "Group"], [sender, operator, "Group"]] : []),
         ].sort(),
       );

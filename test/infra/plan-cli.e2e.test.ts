@@ -31,14 +31,17 @@ describe("chargeguard plan", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("Stack dev (Pulumi.dev.yaml), planned offline under Pulumi mocks");
     expect(stdout).toMatch(/QUEUE\s+LOCK\s+MAX DELIVERIES\s+RENEWAL DEADLINE\s+STRIPE WORST CASE\s+ALERTS\s+ACCESS/);
-    expect(stdout).toMatch(/usage-billing\s+PT2M\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: identity id-usage-billing-consumer/);
+    expect(stdout).toMatch(/usage-billing\s+PT3M30S\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: identity id-usage-billing-consumer/);
     expect(stdout).toMatch(/Data Sender: identity id-usage-billing-consumer/);
     expect(stdout).toContain("Listen+Send SAS rule usage-billing-consumer");
     // The computed bounds, each with its reason.
     expect(stdout).toMatch(/CONSUMER APP\s+QUEUE\s+REPLICAS\s+GRACE PERIOD\s+KEDA MESSAGES\s+CONNECTIONS/);
-    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.2\s+104 s\s+4\s+10\/replica, 20 at most of 30/);
-    expect(stdout).toContain("maxReplicas 2: Stripe allows 2 (20 calls/s budget / 8 calls/s per replica");
+    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.1\s+207 s\s+4\s+10\/replica, 20 at most of 30/);
+    expect(stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
+    expect(stdout).toContain("Data Owner: identity id-usage-billing-consumer-scaler");
     expect(stdout).toContain("Stripe's live default is 100/s");
+    // What a change of a static server parameter costs.
+    expect(stdout).toContain("max_connections is static: it applies only after a server restart");
     expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
   });
 
@@ -48,15 +51,15 @@ describe("chargeguard plan", () => {
     const report = JSON.parse(stdout) as Record<string, unknown>;
     expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "violations"]);
     expect((report.consumers as { app: string; bounds: Record<string, unknown> }[]).map((c) => [c.app, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds, c.bounds.messageCount])).toEqual([
-      ["usage-billing-consumer", 2, 104, 8],
-      ["invoice-settlement-consumer", 5, 377, 4],
+      ["usage-billing-consumer", 2, 207, 2],
+      ["invoice-settlement-consumer", 2, 377, 1],
     ]);
     expect(report.stack).toBe("prod");
     expect(report.violations).toEqual([]);
     expect(report.queues).toEqual([
       {
         name: "usage-billing",
-        lockDuration: "PT2M",
+        lockDuration: "PT3M30S",
         maxDeliveryCount: 10,
         worstCaseStripeMs: 91_500,
         consumer: { maxAutoLockRenewalDurationInMs: 0, stripeTimeoutMs: 30_000, stripeMaxNetworkRetries: 2 },
@@ -70,7 +73,7 @@ describe("chargeguard plan", () => {
       },
     ]);
     const resources = report.resources as { type: string; name: string; inputs: Record<string, unknown> }[];
-    for (const resource of resources) expect(Object.keys(resource)).toEqual(["type", "name", "inputs"]);
+    for (const resource of resources) expect(Object.keys(resource)).toEqual(["type", "name", "inputs", "dependsOn"]);
     expect(resources.find((r) => r.type === "azure-native:servicebus:Queue" && r.name === "invoice-settlement")?.inputs).toMatchObject({
       lockDuration: "PT5M",
       maxDeliveryCount: 8,
@@ -112,15 +115,16 @@ describe("chargeguard plan", () => {
       "chargeguard:database": { serverName: "psql-billing-staging", skuName: "Standard_B1ms", tier: "Burstable", maxConnections: 50 },
       "chargeguard:app": {
         environmentName: "cae-billing-staging",
-        consumers: [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4, maxReplicas: 50 }],
+        consumers: [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 2, maxConcurrentStripeCalls: 1, maxReplicas: 50 }],
       },
     };
     writeFileSync(file, stringify({ config }));
     const refused = await plan("--config-file", file);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("chargeguard:app.consumers[0] (usage-billing): maxReplicas 50 is outside 1..3: the connection budget allows at most 3");
+    // (50 - 20 reserved) / 10 per replica / 2 revisions side by side in a rollout = 1.
+    expect(refused.stderr).toContain("chargeguard:app.consumers[0] (usage-billing): maxReplicas 50 is outside 1..1: the connection budget allows at most 1");
 
-    config["chargeguard:app"].consumers = [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 4 } as never];
+    config["chargeguard:app"].consumers = [{ queue: "usage-billing", image: "cr.example.azurecr.io/usage:1.0.0", maxConcurrentCalls: 2, maxConcurrentStripeCalls: 1 } as never];
     writeFileSync(file, stringify({ config }));
     const planned = await plan("--config-file", file, "--json");
     expect(planned.stderr).toBe("");

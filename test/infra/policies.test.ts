@@ -188,9 +188,10 @@ describe("servicebus-data-roles-queue-scoped", () => {
     expect(await resourceViolations(dataRolesAtQueueScope, versioned)).toHaveLength(1);
   });
 
-  it("refuses Data Owner even on a queue, and leaves other roles and unknown scopes alone", async () => {
-    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataOwner, QUEUE_ID))).toEqual([
-      expect.stringContaining("grants Azure Service Bus Data Owner, which manages entities"),
+  it("refuses Data Owner on a namespace (on a queue, consumer-scaler-manage-right checks who holds it), and leaves other roles and unknown scopes alone", async () => {
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataOwner, QUEUE_ID))).toEqual([]);
+    expect(await resourceViolations(dataRolesAtQueueScope, assignment(builtInRoles.serviceBusDataOwner, NS_ID))).toEqual([
+      expect.stringContaining("grants Azure Service Bus Data Owner on the whole namespace"),
     ]);
     const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7";
     expect(await resourceViolations(dataRolesAtQueueScope, assignment(reader, NS_ID))).toEqual([]);
@@ -265,6 +266,12 @@ describe("the policy set", () => {
       "diagnostics-required-in-prod",
       "delete-lock-in-prod",
       "consumer-scale-rule-identity",
+      "consumer-scaler-manage-right",
+      "creation-order",
+      "consumer-probes",
+      "service-baseline-alerts",
+      "consumer-egress-path",
+      "logs-sent-once",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",

@@ -24,29 +24,32 @@ describe("the prod service under mocks", () => {
     plan = await planStack({ stack: "prod", cwd: root });
   });
 
-  it("runs each consumer as a Container App scaled by KEDA with its own identity, bounds computed from the budgets", () => {
+  it("runs each consumer as a Container App scaled by KEDA with its own identity and the scaler's, bounds computed from the budgets", () => {
     const app = byName(plan, "app:ContainerApp", "containerAppName", "invoice-settlement-consumer");
     const identity = byName(plan, "managedidentity:UserAssignedIdentity", "resourceName", "id-invoice-settlement-consumer");
+    const scaler = byName(plan, "managedidentity:UserAssignedIdentity", "resourceName", "id-invoice-settlement-consumer-scaler");
     const environment = only(ofType(plan, "app:ManagedEnvironment"));
     const template = app.inputs.template as { terminationGracePeriodSeconds: number; scale: Record<string, unknown>; containers: { env: { name: string; value?: string; secretRef?: string }[] }[] };
     expect(app.inputs).toMatchObject({
       managedEnvironmentId: environment.id,
-      identity: { type: "UserAssigned", userAssignedIdentities: [identity.id] },
+      identity: { type: "UserAssigned", userAssignedIdentities: [identity.id, scaler.id] },
       configuration: {
         secrets: [{ name: "stripe-api-key", keyVaultUrl: "https://kv-billing-prod-cg.vault.azure.net/secrets/stripe-api-key", identity: identity.id }],
         registries: [{ server: "crbillingprod.azurecr.io", identity: identity.id }],
       },
     });
-    // Grace period >= the queue's delivery budget (376.5 s), KEDA target = messages in flight, max from Stripe's budget.
+    // Grace period >= a message's hold (one Stripe slot per message: the delivery budget, 376.5 s), KEDA target =
+    // messages in flight, max from Stripe's budget: min(100 x 0.8 / 2, 25 x 0.8) = 20/s / 4 per replica / 2 revisions.
     expect(template.terminationGracePeriodSeconds).toBe(Math.ceil(tuneQueue(invoiceBudget).deliveryBudgetMs / 1000));
     expect(template.terminationGracePeriodSeconds).toBe(377);
     expect(template.scale).toEqual({
       minReplicas: 1,
-      maxReplicas: 5,
+      maxReplicas: 2,
       rules: [
         {
           name: "servicebus-queue",
-          custom: { type: "azure-servicebus", identity: identity.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "4" } },
+          // KEDA signs in as its own identity (Manage on the queue), not the consumer's.
+          custom: { type: "azure-servicebus", identity: scaler.id, metadata: { namespace: "sb-billing-prod", queueName: "invoice-settlement", messageCount: "1" } },
         },
       ],
     });
@@ -55,8 +58,10 @@ describe("the prod service under mocks", () => {
       SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: "sb-billing-prod.servicebus.windows.net",
       SERVICEBUS_QUEUE: "invoice-settlement",
       AZURE_CLIENT_ID: identity.state.clientId,
-      MAX_CONCURRENT_CALLS: "4",
-      MAX_CONCURRENT_STRIPE_CALLS: "2",
+      MAX_CONCURRENT_CALLS: "1",
+      MAX_CONCURRENT_STRIPE_CALLS: "1",
+      // The fleet-wide Stripe ceiling the runtime's governor reads: the same budget as the replica bounds.
+      STRIPE_REQUESTS_PER_SECOND: "20",
       DATABASE_URL: "postgres://id-invoice-settlement-consumer@psql-billing-prod.postgres.database.azure.com:5432/billing?sslmode=require",
       DATABASE_AUTH: "entra",
       STRIPE_API_KEY: "secretRef:stripe-api-key",
@@ -101,9 +106,12 @@ describe("the prod service under mocks", () => {
     });
     expect(server.inputs).not.toHaveProperty("administratorLoginPassword");
     expect(network.inputs.delegations).toEqual([{ name: "Microsoft-DBforPostgreSQL-flexibleServers", serviceName: "Microsoft.DBforPostgreSQL/flexibleServers" }]);
-    expect(only(ofType(plan, "dbforpostgresql:Configuration")).inputs).toMatchObject({ configurationName: "max_connections", value: "400" });
+    expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "max_connections").inputs).toMatchObject({ value: "400" });
+    // The enhanced metrics the transaction-id wraparound alert reads.
+    expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "metrics.collector_database_activity").inputs).toMatchObject({ value: "on" });
     const admins = ofType(plan, "dbforpostgresql:AdministratorsMicrosoftEntra").map((a) => [a.inputs.principalName, a.inputs.principalType]);
-    expect(admins.sort()).toEqual([["billing-dba", "Group"], ["id-invoice-settlement-consumer", "ServicePrincipal"], ["id-usage-billing-consumer", "ServicePrincipal"]]);
+    // The DBA group alone administers the server; each consumer's identity gets a role owning only its schema.
+    expect(admins.sort()).toEqual([["billing-dba", "Group"]]);
     expect(ofType(plan, "dbforpostgresql:FirewallRule")).toEqual([]);
   });
 
@@ -131,14 +139,19 @@ describe("the prod service under mocks", () => {
     const env = only(ofType(plan, "app:ManagedEnvironment"));
     const apps = only(ofType(plan, "network:Subnet").filter((s) => s.inputs.subnetName === "apps"));
     expect(env.inputs).toMatchObject({ vnetConfiguration: { infrastructureSubnetId: apps.id, internal: true }, zoneRedundant: true });
-    // The workspace key is secret: the whole logs configuration holding it is redacted.
-    expect(env.inputs.appLogsConfiguration).toBe("[secret]");
+    // Logs reach the workspace once, through the environment's diagnostic setting: no shared key anywhere.
+    expect(env.inputs.appLogsConfiguration).toEqual({ destination: "azure-monitor" });
+    const setting = only(ofType(plan, "monitor:DiagnosticSetting").filter((d) => d.inputs.resourceUri === env.id));
+    expect(setting.inputs).toMatchObject({ logAnalyticsDestinationType: "Dedicated", logs: [{ categoryGroup: "allLogs", enabled: true }] });
     expect(JSON.stringify(plan.report)).not.toContain("plan-shared-key");
   });
 
-  it("locks the production namespace, and alerts on new dead letters from the namespace's metrics", () => {
+  it("locks the production namespace, database server and vault against deletion, and alerts on new dead letters from the namespace's metrics", () => {
     const ns = only(ofType(plan, "servicebus:Namespace"));
-    expect(only(ofType(plan, "authorization:ManagementLockByScope")).inputs).toMatchObject({ scope: ns.id, level: "CanNotDelete" });
+    const server = only(ofType(plan, "dbforpostgresql:Server"));
+    const vault = only(ofType(plan, "keyvault:Vault"));
+    const locks = ofType(plan, "authorization:ManagementLockByScope").map((lock) => [lock.inputs.scope, lock.inputs.level]);
+    expect(locks.sort()).toEqual([[ns.id, "CanNotDelete"], [server.id, "CanNotDelete"], [vault.id, "CanNotDelete"]].sort());
     // The namespace's own log alert (the billing metrics' alerts scope Application Insights, not the workspace).
     const rule = only(ofType(plan, "monitor:ScheduledQueryRule").filter((r) => !String(r.name).startsWith("billing-health-")));
     const workspace = only(ofType(plan, "operationalinsights:Workspace"));

@@ -98,6 +98,17 @@ describe("delete-lock-in-prod", () => {
     ]);
     expect(await stackViolations(deleteLockInProduction, [namespace({}, "dev")])).toEqual([]);
   });
+
+  it("requires one on each production database server and vault too", async () => {
+    const server = target(types.postgresServer, "guard-db", { id: `${GROUP}/Microsoft.DBforPostgreSQL/flexibleServers/psql`, serverName: "psql" }, "prod");
+    const vault = target(types.vault, "secrets", { id: `${GROUP}/Microsoft.KeyVault/vaults/kv`, vaultName: "kv" }, "prod");
+    const lock = (scope: unknown) => target(types.lock, `lock-${String(scope)}`, { scope, level: "CanNotDelete" }, "prod");
+    expect(await stackViolations(deleteLockInProduction, [server, vault, lock(server.inputs.id)])).toEqual([
+      "vault kv: production vaults carry a CanNotDelete lock: deleting one loses the consumers' Stripe keys (purge protection keeps them recoverable, not usable)",
+    ]);
+    expect(await stackViolations(deleteLockInProduction, [server, vault])).toHaveLength(2);
+    expect(await stackViolations(deleteLockInProduction, [server, vault, lock(server.inputs.id), lock(vault.inputs.id)])).toEqual([]);
+  });
 });
 
 const budget = { stripe: { timeoutMs: 30_000, maxNetworkRetries: 2 }, processingMs: 2000 };
@@ -112,7 +123,7 @@ const app = (template: Record<string, unknown> = {}, scale: Record<string, unkno
     tags,
     configuration: { secrets: [{ name: "stripe-api-key", keyVaultUrl: "https://kv.vault.azure.net/secrets/stripe-api-key", identity: "id" }] },
     template: {
-      terminationGracePeriodSeconds: 104,
+      terminationGracePeriodSeconds: 207,
       containers: [
         {
           name: "consumer",
@@ -120,13 +131,14 @@ const app = (template: Record<string, unknown> = {}, scale: Record<string, unkno
             { name: "SERVICEBUS_QUEUE", value: "usage-billing" },
             { name: "MAX_CONCURRENT_CALLS", value: "4" },
             { name: "MAX_CONCURRENT_STRIPE_CALLS", value: "2" },
+            { name: "STRIPE_REQUESTS_PER_SECOND", value: "20" },
             { name: "STRIPE_API_KEY", secretRef: "stripe-api-key" },
           ],
         },
       ],
       scale: {
         minReplicas: 1,
-        maxReplicas: 2,
+        maxReplicas: 1,
         rules: [{ name: "servicebus-queue", custom: { type: "azure-servicebus", identity: "id", metadata: { namespace: "sb-billing", queueName: "usage-billing", messageCount: "4" } } }],
         ...scale,
       },
@@ -144,19 +156,23 @@ describe("consumer apps", () => {
     ]);
   });
 
-  it("cover the queue's delivery budget with the grace period, keep one replica, and stay within their recorded budgets", async () => {
+  it("cover a message's hold with the grace period, keep one replica, and stay within their recorded budgets", async () => {
     expect(await stackViolations(consumerBounds, [queue, app()])).toEqual([]);
-    expect(await stackViolations(consumerBounds, [queue, app({ terminationGracePeriodSeconds: 30 }, { minReplicas: 0, maxReplicas: 3 })])).toEqual([
-      "app usage-billing-consumer: template.terminationGracePeriodSeconds 30 is shorter than queue usage-billing's delivery budget (103.5 s): a scale-in would SIGKILL charges in flight",
+    expect(await stackViolations(consumerBounds, [queue, app({ terminationGracePeriodSeconds: 104 }, { minReplicas: 0, maxReplicas: 3 })])).toEqual([
+      "app usage-billing-consumer: template.terminationGracePeriodSeconds 104 is shorter than a message's hold on queue usage-billing (207 s: its delivery budget 103.5 s, plus as long again waiting for one of 2 Stripe slots shared by 4 messages in flight): a scale-in would SIGKILL charges in flight",
       "app usage-billing-consumer: template.scale.minReplicas must be at least 1 (a scale-in to zero cuts in-flight charges)",
-      "app usage-billing-consumer: template.scale.maxReplicas 3 is outside 1..2: the Stripe rate budget allows at most 2",
+      "app usage-billing-consumer: template.scale.maxReplicas 3 is outside 1..1: the Stripe rate budget allows at most 1",
     ]);
     expect(await stackViolations(consumerBounds, [queue, app({}, {}, {})])).toEqual([
       `app usage-billing-consumer: no ${REPLICA_BUDGET_TAG_NAME} tag: its max replicas cannot be checked against the Stripe and connection budgets`,
     ]);
+    const wider = { [REPLICA_BUDGET_TAG_NAME]: JSON.stringify({ ...recorded, stripeRatePerSecond: 40 }) };
+    expect(await stackViolations(consumerBounds, [queue, app({}, {}, wider)])).toEqual([
+      "app usage-billing-consumer: STRIPE_REQUESTS_PER_SECOND differs from the Stripe budget its replicas were computed from (40/s)",
+    ]);
     const maxConnections = target(types.postgresConfiguration, "max-connections", { configurationName: "max_connections", value: "35" });
     expect(await stackViolations(consumerBounds, [queue, app(), maxConnections])).toEqual([
-      "consumer apps at max replicas open 20 guard connections, over max_connections 35 minus 20 reserved",
+      "consumer apps at max replicas, old and new revision side by side, open 20 guard connections, over max_connections 35 minus 20 reserved",
     ]);
   });
 });

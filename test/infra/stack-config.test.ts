@@ -41,11 +41,12 @@ describe("loadStackConfig", () => {
       minimumTlsVersion: "1.2",
     });
     expect(dev.queues).toHaveLength(1);
-    expect(dev.queues[0]?.tuning).toMatchObject({ lockDuration: "PT2M", maxDeliveryCount: 10, worstCaseStripeMs: 91_500 });
+    // Tuned for the app that consumes it (4 messages in flight for 2 Stripe slots): the lock covers a wait for a slot.
+    expect(dev.queues[0]?.tuning).toMatchObject({ lockDuration: "PT3M30S", messageHoldMs: 207_000, maxDeliveryCount: 10, worstCaseStripeMs: 91_500 });
     expect(dev.alerts.severities).toEqual({ deadLettered: 2, throttled: 3, serverErrors: 3, abandoned: 3, backlog: 3, userErrors: 2, retryBacklog: 2 });
     expect(dev.production).toBe(false);
     expect(dev.app?.consumers.map((c) => [c.appName, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds])).toEqual([
-      ["usage-billing-consumer", 2, 104],
+      ["usage-billing-consumer", 1, 207],
     ]);
   });
 
@@ -110,7 +111,7 @@ describe("loadStackConfig", () => {
     );
     const problems = problemsOf(() => loadStackConfig({ configFile: file }));
     expect(problems).toEqual([
-      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:production, chargeguard:namespace, chargeguard:alerts, chargeguard:queues, chargeguard:observability, chargeguard:network, chargeguard:vault, chargeguard:database, chargeguard:app)',
+      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:production, chargeguard:bootstrap, chargeguard:namespace, chargeguard:alerts, chargeguard:queues, chargeguard:observability, chargeguard:network, chargeguard:vault, chargeguard:database, chargeguard:app)',
       "chargeguard:namespace.disableLocalAuth: expected true or false",
       "chargeguard:alerts.emails[0]: expected an e-mail address",
       "chargeguard:alerts.severities.deadLettered: Azure Monitor severities run from 0 (critical) to 4 (verbose)",
@@ -176,8 +177,12 @@ describe("the service sections", () => {
   it("computes each consumer's bounds from the Stripe and connection budgets and the queue's delivery budget", () => {
     const config = parseStackConfig(serviceValues());
     const consumer = config.app?.consumers[0];
-    // 80 calls/s / (2 x 1000 / 250 ms) = 10 by Stripe; (100 - 20) / 10 = 8 by connections.
-    expect(consumer?.bounds).toMatchObject({ maxReplicas: 8, maxReplicasByStripe: 10, maxReplicasByConnections: 8, terminationGracePeriodSeconds: 104, messageCount: 4 });
+    // min(80, one endpoint's 25 x 0.8) = 20 calls/s / (2 x 1000 / 250 ms) / 2 revisions in a rollout = 1 by Stripe;
+    // (100 - 20) / 10 / 2 = 4 by connections. The grace period covers a wait for one of the 2 Stripe slots.
+    expect(consumer?.budget.stripeRatePerSecond).toBe(20);
+    expect(consumer?.bounds).toMatchObject({ maxReplicas: 1, maxReplicasByStripe: 1, maxReplicasByConnections: 4, terminationGracePeriodSeconds: 207, messageCount: 4 });
+    expect(config.queues[0]?.budget.concurrency).toEqual({ maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2 });
+    expect(config.queues[0]?.tuning.lockDuration).toBe("PT3M30S");
     expect(consumer).toMatchObject({ appName: "usage-billing-consumer", identityName: "id-usage-billing-consumer" });
     expect(config.database).toMatchObject({ highAvailability: "Disabled", backupRetentionDays: 7, geoRedundantBackup: false, databaseName: "billing" });
   });
@@ -191,15 +196,23 @@ describe("the service sections", () => {
     (values["chargeguard:queues"][0] as Record<string, unknown>).consumerPrincipalId = "00000000-0000-0000-0000-000000000001";
     expect(problemsOf(() => parseStackConfig(values))).toEqual([
       "chargeguard:app.consumers[0] (usage-billing).queue: usage-billing also names consumerPrincipalId: the app's own identity is its consumer, remove consumerPrincipalId (two grants of one role collide)",
-      "chargeguard:app.consumers[0] (usage-billing): maxReplicas 9 is outside 1..4: the connection budget allows at most 4",
+      "chargeguard:app.consumers[0] (usage-billing): maxReplicas 9 is outside 1..1: the Stripe rate budget allows at most 1",
       'chargeguard:app.consumers[1] (refunds).queue: no queue "refunds" in chargeguard:queues',
     ]);
+  });
+
+  it("refuses a consumer's Stripe rate over one endpoint's limit", () => {
+    const values = serviceValues();
+    (values["chargeguard:app"].consumers[0] as Record<string, unknown>).stripeRatePerSecond = 30;
+    expect(problemsOf(() => parseStackConfig(values))).toContain(
+      "chargeguard:app.consumers[0] (usage-billing).stripeRatePerSecond: 30 calls/s is over 0.8 x one Stripe endpoint's 25/s limit (its charges all hit one endpoint)",
+    );
   });
 
   it("refuses a grace period Container Apps cannot give and a consumer without database or vault", () => {
     const values = { ...serviceValues(), "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 200_000, maxNetworkRetries: 2 } }] };
     expect(problemsOf(() => parseStackConfig(values))).toEqual([
-      expect.stringMatching(/^chargeguard:app\.consumers\[0\] \(usage-billing\): the delivery budget 10\.2 min exceeds Container Apps' 600 s termination grace period/),
+      expect.stringMatching(/^chargeguard:app\.consumers\[0\] \(usage-billing\): a message may be held 20\.4 min: .* over Container Apps' 600 s termination grace period/),
     ]);
     const bare = { ...serviceValues() } as Record<string, unknown>;
     delete bare["chargeguard:database"];
@@ -220,6 +233,7 @@ describe("the service sections", () => {
       "chargeguard:network: required in production: the database, the vault and the namespace are reached only through the VNet",
       "chargeguard:database.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)",
       "chargeguard:database.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized",
+      "chargeguard:database.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server",
     ]);
     // A stack named prod is production unless it says otherwise.
     expect(parseStackConfig(goodValues(), "x", "prod").production).toBe(true);

@@ -50,7 +50,7 @@ describe("scaffoldConsumer --flow", () => {
     expect(consumer).toContain('import { flow, type FlowRequest } from "./flow.js"');
     expect(consumer).toContain("flow, event: billingEvent, tuning: queueTuning");
     const manifest = JSON.parse(await read(directory, "package.json"));
-    // Beside the default project's own dependencies (telemetry exporters), a flow adds zod for its event schema.
+    // zod, which reads the run contract's environment, also reads the flow's event schema.
     expect(manifest.dependencies).toMatchObject({ chargeguard: `file:${checkout}`, zod: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
     expect(manifest.name).toBe(`${flow}-billing`);
     // The flow's own tests replace the PaymentIntent ones, against the same sandbox.
@@ -59,12 +59,12 @@ describe("scaffoldConsumer --flow", () => {
     expect(tests).not.toContain("paymentIntents");
   });
 
-  it("payment-intent (the default) writes the consumer template alone: no flow.ts, no zod", async () => {
+  it("payment-intent (the default) writes the consumer template alone: no flow.ts, zod for its run contract", async () => {
     const directory = path.join(scratch, "default");
     const result = await scaffoldConsumer({ directory, name: "default-billing", queue: "usage-billing", flow: "payment-intent" });
     expect(result.files).not.toContain("src/flow.ts");
     expect(result.files).not.toContain("src/event.ts");
-    expect(JSON.parse(await read(directory, "package.json")).dependencies).not.toHaveProperty("zod");
+    expect(JSON.parse(await read(directory, "package.json")).dependencies).toHaveProperty("zod");
     expect(await read(directory, "src/consumer.ts")).toContain("startBillingConsumer({ ...options, tuning: queueTuning })");
   });
 

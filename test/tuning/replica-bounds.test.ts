@@ -7,6 +7,8 @@ import {
   ReplicaBudgetError,
   stripeRatePerConsumer,
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
+  messageHoldMs,
+  ROLLOUT_REVISIONS,
   tuneQueue,
   type ReplicaBudget,
 } from "../../tuning/index.js";
@@ -15,26 +17,36 @@ const usageBilling = tuneQueue({ stripe: { timeoutMs: 30_000, maxNetworkRetries:
 
 describe("replicaBounds", () => {
   it("binds on the Stripe rate for the prod example and explains each number", () => {
-    // 80 calls/s for two consumers = 40 each; 8 Stripe calls in flight at 250 ms = 32 calls/s per replica.
+    // min(100 x 0.8 / 2, 25 x 0.8) = 20 calls/s each; 1 Stripe call in flight at 250 ms = 4 calls/s per replica, and a
+    // rollout runs two revisions side by side: 20 / 4 / 2 = 2 replicas.
     const bounds = replicaBounds({
-      maxConcurrentCalls: 16,
-      maxConcurrentStripeCalls: 8,
+      maxConcurrentCalls: 2,
+      maxConcurrentStripeCalls: 1,
       stripeRatePerSecond: stripeRatePerConsumer(STRIPE_LIVE_RATE_LIMIT_PER_SECOND, 2),
       connectionBudget: connectionBudgetPerConsumer({ maxConnections: 200, consumers: 2 }),
       deliveryBudgetMs: usageBilling.deliveryBudgetMs,
     });
     expect(bounds).toMatchObject({
       minReplicas: 1,
-      maxReplicas: 1,
-      maxReplicasByStripe: 1,
-      maxReplicasByConnections: 5,
-      stripeCallsPerSecondPerReplica: 32,
-      poolSizePerReplica: 17,
-      messageCount: 16,
-      terminationGracePeriodSeconds: 104,
+      maxReplicas: 2,
+      maxReplicasByStripe: 2,
+      maxReplicasByConnections: 4,
+      stripeCallsPerSecondPerReplica: 4,
+      poolSizePerReplica: 10,
+      messageCount: 2,
+      // 2 messages for 1 Stripe slot: a message may wait one delivery budget (103.5 s) for the slot, then take its own.
+      messageHoldMs: 207_000,
+      terminationGracePeriodSeconds: 207,
     });
     expect(bounds.explanation.maxReplicas).toContain("the Stripe rate budget binds");
-    expect(bounds.explanation.terminationGracePeriodSeconds).toContain("103.5 s");
+    expect(bounds.explanation.maxReplicas).toContain("2 revisions side by side");
+    expect(bounds.explanation.terminationGracePeriodSeconds).toContain("waiting for one of 1 Stripe slots");
+  });
+
+  it("gives a grace period of one delivery budget when every message in flight has its own Stripe slot", () => {
+    const bounds = replicaBounds({ maxConcurrentCalls: 2, maxConcurrentStripeCalls: 2, stripeRatePerSecond: 20, connectionBudget: 90, deliveryBudgetMs: 103_500 });
+    expect(bounds.terminationGracePeriodSeconds).toBe(104);
+    expect(messageHoldMs(103_500, { maxConcurrentCalls: 2, maxConcurrentStripeCalls: 2 })).toBe(103_500);
   });
 
   it("binds on connections when the Stripe budget is wide", () => {
@@ -45,12 +57,12 @@ describe("replicaBounds", () => {
       connectionBudget: 90,
       deliveryBudgetMs: 60_000,
     });
-    expect(bounds.maxReplicasByConnections).toBe(2); // 90 / 33
-    expect(bounds.maxReplicas).toBe(2);
+    expect(bounds.maxReplicasByConnections).toBe(1); // 90 / 33 / 2 revisions
+    expect(bounds.maxReplicas).toBe(1);
     expect(bounds.explanation.maxReplicas).toContain("the connection budget binds");
   });
 
-  it("never lets replicas exceed either budget nor the grace period fall short of the delivery budget", () => {
+  it("never lets two revisions of replicas exceed either budget nor the grace period fall short of a message's hold", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 64 }),
@@ -62,7 +74,8 @@ describe("replicaBounds", () => {
         (calls, stripeCalls, rate, connections, fastest, delivery) => {
           const budget: ReplicaBudget = {
             maxConcurrentCalls: calls,
-            maxConcurrentStripeCalls: Math.min(stripeCalls, calls),
+            // between half the messages in flight and all of them (more waiting messages are refused)
+            maxConcurrentStripeCalls: Math.max(Math.ceil(calls / 2), Math.min(stripeCalls, calls)),
             stripeRatePerSecond: rate,
             connectionBudget: connections,
             fastestStripeCallMs: fastest,
@@ -76,12 +89,15 @@ describe("replicaBounds", () => {
             return;
           }
           const perReplica = (budget.maxConcurrentStripeCalls * 1000) / fastest;
-          expect(bounds.maxReplicas * perReplica).toBeLessThanOrEqual(rate + 1e-9);
-          expect(bounds.maxReplicas * guardPoolSize(calls)).toBeLessThanOrEqual(connections);
+          const side = ROLLOUT_REVISIONS;
+          expect(side * bounds.maxReplicas * perReplica).toBeLessThanOrEqual(rate + 1e-9);
+          expect(side * bounds.maxReplicas * guardPoolSize(calls)).toBeLessThanOrEqual(connections);
           expect(bounds.maxReplicas).toBeGreaterThanOrEqual(bounds.minReplicas);
-          expect(bounds.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(delivery);
-          // the ceiling is tight: one more replica breaks a budget (or Container Apps' own ceiling)
-          expect((bounds.maxReplicas + 1) * perReplica > rate || (bounds.maxReplicas + 1) * guardPoolSize(calls) > connections || bounds.maxReplicas === 1000).toBe(true);
+          expect(bounds.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(messageHoldMs(delivery, budget));
+          // the ceiling is tight: one more replica in each revision breaks a budget (or Container Apps' own ceiling)
+          expect(
+            side * (bounds.maxReplicas + 1) * perReplica > rate || side * (bounds.maxReplicas + 1) * guardPoolSize(calls) > connections || bounds.maxReplicas === 1000,
+          ).toBe(true);
         },
       ),
     );
@@ -89,17 +105,24 @@ describe("replicaBounds", () => {
 
   it("refuses a set maxReplicas over the budget, zero minimum replicas and a grace period Container Apps cannot give", () => {
     const base = { maxConcurrentCalls: 4, maxConcurrentStripeCalls: 4, stripeRatePerSecond: 80, connectionBudget: 100, deliveryBudgetMs: 103_500 };
-    expect(() => replicaBounds({ ...base, maxReplicas: 9 })).toThrow(/maxReplicas 9 is outside 1\.\.5: the Stripe rate budget allows at most 5/);
+    expect(() => replicaBounds({ ...base, maxReplicas: 9 })).toThrow(/maxReplicas 9 is outside 1\.\.2: the Stripe rate budget allows at most 2/);
     expect(() => replicaBounds({ ...base, minReplicas: 0 })).toThrow(/minReplicas is 0: keep at least 1 replica/);
-    expect(() => replicaBounds({ ...base, deliveryBudgetMs: 700_000 })).toThrow(/exceeds Container Apps' 600 s termination grace period/);
-    expect(() => replicaBounds({ ...base, maxConcurrentStripeCalls: 40 })).toThrow(/maxConcurrentStripeCalls 40: one replica makes up to 160 Stripe calls\/s/);
-    expect(() => replicaBounds({ ...base, connectionBudget: 5 })).toThrow(/connectionBudget 5: 1 replica\(s\) x 10 guard connections do not fit/);
+    expect(() => replicaBounds({ ...base, deliveryBudgetMs: 700_000 })).toThrow(/over Container Apps' 600 s termination grace period/);
+    // 350 s fits alone, but not with a wait for a Stripe slot in front of it
+    expect(() => replicaBounds({ ...base, maxConcurrentStripeCalls: 2, deliveryBudgetMs: 350_000 })).toThrow(/held 11\.7 min: .*waiting for one of 2 Stripe slots/);
+    expect(() => replicaBounds({ ...base, maxConcurrentCalls: 40, maxConcurrentStripeCalls: 40 })).toThrow(/maxConcurrentStripeCalls 40: one replica makes up to 160 Stripe calls\/s/);
+    expect(() => replicaBounds({ ...base, maxConcurrentStripeCalls: 1 })).toThrow(/between half of maxConcurrentCalls \(4\) and all of it/);
+    expect(() => replicaBounds({ ...base, connectionBudget: 15 })).toThrow(/connectionBudget 15: 1 replica\(s\) x 10 guard connections in each of the 2 revisions/);
   });
 
   it("shares the server's connections and the account's rate among consumers", () => {
     expect(connectionBudgetPerConsumer({ maxConnections: 200, consumers: 2 })).toBe(90);
     expect(connectionBudgetPerConsumer({ maxConnections: 10, consumers: 1 })).toBe(0);
-    expect(stripeRatePerConsumer(100, 1)).toBe(80);
+    // the account's share, capped by one endpoint's 25/s (all of a consumer's charges hit one endpoint)
+    expect(stripeRatePerConsumer(100, 1)).toBe(20);
+    expect(stripeRatePerConsumer(100, 1, 0.8, 1000)).toBe(80);
+    expect(stripeRatePerConsumer(100, 3, 0.8, 1000)).toBe(26.66);
+    expect(stripeRatePerConsumer(25, 2)).toBe(10);
     expect(guardPoolSize(1)).toBe(10);
     expect(guardPoolSize(32)).toBe(33);
   });

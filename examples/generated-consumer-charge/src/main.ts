@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
+import { type HealthServer, startHealthServer } from "./health.js";
 import { effectiveSettings } from "./print-settings.js";
 import { settings } from "./settings.js";
 import { startTelemetry, type TelemetryExport } from "./telemetry.js";
@@ -40,20 +41,26 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof readConfig>;
   let consumer: Awaited<ReturnType<typeof startUsageBillingConsumer>>;
   let telemetry: TelemetryExport | undefined;
+  let health: HealthServer | undefined;
+  const healthState = { started: false, stopping: false };
   try {
     config = readConfig();
+    // Up first, answering 503 until the consumer has started: the startup probe waits, the platform sees a process.
+    if (config.healthPort !== undefined) health = await startHealthServer(config.healthPort, healthState);
     // Before the consumer, so the runtime's instruments are created in the SDK.
     telemetry = await startTelemetry(process.env, settings.serviceName);
     if (telemetry) log(`telemetry: exporting to ${telemetry.kind === "otlp" ? "OTLP" : "Azure Monitor"}`);
     consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
     await telemetry?.shutdown();
+    await health?.close();
     // Wrong settings stop the consumer at start, named, with exit code 2; anything else is a crash (exit 1).
     if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
     console.error(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
     process.exitCode = 2;
     return;
   }
+  healthState.started = true;
   const where = config.fullyQualifiedNamespace ?? "the connection string's namespace";
   log(`consuming ${config.queueName} on ${where} (database: ${config.databaseUrl === undefined ? config.dataDir : "DATABASE_URL"})`);
 
@@ -61,10 +68,12 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    healthState.stopping = true;
     log(`${signal}: stopping`);
     consumer
       .close()
       .then(() => telemetry?.shutdown())
+      .then(() => health?.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {

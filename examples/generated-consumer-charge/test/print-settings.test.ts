@@ -1,6 +1,7 @@
 // `npm start -- --print-settings`: the numbers the consumer runs with, and no secret among them.
+import { tuneQueue } from "chargeguard/tuning";
 import { describe, expect, it } from "vitest";
-import { queueTuning } from "../src/consumer.js";
+import { queueTuning, stripeCallsPerMessage } from "../src/consumer.js";
 import { effectiveSettings } from "../src/print-settings.js";
 
 const secrets = {
@@ -30,5 +31,16 @@ describe("effectiveSettings", () => {
 
   it("lists what npm start would refuse instead of failing", () => {
     expect(effectiveSettings({}).problems).toEqual(expect.arrayContaining([expect.stringContaining("SERVICEBUS_CONNECTION_STRING")]));
+  });
+
+  it("lists a wait for a Stripe slot that the queue's lock does not cover, as npm start would refuse it", () => {
+    const env = { ...secrets, STRIPE_API_KEY: "rk_test_sandbox", MAX_CONCURRENT_CALLS: "8", MAX_CONCURRENT_STRIPE_CALLS: "4" };
+    // This queue tuned for one message at a time: its lock covers one delivery, not a wait for a slot before it.
+    const serial = tuneQueue({ ...queueTuning.budget, concurrency: undefined });
+    expect(Math.max(serial.lockDurationMs, serial.consumer.maxAutoLockRenewalDurationInMs)).toBeLessThan(2 * serial.deliveryBudgetMs);
+    expect(effectiveSettings(env, serial).problems).toEqual([expect.stringMatching(/with 8 messages in flight for 4 Stripe calls a message may be held \d+ ms/)]);
+    // Tuned for a pipelined consumer (what `--stack` writes when the stack's app pipelines), it fits.
+    const pipelined = tuneQueue({ ...queueTuning.budget, concurrency: { maxConcurrentCalls: 8, maxConcurrentStripeCalls: 4, stripeCallsPerMessage } });
+    expect(effectiveSettings(env, pipelined).problems).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-// The run contract: every setting comes from the environment, and every missing or malformed one is reported by
-// name, all at once, before anything connects.
+// The run contract: every setting comes from the environment, read through one schema (zod), and every missing or
+// malformed one is reported by its variable's name, all at once, before anything connects.
+import { z } from "zod";
 import { settings } from "./settings.js";
 
 export interface Config {
@@ -20,6 +21,10 @@ export interface Config {
   maxConcurrentCalls: number;
   /** Stripe calls at a time among them. */
   maxConcurrentStripeCalls: number;
+  /** The fleet-wide Stripe ceiling the deployment gives this consumer (the runtime reads it); absent: none set. */
+  stripeRequestsPerSecond?: number;
+  /** Where the container's probes are answered (src/health.ts); absent: no probe server (local runs). */
+  healthPort?: number;
 }
 
 export class ConfigError extends Error {
@@ -29,95 +34,139 @@ export class ConfigError extends Error {
   }
 }
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
-  const value = (name: string) => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
+const got = (input: unknown) => `got "${String(input)}"`;
 
-  const connectionString = value("SERVICEBUS_CONNECTION_STRING");
-  const fullyQualifiedNamespace = value("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
-  if (connectionString === undefined && fullyQualifiedNamespace === undefined) {
+/** A whole number of at least 1, written as digits only ("08" is 8; "1e3", "2.0" and "-1" are refused). */
+const positiveWhole = (name: string) =>
+  z
+    .string()
+    .refine((raw) => /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1, {
+      error: (issue) => `${name} must be a positive whole number, ${got(issue.input)}`,
+    })
+    .transform(Number);
+
+const environmentSchema = z
+  .object({
+    SERVICEBUS_CONNECTION_STRING: z.string().optional(),
+    SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/i, { error: (issue) => `SERVICEBUS_FULLY_QUALIFIED_NAMESPACE must be a host name like my-ns.servicebus.windows.net, ${got(issue.input)}` })
+      .optional(),
+    SERVICEBUS_QUEUE: z.string().optional(),
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, { error: "DATABASE_URL must start with postgres:// or postgresql://" }).optional(),
+    DATABASE_AUTH: z
+      .enum(["password", "entra"], {
+        error: (issue) => `DATABASE_AUTH must be "password" (the default: DATABASE_URL carries it) or "entra" (a Microsoft Entra token), ${got(issue.input)}`,
+      })
+      .optional(),
+    // What the runtime's key provider refuses at start, named here too so `--print-settings` lists it.
+    STRIPE_API_KEY: z
+      .string()
+      .refine((key) => !key.startsWith("sk_live_"), {
+        error: "STRIPE_API_KEY is a live secret key (sk_live_...): a billing consumer must run with a restricted key (rk_live_...) limited to PaymentIntents",
+      })
+      .refine((key) => key.startsWith("sk_live_") || key.startsWith("rk_") || key.startsWith("sk_test_"), {
+        error: "STRIPE_API_KEY does not look like a Stripe key: expected a restricted key (rk_...)",
+      })
+      .optional(),
+    STRIPE_API_BASE: z
+      .string()
+      .regex(/^https?:\/\/[^/]+\/?$/, { error: (issue) => `STRIPE_API_BASE must be an origin like http://127.0.0.1:12111, ${got(issue.input)}` })
+      .optional(),
+    KEYBRAKE_URL: z.string().optional(),
+    KEYBRAKE_API_KEY: z.string().optional(),
+    BILLING_PERIOD_CAP_CENTS: z
+      .string()
+      .refine((raw) => /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) > 0, {
+        error: (issue) => `BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, ${got(issue.input)}`,
+      })
+      .transform(Number)
+      .optional(),
+    MAX_CONCURRENT_CALLS: positiveWhole("MAX_CONCURRENT_CALLS").optional(),
+    MAX_CONCURRENT_STRIPE_CALLS: positiveWhole("MAX_CONCURRENT_STRIPE_CALLS").optional(),
+    HEALTH_PORT: z
+      .string()
+      .refine((raw) => /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65_535, {
+        error: (issue) => `HEALTH_PORT must be a TCP port from 1 to 65535, ${got(issue.input)}`,
+      })
+      .transform(Number)
+      .optional(),
+    STRIPE_REQUESTS_PER_SECOND: z
+      .string()
+      .refine((raw) => /^\d+(\.\d+)?$/.test(raw) && Number(raw) > 0, {
+        error: (issue) => `STRIPE_REQUESTS_PER_SECOND must be a number of Stripe requests per second above 0, such as 20 or 12.5, ${got(issue.input)}`,
+      })
+      .transform(Number)
+      .optional(),
+  })
+  // Rules between variables; `when` runs them even when a variable failed above, so every problem is listed at once.
+  .superRefine((env, context) => {
+    for (const problem of crossVariableProblems(env)) context.addIssue({ code: "custom", message: problem });
+  }, { when: () => true });
+
+type Environment = z.output<typeof environmentSchema>;
+
+function crossVariableProblems(env: Environment): string[] {
+  const problems: string[] = [];
+  if (env.SERVICEBUS_CONNECTION_STRING === undefined && env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE === undefined) {
     problems.push(
       "SERVICEBUS_CONNECTION_STRING is not set (or set SERVICEBUS_FULLY_QUALIFIED_NAMESPACE, e.g. my-ns.servicebus.windows.net, to sign in with DefaultAzureCredential)",
     );
   }
-  if (fullyQualifiedNamespace !== undefined && !/^[a-z0-9.-]+$/i.test(fullyQualifiedNamespace)) {
-    problems.push(`SERVICEBUS_FULLY_QUALIFIED_NAMESPACE must be a host name like my-ns.servicebus.windows.net, got "${fullyQualifiedNamespace}"`);
-  }
-
-  const databaseUrl = value("DATABASE_URL");
-  if (databaseUrl === undefined && settings.database === "postgres") {
-    problems.push("DATABASE_URL is not set (this consumer was generated with --db postgres)");
-  }
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push("DATABASE_URL must start with postgres:// or postgresql://");
-  }
-  const databaseAuth = value("DATABASE_AUTH");
-  if (databaseAuth !== undefined && databaseAuth !== "password" && databaseAuth !== "entra") {
-    problems.push(`DATABASE_AUTH must be "password" (the default: DATABASE_URL carries it) or "entra" (a Microsoft Entra token), got "${databaseAuth}"`);
-  }
-  if (databaseAuth === "entra" && databaseUrl === undefined) problems.push("DATABASE_AUTH=entra needs DATABASE_URL (the server, database and Entra user, no password)");
-  if (databaseAuth === "entra" && databaseUrl !== undefined && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(databaseUrl)) {
+  if (env.DATABASE_URL === undefined && settings.database === "postgres") problems.push("DATABASE_URL is not set (this consumer was generated with --db postgres)");
+  if (env.DATABASE_AUTH === "entra" && env.DATABASE_URL === undefined) problems.push("DATABASE_AUTH=entra needs DATABASE_URL (the server, database and Entra user, no password)");
+  if (env.DATABASE_AUTH === "entra" && env.DATABASE_URL !== undefined && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(env.DATABASE_URL)) {
     problems.push("DATABASE_AUTH=entra: DATABASE_URL must not carry a password (the Entra token is the password)");
   }
-
-  const stripeApiKey = value("STRIPE_API_KEY");
-  const stripeApiBase = value("STRIPE_API_BASE");
-  if (stripeApiBase !== undefined && !/^https?:\/\/[^/]+\/?$/.test(stripeApiBase)) {
-    problems.push(`STRIPE_API_BASE must be an origin like http://127.0.0.1:12111, got "${stripeApiBase}"`);
-  }
-  let keybrake: Config["keybrake"];
   if (settings.vault === "keybrake") {
-    const baseUrl = value("KEYBRAKE_URL");
-    const apiKey = value("KEYBRAKE_API_KEY");
-    if (baseUrl === undefined) problems.push("KEYBRAKE_URL is not set (the vault proxy, e.g. https://proxy.keybrake.com)");
-    if (apiKey === undefined) problems.push("KEYBRAKE_API_KEY is not set (the Keybrake account key that creates vault keys)");
-    if (baseUrl !== undefined && apiKey !== undefined) keybrake = { baseUrl, apiKey };
-  } else if (stripeApiKey === undefined) {
+    if (env.KEYBRAKE_URL === undefined) problems.push("KEYBRAKE_URL is not set (the vault proxy, e.g. https://proxy.keybrake.com)");
+    if (env.KEYBRAKE_API_KEY === undefined) problems.push("KEYBRAKE_API_KEY is not set (the Keybrake account key that creates vault keys)");
+    if (env.BILLING_PERIOD_CAP_CENTS === undefined) problems.push("BILLING_PERIOD_CAP_CENTS is not set (it sizes each billing period's vault key cap)");
+  } else if (env.STRIPE_API_KEY === undefined) {
     problems.push("STRIPE_API_KEY is not set (a restricted key, rk_..., allowed to write PaymentIntents)");
   }
-
-  const cap = value("BILLING_PERIOD_CAP_CENTS");
-  let periodCapCents: number | undefined;
-  if (cap !== undefined) {
-    periodCapCents = Number(cap);
-    if (!/^\d+$/.test(cap) || !Number.isSafeInteger(periodCapCents) || periodCapCents <= 0) {
-      problems.push(`BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, got "${cap}"`);
-    }
-  } else if (settings.vault === "keybrake") {
-    problems.push("BILLING_PERIOD_CAP_CENTS is not set (it sizes each billing period's vault key cap)");
+  const calls = env.MAX_CONCURRENT_CALLS ?? 1;
+  const slots = env.MAX_CONCURRENT_STRIPE_CALLS ?? calls;
+  // Numbers only: a malformed value is reported above by its own name.
+  if (typeof calls === "number" && typeof slots === "number" && (slots > calls || 2 * slots < calls)) {
+    problems.push(`MAX_CONCURRENT_STRIPE_CALLS (${slots}) must be between half of MAX_CONCURRENT_CALLS (${calls}) and all of it`);
   }
+  return problems;
+}
 
-  const wholeNumber = (name: string, fallback: number): number => {
-    const raw = value(name);
-    const parsed = Number(raw ?? fallback);
-    if (raw !== undefined && (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < 1)) {
-      problems.push(`${name} must be a positive whole number, got "${raw}"`);
-    }
-    return parsed;
-  };
-  const maxConcurrentCalls = wholeNumber("MAX_CONCURRENT_CALLS", 1);
-  const maxConcurrentStripeCalls = wholeNumber("MAX_CONCURRENT_STRIPE_CALLS", maxConcurrentCalls);
-  if (maxConcurrentStripeCalls > maxConcurrentCalls || 2 * maxConcurrentStripeCalls < maxConcurrentCalls) {
-    problems.push(
-      `MAX_CONCURRENT_STRIPE_CALLS (${maxConcurrentStripeCalls}) must be between half of MAX_CONCURRENT_CALLS (${maxConcurrentCalls}) and all of it`,
-    );
+/** Each variable the schema knows, trimmed; an empty value counts as unset. */
+function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of Object.keys(environmentSchema.shape)) {
+    const raw = env[name]?.trim();
+    if (raw !== undefined && raw !== "") values[name] = raw;
   }
+  return values;
+}
 
-  if (problems.length > 0) throw new ConfigError(problems);
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(presentValues(env));
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => issue.message));
+  const values = parsed.data;
+  const calls = values.MAX_CONCURRENT_CALLS ?? 1;
+  const keybrake = settings.vault === "keybrake" && values.KEYBRAKE_URL !== undefined && values.KEYBRAKE_API_KEY !== undefined
+    ? { baseUrl: values.KEYBRAKE_URL, apiKey: values.KEYBRAKE_API_KEY }
+    : undefined;
   return {
-    connectionString: connectionString ?? "",
-    ...(connectionString === undefined && fullyQualifiedNamespace !== undefined ? { fullyQualifiedNamespace } : {}),
-    queueName: value("SERVICEBUS_QUEUE") ?? settings.queue,
-    ...(databaseUrl === undefined ? { dataDir: settings.dataDir } : { databaseUrl }),
-    ...(databaseAuth === "entra" ? { databaseAuth: "entra" as const } : {}),
-    ...(stripeApiKey === undefined ? {} : { stripeApiKey }),
-    ...(stripeApiBase === undefined ? {} : { stripeApiBase }),
+    connectionString: values.SERVICEBUS_CONNECTION_STRING ?? "",
+    ...(values.SERVICEBUS_CONNECTION_STRING === undefined && values.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE !== undefined
+      ? { fullyQualifiedNamespace: values.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE }
+      : {}),
+    queueName: values.SERVICEBUS_QUEUE ?? settings.queue,
+    ...(values.DATABASE_URL === undefined ? { dataDir: settings.dataDir } : { databaseUrl: values.DATABASE_URL }),
+    ...(values.DATABASE_AUTH === "entra" ? { databaseAuth: "entra" as const } : {}),
+    ...(values.STRIPE_API_KEY === undefined ? {} : { stripeApiKey: values.STRIPE_API_KEY }),
+    ...(values.STRIPE_API_BASE === undefined ? {} : { stripeApiBase: values.STRIPE_API_BASE }),
     ...(keybrake === undefined ? {} : { keybrake }),
-    ...(periodCapCents === undefined ? {} : { periodCapCents }),
-    maxConcurrentCalls,
-    maxConcurrentStripeCalls,
+    ...(values.BILLING_PERIOD_CAP_CENTS === undefined ? {} : { periodCapCents: values.BILLING_PERIOD_CAP_CENTS }),
+    maxConcurrentCalls: calls,
+    maxConcurrentStripeCalls: values.MAX_CONCURRENT_STRIPE_CALLS ?? calls,
+    ...(values.STRIPE_REQUESTS_PER_SECOND === undefined ? {} : { stripeRequestsPerSecond: values.STRIPE_REQUESTS_PER_SECOND }),
+    ...(values.HEALTH_PORT === undefined ? {} : { healthPort: values.HEALTH_PORT }),
   };
 }

@@ -16,6 +16,9 @@ import queueBudget from "./queue-budget.json" with { type: "json" };
  */
 export const queueTuning = tuneQueue(queueBudget.budget);
 
+/** Stripe calls one message makes: the PaymentIntent flow makes one (the runtime's default flow). */
+export const stripeCallsPerMessage = 1;
+
 export type ConsumerOptions = Omit<BillingConsumerOptions, "tuning">;
 
 /** Subscribes with `autoCompleteMessages: false` and settles each message only once its outcome is recorded. */

@@ -1,7 +1,8 @@
 // `npm start -- --print-settings`: the settings this consumer runs with, as JSON, secrets redacted. Nothing connects,
 // so CI or an operator can compare them with `chargeguard plan --stack <stack> --json` before a deployment.
+import { consumerFitProblems, type QueueTuning } from "chargeguard/tuning";
 import { ConfigError, type Config, readConfig } from "./config.js";
-import { queueTuning } from "./consumer.js";
+import { queueTuning, stripeCallsPerMessage } from "./consumer.js";
 import queueBudget from "./queue-budget.json" with { type: "json" };
 import { settings } from "./settings.js";
 
@@ -31,11 +32,23 @@ function redactDatabaseUrl(databaseUrl: string): string {
   }
 }
 
-export function effectiveSettings(env: NodeJS.ProcessEnv = process.env) {
+/**
+ * What the runtime refuses to start with for these settings (the same check, tuning's consumerFitProblems): the
+ * queue's lock, renewed for the tuned deadline, must cover a delivery and a wait for a Stripe slot.
+ */
+function startupProblems(config: Config, tuning: QueueTuning): string[] {
+  const concurrency = { maxConcurrentCalls: config.maxConcurrentCalls, maxConcurrentStripeCalls: config.maxConcurrentStripeCalls, stripeCallsPerMessage };
+  const lock = { lockDurationMs: tuning.lockDurationMs, maxAutoLockRenewalDurationInMs: tuning.consumer.maxAutoLockRenewalDurationInMs };
+  return consumerFitProblems(tuning.budget, concurrency, lock).map((problem) => `consumer settings do not fit queue ${config.queueName}: ${problem}`);
+}
+
+/** `tuning`: this queue's (a test may pass another). */
+export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, tuning: QueueTuning = queueTuning) {
   let config: Config | undefined;
   let problems: string[] = [];
   try {
     config = readConfig(env);
+    problems = startupProblems(config, tuning);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems = error.problems;
@@ -43,10 +56,10 @@ export function effectiveSettings(env: NodeJS.ProcessEnv = process.env) {
   return {
     queue: config?.queueName ?? (env.SERVICEBUS_QUEUE?.trim() || settings.queue),
     tuning: {
-      lockDurationMs: queueTuning.lockDurationMs,
-      maxAutoLockRenewalDurationInMs: queueTuning.consumer.maxAutoLockRenewalDurationInMs,
-      stripeTimeoutMs: queueTuning.consumer.stripeTimeoutMs,
-      stripeMaxNetworkRetries: queueTuning.consumer.stripeMaxNetworkRetries,
+      lockDurationMs: tuning.lockDurationMs,
+      maxAutoLockRenewalDurationInMs: tuning.consumer.maxAutoLockRenewalDurationInMs,
+      stripeTimeoutMs: tuning.consumer.stripeTimeoutMs,
+      stripeMaxNetworkRetries: tuning.consumer.stripeMaxNetworkRetries,
     },
     budget: { queue: queueBudget.queue, stack: queueBudget.stack, source: queueBudget.source },
     serviceBus: config?.fullyQualifiedNamespace
@@ -61,6 +74,8 @@ export function effectiveSettings(env: NodeJS.ProcessEnv = process.env) {
     periodCapCents: config?.periodCapCents ?? null,
     maxConcurrentCalls: config?.maxConcurrentCalls ?? null,
     maxConcurrentStripeCalls: config?.maxConcurrentStripeCalls ?? null,
+    stripeRequestsPerSecond: config?.stripeRequestsPerSecond ?? null,
+    healthPort: config?.healthPort ?? null,
     /** What `npm start` would refuse to start with (the run contract's variables); empty when it would start. */
     problems,
   };

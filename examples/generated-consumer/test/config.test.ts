@@ -67,4 +67,31 @@ describe("readConfig", () => {
     );
     expect(() => readConfig({ ...base, DATABASE_AUTH: "token" })).toThrow(/DATABASE_AUTH must be "password" .* or "entra"/);
   });
+
+  it("names the variable of every malformed value, all at once", () => {
+    let error: unknown;
+    try {
+      readConfig({
+        ...base,
+        MAX_CONCURRENT_CALLS: "four",
+        STRIPE_REQUESTS_PER_SECOND: "fast",
+        BILLING_PERIOD_CAP_CENTS: "-5",
+        STRIPE_API_KEY: ["sk", "live", "abc"].join("_"),
+        STRIPE_API_BASE: "ftp://stripe",
+        HEALTH_PORT: "80000",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const named = (error as ConfigError).problems.map((problem) => problem.split(/[\s=]/)[0]).sort();
+    expect(named).toEqual(["BILLING_PERIOD_CAP_CENTS", "HEALTH_PORT", "MAX_CONCURRENT_CALLS", "STRIPE_API_BASE", "STRIPE_API_KEY", "STRIPE_REQUESTS_PER_SECOND"]);
+    expect((error as ConfigError).message).toContain('MAX_CONCURRENT_CALLS must be a positive whole number, got "four"');
+    expect((error as ConfigError).message).toContain("STRIPE_API_KEY is a live secret key");
+  });
+
+  it("reads the fleet's Stripe ceiling the deployment sets (STRIPE_REQUESTS_PER_SECOND)", () => {
+    expect(readConfig({ ...base, STRIPE_REQUESTS_PER_SECOND: "12.5" })).toMatchObject({ stripeRequestsPerSecond: 12.5 });
+    expect(readConfig(base)).not.toHaveProperty("stripeRequestsPerSecond");
+  });
 });

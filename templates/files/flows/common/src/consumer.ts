@@ -19,6 +19,9 @@ import queueBudget from "./queue-budget.json" with { type: "json" };
  */
 export const queueTuning = tuneQueue(queueBudget.budget);
 
+/** Stripe calls one message makes at most (this project's flow): each gets a whole delivery budget. */
+export const stripeCallsPerMessage = flow.calls;
+
 export type ConsumerOptions = Omit<BillingConsumerOptions<BillingEvent, FlowRequest>, "tuning" | "flow" | "event">;
 
 /** Subscribes with `autoCompleteMessages: false` and settles each message only once its outcome is recorded. */

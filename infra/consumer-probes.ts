@@ -1,0 +1,23 @@
+// The consumer container's probes, served by the generated consumer (templates/files/consumer/src/health.ts) on
+// HEALTH_PORT: startup and readiness once it reached its queue, database and vault; liveness while its event loop
+// (and receive loop) turns. Numbers within Container Apps' limits (failureThreshold 1..10, period 1..240 s). Pure.
+
+/** The port the app's HEALTH_PORT names and the probes ask. */
+export const HEALTH_PORT = 8080;
+
+export interface ProbeSpec {
+  type: "Startup" | "Readiness" | "Liveness";
+  httpGet: { path: string; port: number };
+  periodSeconds: number;
+  failureThreshold: number;
+  timeoutSeconds: number;
+}
+
+export const consumerProbes: readonly ProbeSpec[] = Object.freeze([
+  // Up to 150 s to peek the queue, open the database (an Entra token first) and build the Stripe client.
+  { type: "Startup", httpGet: { path: "/startup", port: HEALTH_PORT }, periodSeconds: 15, failureThreshold: 10, timeoutSeconds: 5 },
+  // Out of rotation while stopping: in-flight charges drain during the grace period.
+  { type: "Readiness", httpGet: { path: "/ready", port: HEALTH_PORT }, periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 },
+  // A stalled event loop for 90 s (3 x 30 s, on top of the server's own 30 s stall threshold) restarts the replica.
+  { type: "Liveness", httpGet: { path: "/live", port: HEALTH_PORT }, periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 },
+]);

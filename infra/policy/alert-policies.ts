@@ -1,0 +1,47 @@
+// The Azure Monitor Baseline Alerts the service needs beyond the queues' own: a crash-looping or maxed-out consumer
+// app, a guard database refusing connections, filling up, overloaded or nearing transaction-id wraparound, and a
+// Premium namespace's messaging units running hot. A metric alert counts when it is enabled, scoped to the resource
+// and watches the metric. Plain policy objects; only type imports from @pulumi/policy.
+import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { list, obj, ofType } from "./policy-helpers.js";
+import { types } from "./resource-types.js";
+
+
+/** The metrics each watched resource type must have an alert on. */
+const REQUIRED: { type: string; nameKey: string; what: string; metrics: string[]; applies?: (resource: PolicyResource) => boolean }[] = [
+  { type: types.containerApp, nameKey: "containerAppName", what: "app", metrics: ["RestartCount", "Replicas"] },
+  { type: types.postgresServer, nameKey: "serverName", what: "server", metrics: ["is_db_alive", "connections_failed", "storage_percent", "cpu_percent", "maximum_used_transactionIDs"] },
+  {
+    type: types.namespace,
+    nameKey: "namespaceName",
+    what: "namespace",
+    metrics: ["NamespaceCpuUsage", "NamespaceMemoryUsage"],
+    applies: (namespace) => obj(namespace.props.sku).name === "Premium",
+  },
+];
+
+function watchedMetrics(args: StackValidationArgs, resourceId: unknown): Set<string> {
+  const metrics = new Set<string>();
+  if (typeof resourceId !== "string") return metrics;
+  for (const alert of ofType(args, types.metricAlert)) {
+    if (alert.props.enabled !== true || !list(alert.props.scopes).some((scope) => String(scope).toLowerCase() === resourceId.toLowerCase())) continue;
+    for (const criterion of list(obj(alert.props.criteria).allOf)) metrics.add(String(obj(criterion).metricName));
+  }
+  return metrics;
+}
+
+export const baselineAlerts: StackValidationPolicy = {
+  name: "service-baseline-alerts",
+  description:
+    "Consumer apps alert on restarts and replicas (none, at maximum); guard database servers on liveness, failed connections, storage, CPU and transaction-id wraparound; Premium namespaces on CPU and memory.",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    for (const { type, nameKey, what, metrics, applies } of REQUIRED) {
+      for (const resource of ofType(args, type).filter((candidate) => applies?.(candidate) ?? true)) {
+        const watched = watchedMetrics(args, resource.props.id);
+        const missing = metrics.filter((metric) => !watched.has(metric));
+        if (missing.length > 0) report(`${what} ${String(resource.props[nameKey] ?? resource.name)}: no enabled metric alert on ${missing.join(", ")}`, resource.urn);
+      }
+    }
+  },
+};

@@ -1,0 +1,38 @@
+// Egress: the prod plan's apps subnet (default outbound access off) leaves through a NAT gateway with a static public
+// IP; the policy fails a plan whose apps subnet has no way out.
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
+import { planStack } from "../../infra/plan/run-plan.js";
+import { appsEgressPath } from "../../infra/policy/network-policies.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+async function violations(subjects: PolicyTarget[]): Promise<string[]> {
+  const messages: string[] = [];
+  await appsEgressPath.validateStack(stackArgs(subjects), (message) => messages.push(message));
+  return messages;
+}
+
+describe("consumer egress", () => {
+  it("goes through a NAT gateway with a static IP in prod, and a subnet without a way out is refused", async () => {
+    const plan = await planStack({ stack: "prod", cwd: root });
+    const subjects = plan.mocked
+      .filter((r) => r.custom)
+      .map((r) => ({ type: r.type, name: r.name, urn: urnOf("prod", "chargeguard", r.type, r.name), inputs: r.state, outputs: r.state }));
+    expect(await violations(subjects)).toEqual([]);
+    const nat = subjects.find((s) => s.type === "azure-native:network:NatGateway");
+    const ip = subjects.find((s) => s.type === "azure-native:network:PublicIPAddress");
+    expect(ip?.inputs).toMatchObject({ publicIPAllocationMethod: "Static", sku: { name: "Standard" } });
+    expect(nat?.inputs.publicIpAddresses).toEqual([{ id: ip?.inputs.id }]);
+    const apps = subjects.find((s) => s.type === "azure-native:network:Subnet" && s.inputs.subnetName === "apps");
+    expect(apps?.inputs).toMatchObject({ defaultOutboundAccess: false, natGateway: { id: nat?.inputs.id } });
+    // Endpoints and the database stay without a way out.
+    expect(subjects.filter((s) => s.type === "azure-native:network:Subnet" && s.inputs.natGateway !== undefined).map((s) => s.inputs.subnetName)).toEqual(["apps"]);
+
+    const closed = subjects.map((s) => (s === apps ? { ...s, outputs: { ...s.outputs, natGateway: undefined } } : s));
+    expect(await violations(closed)).toEqual([
+      "subnet apps: default outbound access is off and it has no NAT gateway (natGateway.id) or route table: the consumers cannot reach api.stripe.com or their registry",
+    ]);
+  });
+});
