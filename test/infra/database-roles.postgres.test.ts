@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../../infra/database-roles.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import { createScratchDatabase, testDatabaseUrl } from "../runtime/guard/databases.js";
+import { createScratchDatabase, postgresServerUrl } from "../runtime/guard/databases.js";
 
 async function asUser<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -28,8 +28,9 @@ describe("consumer database roles (statements)", () => {
   });
 });
 
-describe.skipIf(testDatabaseUrl === undefined)("consumer database roles (PostgreSQL)", () => {
-  const serverUrl = testDatabaseUrl as string;
+// Never skipped: without TEST_DATABASE_URL a server is started for this process, or the tests fail saying why.
+describe("consumer database roles (PostgreSQL)", () => {
+  let serverUrl: string;
   const suffix = randomUUID().slice(0, 8);
   const roles = [`id-usage-${suffix}`, `id-invoice-${suffix}`];
   let database: Awaited<ReturnType<typeof createScratchDatabase>>;
@@ -41,6 +42,7 @@ describe.skipIf(testDatabaseUrl === undefined)("consumer database roles (Postgre
   };
 
   beforeAll(async () => {
+    serverUrl = await postgresServerUrl();
     database = await createScratchDatabase(serverUrl);
     const databaseName = new URL(database.url).pathname.slice(1);
     await asUser(database.url, async (admin) => {
