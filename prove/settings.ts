@@ -1,6 +1,6 @@
 // The harness's timing, scaled down so a 10,000-event chaos run takes minutes on two cores: a 2.5 s lock instead of
 // Azure's 60 s default, and every fault's duration set relative to it, so the same races happen, only faster.
-import { DEFAULT_PROCESSING_MS, DEFAULT_SAFETY_MARGIN_MS, deliveryBudgetMs, gracePeriodSeconds } from "../tuning/index.js";
+import { DEFAULT_PROCESSING_MS, DEFAULT_SAFETY_MARGIN_MS, deliveryBudgetMs, gracePeriodSeconds, messageHoldMs } from "../tuning/index.js";
 
 /** The lock the harness's 2.5 s stands for: Service Bus's default LockDuration. */
 const azureLockMs = 60_000;
@@ -69,6 +69,7 @@ export function harnessSettings(events: number): HarnessSettings {
   const stripeTimeoutMs = lockDurationMs * 4;
   const stripeMaxNetworkRetries = 0;
   const slowStripeMs = Math.round(lockDurationMs * 2.4);
+  const maxConcurrentCalls = 8;
   return {
     lockDurationMs,
     maxDeliveryCount: 10,
@@ -77,13 +78,21 @@ export function harnessSettings(events: number): HarnessSettings {
     stripeTimeoutMs,
     stripeMaxNetworkRetries,
     retryPolicy: { baseDelayMs: lockDurationMs / 5, maxDelayMs: lockDurationMs * 4 },
-    maxConcurrentCalls: 8,
+    maxConcurrentCalls,
     restartDelayMs: 30_000,
     killCloseBoundMs: 15_000,
     quietMs: 1_000,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
-    scaleInGracePeriodMs: gracePeriodSeconds(harnessDeliveryBudgetMs({ lockDurationMs, stripeTimeoutMs, stripeMaxNetworkRetries })) * 1000,
+    // The tuning's message hold, as the infra gives the Container App: every contender's messages have a Stripe call each
+    // (no slot to wait for), so the hold is one delivery budget.
+    scaleInGracePeriodMs:
+      gracePeriodSeconds(
+        messageHoldMs(harnessDeliveryBudgetMs({ lockDurationMs, stripeTimeoutMs, stripeMaxNetworkRetries }), {
+          maxConcurrentCalls,
+          maxConcurrentStripeCalls: maxConcurrentCalls,
+        }),
+      ) * 1000,
     scaleInStripeMs: Math.round(lockDurationMs * 0.8),
   };
 }
