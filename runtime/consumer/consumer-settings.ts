@@ -21,6 +21,8 @@ export interface ConsumerSettings {
   heldMs: number;
   maxAutoLockRenewalDurationInMs: number;
   retryPolicy: RetryPolicy;
+  /** The fleet's Stripe ceiling, requests per second; undefined: none (adapt to 429s). */
+  stripeRequestsPerSecond: number | undefined;
 }
 
 /** Only settings are read here, whatever the event and request. */
@@ -42,7 +44,7 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
     options.maxAutoLockRenewalDurationInMs ?? options.tuning?.consumer.maxAutoLockRenewalDurationInMs ?? Math.ceil((2 * budget) / 1000) * 1000;
   const resolved = { maxConcurrentCalls, stripeSlots, pipelined, stripeTimeoutMs, stripeRetries, flow, heldMs, maxAutoLockRenewalDurationInMs };
   checkLockCoverage(options, resolved);
-  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options) };
+  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options), stripeRequestsPerSecond: stripeCeiling(options) };
   checkScope(options.scope ?? "billing");
   if (options.keyProvider && (options.expectedPeriodTotalCents ?? options.periodCapCents) === undefined) {
     throw new ConfigurationError("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
@@ -66,7 +68,7 @@ function concurrency(options: AnyConsumerOptions): { maxConcurrentCalls: number;
 }
 
 /** With the queue's lock known (a tuning), the renewal deadline and a wait for a Stripe slot must fit it. */
-function checkLockCoverage(options: AnyConsumerOptions, settings: Omit<ConsumerSettings, "retryPolicy">): void {
+function checkLockCoverage(options: AnyConsumerOptions, settings: Omit<ConsumerSettings, "retryPolicy" | "stripeRequestsPerSecond">): void {
   const lockDurationMs = options.tuning?.lockDurationMs;
   if (lockDurationMs === undefined) return;
   const { stripeTimeoutMs, stripeRetries, maxAutoLockRenewalDurationInMs, pipelined, heldMs } = settings;
@@ -90,6 +92,18 @@ function retryPolicyOf(options: AnyConsumerOptions): RetryPolicy {
     throw new ConfigurationError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
   }
   return retryPolicy;
+}
+
+/** The option, else STRIPE_REQUESTS_PER_SECOND (the infra stack's Stripe budget); empty: none. */
+function stripeCeiling(options: AnyConsumerOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const fromEnv = env["STRIPE_REQUESTS_PER_SECOND"]?.trim();
+  const value = options.stripeRequestsPerSecond ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) {
+    const source = options.stripeRequestsPerSecond === undefined ? `STRIPE_REQUESTS_PER_SECOND "${fromEnv}"` : `stripeRequestsPerSecond ${value}`;
+    throw new ConfigurationError(`${source} must be a positive number of requests per second (the Stripe account's budget for the fleet)`);
+  }
+  return value;
 }
 
 /** A bad scope would fail every message; fail at start instead. */

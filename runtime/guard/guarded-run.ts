@@ -11,6 +11,7 @@ import { canonicalDocument, canonicalJson } from "../canonical-json.js";
 import { stableKey } from "../stable-key.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreLease } from "./guard-store.js";
+import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
 
 export type { Spend } from "./guard-store.js";
 
@@ -40,6 +41,8 @@ export interface GuardContext {
   idempotencyKey: string;
   /** Aborted when the lease lapses: stop before starting another Stripe call. */
   signal: AbortSignal;
+  /** When the lease lapses: a wait (for a rate limit's next token) must end before it, with room for the call. */
+  leaseUntil?: Date;
   /** 1 on the first claim, n on the n-th (a takeover after an unknown outcome). */
   attempt: number;
   /** When the record was first claimed: past Stripe's 24 h key window, look up instead of trusting the key. */
@@ -68,7 +71,7 @@ export type GuardErrorClass =
   | { kind: "done"; objectId: string }
   | { kind: "invalid"; reason: string; detail: string }
   | { kind: "cap-exceeded"; reason: string }
-  | { kind: "unknown"; detail: string };
+  | { kind: "unknown"; detail: string; fault?: DependencyFault };
 
 export type GuardOutcome =
   /** Done now and recorded. */
@@ -85,8 +88,11 @@ export type GuardOutcome =
   | { kind: "cap-exceeded"; reason: string; idempotencyKey?: string }
   /** The input, or the request as Stripe judged it, is wrong: no retry can fix it. */
   | { kind: "invalid"; reason: string; detail: string; idempotencyKey?: string }
-  /** Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. */
-  | { kind: "unknown"; detail: string; idempotencyKey?: string };
+  /**
+   * Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. `fault`: a
+   * dependency was down or throttling (resilience/dependency-fault.ts), which is no attempt of the event's.
+   */
+  | { kind: "unknown"; detail: string; idempotencyKey?: string; fault?: DependencyFault };
 
 /** Phase boundaries the caller may observe (crash tests, step hooks). A hook that throws ends the run with its error. */
 export interface GuardPhaseHooks {
@@ -207,7 +213,7 @@ export async function runGuarded<L extends StoreLease>(
     if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey };
     // Anything else (a database failure, a bug) is no verdict on the event; the claim may or may not be committed:
     // unknown, and the retry meets whichever it is.
-    return { kind: "unknown", detail: `guard failed: ${describe(error)}`, idempotencyKey };
+    return { kind: "unknown", detail: `guard failed: ${describe(error)}`, idempotencyKey, ...faultOf(error) };
   }
   switch (claim.status) {
     case "already-done":
@@ -234,6 +240,7 @@ export async function runGuarded<L extends StoreLease>(
     const context: GuardContext = {
       idempotencyKey,
       signal: lapse.signal,
+      leaseUntil: lease.lockedUntil,
       attempt: claim.attempt,
       createdAt: claim.createdAt,
       steps,
@@ -275,6 +282,8 @@ function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): 
     return { kind: "unknown", detail: describe(error) };
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
+  // Nothing was sent (a breaker open, a rate limit past the lease): what the flow would make of it does not matter.
+  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describe(error), fault: error.fault };
   if (!classify) return { kind: "unknown", detail: describe(error) };
   try {
     return classify(error);
@@ -306,7 +315,7 @@ async function record<L extends StoreLease>(
         await store.markDone(lease, { objectId: done.objectId, ...(done.result === undefined ? {} : { result: done.result }) });
       } catch (error) {
         // Done at Stripe, not recorded: the retry claims again and Stripe replays the same object.
-        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describe(error)}`, idempotencyKey, ...faultOf(error) });
       }
       await hooks?.afterRecord?.();
       return { kind: "done", objectId: done.objectId, idempotencyKey };
@@ -316,7 +325,7 @@ async function record<L extends StoreLease>(
       try {
         await store.markDeclined(lease, { reason: declined.reason, ...(declined.objectId === undefined ? {} : { objectId: declined.objectId }) });
       } catch (error) {
-        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describe(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describe(error)}`, idempotencyKey, ...faultOf(error) });
       }
       await hooks?.afterRecord?.();
       return { kind: "declined", reason: declined.reason, previously: false, idempotencyKey };
@@ -327,9 +336,16 @@ async function record<L extends StoreLease>(
     }
     case "cap-exceeded":
       return release({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
-    default:
-      return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey });
+    default: {
+      const fault = (answer as { fault?: DependencyFault }).fault;
+      return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) });
+    }
   }
+}
+
+/** A dependency's unavailability, carried into the outcome. */
+function faultOf(error: unknown): { fault?: DependencyFault } {
+  return error instanceof DependencyUnavailableError ? { fault: error.fault } : {};
 }
 
 function describe(error: unknown): string {

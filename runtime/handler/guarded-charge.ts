@@ -4,6 +4,7 @@ import type { StepBoundary } from "./step-boundary.js";
 import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
 import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
+import { governedStripeCall } from "../resilience/governed-stripe-call.js";
 import type { BillingOutcome } from "../settlement-policy.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
@@ -27,7 +28,10 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
     async (context) => {
       const apiKey = await settings.keys.keyFor(period, { expectedTotalCents: settings.expectedTotalCents(period) });
       const stripe = settings.stripeFor(apiKey);
-      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, settings.stripeCall)));
+      // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
+      const governance = settings.governance;
+      const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime(), context.signal);
+      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, stripeCall)));
     },
     {
       classify: (error) => flow.classify(error, request, idempotencyKey),
@@ -66,6 +70,6 @@ export function billingOutcome(outcome: GuardOutcome): BillingOutcome {
       if (outcome.reason === configurationReason) return { kind: "configuration", detail: outcome.detail };
       return { kind: "invalid", reason: outcome.reason === "InvalidGuardInput" ? "InvalidEvent" : outcome.reason, detail: outcome.detail };
     case "unknown":
-      return { kind: "unknown", detail: outcome.detail };
+      return { kind: "unknown", detail: outcome.detail, ...(outcome.fault === undefined ? {} : { fault: outcome.fault }) };
   }
 }
