@@ -5,6 +5,7 @@ import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
 import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
 import { governedStripeCall } from "../resilience/governed-stripe-call.js";
+import { PastPeriodKeyRefused, pastPeriodKeyReason, withPeriodKey } from "../resilience/period-key.js";
 import type { BillingOutcome } from "../settlement-policy.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
@@ -26,15 +27,16 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
       owner: settings.owner,
     },
     async (context) => {
-      const apiKey = await settings.keys.keyFor(period, { expectedTotalCents: settings.expectedTotalCents(period) });
-      const stripe = settings.stripeFor(apiKey);
       // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
       const governance = settings.governance;
       const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime(), context.signal);
-      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, stripeCall)));
+      return withPeriodKey(settings.keys, period, { expectedTotalCents: settings.expectedTotalCents(period) }, (apiKey) =>
+        settings.slot(() => flow.execute(settings.stripeFor(apiKey), request, flowContext(context, now(), stripeKeyWindowMs, stripeCall))),
+      );
     },
     {
-      classify: (error) => flow.classify(error, request, idempotencyKey),
+      classify: (error) =>
+        error instanceof PastPeriodKeyRefused ? { kind: "invalid", reason: pastPeriodKeyReason, detail: error.message } : flow.classify(error, request, idempotencyKey),
       // Without a step hook, no boundary to cross: nothing allocated or awaited for it per message.
       ...(settings.hook === undefined
         ? {}

@@ -3,17 +3,14 @@
 // being degraded: a wait, and sustained, a pause.
 import { ChargeguardError } from "../errors.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
+import { VaultThrottledError } from "../vault/vault-throttled.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
-
-/** Thrown by a key provider when the vault answers 429: throttled, try again later. */
-export class VaultThrottledError extends Error {
-  override readonly name = "VaultThrottledError";
-}
 
 export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker): VaultKeyProvider {
   return {
     ...(keys.apiBase === undefined ? {} : { apiBase: keys.apiBase }),
+    ...(keys.forget === undefined ? {} : { forget: (period: string) => keys.forget?.(period) }),
     async keyFor(billingPeriod, request) {
       breaker.check();
       try {
