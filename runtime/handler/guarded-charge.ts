@@ -29,7 +29,7 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
     async (context) => {
       // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
       const governance = settings.governance;
-      const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime(), context.signal);
+      const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime());
       return withPeriodKey(settings.keys, period, { expectedTotalCents: settings.expectedTotalCents(period) }, (apiKey) =>
         settings.slot(() => flow.execute(settings.stripeFor(apiKey), request, flowContext(context, now(), stripeKeyWindowMs, stripeCall))),
       );

@@ -7,6 +7,7 @@ import type { BillingGuardPort } from "../handler/handler-deps.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { connectionParams } from "../guard/pg-client.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "../consumer/consumer-settings.js";
+import { bounded } from "../consumer/bounded.js";
 import type { StripeClients } from "../consumer/stripe-clients.js";
 import { CircuitBreaker, type BreakerState } from "./circuit-breaker.js";
 import { watchDatabase } from "./database-watch.js";
@@ -47,6 +48,8 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
     ...(fleet === undefined ? {} : { fleet }),
     log,
   });
+  // Joining a fleet that already learned the budget: start at the fleet's rate, not at full speed.
+  if (fleet !== undefined) await bounded(governor.syncNow(), 2_000);
   // Breakers tell whoever listens by then (intake starts after them).
   const listeners: { onBreaker: ConsumerResilience["onBreaker"] } = { onBreaker: () => {} };
   const breaker = (dependency: Dependency, probe: () => Promise<void>) =>

@@ -1,12 +1,13 @@
 // The Stripe budget shared by every replica on one Stripe account, through the PostgreSQL the replicas already share:
-// one row per (account, limiter) holding the fleet's rate, one row per replica as its heartbeat. Each replica syncs
-// once a period, off the message path, on a connection of its own (never one a delivery waits for): its counts go in,
-// the fleet's AIMD step is taken at most once a period per limiter (whoever syncs first), and the rates and the live
-// replicas come back. The step is `nextFleetRate`, the same rule a lone replica follows.
+// one row per (account, limiter) holding the fleet's rate and its AIMD state, one row per (replica, limiter) holding
+// that replica's last period. Each replica syncs once a period, off the message path, on a connection of its own
+// (never one a delivery waits for): its counts go in, the fleet's step (aimd.ts, on the live replicas' summed counts)
+// is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
-import { accountLimiter, nextFleetRate, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
+import { nextRate, type RateState } from "./aimd.js";
+import { accountLimiter, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
 
 export interface FleetBudgetOptions {
   databaseUrl: string;
@@ -21,11 +22,13 @@ export interface FleetBudgetOptions {
 
 const schema = `
 CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget (
-  account text NOT NULL, limiter text NOT NULL, rate double precision, changed_at bigint NOT NULL,
+  account text NOT NULL, limiter text NOT NULL, rate double precision, knee double precision,
+  cut_at bigint NOT NULL, changed_at bigint NOT NULL,
   PRIMARY KEY (account, limiter));
 CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget_members (
-  account text NOT NULL, member text NOT NULL, seen_at bigint NOT NULL, admitted_per_second double precision NOT NULL,
-  PRIMARY KEY (account, member));`;
+  account text NOT NULL, member text NOT NULL, limiter text NOT NULL, seen_at bigint NOT NULL,
+  admitted_per_second double precision NOT NULL, throttled_per_second double precision NOT NULL, saturated boolean NOT NULL,
+  PRIMARY KEY (account, member, limiter));`;
 
 /** A label for a Stripe key that is not the key: its hash. */
 export function accountLabel(apiKey: string): string {
@@ -39,73 +42,93 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   pool.on("error", () => {});
   const client = await pool.connect();
   try {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('chargeguard_stripe_budget'))").catch(() => undefined);
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('chargeguard_stripe_budget'))");
     await client.query(schema);
-  } finally {
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
     client.release();
+    await pool.end();
+    throw error;
   }
+  client.release();
   return {
     sync: (reports, periodMs) => syncOnce(pool, options, reports, periodMs),
     close: () => pool.end(),
   };
 }
 
+interface FleetNews {
+  admitted: number;
+  throttled: number;
+  saturated: boolean;
+}
+
 async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates> {
   const now = Date.now();
-  const account = options.account;
-  const accountReport = reports.find((report) => report.limiter === accountLimiter);
+  const { account } = options;
+  const perSecond = 1000 / periodMs;
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     await client.query(
-      `INSERT INTO chargeguard_stripe_budget_members (account, member, seen_at, admitted_per_second) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account, member) DO UPDATE SET seen_at = EXCLUDED.seen_at, admitted_per_second = EXCLUDED.admitted_per_second`,
-      [account, options.member, now, ((accountReport?.admitted ?? 0) * 1000) / periodMs],
+      `INSERT INTO chargeguard_stripe_budget_members (account, member, limiter, seen_at, admitted_per_second, throttled_per_second, saturated)
+       SELECT $1, $2, r.limiter, $3, r.admitted, r.throttled, r.saturated
+         FROM unnest($4::text[], $5::float8[], $6::float8[], $7::boolean[]) AS r(limiter, admitted, throttled, saturated)
+       ON CONFLICT (account, member, limiter) DO UPDATE SET seen_at = EXCLUDED.seen_at, admitted_per_second = EXCLUDED.admitted_per_second,
+         throttled_per_second = EXCLUDED.throttled_per_second, saturated = EXCLUDED.saturated`,
+      [
+        account,
+        options.member,
+        now,
+        reports.map((r) => r.limiter),
+        reports.map((r) => r.admitted * perSecond),
+        reports.map((r) => r.throttled * perSecond),
+        reports.map((r) => r.saturated),
+      ],
     );
-    const live = await client.query<{ members: string; admitted: number | null }>(
-      `SELECT count(*) AS members, sum(admitted_per_second) AS admitted FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at > $2`,
+    const live = await client.query<{ limiter: string; members: string; replicas: string; admitted: number; throttled: number; saturated: boolean }>(
+      `SELECT limiter, count(*) FILTER (WHERE admitted_per_second + throttled_per_second > 0 OR saturated) AS members, count(*) AS replicas,
+              sum(admitted_per_second) AS admitted, sum(throttled_per_second) AS throttled, bool_or(saturated) AS saturated
+         FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at > $2 GROUP BY limiter`,
       [account, now - 3 * periodMs],
     );
-    const fleetAdmitted = Number(live.rows[0]?.admitted ?? 0);
-    const rows = await client.query<{ limiter: string; rate: number | null; changed_at: string }>(
-      `SELECT limiter, rate, changed_at FROM chargeguard_stripe_budget WHERE account = $1 FOR UPDATE`,
+    const news = new Map<string, FleetNews>(live.rows.map((row) => [row.limiter, { admitted: Number(row.admitted), throttled: Number(row.throttled), saturated: row.saturated }]));
+    // The rate is divided among the replicas with work: an idle replica's share would go unused.
+    const accountRow = live.rows.find((row) => row.limiter === accountLimiter);
+    const members = Math.max(1, Number(accountRow?.members ?? 1));
+    const replicas = Math.max(members, Number(accountRow?.replicas ?? 1));
+    const rows = await client.query<{ limiter: string; rate: number | null; knee: number | null; cut_at: string; changed_at: string }>(
+      `SELECT limiter, rate, knee, cut_at, changed_at FROM chargeguard_stripe_budget WHERE account = $1 FOR UPDATE`,
       [account],
     );
-    const stored = new Map(rows.rows.map((row) => [row.limiter, { rate: row.rate ?? undefined, changedAt: Number(row.changed_at) }]));
-    const changes = fleetSteps(stored, reports, { now, periodMs, fleetAdmitted, ceiling: options.ceilingPerSecond });
-    for (const change of changes) {
+    const stored = new Map<string, RateState>(
+      rows.rows.map((row) => [row.limiter, { rate: row.rate ?? undefined, knee: row.knee ?? undefined, cutAt: Number(row.cut_at), changedAt: Number(row.changed_at) }]),
+    );
+    for (const report of reports) {
+      const state = stored.get(report.limiter) ?? { rate: undefined, knee: undefined, cutAt: 0, changedAt: 0 };
+      const summed = news.get(report.limiter) ?? { admitted: 0, throttled: 0, saturated: false };
+      // Replicas report at their own phase: early in an episode the others' rows are a period old (or absent), so
+      // what got through is at least this replica's own times the live replicas.
+      const fleet = { ...summed, admitted: Math.max(summed.admitted, report.admitted * perSecond * replicas) };
+      const ceiling = report.limiter === accountLimiter ? options.ceilingPerSecond : undefined;
+      const next = nextRate(state, { admittedPerSecond: fleet.admitted, throttledPerSecond: fleet.throttled, saturated: fleet.saturated }, { now, periodMs, ceiling });
+      if (next === state && stored.has(report.limiter)) continue;
       await client.query(
-        `INSERT INTO chargeguard_stripe_budget (account, limiter, rate, changed_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (account, limiter) DO UPDATE SET rate = EXCLUDED.rate, changed_at = EXCLUDED.changed_at`,
-        [account, change.limiter, change.rate ?? null, now],
+        `INSERT INTO chargeguard_stripe_budget (account, limiter, rate, knee, cut_at, changed_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account, limiter) DO UPDATE SET rate = EXCLUDED.rate, knee = EXCLUDED.knee, cut_at = EXCLUDED.cut_at, changed_at = EXCLUDED.changed_at`,
+        [account, report.limiter, next.rate ?? null, next.knee ?? null, Math.max(0, next.cutAt), Math.max(0, next.changedAt)],
       );
-      stored.set(change.limiter, { rate: change.rate, changedAt: now });
+      stored.set(report.limiter, next);
     }
     await client.query(`DELETE FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at < $2`, [account, now - 60 * periodMs]);
     await client.query("COMMIT");
-    const rates = new Map([...stored].map(([limiter, row]) => [limiter, row.rate]));
-    return { rates, members: Math.max(1, Number(live.rows[0]?.members ?? 1)) };
+    return { rates: new Map([...stored].map(([limiter, state]) => [limiter, state.rate])), members };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
     client.release();
   }
-}
-
-/** Which limiters change now: at most once a period each, fleet-wide (the first replica to sync takes the step). */
-function fleetSteps(
-  stored: ReadonlyMap<string, { rate: number | undefined; changedAt: number }>,
-  reports: readonly LimiterReport[],
-  at: { now: number; periodMs: number; fleetAdmitted: number; ceiling: number | undefined },
-): { limiter: string; rate: number | undefined }[] {
-  const changes: { limiter: string; rate: number | undefined }[] = [];
-  for (const report of reports) {
-    const row = stored.get(report.limiter);
-    if (row !== undefined && at.now - row.changedAt < at.periodMs) continue;
-    const ceiling = report.limiter === accountLimiter ? at.ceiling : undefined;
-    const next = nextFleetRate(row?.rate, { throttled: report.throttled, saturated: report.saturated, admittedPerSecond: at.fleetAdmitted }, ceiling);
-    if (row === undefined ? next !== undefined : next !== row.rate) changes.push({ limiter: report.limiter, rate: next });
-  }
-  return changes;
 }

@@ -17,14 +17,14 @@ export interface StripeGovernance {
 }
 
 /** The delivery's Stripe calls, governed. `leaseUntil` (epoch ms): when the delivery's lease lapses. */
-export function governedStripeCall(inner: StripeCallObserver, governance: StripeGovernance, leaseUntil: number | undefined, signal?: AbortSignal): StripeCallObserver {
+export function governedStripeCall(inner: StripeCallObserver, governance: StripeGovernance, leaseUntil: number | undefined): StripeCallObserver {
   const { governor, breaker, now } = governance;
   // On the governor's clock: the last instant a call may start and still end inside the lease.
   const deadline = leaseUntil === undefined ? undefined : now() + (leaseUntil - Date.now()) - governance.callWorstCaseMs;
   return async (operation, call) => {
     for (;;) {
       breaker.check();
-      await governor.acquire(operation, { ...(deadline === undefined ? {} : { deadline }), ...(signal === undefined ? {} : { signal }) });
+      await governor.acquire(operation, deadline === undefined ? {} : { deadline });
       try {
         const result = await inner(operation, call);
         governor.answered(operation);

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
 import { DependencyUnavailableError } from "../../../runtime/resilience/dependency-fault.js";
 import { IntakePause } from "../../../runtime/resilience/intake-pause.js";
-import { accountLimiter, nextFleetRate, RateGovernor } from "../../../runtime/resilience/rate-governor.js";
+import { initialRateState, nextRate } from "../../../runtime/resilience/aimd.js";
+import { accountLimiter, RateGovernor } from "../../../runtime/resilience/rate-governor.js";
 
 describe("RateGovernor", () => {
   it("unbounded until a 429; then 90% of what got through, and callers wait in turn", async () => {
@@ -27,7 +28,7 @@ describe("RateGovernor", () => {
   it("an endpoint's 429 slows that endpoint only; a ceiling bounds the account from the start", async () => {
     const governor = new RateGovernor({ ceilingPerSecond: 50, periodMs: 1_000 });
     try {
-      expect(governor.rateOf(accountLimiter)).toBeUndefined(); // made on first use
+      expect(governor.rateOf(accountLimiter)).toBe(50);
       await governor.acquire("payment_intents.list");
       expect(governor.rateOf(accountLimiter)).toBe(50);
       governor.answered("payment_intents.list", "endpoint-rate");
@@ -54,13 +55,28 @@ describe("RateGovernor", () => {
     }
   });
 
-  it("the fleet step: cut 10% on 429s, +2% when saturated, ceiling holds, unbounded stays so without news", () => {
-    expect(nextFleetRate(undefined, { throttled: 3, saturated: false, admittedPerSecond: 40 }, undefined)).toBeCloseTo(36);
-    expect(nextFleetRate(36, { throttled: 1, saturated: true, admittedPerSecond: 40 }, undefined)).toBeCloseTo(32.4);
-    expect(nextFleetRate(36, { throttled: 0, saturated: true, admittedPerSecond: 36 }, undefined)).toBeCloseTo(36.72);
-    expect(nextFleetRate(49.5, { throttled: 0, saturated: true, admittedPerSecond: 49 }, 50)).toBe(50);
-    expect(nextFleetRate(undefined, { throttled: 0, saturated: false, admittedPerSecond: 80 }, undefined)).toBeUndefined();
-    expect(nextFleetRate(undefined, { throttled: 0, saturated: false, admittedPerSecond: 80 }, 25)).toBe(25);
+  it("the period's step: a light 429 period cuts 10%, a heavy one to 95% of what got through; back halfway to the knee, then 2%; ceiling holds", () => {
+    const at = (now: number, ceiling?: number) => ({ now, periodMs: 1_000, ceiling });
+    // The first burst after a start: 80/s tried, 25/s let through. Straight to 95% of the budget, not 90% of 80.
+    const heavy = nextRate(initialRateState, { admittedPerSecond: 25, throttledPerSecond: 55, saturated: true }, at(10_000));
+    expect(heavy).toMatchObject({ rate: 23.75, knee: 25, cutAt: 10_000 });
+    // More 429s within two periods answer requests sent before the cut: no second cut.
+    expect(nextRate(heavy, { admittedPerSecond: 24, throttledPerSecond: 3, saturated: true }, at(11_500))).toBe(heavy);
+    const light = nextRate({ ...heavy, rate: 30 }, { admittedPerSecond: 29, throttledPerSecond: 1, saturated: true }, at(13_000));
+    expect(light.rate).toBeCloseTo(27);
+    // Saturated, no 429: halfway back to the knee (30), then 2% a period past it.
+    const back = nextRate(light, { admittedPerSecond: 27, throttledPerSecond: 0, saturated: true }, at(14_000));
+    expect(back.rate).toBeCloseTo(28.5);
+    const past = nextRate({ ...back, rate: 30 }, { admittedPerSecond: 30, throttledPerSecond: 0, saturated: true }, at(15_000));
+    expect(past.rate).toBeCloseTo(30.6);
+    // The longer no 429 comes, the faster it probes: 5% after 5 quiet periods, 10% after 10.
+    expect(nextRate({ ...past, changedAt: 0 }, { admittedPerSecond: 30, throttledPerSecond: 0, saturated: true }, at(18_500)).rate).toBeCloseTo(30.6 * 1.05);
+    expect(nextRate({ ...past, changedAt: 0 }, { admittedPerSecond: 30, throttledPerSecond: 0, saturated: true }, at(23_500)).rate).toBeCloseTo(30.6 * 1.1);
+    // Not saturated: demand is the bound, the rate stays. A ceiling caps; unbounded stays unbounded without one.
+    expect(nextRate(past, { admittedPerSecond: 3, throttledPerSecond: 0, saturated: false }, at(16_000)).rate).toBeCloseTo(30.6);
+    expect(nextRate({ ...past, rate: 49.5 }, { admittedPerSecond: 49, throttledPerSecond: 0, saturated: true }, at(17_000, 50)).rate).toBe(50);
+    expect(nextRate(initialRateState, { admittedPerSecond: 80, throttledPerSecond: 0, saturated: false }, at(1)).rate).toBeUndefined();
+    expect(nextRate(initialRateState, { admittedPerSecond: 80, throttledPerSecond: 0, saturated: false }, at(1, 25)).rate).toBe(25);
   });
 });
 
