@@ -25,6 +25,8 @@ export class CircuitBreaker {
   #state: BreakerState = "closed";
   #failures = 0;
   #openedAt = 0;
+  /** Seconds spent open in earlier episodes. */
+  #pausedBefore = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #options: Required<Pick<CircuitBreakerOptions, "failureThreshold" | "firstProbeDelayMs" | "maxProbeDelayMs">> & CircuitBreakerOptions;
@@ -41,6 +43,11 @@ export class CircuitBreaker {
   /** Seconds the breaker has been open (0 when closed). */
   openSeconds(now = Date.now()): number {
     return this.#state === "open" ? (now - this.#openedAt) / 1000 : 0;
+  }
+
+  /** Seconds open in total, the current episode included (telemetry's paused seconds). */
+  pausedSeconds(now = Date.now()): number {
+    return this.#pausedBefore + this.openSeconds(now);
   }
 
   /** Throws instead of letting a call through while open: nothing is sent to a dependency known to be down. */
@@ -92,6 +99,7 @@ export class CircuitBreaker {
     }
     if (this.#closed) return;
     const seconds = Math.round(this.openSeconds());
+    this.#pausedBefore += this.openSeconds();
     this.#state = "closed";
     this.#failures = 0;
     this.#options.log?.(`${this.dependency} answers again after ${seconds} s: taking messages`);

@@ -16,6 +16,7 @@ import { stripeFault } from "./dependency-fault.js";
 import { accountLabel, openFleetBudget } from "./fleet-budget.js";
 import type { StripeGovernance } from "./governed-stripe-call.js";
 import { RateGovernor, type FleetShare } from "./rate-governor.js";
+import { resilienceTelemetry } from "./resilience-telemetry.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 import { watchVault } from "./vault-watch.js";
 
@@ -62,12 +63,14 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
     }),
   };
   const onPostgres = options.databaseUrl !== undefined;
+  const telemetry = resilienceTelemetry(Object.values(breakers), options.meterProvider);
   const resilience: ConsumerResilience = {
     governance: {
       governor,
       breaker: breakers.stripe,
       now: () => performance.now(),
       callWorstCaseMs: worstCaseStripeMs({ timeoutMs: settings.stripeTimeoutMs, maxNetworkRetries: settings.stripeRetries }),
+      onThrottled: (limiter) => telemetry.throttled("stripe", limiter),
     },
     breakers,
     watchGuard: (guard) =>

@@ -14,6 +14,8 @@ export interface StripeGovernance {
   now: () => number;
   /** Worst case of one Stripe call (timeout x tries + backoff): a wait leaves this much of the lease for the call. */
   callWorstCaseMs: number;
+  /** Told each 429 (telemetry). */
+  onThrottled?: (limiter: string) => void;
 }
 
 /** The delivery's Stripe calls, governed. `leaseUntil` (epoch ms): when the delivery's lease lapses. */
@@ -35,6 +37,7 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
         if (fault?.cause === "throttled") {
           // Stripe did not execute it: cut the rate, then take the next token and try the same call again.
           governor.answered(operation, fault.limiter ?? "global");
+          governance.onThrottled?.(fault.limiter ?? "global");
           continue;
         }
         if (fault?.cause === "outage") {
