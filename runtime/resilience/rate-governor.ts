@@ -21,7 +21,7 @@ export interface LimiterReport {
 /** What a fleet share answers: each limiter's fleet rate (undefined: unbounded) and the replicas sharing it. */
 export interface FleetRates {
   rates: ReadonlyMap<string, number | undefined>;
-  /** Replicas with work (calls or waiters) in the last periods: the rate is divided among them. */
+  /** The live replicas: the rate is divided among them. */
   members: number;
 }
 
