@@ -10,6 +10,7 @@ import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./hand
 import { isPrepared, prepareBilling } from "./handler/prepare-billing.js";
 import { settleMessage } from "./handler/settle-message.js";
 import { stepBoundaries, Stopped, type StepBoundary } from "./handler/step-boundary.js";
+import { deadlineOf, waitsOf } from "./resilience/event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { settle } from "./settlement-policy.js";
 
@@ -24,10 +25,13 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     if (ended === stopped) return;
     const { outcome, event, billing } = ended;
     const chainId = chainIdOf(message);
-    const action = settle(outcome, { attempt: attemptOf(message.applicationProperties), chainId, idempotencyKey: ended.idempotencyKey ?? chainId }, settings.policy);
+    const attempt = { attempt: attemptOf(message.applicationProperties), chainId, idempotencyKey: ended.idempotencyKey ?? chainId };
+    const now = Date.now();
+    const deadline = deadlineOf(message);
+    const action = settle(outcome, { ...attempt, waits: waitsOf(message.applicationProperties), deadline, now }, settings.policy);
     const who = billing ? Object.values(billing.key).join(" ") : `message ${String(message.messageId)}`;
     if (settings.hook !== undefined && event !== undefined && (await crossBeforeComplete(settings, step, event, who)) === stopped) return;
-    await settleMessage(settings, { message, action, outcomeKind: outcome.kind, billing, chainId, who }, receiver, sender);
+    await settleMessage(settings, { message, action, outcomeKind: outcome.kind, billing, chainId, who, deadline }, receiver, sender);
   };
 }
 

@@ -18,6 +18,8 @@ import { openGuardStores } from "./consumer/guard-stores.js";
 import { InFlight } from "./consumer/in-flight.js";
 import { startMessageIntake } from "./consumer/message-intake.js";
 import { stripeClients, type StripeClients } from "./consumer/stripe-clients.js";
+import type { StripeGovernance } from "./resilience/governed-stripe-call.js";
+import { startResilience } from "./resilience/consumer-resilience.js";
 import { connectServiceBus } from "./servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
 import { createBillingTelemetry } from "./telemetry/billing-telemetry.js";
@@ -30,11 +32,15 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const settings = consumerSettings(generic);
   const stripe = stripeClients(generic, settings, log);
   const stores = await openGuardStores(generic, settings);
+  const owner = options.owner ?? `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`;
+  // Degraded dependencies (README): the Stripe budget's governor, a breaker per dependency, the guard's calls watched.
+  const resilience = await startResilience({ options: generic, settings, stripe, owner, log });
   const telemetry = options.telemetry ?? createBillingTelemetry(providersOf(options));
   const stopObserving = stores.observed ? telemetry.observeGuard(() => (stores.observed as NonNullable<typeof stores.observed>).health()) : () => {};
   // A queue that is not there or not reachable is a configuration error at start (ConsumerStartError), not a log flood.
   if (options.checkQueueAtStart !== false) {
     await checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName).catch(async (error: unknown) => {
+      await resilience.close();
       await stores.closeOwn();
       throw error;
     });
@@ -47,11 +53,17 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   // The handler's ports as they are; the telemetry instruments them per delivery (message-intake.ts).
   const ports: DeliveryPorts = {
     ...(settings.pipelined ? { stripeSlot: pLimit(settings.stripeSlots) } : {}),
-    ...(stores.guard === undefined ? {} : { guard: stores.guard }),
-    ...(stores.store === undefined ? {} : { store: stores.store as GuardStore<never> }),
+    ...(stores.guard === undefined ? {} : { guard: resilience.watchGuard(stores.guard) }),
+    ...(stores.store === undefined ? {} : { store: resilience.watchStore(stores.store) as GuardStore<never> }),
   };
-  const handler = billingHandlerFor(generic, settings, { stripe, ports, log, inFlight, isStopped: () => stopped });
+  const governed = { ...stripe, keys: resilience.watchKeys(stripe.keys) };
+  const handler = billingHandlerFor(generic, settings, { stripe: governed, ports, log, inFlight, isStopped: () => stopped, owner, governance: resilience.governance });
   const intake = startMessageIntake({ options: generic, settings, log, receiver, sender, handler, ports, telemetry, stripe, inFlight, isStopped: () => stopped });
+  // A breaker that opens stops intake (the backlog stays on the queue); the last one to close resumes it.
+  resilience.onBreaker = (dependency, state) => {
+    if (state === "open") void intake.pause.hold(dependency);
+    else intake.pause.release(dependency);
+  };
 
   let closing: Promise<void> | undefined;
   return {
@@ -61,6 +73,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
         stopObserving();
         await intake.stop();
         await inFlight.settled(Date.now() + (options.closeTimeoutMs ?? settings.heldMs));
+        await resilience.close();
         for (const closable of [receiver, sender, client]) await bounded(closable.close(), 5_000);
         await stores.close((closing) => bounded(closing, 5_000));
       })();
@@ -81,6 +94,8 @@ function providersOf(options: ConsumerContext): Parameters<typeof createBillingT
 
 interface HandlerParts {
   stripe: StripeClients;
+  owner: string;
+  governance: StripeGovernance;
   ports: DeliveryPorts;
   log: (line: string) => void;
   inFlight: InFlight;
@@ -98,7 +113,8 @@ function billingHandlerFor(options: AnyConsumerOptions, settings: ConsumerSettin
     ...(clock === undefined ? {} : { now: () => clock.now() }),
     keys: parts.stripe.keys,
     stripeFor: parts.stripe.stripeFor,
-    owner: options.owner ?? `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`,
+    owner: parts.owner,
+    stripeGovernance: parts.governance,
     expectedTotalCents: (period) => (typeof expected === "function" ? expected(period) : (expected ?? 0)),
     retryPolicy: settings.retryPolicy,
     log: parts.log,

@@ -2,6 +2,7 @@
 // its deterministic messageId derives from. The DLQ tool drops both on resubmission, so a resubmitted event starts
 // a fresh chain (new ids, fresh attempt budget) instead of colliding with the old chain's ids.
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from "@azure/service-bus";
+import { deadlineProperty, waitsProperty } from "./resilience/event-deadline.js";
 
 export const attemptProperty = "chargeguard-attempt";
 export const chainProperty = "chargeguard-chain";
@@ -9,7 +10,7 @@ export const retryReasonProperty = "chargeguard-retry-reason";
 export const resubmittedFromProperty = "chargeguard-resubmitted-from";
 
 /** Properties that belong to one retry chain; a resubmission must not carry them over. */
-export const retryChainProperties = [attemptProperty, chainProperty, retryReasonProperty] as const;
+export const retryChainProperties = [attemptProperty, chainProperty, retryReasonProperty, waitsProperty, deadlineProperty] as const;
 
 type Properties = ServiceBusReceivedMessage["applicationProperties"];
 
@@ -34,11 +35,15 @@ export function chainIdOf(message: Pick<ServiceBusReceivedMessage, "messageId" |
 /** The same event again, as retry `attempt` of `chainId`, to be scheduled. */
 export function retryMessage(
   original: ServiceBusReceivedMessage,
-  retry: { messageId: string; attempt: number; chainId: string; reason: string },
+  retry: { messageId: string; attempt: number; chainId: string; reason: string; waits?: number; deadline?: number; now?: number },
 ): ServiceBusMessage {
+  const finite = retry.deadline !== undefined && Number.isFinite(retry.deadline);
   return {
     body: original.body,
     messageId: retry.messageId,
+    // Expires a minute after the event's deadline: the consumer meets it past the deadline and dead-letters it with
+    // its reason (EventDeadlineExceeded); the broker's expiry is the backstop should no consumer run by then.
+    ...(finite ? { timeToLive: Math.max(1_000, (retry.deadline as number) - (retry.now ?? Date.now())) + 60_000 } : {}),
     contentType: original.contentType,
     correlationId: original.correlationId,
     subject: original.subject,
@@ -47,6 +52,8 @@ export function retryMessage(
       [attemptProperty]: retry.attempt,
       [chainProperty]: retry.chainId,
       [retryReasonProperty]: retry.reason.slice(0, 500),
+      ...(retry.waits === undefined ? {} : { [waitsProperty]: retry.waits }),
+      ...(finite ? { [deadlineProperty]: retry.deadline } : {}),
     },
   };
 }

@@ -12,6 +12,8 @@
 // unsettled message keeps its lock renewed until `maxAutoLockRenewalDurationInMs`, then lapses and is redelivered
 // at once, while holding a concurrency slot the whole time.
 import { createHash } from "node:crypto";
+import type { DependencyFault } from "./resilience/dependency-fault.js";
+import { settleWait } from "./resilience/wait-policy.js";
 
 /** What the flow learned about one message. */
 export type BillingOutcome =
@@ -27,8 +29,11 @@ export type BillingOutcome =
   | { kind: "spend-cap"; detail: string }
   /** Credentials or permissions are wrong: nothing was charged; an operator must act, then resubmit. */
   | { kind: "configuration"; detail: string }
-  /** The charge may or may not exist: timeout, connection reset, 5xx, 409 in progress, 429, lease busy. */
-  | { kind: "unknown"; detail: string; minDelayMs?: number };
+  /**
+   * The charge may or may not exist: timeout, connection reset, 5xx, 409 in progress, 429, lease busy. `fault`: a
+   * dependency was throttled or down (resilience/), which is a wait until the event's deadline, not an attempt.
+   */
+  | { kind: "unknown"; detail: string; minDelayMs?: number; fault?: DependencyFault };
 
 export interface RetryPolicy {
   /** Attempts in total, the first delivery included; the next one past it is dead-lettered. */
@@ -48,12 +53,18 @@ export interface AttemptInfo {
   chainId: string;
   /** The stable idempotency key; seeds the deterministic jitter. */
   idempotencyKey: string;
+  /** Waits so far (a dependency throttled or down); default 0. */
+  waits?: number;
+  /** The event's deadline (epoch ms) and now: past it, a wait gives up; default never. */
+  deadline?: number;
+  now?: number;
 }
 
 export type SettlementAction =
   | { action: "complete"; markCompleted: boolean }
   | { action: "dead-letter"; reason: string; description: string }
-  | { action: "retry-later"; attempt: number; delayMs: number; messageId: string; description: string };
+  /** `waits`: set when this retry is a wait (not an attempt); the retry carries it. */
+  | { action: "retry-later"; attempt: number; delayMs: number; messageId: string; description: string; waits?: number };
 
 /** The table: outcome -> action. Pure. */
 export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: RetryPolicy = defaultRetryPolicy): SettlementAction {
@@ -70,6 +81,12 @@ export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: Retry
     case "configuration":
       return { action: "dead-letter", reason: "StripeConfigurationError", description: outcome.detail };
     case "unknown": {
+      if (outcome.fault !== undefined) {
+        const waitInfo = { ...info, waits: info.waits ?? 0, deadline: info.deadline ?? Infinity, now: info.now ?? Date.now() };
+        // The policy's backoff, kept short: 1 s doubling to 10 s at most, so a backlog drains soon after a recovery.
+        const backoff = { firstDelayMs: Math.min(1_000, policy.baseDelayMs), maxDelayMs: Math.min(10_000, policy.maxDelayMs) };
+        return settleWait(outcome.fault, outcome.detail, waitInfo, backoff, outcome.minDelayMs);
+      }
       const next = info.attempt + 1;
       if (next > policy.maxAttempts) {
         return {

@@ -3,3 +3,4 @@ export * from "./clock.js";
 export * from "./keybrake/index.js";
 export * from "./servicebus/index.js";
 export * from "./stripe/index.js";
+export * from "./database/index.js";

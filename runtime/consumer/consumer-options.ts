@@ -4,6 +4,7 @@ import type { BillingEventDefinition } from "../billing-event.js";
 import type { ConsumerContext } from "../consumer-contract.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { GuardStore } from "../guard/guard-store.js";
+import type { PgTimeouts } from "../guard/pg-client.js";
 import type { BillingGuardPort } from "../handler/handler-deps.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
@@ -67,6 +68,17 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   checkQueueAtStart?: boolean;
   /** Called when Stripe refuses the key (401/403) and the consumer pauses intake: an alert hook. */
   onConfigurationFault?: (detail: string) => void;
+  /**
+   * The Stripe account's budget for the whole fleet, requests per second (a ceiling: the governor adapts below it to
+   * 429s); default env STRIPE_REQUESTS_PER_SECOND (the infra stack's Stripe budget), else none (adapt to 429s only).
+   */
+  stripeRequestsPerSecond?: number;
+  /** The guard's `pg` pool timeouts and keepalives; default `pgTimeouts` (runtime/guard/pg-client.ts). */
+  databaseTimeouts?: PgTimeouts;
+  /** false: each replica governs its Stripe budget alone instead of sharing it through PostgreSQL; default shared. */
+  fleetBudget?: false;
+  /** The breakers per dependency (README, "Degraded dependencies"); defaults 5 failures, probes 1 s doubling to 30 s. */
+  breakers?: { failureThreshold?: number; firstProbeDelayMs?: number; maxProbeDelayMs?: number };
   /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
   configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }

@@ -30,6 +30,8 @@ export interface ConsumerSettings {
   heldMs: number;
   maxAutoLockRenewalDurationInMs: number;
   retryPolicy: RetryPolicy;
+  /** The fleet's Stripe ceiling, requests per second; undefined: none (adapt to 429s). */
+  stripeRequestsPerSecond: number | undefined;
 }
 
 /** Only settings are read here, whatever the event and request. */
@@ -41,8 +43,8 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
   const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? DEFAULT_STRIPE_BUDGET.timeoutMs;
   const stripeRetries = options.stripe.maxNetworkRetries ?? options.tuning?.consumer.stripeMaxNetworkRetries ?? DEFAULT_STRIPE_BUDGET.maxNetworkRetries;
   const flow = (options.flow ?? paymentIntentFlow) as FlowAdapter<unknown>;
-  // The queue's budget (processing, margin, 3-D Secure wait) with the Stripe client this consumer really runs.
-  // The queue's budget (its concurrency is the one it was tuned for: this consumer's own is `shape`).
+  // The queue's budget (processing, margin, 3-D Secure wait; the concurrency it was tuned for) with the Stripe client
+  // this consumer really runs; this consumer's own concurrency is `shape`.
   const queueBudget = options.tuning?.budget ?? { stripe: DEFAULT_STRIPE_BUDGET };
   const budget: LatencyBudget = { ...queueBudget, stripe: { ...queueBudget.stripe, timeoutMs: stripeTimeoutMs, maxNetworkRetries: stripeRetries } };
   const shape: ConsumerConcurrency = { maxConcurrentCalls, maxConcurrentStripeCalls: stripeSlots, stripeCallsPerMessage: flow.calls };
@@ -56,7 +58,7 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
     Math.ceil(Math.max(heldMs, 2 * flow.calls * deliveryBudgetMs(budget)) / 1000) * 1000;
   const resolved = { maxConcurrentCalls, stripeSlots, pipelined, stripeTimeoutMs, stripeRetries, flow, heldMs, maxAutoLockRenewalDurationInMs };
   checkLockCoverage(options, budget, shape, maxAutoLockRenewalDurationInMs);
-  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options) };
+  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options), stripeRequestsPerSecond: stripeCeiling(options) };
   checkScope(options.scope ?? "billing");
   if (options.keyProvider && (options.expectedPeriodTotalCents ?? options.periodCapCents) === undefined) {
     throw new ConfigurationError("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
@@ -92,6 +94,18 @@ function retryPolicyOf(options: AnyConsumerOptions): RetryPolicy {
     throw new ConfigurationError(`retry policy maxDelayMs (${retryPolicy.maxDelayMs}) must not be below baseDelayMs (${retryPolicy.baseDelayMs})`);
   }
   return retryPolicy;
+}
+
+/** The option, else STRIPE_REQUESTS_PER_SECOND (the infra stack's Stripe budget); empty: none. */
+function stripeCeiling(options: AnyConsumerOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const fromEnv = env["STRIPE_REQUESTS_PER_SECOND"]?.trim();
+  const value = options.stripeRequestsPerSecond ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) {
+    const source = options.stripeRequestsPerSecond === undefined ? `STRIPE_REQUESTS_PER_SECOND "${fromEnv}"` : `stripeRequestsPerSecond ${value}`;
+    throw new ConfigurationError(`${source} must be a positive number of requests per second (the Stripe account's budget for the fleet)`);
+  }
+  return value;
 }
 
 /** A bad scope would fail every message; fail at start instead. */

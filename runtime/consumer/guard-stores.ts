@@ -28,6 +28,7 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
   const connection = {
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.databasePassword === undefined ? {} : { databasePassword: options.databasePassword }),
+    ...(options.databaseTimeouts === undefined ? {} : { databaseTimeouts: options.databaseTimeouts }),
     ...(options.pglite === undefined ? {} : { pglite: options.pglite }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.inMemory === undefined ? {} : { inMemory: options.inMemory }),

@@ -4,6 +4,7 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type { BillingHandler, DeliveryPorts } from "../billing-handler.js";
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
+import { IntakePause } from "../resilience/intake-pause.js";
 import { gateSettlements } from "../settlement-gate.js";
 import { receiverErrorLog } from "../servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
@@ -15,6 +16,8 @@ import type { StripeClients } from "./stripe-clients.js";
 export interface MessageIntake {
   /** Stops taking messages for good (the consumer is closing): in-flight ones finish. */
   stop(): Promise<void>;
+  /** Pauses and resumes intake, one reason at a time (a refused key, a breaker per dependency). */
+  pause: IntakePause;
 }
 
 export interface IntakeParts {
@@ -39,19 +42,23 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
   const queue = options.serviceBus.queueName;
   const errorLog = receiverErrorLog(log);
   // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).
-  const faults = configurationFaultGate({
-    log,
+  const pause = new IntakePause({
     pause: () => bounded(subscription.close(), 5_000),
     resume: () => {
       if (!parts.isStopped()) subscription = subscribe();
     },
+  });
+  const faults = configurationFaultGate({
+    log,
+    pause: () => pause.hold("stripe-key"),
+    resume: () => pause.release("stripe-key"),
     ...(options.stripe.apiKey ? { probe: stripeKeyProbe(parts.stripe.stripeFor(options.stripe.apiKey)) } : {}),
     ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
     ...options.configurationFaultProbe,
   });
   const delivery: DeliveryParts = { settler: faults.receiver(receiver), scheduler: parts.sender, ports: parts.ports };
   const processMessage = async (message: ServiceBusReceivedMessage): Promise<void> => {
-    if (faults.paused) {
+    if (pause.paused) {
       // Delivered as intake stopped: back to the queue untouched.
       await receiver.abandonMessage(message).catch(() => undefined);
       return;
@@ -82,6 +89,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
     );
   let subscription = subscribe();
   return {
+    pause,
     async stop() {
       faults.close();
       await bounded(subscription.close(), 5_000);

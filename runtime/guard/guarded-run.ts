@@ -13,6 +13,7 @@ import { stableKey } from "../stable-key.js";
 import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreLease } from "./guard-store.js";
+import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
 
 export type { Spend } from "./guard-store.js";
 
@@ -42,6 +43,8 @@ export interface GuardContext {
   idempotencyKey: string;
   /** Aborted when the lease lapses: stop before starting another Stripe call. */
   signal: AbortSignal;
+  /** When the lease lapses: a wait (for a rate limit's next token) must end before it, with room for the call. */
+  leaseUntil?: Date;
   /** 1 on the first claim, n on the n-th (a takeover after an unknown outcome). */
   attempt: number;
   /** When the record was first claimed: past Stripe's 24 h key window, look up instead of trusting the key. */
@@ -70,7 +73,7 @@ export type GuardErrorClass =
   | { kind: "done"; objectId: string }
   | { kind: "invalid"; reason: string; detail: string }
   | { kind: "cap-exceeded"; reason: string }
-  | { kind: "unknown"; detail: string };
+  | { kind: "unknown"; detail: string; fault?: DependencyFault };
 
 export type GuardOutcome =
   /** Done now and recorded. */
@@ -87,8 +90,11 @@ export type GuardOutcome =
   | { kind: "cap-exceeded"; reason: string; idempotencyKey?: string }
   /** The input, or the request as Stripe judged it, is wrong: no retry can fix it. */
   | { kind: "invalid"; reason: string; detail: string; idempotencyKey?: string }
-  /** Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. */
-  | { kind: "unknown"; detail: string; idempotencyKey?: string };
+  /**
+   * Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. `fault`: a
+   * dependency was down or throttling (resilience/dependency-fault.ts), which is no attempt of the event's.
+   */
+  | { kind: "unknown"; detail: string; idempotencyKey?: string; fault?: DependencyFault };
 
 /** Phase boundaries the caller may observe (crash tests, step hooks). A hook that throws ends the run with its error. */
 export interface GuardPhaseHooks {
@@ -209,7 +215,7 @@ export async function runGuarded<L extends StoreLease>(
     if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey };
     // Anything else (a database failure, a bug) is no verdict on the event; the claim may or may not be committed:
     // unknown, and the retry meets whichever it is.
-    return { kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey };
+    return { kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) };
   }
   switch (claim.status) {
     case "already-done":
@@ -236,6 +242,7 @@ export async function runGuarded<L extends StoreLease>(
     const context: GuardContext = {
       idempotencyKey,
       signal: lapse.signal,
+      leaseUntil: lease.lockedUntil,
       attempt: claim.attempt,
       createdAt: claim.createdAt,
       steps,
@@ -279,6 +286,8 @@ function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): 
     return { kind: "unknown", detail: describeError(error) };
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
+  // Nothing was sent (a breaker open, a rate limit past the lease): what the flow would make of it does not matter.
+  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describeError(error), fault: error.fault };
   if (!classify) return { kind: "unknown", detail: describeError(error) };
   try {
     return classify(error);
@@ -325,7 +334,7 @@ async function record<L extends StoreLease>(
         await store.markDone(lease, { objectId: done.objectId, ...(done.result === undefined ? {} : { result: done.result }) });
       } catch (error) {
         // Done at Stripe, not recorded: the retry claims again and Stripe replays the same object.
-        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describeError(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) });
       }
       await hooks?.afterRecord?.();
       return { kind: "done", objectId: done.objectId, idempotencyKey };
@@ -335,7 +344,7 @@ async function record<L extends StoreLease>(
       try {
         await store.markDeclined(lease, { reason: declined.reason, ...(declined.objectId === undefined ? {} : { objectId: declined.objectId }) });
       } catch (error) {
-        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describeError(error)}`, idempotencyKey });
+        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) });
       }
       await hooks?.afterRecord?.();
       return { kind: "declined", reason: declined.reason, previously: false, idempotencyKey };
@@ -346,7 +355,14 @@ async function record<L extends StoreLease>(
     }
     case "cap-exceeded":
       return refused({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
-    default:
-      return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey });
+    default: {
+      const fault = (answer as { fault?: DependencyFault }).fault;
+      return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) });
+    }
   }
+}
+
+/** A dependency's unavailability, carried into the outcome. */
+function faultOf(error: unknown): { fault?: DependencyFault } {
+  return error instanceof DependencyUnavailableError ? { fault: error.fault } : {};
 }

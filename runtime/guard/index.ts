@@ -24,3 +24,5 @@ export type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease, Spend } fro
 export { billingRecordStore, type BillingRecordPort } from "./billing-store.js";
 export type { SpendCapOptions } from "./spend-caps.js";
 export type { GuardHealth, PeriodCurrencySpend } from "./health.js";
+// The pool's connection, statement and idle-in-transaction timeouts (a hung or failing-over server is an outage).
+export { pgTimeouts, type PgTimeouts } from "./pg-client.js";

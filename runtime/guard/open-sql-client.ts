@@ -2,7 +2,7 @@
 // flows' Guard), so an embedded data directory is checked and locked the same way whichever guard opens it.
 import { PGlite } from "@electric-sql/pglite";
 import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
-import { pgClient } from "./pg-client.js";
+import { pgClient, type PgTimeouts } from "./pg-client.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
 import { ConfigurationError } from "../errors.js";
@@ -29,6 +29,8 @@ export interface GuardDatabaseOptions {
    * `entraPassword({ credential })` for Microsoft Entra sign-in (DATABASE_AUTH=entra).
    */
   databasePassword?: string | (() => Promise<string>);
+  /** The `pg` pool's connection, statement and idle-in-transaction timeouts and keepalives; default `pgTimeouts`. */
+  databaseTimeouts?: PgTimeouts;
 }
 
 export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlClient> {
@@ -36,6 +38,7 @@ export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlC
     return pgClient(options.databaseUrl, {
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
+      ...(options.databaseTimeouts === undefined ? {} : { timeouts: options.databaseTimeouts }),
     });
   }
   if (options.pglite) return pgliteClient(options.pglite, { owned: false });

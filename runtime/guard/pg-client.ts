@@ -26,10 +26,35 @@ export function connectionParams(databaseUrl: string): pg.PoolConfig {
   };
 }
 
-export function pgClient(databaseUrl: string, options: { poolSize?: number; password?: DatabasePassword } = {}): SqlClient {
+/**
+ * How long the pool waits on a server before it calls it down (README, "Degraded dependencies"): a failover refuses
+ * connections, a hung server accepts and never answers, a dead path answers nothing at all. Each becomes an error
+ * within seconds, which the consumer's database breaker treats as an outage, instead of holding deliveries forever.
+ */
+export type PgTimeouts = Pick<
+  pg.PoolConfig,
+  "connectionTimeoutMillis" | "statement_timeout" | "query_timeout" | "idle_in_transaction_session_timeout" | "keepAlive" | "keepAliveInitialDelayMillis"
+>;
+
+export const pgTimeouts: Readonly<PgTimeouts> = {
+  /** A new connection must be up within this. */
+  connectionTimeoutMillis: 5_000,
+  /** The server cancels a statement running longer (a claim is one short statement; a batch of them too). */
+  statement_timeout: 15_000,
+  /** The client gives up on an answer after this (a server that accepted and hangs); then the connection is dropped. */
+  query_timeout: 20_000,
+  /** The server ends a session left idle inside a transaction (a client that died mid-transaction frees its locks). */
+  idle_in_transaction_session_timeout: 10_000,
+  /** TCP keepalives: a path that died without a reset is found. */
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+};
+
+export function pgClient(databaseUrl: string, options: { poolSize?: number; password?: DatabasePassword; timeouts?: PgTimeouts } = {}): SqlClient {
   const max = options.poolSize ?? 10;
+  const settings = { ...pgTimeouts, ...options.timeouts, max };
   const pool = new pg.Pool(
-    options.password === undefined ? { connectionString: databaseUrl, max } : { ...connectionParams(databaseUrl), password: options.password, max },
+    options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings },
   );
   // An idle connection that dies (server restart) must not crash the process; the next query reconnects.
   pool.on("error", () => {});

@@ -4,6 +4,8 @@ import type { StepBoundary } from "./step-boundary.js";
 import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
 import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
+import { governedStripeCall } from "../resilience/governed-stripe-call.js";
+import { PastPeriodKeyRefused, pastPeriodKeyReason, withPeriodKey } from "../resilience/period-key.js";
 import type { BillingOutcome } from "../settlement-policy.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
@@ -25,12 +27,16 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
       owner: settings.owner,
     },
     async (context) => {
-      const apiKey = await settings.keys.keyFor(period, { expectedTotalCents: settings.expectedTotalCents(period) });
-      const stripe = settings.stripeFor(apiKey);
-      return settings.slot(() => flow.execute(stripe, request, flowContext(context, now(), stripeKeyWindowMs, settings.stripeCall)));
+      // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
+      const governance = settings.governance;
+      const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime());
+      return withPeriodKey(settings.keys, period, { expectedTotalCents: settings.expectedTotalCents(period) }, (apiKey) =>
+        settings.slot(() => flow.execute(settings.stripeFor(apiKey), request, flowContext(context, now(), stripeKeyWindowMs, stripeCall))),
+      );
     },
     {
-      classify: (error) => flow.classify(error, request, idempotencyKey),
+      classify: (error) =>
+        error instanceof PastPeriodKeyRefused ? { kind: "invalid", reason: pastPeriodKeyReason, detail: error.message } : flow.classify(error, request, idempotencyKey),
       // Without a step hook, no boundary to cross: nothing allocated or awaited for it per message.
       ...(settings.hook === undefined
         ? {}
@@ -66,6 +72,6 @@ export function billingOutcome(outcome: GuardOutcome): BillingOutcome {
       if (outcome.reason === configurationReason) return { kind: "configuration", detail: outcome.detail };
       return { kind: "invalid", reason: outcome.reason === "InvalidGuardInput" ? "InvalidEvent" : outcome.reason, detail: outcome.detail };
     case "unknown":
-      return { kind: "unknown", detail: outcome.detail };
+      return { kind: "unknown", detail: outcome.detail, ...(outcome.fault === undefined ? {} : { fault: outcome.fault }) };
   }
 }

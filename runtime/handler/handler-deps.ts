@@ -5,6 +5,7 @@ import type { BillingEventDefinition } from "../billing-event.js";
 import type { StepHook } from "../consumer-steps.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { StripeCallObserver } from "../flows/stripe-call.js";
+import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import type { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { RetryPolicy } from "../settlement-policy.js";
@@ -50,6 +51,8 @@ export interface BillingHandlerDeps {
   stripeSlot?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Told each Stripe call the flow makes, by operation (the consumer's telemetry: a span per call); default none. */
   stripeCall?: StripeCallObserver;
+  /** The Stripe budget's governor and Stripe's breaker (resilience/); default none: calls go straight out. */
+  stripeGovernance?: StripeGovernance;
 }
 
 /**

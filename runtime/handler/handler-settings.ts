@@ -9,6 +9,7 @@ import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-call.js";
+import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import { billingRecordStore } from "../guard/billing-store.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
@@ -26,6 +27,7 @@ export interface HandlerSettings {
   completions: BillingGuardPort | undefined;
   slot: <T>(work: () => Promise<T>) => Promise<T>;
   stripeCall: StripeCallObserver;
+  governance: StripeGovernance | undefined;
   keys: VaultKeyProvider;
   stripeFor(apiKey: string): Stripe;
   owner: string;
@@ -48,6 +50,7 @@ export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
     completions: deps.store ? undefined : deps.guard,
     slot: deps.stripeSlot ?? runNow,
     stripeCall: deps.stripeCall ?? unobservedStripeCall,
+    governance: deps.stripeGovernance,
     keys: deps.keys,
     stripeFor: deps.stripeFor,
     owner: deps.owner,

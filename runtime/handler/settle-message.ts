@@ -19,6 +19,8 @@ export interface Settlement {
   chainId: string;
   /** Who the log lines are about: the billing's key, or the message id. */
   who: string;
+  /** The event's deadline (epoch ms): a retry expires then. */
+  deadline?: number;
 }
 
 export async function settleMessage(settings: HandlerSettings, settlement: Settlement, receiver: MessageSettler, sender: RetryScheduler): Promise<void> {
@@ -43,7 +45,14 @@ export async function settleMessage(settings: HandlerSettings, settlement: Settl
     case "retry-later": {
       const scheduled = await settleSafely(settings, who, "scheduling the retry", async () => {
         await sender.scheduleMessages(
-          retryMessage(message, { messageId: action.messageId, attempt: action.attempt, chainId: settlement.chainId, reason: action.description }),
+          retryMessage(message, {
+            messageId: action.messageId,
+            attempt: action.attempt,
+            chainId: settlement.chainId,
+            reason: action.description,
+            ...(action.waits === undefined ? {} : { waits: action.waits }),
+            ...(settlement.deadline === undefined ? {} : { deadline: settlement.deadline }),
+          }),
           new Date(Date.now() + action.delayMs),
         );
       });
@@ -53,7 +62,8 @@ export async function settleMessage(settings: HandlerSettings, settlement: Settl
         return;
       }
       await settleSafely(settings, who, "complete after scheduling the retry", () => receiver.completeMessage(message));
-      log(`${who}: outcome unknown (${action.description}); retry ${action.attempt} as ${action.messageId} in ${action.delayMs} ms`);
+      const what = action.waits === undefined ? `outcome unknown (${action.description}); retry ${action.attempt}` : `${action.description}; wait ${action.waits}`;
+      log(`${who}: ${what} as ${action.messageId} in ${action.delayMs} ms`);
       return;
     }
   }

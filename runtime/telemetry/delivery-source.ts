@@ -2,12 +2,14 @@
 // says the broker redelivered it; our retry chain's attempt property says it is a scheduled retry; the DLQ tool's
 // property says an operator resubmitted it. A first delivery with none of these is `other`.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import { waitsOf } from "../resilience/event-deadline.js";
 import { attemptOf, resubmittedFromProperty } from "../retry-chain.js";
 import type { DuplicateSource } from "./metric-names.js";
 
 export function deliverySource(message: Pick<ServiceBusReceivedMessage, "deliveryCount" | "applicationProperties">): DuplicateSource {
   if ((message.deliveryCount ?? 0) >= 1) return "redelivery";
-  if (attemptOf(message.applicationProperties) > 1) return "retry";
+  // A wait (a dependency throttled or down: resilience/) is a scheduled retry too, under the same attempt number.
+  if (attemptOf(message.applicationProperties) > 1 || waitsOf(message.applicationProperties) > 0) return "retry";
   if (typeof message.applicationProperties?.[resubmittedFromProperty] === "string") return "resubmission";
   return "other";
 }

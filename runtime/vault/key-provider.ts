@@ -11,4 +11,6 @@ export interface VaultKeyProvider {
   readonly apiBase?: string;
   /** The Stripe API key to use for charges of `billingPeriod` (`YYYY-MM`). Implementations cache per period. */
   keyFor(billingPeriod: string, request: KeyRequest): Promise<string>;
+  /** The vault refused the period's key (expired, unknown): drop it, so the next `keyFor` fetches a fresh one. */
+  forget?(billingPeriod: string): void;
 }

@@ -5,6 +5,7 @@
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
 import { ConfigurationError, VaultKeyError } from "../errors.js";
+import { VaultThrottledError } from "./vault-throttled.js";
 
 export interface KeybrakeKeyProviderOptions {
   /** The proxy's base URL; vault keys are created at `${baseUrl}/vault/keys` and used against `baseUrl`. */
@@ -18,7 +19,23 @@ export interface KeybrakeKeyProviderOptions {
   allowedEndpoints?: string[];
   /** For expiry; default the system clock. */
   clock?: Clock;
+  /** How long a fetched key is used before a fresh one is fetched (never past the key's own expiry); default 1 h. */
+  keyLifetimeMs?: number;
+  /** A fetch that takes longer is abandoned (the vault counts as down); default 10 s. */
+  fetchTimeoutMs?: number;
 }
+
+interface CachedKey {
+  key: Promise<string>;
+  /** Fetched at (clock ms): from 80% of the lifetime on a fresh key is fetched in the background. */
+  fetchedAt: number;
+  /** Not used past this (clock ms). */
+  usableUntil: number;
+  refreshing: boolean;
+}
+
+/** From this share of a key's lifetime on, a fresh key is fetched in the background (refresh ahead). */
+const refreshAheadShare = 0.8;
 
 interface CreateKeyResponse {
   vault_key?: unknown;
@@ -31,7 +48,9 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
   readonly #graceDays: number;
   readonly #allowedEndpoints: string[];
   readonly #clock: Clock;
-  readonly #keys = new Map<string, Promise<string>>();
+  readonly #keys = new Map<string, CachedKey>();
+  readonly #lifetimeMs: number;
+  readonly #fetchTimeoutMs: number;
 
   constructor(options: KeybrakeKeyProviderOptions) {
     let url: URL;
@@ -49,16 +68,63 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     this.#graceDays = options.graceDays ?? 7;
     this.#allowedEndpoints = options.allowedEndpoints ?? ["/v1/payment_intents"];
     this.#clock = options.clock ?? systemClock;
+    this.#lifetimeMs = options.keyLifetimeMs ?? 3_600_000;
+    this.#fetchTimeoutMs = options.fetchTimeoutMs ?? 10_000;
   }
 
+  /**
+   * The period's key: cached for its lifetime; past 80% of it a fresh one is fetched in the background while the
+   * cached one still serves (a refresh that fails costs no message anything); past its lifetime, fetched now.
+   */
   keyFor(billingPeriod: string, request: KeyRequest): Promise<string> {
+    const now = this.#clock.now();
     const cached = this.#keys.get(billingPeriod);
-    if (cached) return cached;
-    const created = this.#create(billingPeriod, request);
-    this.#keys.set(billingPeriod, created);
+    if (cached && now < cached.usableUntil) {
+      if (!cached.refreshing && now >= cached.fetchedAt + (cached.usableUntil - cached.fetchedAt) * refreshAheadShare) this.#refresh(billingPeriod, request, cached);
+      return cached.key;
+    }
+    return this.#fetch(billingPeriod, request).key;
+  }
+
+  forget(billingPeriod: string): void {
+    this.#keys.delete(billingPeriod);
+  }
+
+  #fetch(billingPeriod: string, request: KeyRequest): CachedKey {
+    const now = this.#clock.now();
+    const entry: CachedKey = {
+      key: this.#create(billingPeriod, request),
+      fetchedAt: now,
+      usableUntil: Math.min(now + this.#lifetimeMs, keyExpiry(billingPeriod, this.#graceDays, now).getTime()),
+      refreshing: false,
+    };
+    this.#keys.set(billingPeriod, entry);
     // A failed creation is not cached: the next message asks again.
-    created.catch(() => this.#keys.delete(billingPeriod));
-    return created;
+    entry.key.catch(() => {
+      if (this.#keys.get(billingPeriod) === entry) this.#keys.delete(billingPeriod);
+    });
+    return entry;
+  }
+
+  #refresh(billingPeriod: string, request: KeyRequest, cached: CachedKey): void {
+    cached.refreshing = true;
+    const fresh = this.#create(billingPeriod, request);
+    fresh.then(
+      () => {
+        if (this.#keys.get(billingPeriod) !== cached) return;
+        const now = this.#clock.now();
+        this.#keys.set(billingPeriod, {
+          key: fresh,
+          fetchedAt: now,
+          usableUntil: Math.min(now + this.#lifetimeMs, keyExpiry(billingPeriod, this.#graceDays, now).getTime()),
+          refreshing: false,
+        });
+      },
+      // The cached key serves on; the next message past the refresh point tries again.
+      () => {
+        cached.refreshing = false;
+      },
+    );
   }
 
   async #create(billingPeriod: string, request: KeyRequest): Promise<string> {
@@ -73,12 +139,15 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
       expires_at: keyExpiry(billingPeriod, this.#graceDays, this.#clock.now()).toISOString(),
     };
     // Network failures and 5xx propagate as plain errors: transient, the message is retried later.
+    // Abandoned after the timeout: a vault that does not answer is down (a wait), never a hang.
     const response = await fetch(`${this.apiBase}/vault/keys`, {
       method: "POST",
       headers: { authorization: `Bearer ${this.#apiKey}`, "content-type": "application/json" },
       body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.#fetchTimeoutMs),
     });
     const text = await response.text();
+    if (response.status === 429) throw new VaultThrottledError(`Keybrake is throttling key requests (429): ${text.slice(0, 200)}`);
     if (response.status >= 500) throw new Error(`Keybrake answered ${response.status} creating a vault key: ${text.slice(0, 200)}`);
     if (!response.ok) {
       throw new VaultKeyError(`Keybrake refused to create a vault key for ${billingPeriod} (${response.status}): ${text.slice(0, 200)}`);

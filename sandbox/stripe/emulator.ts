@@ -7,6 +7,8 @@ import { AdjustableClock } from "../clock.js";
 import { billingMeterRoutes } from "./billing-meters.js";
 import { chargeRoutes } from "./charges.js";
 import { customerRoutes } from "./customers.js";
+import { answerDegraded } from "./degraded-answer.js";
+import { StripeDegradation } from "./degradation.js";
 import { StripeFailure, type StripeErrorBody } from "./errors.js";
 import { expand, expansionPaths } from "./expand.js";
 import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from "./faults.js";
@@ -17,6 +19,8 @@ import { invoicePaymentRoutes } from "./invoice-payments.js";
 import { invoiceRoutes } from "./invoices.js";
 import { paymentIntentRoutes } from "./payment-intents.js";
 import { refundRoutes } from "./refunds.js";
+import type { StripeOutageSpec } from "./outage.js";
+import type { StripeRateLimit } from "./rate-limit.js";
 import type { Route } from "./routes.js";
 import { StripeStore } from "./store.js";
 
@@ -27,6 +31,10 @@ export interface StripeEmulatorOptions<C extends Clock = AdjustableClock> {
   clock?: C;
   /** PaymentIntents younger than this are not yet found by search (Stripe's search lags up to an hour); default 0. */
   searchLagMs?: number;
+  /** Stripe's rate limiters (degradation.ts); absent: unlimited. */
+  rateLimit?: StripeRateLimit;
+  /** Start inside an outage window (degradation.ts). */
+  outage?: StripeOutageSpec;
 }
 
 export interface StripeEmulator<C extends Clock = AdjustableClock> {
@@ -37,6 +45,8 @@ export interface StripeEmulator<C extends Clock = AdjustableClock> {
   /** Spread into the SDK's config: `new Stripe(key, { ...emulator.stripeConfig })`. */
   stripeConfig: { host: string; port: number; protocol: "http" };
   faults: StripeFaults;
+  /** Sustained degradation: rate limit, outage windows, timed plans, and what they answered. */
+  degradation: StripeDegradation;
   clock: C;
   ledger: StripeLedger;
   /** Closes the listener and every open connection (hung requests included); leaves no handles. */
@@ -60,10 +70,11 @@ export async function startStripeEmulator<C extends Clock = AdjustableClock>(opt
   const store = new StripeStore(clock);
   const keys = new IdempotencyKeys(clock, idempotencyWindowMs);
   const faults = new StripeFaults();
+  const degradation = new StripeDegradation({ ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}), ...(options.outage ? { outage: options.outage } : {}) });
   const stopping = new AbortController();
   // Every request held by a latency fault listens on this one signal: hundreds at once is the normal case here.
   setMaxListeners(0, stopping.signal);
-  const context = { store, keys, faults, searchLagMs, stopping: stopping.signal };
+  const context = { store, keys, faults, degradation, searchLagMs, stopping: stopping.signal };
 
   const server = createServer({ keepAlive: true }, (req, res) => {
     handle(context, req, res).catch((error: unknown) => {
@@ -87,10 +98,12 @@ export async function startStripeEmulator<C extends Clock = AdjustableClock>(opt
     apiBase: `http://${host}:${port}`,
     stripeConfig: { host, port, protocol: "http" },
     faults,
+    degradation,
     clock,
     ledger: new StripeLedger(store),
     stop: async () => {
       stopping.abort();
+      degradation.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
@@ -102,6 +115,7 @@ interface HandlerContext {
   store: StripeStore;
   keys: IdempotencyKeys;
   faults: StripeFaults;
+  degradation: StripeDegradation;
   searchLagMs: number;
   stopping: AbortSignal;
 }
@@ -133,6 +147,8 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
     throw error;
   }
   const faultRequest: StripeFaultRequest = { method, path, params, idempotencyKey };
+  // Rate limits and outages act before anything executes: nothing is saved under the key.
+  if (answerDegraded(context.degradation.meet(method, path), res, headers)) return;
 
   const arrival = context.faults.take("arrival", faultRequest);
   if (arrival) return send(res, ...arrivalFault(arrival, idempotencyKey), headers);

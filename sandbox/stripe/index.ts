@@ -5,3 +5,6 @@ export { idempotencyWindowMs } from "./idempotency.js";
 export { byCustomerAndBillingPeriod, StripeLedger, type ChargeKey, type DuplicateCharges } from "./ledger.js";
 export type { Charge, Customer, Metadata, PaymentError, PaymentIntent, PaymentIntentStatus, Refund } from "./objects.js";
 export { testPaymentMethodIds } from "./payment-methods.js";
+export { StripeDegradation, type DegradationStats, type StripeDegradationStep } from "./degradation.js";
+export type { OutageAnswer, StripeOutageSpec } from "./outage.js";
+export { endpointOf, type RateLimitedReason, type StripeRateLimit } from "./rate-limit.js";

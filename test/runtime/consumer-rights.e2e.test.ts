@@ -17,13 +17,15 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-async function retryOfATimeout(connectionString: string, decided: (logs: string[]) => boolean): Promise<{ logs: string[]; scheduled: string[] }> {
+async function retryOfAConflict(connectionString: string, decided: (logs: string[]) => boolean): Promise<{ logs: string[]; scheduled: string[] }> {
   const queue = sandbox.queue();
   const event = await sandbox.event();
   sandbox.stripe.faults.inject({
     method: "POST",
     path: "/v1/payment_intents",
-    action: "commitThenHang",
+    // A 409 (a request with the key still executing) is an unknown outcome that counts as an attempt: a scheduled
+    // retry with the policy's backoff (a timeout would be a short wait, gone before we look).
+    action: "conflict",
     times: 1,
     when: (request) => request.params.customer === event.stripeCustomerId,
   });
@@ -38,7 +40,7 @@ async function retryOfATimeout(connectionString: string, decided: (logs: string[
     log: (line) => logs.push(line),
   });
   try {
-    await sandbox.send(queue, { body: event, messageId: "m-timeout" });
+    await sandbox.send(queue, { body: event, messageId: "m-conflict" });
     await waitFor("the retry decision", () => decided(logs), 20_000).catch((error: unknown) => {
       throw new Error(`${String(error)}; queue ${JSON.stringify(sandbox.serviceBus.counts(queue))}; the consumer logged:\n${logs.join("\n")}`);
     });
@@ -50,16 +52,16 @@ async function retryOfATimeout(connectionString: string, decided: (logs: string[
 
 it("schedules its retry with the rights BillingQueue deploys for a consumer", async () => {
   expect(consumerQueueRights.sasRights).toContain("Send");
-  const { logs, scheduled } = await retryOfATimeout(sandbox.serviceBus.connectionStringFor("consumer"), (lines) =>
+  const { logs, scheduled } = await retryOfAConflict(sandbox.serviceBus.connectionStringFor("consumer"), (lines) =>
     lines.some((line) => /retry \d+ as|retry not scheduled/.test(line)),
   );
-  expect(scheduled).toEqual(["m-timeout:retry:2"]);
+  expect(scheduled).toEqual(["m-conflict:retry:2"]);
   expect(logs.filter((line) => line.includes("retry not scheduled"))).toEqual([]);
 });
 
 it("cannot schedule its retry with Listen only: Service Bus refuses the send", async () => {
   const refusal = (line: string) => line.includes("refused com.microsoft:schedule-message") && line.includes("'Send' claim(s) are required");
-  const { logs, scheduled } = await retryOfATimeout(sandbox.serviceBus.connectionStringFor("listen-only"), () => broker.some(refusal));
+  const { logs, scheduled } = await retryOfAConflict(sandbox.serviceBus.connectionStringFor("listen-only"), () => broker.some(refusal));
   expect(scheduled).toEqual([]);
   expect(logs.filter((line) => /retry \d+ as/.test(line))).toEqual([]);
 });

@@ -147,7 +147,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     expect(logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: complete failed (MessageLockLost)`))).toBe(true);
   });
 
-  it("Stripe commits then drops the connection: a retry is scheduled with the same key, one charge", async () => {
+  it("Stripe commits then drops the connection: a wait is scheduled with the same key (no attempt spent), one charge", async () => {
     const queue = sandbox.queue();
     const event = await sandbox.event();
     const fault = sandbox.stripe.faults.inject({
@@ -162,7 +162,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     await settledAs(event, "completed");
     await waitFor("queue drained", () => drained(queue));
     expect(fault.hits).toBe(2);
-    expect(logs.some((l) => l.includes("retry 2 as m-drop:retry:2"))).toBe(true);
+    expect(logs.some((l) => l.includes("wait 1 as m-drop:retry:1:wait:1"))).toBe(true);
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
     expect(succeeded(event)).toHaveLength(1);
   });
@@ -264,7 +264,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     }
   });
 
-  it("an outage that never ends is retried with backoff, never abandoned, then dead-lettered with a reason", async () => {
+  it("an outage that outlasts the event: waits (never attempts, never abandoned), then dead-lettered EventDeadlineExceeded", async () => {
     const queue = sandbox.queue();
     const event = await sandbox.event();
     const fault = sandbox.stripe.faults.inject({
@@ -274,16 +274,19 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       saved: false,
       when: (request) => request.params.customer === event.stripeCustomerId,
     });
-    await start(queue, { maxAttempts: 3 });
-    await sandbox.send(queue, { body: event, messageId: "m-outage" });
+    // Two attempts would have dead-lettered it after one retry; the outage is the dependency's, so it waits.
+    await start(queue, { maxAttempts: 2 });
+    await sandbox.send(queue, { body: event, messageId: "m-outage", timeToLive: 4_000 });
     const [dead] = await waitFor("dead-lettered", () => {
       const letters = sandbox.serviceBus.inspect(queue).deadLettered;
       return letters.length === 1 ? letters : undefined;
     });
     fault.remove();
-    expect(dead).toMatchObject({ messageId: "m-outage:retry:3", deadLetterReason: "RetryAttemptsExhausted" });
+    expect(dead).toMatchObject({ deadLetterReason: "EventDeadlineExceeded" });
+    expect(dead?.messageId).toMatch(/^m-outage:retry:1:wait:\d+$/);
+    expect(Number(dead?.messageId.split(":").at(-1))).toBeGreaterThanOrEqual(2);
     expect(dead?.deliveryCount).toBe(1);
-    expect(fault.hits).toBe(3);
+    expect(fault.hits).toBeGreaterThanOrEqual(3);
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(0);
   });
 

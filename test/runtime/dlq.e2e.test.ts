@@ -140,10 +140,11 @@ describe("DLQ tools", () => {
     expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId)).toEqual(["poison-1"]);
   });
 
-  it("an event dead-lettered after its retries ran out is resubmitted and billed once, by Stripe's replay", async () => {
+  it("an event dead-lettered at its deadline (every answer lost) is resubmitted and billed once, by Stripe's replay", async () => {
     const queue = sandbox.queue(2_000, { duplicateDetection: false });
     const event = await sandbox.event();
-    // Every answer is lost after Stripe committed: the consumer cannot learn the outcome and gives up.
+    // Every answer is lost after Stripe committed: the consumer cannot learn the outcome; a lost answer is Stripe
+    // unreachable, a wait, so it gives up at the event's deadline (its time-to-live), not after a count.
     const fault = sandbox.stripe.faults.inject({
       method: "POST",
       path: "/v1/payment_intents",
@@ -162,19 +163,20 @@ describe("DLQ tools", () => {
         log: (line) => logs.push(line),
       }),
     );
-    await sandbox.send(queue, { body: event, messageId: "m-exhausted" });
+    await sandbox.send(queue, { body: event, messageId: "m-exhausted", timeToLive: 3_000 });
     const [dead] = await waitFor("dead-lettered", () => {
       const letters = sandbox.serviceBus.inspect(queue).deadLettered;
       return letters.length === 1 ? letters : undefined;
     });
-    expect(dead).toMatchObject({ messageId: "m-exhausted:retry:2", deadLetterReason: "RetryAttemptsExhausted" });
-    expect(dead?.applicationProperties["chargeguard-attempt"]).toBe(2);
+    expect(dead).toMatchObject({ deadLetterReason: "EventDeadlineExceeded" });
+    expect(dead?.messageId).toMatch(/^m-exhausted:retry:1:wait:\d+$/);
+    expect(dead?.applicationProperties["chargeguard-attempt"]).toBe(1);
     expect((await guard.get(event.customerId, event.billingPeriod))?.state).toBe("pending");
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
 
     fault.remove();
     const report = await resubmitDeadLetters({ connectionString: operator(), queue, maxWaitTimeInMs: 500 });
-    expect(report.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^m-exhausted:retry:2:resubmit:\d+$/)]);
+    expect(report.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^m-exhausted:retry:1:wait:\d+:resubmit:\d+$/)]);
     await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
     const intents = sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId);
     expect(intents).toHaveLength(1);

@@ -1,0 +1,59 @@
+// Which failures are a dependency being throttled or down, rather than anything about the event: those never count
+// as an attempt and never dead-letter an event (README, "Degraded dependencies").
+import Stripe from "stripe";
+
+export type Dependency = "stripe" | "database" | "vault";
+export type DegradationCause = "throttled" | "outage";
+
+export interface DependencyFault {
+  dependency: Dependency;
+  cause: DegradationCause;
+  /** For 429s: which limiter (`Stripe-Rate-Limited-Reason`), when the answer said. */
+  limiter?: string;
+}
+
+/**
+ * Thrown instead of calling a dependency that is known to be down (its breaker is open) or whose throttling outlasted
+ * the delivery's lease: nothing was sent, so nothing can have happened.
+ */
+export class DependencyUnavailableError extends Error {
+  override readonly name = "DependencyUnavailableError";
+  constructor(
+    readonly fault: DependencyFault,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A Stripe failure as throttled or outage; undefined for answers about the request (decline, invalid, 409...). */
+export function stripeFault(error: unknown): DependencyFault | undefined {
+  if (error instanceof DependencyUnavailableError) return error.fault;
+  if (!(error instanceof Stripe.errors.StripeError)) return undefined;
+  if (error instanceof Stripe.errors.StripeRateLimitError || error.statusCode === 429) {
+    const limiter = error.headers?.["stripe-rate-limited-reason"];
+    return { dependency: "stripe", cause: "throttled", ...(typeof limiter === "string" && limiter !== "" ? { limiter } : {}) };
+  }
+  if (error instanceof Stripe.errors.StripeConnectionError) return { dependency: "stripe", cause: "outage" };
+  if (error.statusCode !== undefined && error.statusCode >= 500) return { dependency: "stripe", cause: "outage" };
+  return undefined;
+}
+
+const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** SQLSTATE classes of a server that is going away or not taking work: 08 connection, 57 operator intervention (statement_timeout, shutdown, cannot connect now), 53 resources. */
+const outageStates = /^(08|57|53)/;
+
+/** A database failure that is the server or the path being down, not the statement. */
+export function databaseFault(error: unknown): DependencyFault | undefined {
+  if (error instanceof DependencyUnavailableError) return error.fault;
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (connectionCodes.has(code) || outageStates.test(code))) return { dependency: "database", cause: "outage" };
+    // pg's own wording for a connection it gave up on or lost, and for its query_timeout.
+    if (/timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|Client has encountered a connection error/i.test(current.message)) {
+      return { dependency: "database", cause: "outage" };
+    }
+  }
+  return undefined;
+}

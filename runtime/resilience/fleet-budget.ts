@@ -1,0 +1,135 @@
+// The Stripe budget shared by every replica on one Stripe account, through the PostgreSQL the replicas already share:
+// one row per (account, limiter) holding the fleet's rate and its AIMD state, one row per (replica, limiter) holding
+// that replica's last period. Each replica syncs once a period, off the message path, on a connection of its own
+// (never one a delivery waits for): its counts go in, the fleet's step (aimd.ts, on the live replicas' summed counts)
+// is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
+import { nextRate, type RateState } from "./aimd.js";
+import { accountLimiter, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
+
+export interface FleetBudgetOptions {
+  databaseUrl: string;
+  password?: DatabasePassword;
+  /** Which Stripe account (any stable label; the key's hash by default): replicas of every consumer on it share. */
+  account: string;
+  /** This replica's id (the guard's lease owner). */
+  member: string;
+  /** The account's ceiling for the fleet, requests per second. */
+  ceilingPerSecond?: number;
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget (
+  account text NOT NULL, limiter text NOT NULL, rate double precision, knee double precision,
+  cut_at bigint NOT NULL, changed_at bigint NOT NULL,
+  PRIMARY KEY (account, limiter));
+CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget_members (
+  account text NOT NULL, member text NOT NULL, limiter text NOT NULL, seen_at bigint NOT NULL,
+  admitted_per_second double precision NOT NULL, throttled_per_second double precision NOT NULL, saturated boolean NOT NULL,
+  PRIMARY KEY (account, member, limiter));`;
+
+/** A label for a Stripe key that is not the key: its hash. */
+export function accountLabel(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
+}
+
+export async function openFleetBudget(options: FleetBudgetOptions): Promise<FleetShare> {
+  const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };
+  // One connection of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery.
+  const pool = new pg.Pool({ ...base, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
+  pool.on("error", () => {});
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('chargeguard_stripe_budget'))");
+    await client.query(schema);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    client.release();
+    await pool.end();
+    throw error;
+  }
+  client.release();
+  return {
+    sync: (reports, periodMs) => syncOnce(pool, options, reports, periodMs),
+    close: () => pool.end(),
+  };
+}
+
+interface FleetNews {
+  admitted: number;
+  throttled: number;
+  saturated: boolean;
+}
+
+async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates> {
+  const now = Date.now();
+  const { account } = options;
+  const perSecond = 1000 / periodMs;
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO chargeguard_stripe_budget_members (account, member, limiter, seen_at, admitted_per_second, throttled_per_second, saturated)
+       SELECT $1, $2, r.limiter, $3, r.admitted, r.throttled, r.saturated
+         FROM unnest($4::text[], $5::float8[], $6::float8[], $7::boolean[]) AS r(limiter, admitted, throttled, saturated)
+       ON CONFLICT (account, member, limiter) DO UPDATE SET seen_at = EXCLUDED.seen_at, admitted_per_second = EXCLUDED.admitted_per_second,
+         throttled_per_second = EXCLUDED.throttled_per_second, saturated = EXCLUDED.saturated`,
+      [
+        account,
+        options.member,
+        now,
+        reports.map((r) => r.limiter),
+        reports.map((r) => r.admitted * perSecond),
+        reports.map((r) => r.throttled * perSecond),
+        reports.map((r) => r.saturated),
+      ],
+    );
+    const live = await client.query<{ limiter: string; replicas: string; admitted: number; throttled: number; saturated: boolean }>(
+      `SELECT limiter, count(*) AS replicas,
+              sum(admitted_per_second) AS admitted, sum(throttled_per_second) AS throttled, bool_or(saturated) AS saturated
+         FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at > $2 GROUP BY limiter`,
+      [account, now - 3 * periodMs],
+    );
+    const news = new Map<string, FleetNews>(live.rows.map((row) => [row.limiter, { admitted: Number(row.admitted), throttled: Number(row.throttled), saturated: row.saturated }]));
+    // The rate is divided among the live replicas. (Dividing among those with work in the last period made the
+    // count flicker with the traffic, and each flicker overshot the budget: bench:fleet, 35% 429s at 6 replicas.)
+    const accountRow = live.rows.find((row) => row.limiter === accountLimiter);
+    const replicas = Math.max(1, Number(accountRow?.replicas ?? 1));
+    const members = replicas;
+    const rows = await client.query<{ limiter: string; rate: number | null; knee: number | null; cut_at: string; changed_at: string }>(
+      `SELECT limiter, rate, knee, cut_at, changed_at FROM chargeguard_stripe_budget WHERE account = $1 FOR UPDATE`,
+      [account],
+    );
+    const stored = new Map<string, RateState>(
+      rows.rows.map((row) => [row.limiter, { rate: row.rate ?? undefined, knee: row.knee ?? undefined, cutAt: Number(row.cut_at), changedAt: Number(row.changed_at) }]),
+    );
+    for (const report of reports) {
+      const state = stored.get(report.limiter) ?? { rate: undefined, knee: undefined, cutAt: 0, changedAt: 0 };
+      const summed = news.get(report.limiter) ?? { admitted: 0, throttled: 0, saturated: false };
+      // Replicas report at their own phase: early in an episode the others' rows are a period old (or absent), so
+      // what got through is at least this replica's own times the live replicas.
+      const fleet = { ...summed, admitted: Math.max(summed.admitted, report.admitted * perSecond * replicas) };
+      const ceiling = report.limiter === accountLimiter ? options.ceilingPerSecond : undefined;
+      const next = nextRate(state, { admittedPerSecond: fleet.admitted, throttledPerSecond: fleet.throttled, saturated: fleet.saturated }, { now, periodMs, ceiling });
+      if (next === state && stored.has(report.limiter)) continue;
+      await client.query(
+        `INSERT INTO chargeguard_stripe_budget (account, limiter, rate, knee, cut_at, changed_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account, limiter) DO UPDATE SET rate = EXCLUDED.rate, knee = EXCLUDED.knee, cut_at = EXCLUDED.cut_at, changed_at = EXCLUDED.changed_at`,
+        [account, report.limiter, next.rate ?? null, next.knee ?? null, Math.max(0, next.cutAt), Math.max(0, next.changedAt)],
+      );
+      stored.set(report.limiter, next);
+    }
+    await client.query(`DELETE FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at < $2`, [account, now - 60 * periodMs]);
+    await client.query("COMMIT");
+    return { rates: new Map([...stored].map(([limiter, state]) => [limiter, state.rate])), members };
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

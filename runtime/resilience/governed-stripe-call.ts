@@ -1,0 +1,58 @@
+// Every Stripe call of a delivery through the fleet's budget and Stripe's breaker: wait for the governor's token,
+// call, and on a 429 (not executed, so the same key is safe) wait for the next token and call again, within the
+// delivery's lease. An outage failure tells the breaker; while it is open nothing is sent. Faults leave as
+// DependencyUnavailableError, so the outcome says a dependency, not the event, failed.
+import type { StripeCallObserver } from "../flows/stripe-call.js";
+import type { CircuitBreaker } from "./circuit-breaker.js";
+import { DependencyUnavailableError, stripeFault } from "./dependency-fault.js";
+import type { RateGovernor } from "./rate-governor.js";
+
+export interface StripeGovernance {
+  governor: RateGovernor;
+  breaker: CircuitBreaker;
+  /** The governor's clock (ms): deadlines are on it. */
+  now: () => number;
+  /** Worst case of one Stripe call (timeout x tries + backoff): a wait leaves this much of the lease for the call. */
+  callWorstCaseMs: number;
+  /** Told each 429 (telemetry). */
+  onThrottled?: (limiter: string) => void;
+}
+
+/** The delivery's Stripe calls, governed. `leaseUntil` (epoch ms): when the delivery's lease lapses. */
+export function governedStripeCall(inner: StripeCallObserver, governance: StripeGovernance, leaseUntil: number | undefined): StripeCallObserver {
+  const { governor, breaker, now } = governance;
+  // On the governor's clock: the last instant a call may start and still end inside the lease.
+  const deadline = leaseUntil === undefined ? undefined : now() + (leaseUntil - Date.now()) - governance.callWorstCaseMs;
+  return async (operation, call) => {
+    for (;;) {
+      breaker.check();
+      await governor.acquire(operation, deadline === undefined ? {} : { deadline });
+      try {
+        const result = await inner(operation, call);
+        governor.answered(operation);
+        breaker.succeeded();
+        return result;
+      } catch (error) {
+        const fault = stripeFault(error);
+        if (fault?.cause === "throttled") {
+          // Stripe did not execute it: cut the rate, then take the next token and try the same call again.
+          governor.answered(operation, fault.limiter ?? "global");
+          governance.onThrottled?.(fault.limiter ?? "global");
+          continue;
+        }
+        if (fault?.cause === "outage") {
+          breaker.failed(describe(error));
+          throw new DependencyUnavailableError(fault, `Stripe is unavailable: ${describe(error)}`, { cause: error });
+        }
+        // Any other answer (a decline, a 400, a 409) is Stripe working.
+        governor.answered(operation);
+        breaker.succeeded();
+        throw error;
+      }
+    }
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

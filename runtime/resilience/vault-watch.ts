@@ -1,0 +1,32 @@
+// A period's key fetch through the vault's breaker. A refusal (VaultKeyError, a configuration error) is an answer
+// and stays one; a fetch that found no vault (timeout, connection refused, 5xx) or a throttled one (429) is the vault
+// being degraded: a wait, and sustained, a pause.
+import { ChargeguardError } from "../errors.js";
+import type { VaultKeyProvider } from "../vault/key-provider.js";
+import { VaultThrottledError } from "../vault/vault-throttled.js";
+import type { CircuitBreaker } from "./circuit-breaker.js";
+import { DependencyUnavailableError } from "./dependency-fault.js";
+
+export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker): VaultKeyProvider {
+  return {
+    ...(keys.apiBase === undefined ? {} : { apiBase: keys.apiBase }),
+    ...(keys.forget === undefined ? {} : { forget: (period: string) => keys.forget?.(period) }),
+    async keyFor(billingPeriod, request) {
+      breaker.check();
+      try {
+        const key = await keys.keyFor(billingPeriod, request);
+        breaker.succeeded();
+        return key;
+      } catch (error) {
+        if (error instanceof ChargeguardError) throw error;
+        const throttled = error instanceof VaultThrottledError;
+        if (!throttled) breaker.failed(error instanceof Error ? error.message : String(error));
+        throw new DependencyUnavailableError(
+          { dependency: "vault", cause: throttled ? "throttled" : "outage" },
+          `the vault is ${throttled ? "throttling" : "unavailable"}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+    },
+  };
+}
