@@ -66,6 +66,14 @@ function integer(value: string): number {
   return parsed;
 }
 
+/**
+ * Two contenders per core: a contender spends much of its run waiting (scaled-down locks and leases, fault delays),
+ * not computing. Measured on 2 cores, 2,000 / 300 events: 2 at once 157 s, 3 at once 116 s, 4 at once 99 s; 1,500 events keep a margin (BENCHMARKS.md).
+ */
+function defaultParallel(): number {
+  return Math.min(provingGroundLimits.parallel, 2 * availableParallelism());
+}
+
 // The proving ground: thin; the harness lives in prove/.
 export function register(program: Command): void {
   program
@@ -83,7 +91,12 @@ export function register(program: Command): void {
     )
     .option("--full", `the full proof: ${provingGroundFull.events} events, ${provingGroundFull.flowEvents} per other flow (the default run is shorter, with every contender, fault and flow)`)
     .option("--replicas <n>", "competing replicas per contender", boundedInteger("--replicas", provingGroundLimits.replicas), provingGroundDefaults.replicas)
-    .option("--parallel <n>", "contenders run at once, each in a worker thread", boundedInteger("--parallel", provingGroundLimits.parallel), availableParallelism())
+    .option(
+      "--parallel <n>",
+      "contenders run at once, each in a worker thread",
+      boundedInteger("--parallel", provingGroundLimits.parallel),
+      defaultParallel(),
+    )
     .option("--seed <n>", "seed of the workload and the fault schedule", integer, provingGroundDefaults.seed)
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
