@@ -19,6 +19,7 @@ export const metricNames = {
   spendUtilization: "chargeguard.spend.utilization",
   pendingBillings: "chargeguard.pending.billings",
   oldestPendingAge: "chargeguard.pending.oldest_age",
+  breakerState: "chargeguard.dependency.breaker.state",
 } as const;
 
 export const attributeNames = {
@@ -29,6 +30,7 @@ export const attributeNames = {
   billingPeriod: "chargeguard.billing_period",
   deadLetterReason: "chargeguard.dead_letter.reason",
   guardOperation: "chargeguard.guard.operation",
+  dependency: "chargeguard.dependency",
 } as const;
 
 export interface BillingHealthThresholds {
@@ -45,9 +47,10 @@ export interface BillingHealthSeverities {
   oldestPending: number;
   spendUtilization: number;
   deadLetters: number;
+  breakerOpen: number;
 }
 
-export const defaultBillingHealthSeverities: BillingHealthSeverities = { unknownOutcomes: 1, oldestPending: 2, spendUtilization: 2, deadLetters: 1 };
+export const defaultBillingHealthSeverities: BillingHealthSeverities = { unknownOutcomes: 1, oldestPending: 2, spendUtilization: 2, deadLetters: 1, breakerOpen: 1 };
 
 export interface BillingHealthAlertSpec {
   key: string;
@@ -109,6 +112,22 @@ export function billingHealthAlertSpecs(thresholds: BillingHealthThresholds, sev
       threshold: 0,
       dimensions: ["reason"],
       severity: severities.deadLetters,
+      windowSize: "PT5M",
+    },
+    {
+      key: "breaker-open",
+      description:
+        "A replica has paused intake for 5 minutes because a dependency (Stripe, the database, the vault) is down: the backlog waits on the queue, " +
+        "and events give up only at their deadline (the message's time-to-live).",
+      // The gauge is 1 while a replica's breaker is open: its minimum over the window is 1 only when it stayed open.
+      query: `customMetrics
+| where name == "${metricNames.breakerState}"
+| extend dependency = ${dimension(attributeNames.dependency)}
+| summarize open = min(valueMin) by dependency, cloud_RoleInstance
+| summarize value = max(open) by dependency`,
+      threshold: 0,
+      dimensions: ["dependency"],
+      severity: severities.breakerOpen,
       windowSize: "PT5M",
     },
   ];

@@ -4,6 +4,7 @@
 import { metrics, type MeterProvider } from "@opentelemetry/api";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { Dependency } from "./dependency-fault.js";
+import { attributeNames, metricNames } from "../telemetry/metric-names.js";
 
 export interface ResilienceTelemetry {
   /** A request answered 429 (throttled), by dependency and the limiter that said so. */
@@ -15,19 +16,19 @@ const knownLimiters = new Set(["global-rate", "endpoint-rate", "global-concurren
 
 export function resilienceTelemetry(breakers: readonly CircuitBreaker[], meterProvider: MeterProvider = metrics.getMeterProvider()): ResilienceTelemetry {
   const meter = meterProvider.getMeter("chargeguard.resilience");
-  const throttled = meter.createCounter("chargeguard.dependency.throttled", { unit: "{request}", description: "Requests a dependency answered 429 (throttled)" });
+  const throttled = meter.createCounter(metricNames.dependencyThrottled, { unit: "{request}", description: "Requests a dependency answered 429 (throttled)" });
   meter
-    .createObservableGauge("chargeguard.dependency.breaker.state", { unit: "1", description: "1 while the dependency's breaker is open (intake paused), 0 closed" })
+    .createObservableGauge(metricNames.breakerState, { unit: "1", description: "1 while the dependency's breaker is open (intake paused), 0 closed" })
     .addCallback((result) => {
-      for (const breaker of breakers) result.observe(breaker.state === "open" ? 1 : 0, { "chargeguard.dependency": breaker.dependency });
+      for (const breaker of breakers) result.observe(breaker.state === "open" ? 1 : 0, { [attributeNames.dependency]: breaker.dependency });
     });
   meter
-    .createObservableCounter("chargeguard.dependency.paused", { unit: "s", description: "Seconds intake stood paused because the dependency was down" })
+    .createObservableCounter(metricNames.dependencyPaused, { unit: "s", description: "Seconds intake stood paused because the dependency was down" })
     .addCallback((result) => {
-      for (const breaker of breakers) result.observe(breaker.pausedSeconds(), { "chargeguard.dependency": breaker.dependency });
+      for (const breaker of breakers) result.observe(breaker.pausedSeconds(), { [attributeNames.dependency]: breaker.dependency });
     });
   return {
     throttled: (dependency, limiter) =>
-      throttled.add(1, { "chargeguard.dependency": dependency, "chargeguard.limiter": knownLimiters.has(limiter) ? limiter : "other" }),
+      throttled.add(1, { [attributeNames.dependency]: dependency, [attributeNames.limiter]: knownLimiters.has(limiter) ? limiter : "other" }),
   };
 }

@@ -19,6 +19,9 @@ export const metricNames = {
   spendUtilization: "chargeguard.spend.utilization",
   pendingBillings: "chargeguard.pending.billings",
   oldestPendingAge: "chargeguard.pending.oldest_age",
+  dependencyThrottled: "chargeguard.dependency.throttled",
+  breakerState: "chargeguard.dependency.breaker.state",
+  dependencyPaused: "chargeguard.dependency.paused",
 } as const;
 
 export const attributeNames = {
@@ -31,6 +34,8 @@ export const attributeNames = {
   guardOperation: "chargeguard.guard.operation",
   stripeOperation: "chargeguard.stripe.operation",
   attempt: "chargeguard.attempt",
+  dependency: "chargeguard.dependency",
+  limiter: "chargeguard.limiter",
 } as const;
 
 /**

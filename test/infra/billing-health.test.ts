@@ -25,7 +25,7 @@ describe("billing health", () => {
     for (const [key, name] of Object.entries(infraAttributes)) expect(attributeNames[key as keyof typeof attributeNames], key).toBe(name);
   });
 
-  it("alerts on unknown outcomes, the oldest pending billing, spend utilization and dead letters by reason, and deploys a workbook", async () => {
+  it("alerts on unknown outcomes, the oldest pending billing, spend utilization, dead letters by reason and a breaker open for 5 minutes, and deploys a workbook", async () => {
     const mocked: MockedResource[] = [];
     await pulumi.runtime.setMocks(azureMocks((r) => mocked.push(r)), "chargeguard", "test", false);
     const health = new BillingHealth("health", {
@@ -38,14 +38,14 @@ describe("billing health", () => {
     });
     await new Promise((resolve) => pulumi.all([...health.alerts.map((a) => a.id), health.workbook.id]).apply(resolve));
 
-    const order = ["health-unknown-outcomes", "health-oldest-pending", "health-spend-utilization", "health-dead-letters"];
+    const order = ["health-unknown-outcomes", "health-oldest-pending", "health-spend-utilization", "health-dead-letters", "health-breaker-open"];
     const rules = ofType(mocked, "monitor:ScheduledQueryRule").sort((a, b) => order.indexOf(String(a.inputs.ruleName)) - order.indexOf(String(b.inputs.ruleName)));
     expect(rules.map((rule) => rule.inputs.ruleName)).toEqual(order);
     for (const rule of rules) {
       expect(rule.inputs).toMatchObject({ scopes: [appInsights], enabled: true, actions: { actionGroups: [expect.stringContaining("actionGroups/ag")] } });
       expect(criterionOf(rule)).toMatchObject({ operator: "GreaterThan", metricMeasureColumn: "value" });
     }
-    const [unknown, pending, utilization, deadLetters] = rules.map(criterionOf);
+    const [unknown, pending, utilization, deadLetters, breakerOpen] = rules.map(criterionOf);
     expect(unknown?.query).toContain(`name == "chargeguard.billing.outcomes"`);
     expect(unknown?.query).toContain(`customDimensions["chargeguard.outcome"]) == "unknown"`);
     expect(unknown?.threshold).toBe(5);
@@ -55,6 +55,11 @@ describe("billing health", () => {
     expect(utilization?.dimensions.map((d) => d.name)).toEqual(["period", "currency"]);
     expect(deadLetters?.query).toContain(`customDimensions["chargeguard.dead_letter.reason"]`);
     expect(deadLetters?.dimensions.map((d) => d.name)).toEqual(["reason"]);
+    // A dependency's breaker open on some replica for the whole 5-minute window.
+    expect(breakerOpen?.query).toContain(`name == "chargeguard.dependency.breaker.state"`);
+    expect(breakerOpen?.query).toContain("min(valueMin)");
+    expect(breakerOpen?.dimensions.map((d) => d.name)).toEqual(["dependency"]);
+    expect(rules.at(-1)?.inputs).toMatchObject({ windowSize: "PT5M" });
 
     const [workbook] = ofType(mocked, "applicationinsights:Workbook");
     expect(workbook?.inputs).toMatchObject({ kind: "shared", category: "workbook", sourceId: appInsights, displayName: "Billing health (dev)" });
