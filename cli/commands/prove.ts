@@ -104,7 +104,7 @@ export function register(program: Command): void {
     .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
     .option(
       "--scale-in-grace-ms <ms>",
-      `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's delivery budget; shorter cuts charges in flight)`,
+      `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's message hold; shorter cuts charges in flight)`,
       // Container Apps allows a grace period of at most 600 s.
       boundedInteger("--scale-in-grace-ms", 600_000),
     )
@@ -115,48 +115,50 @@ export function register(program: Command): void {
         "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
         "generated consumer passes. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
     )
-    .action(async (options: ProveOptions) => {
-      // Every input is checked before the run: a mistake must not surface after minutes of work.
-      if (options.full && (options.events !== undefined || options.flowEvents !== undefined)) {
-        throw new UsageError("--full sets the events itself: give --full, or --events / --flow-events, not both");
-      }
-      const sizes = options.full ? provingGroundFull : provingGroundDefaults;
-      const events = options.events ?? sizes.events;
-      const flowEvents = options.flowEvents ?? Math.min(events, sizes.flowEvents);
-      const faults = usage(() => parseFaultNames(options.faults));
-      const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
-      if (only) usage(() => selectContenders(contenders(), only));
-      if (options.report) await checkReportPath(options.report);
-      const bar = options.verbose ? undefined : progressReporter();
-      try {
-        const result = await runProvingGround({
-          events,
-          flowEvents,
-          replicas: options.replicas,
-          parallel: options.parallel,
-          seed: options.seed,
-          faults,
-          ...(only ? { only } : {}),
-          ...(options.scaleInGraceMs === undefined ? {} : { settings: { scaleInGracePeriodMs: options.scaleInGraceMs } }),
-          ...(bar ? { onProgress: (update) => bar.update(update) } : {}),
-          ...(options.verbose ? { log: (line) => console.error(line) } : {}),
-        });
-        bar?.stop();
-        console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
-        if (options.report) {
-          await writeFile(options.report, renderHtmlReport(result));
-          console.error(`report written to ${options.report}`);
-        }
-        const passed = runPassed(result);
-        console.error(closingLine(result, passed));
-        if (!passed) process.exitCode = 1;
-      } finally {
-        bar?.stop();
-      }
-      // Killed replicas are abandoned like dead processes, SDK clients included (they would retry their lost
-      // connections forever): end the process once the results are out.
-      process.stdout.write("", () => process.exit());
+    .action(runProve);
+}
+
+/** Checks every input before the run (a mistake must not surface after minutes of work), runs, reports. */
+async function runProve(options: ProveOptions): Promise<void> {
+  if (options.full && (options.events !== undefined || options.flowEvents !== undefined)) {
+    throw new UsageError("--full sets the events itself: give --full, or --events / --flow-events, not both");
+  }
+  const sizes = options.full ? provingGroundFull : provingGroundDefaults;
+  const events = options.events ?? sizes.events;
+  const flowEvents = options.flowEvents ?? Math.min(events, sizes.flowEvents);
+  const faults = usage(() => parseFaultNames(options.faults));
+  const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
+  if (only) usage(() => selectContenders(contenders(), only));
+  if (options.report) await checkReportPath(options.report);
+  const bar = options.verbose ? undefined : progressReporter();
+  try {
+    const result = await runProvingGround({
+      events,
+      flowEvents,
+      replicas: options.replicas,
+      parallel: options.parallel,
+      seed: options.seed,
+      faults,
+      ...(only ? { only } : {}),
+      ...(options.scaleInGraceMs === undefined ? {} : { settings: { scaleInGracePeriodMs: options.scaleInGraceMs } }),
+      ...(bar ? { onProgress: (update) => bar.update(update) } : {}),
+      ...(options.verbose ? { log: (line) => console.error(line) } : {}),
     });
+    bar?.stop();
+    console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
+    if (options.report) {
+      await writeFile(options.report, renderHtmlReport(result));
+      console.error(`report written to ${options.report}`);
+    }
+    const passed = runPassed(result);
+    console.error(closingLine(result, passed));
+    if (!passed) process.exitCode = 1;
+  } finally {
+    bar?.stop();
+  }
+  // Killed replicas are abandoned like dead processes, SDK clients included (they would retry their lost
+  // connections forever): end the process once the results are out.
+  process.stdout.write("", () => process.exit());
 }
 
 /** The last line on stderr: what the run proved, so a reader of a red table of broken examples knows that is expected. */
