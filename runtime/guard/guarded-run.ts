@@ -12,7 +12,7 @@ import { canonicalDocument, canonicalJson } from "../canonical-json.js";
 import { stableKey } from "../stable-key.js";
 import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
-import type { GuardStore, Spend, StoreLease } from "./guard-store.js";
+import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
 import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
 
 export type { Spend } from "./guard-store.js";
@@ -195,8 +195,43 @@ export async function runGuarded<L extends StoreLease>(
   } catch (error) {
     return { kind: "invalid", reason: "InvalidGuardInput", detail: describeError(error) };
   }
+  const claim = await claimRecord(store, input, identity);
+  if (claim.status !== "claimed") return claim.outcome;
   const { idempotencyKey } = identity;
-  let claim;
+  const { lease } = claim;
+  const lapse = new AbortController();
+  const now = options.now ?? Date.now;
+  const timer = setTimeout(() => lapse.abort(new LeaseLapsedError(`lease lapsed at ${lease.lockedUntil.toISOString()}`)), Math.max(0, lease.lockedUntil.getTime() - now()));
+  timer.unref?.();
+  try {
+    await options.hooks?.afterClaim?.();
+    const context = guardContext(store, claim, idempotencyKey, lapse.signal);
+    let answer: GuardWorkResult | GuardErrorClass;
+    try {
+      answer = await work(context);
+    } catch (error) {
+      answer = classifyThrown(error, options.classify);
+    }
+    await options.hooks?.afterWork?.();
+    // A first attempt that left no recovery point: a refusal then proves Stripe holds nothing under this record.
+    const untouched = claim.attempt === 1 && Object.keys(context.steps).length === 0;
+    return await record(store, lease, answer, idempotencyKey, options.hooks, untouched);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type ClaimedRecord<L extends StoreLease> = Extract<StoreClaim<L>, { status: "claimed" }>;
+
+/** The claim phase: the store's claim, or the outcome that ends the run without calling the work. */
+async function claimRecord<L extends StoreLease>(
+  store: GuardStore<L>,
+  input: GuardRunInput,
+  identity: ReturnType<typeof identify>,
+): Promise<ClaimedRecord<L> | { status: "ended"; outcome: GuardOutcome }> {
+  const { idempotencyKey } = identity;
+  const ended = (outcome: GuardOutcome) => ({ status: "ended" as const, outcome });
+  let claim: StoreClaim<L>;
   try {
     claim = await store.claim({
       scope: input.scope,
@@ -212,68 +247,58 @@ export async function runGuarded<L extends StoreLease>(
     });
   } catch (error) {
     // The store proved the event's own fields invalid: no retry can fix it.
-    if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey };
+    if (error instanceof InvalidEventError) return ended({ kind: "invalid", reason: "InvalidEvent", detail: error.message, idempotencyKey });
     // Anything else (a database failure, a bug) is no verdict on the event; the claim may or may not be committed:
     // unknown, and the retry meets whichever it is.
-    return { kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) };
+    return ended({ kind: "unknown", detail: `guard failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) });
   }
   switch (claim.status) {
     case "already-done":
-      return { kind: "already-done", objectId: claim.objectId, idempotencyKey };
+      return ended({ kind: "already-done", objectId: claim.objectId, idempotencyKey });
     case "declined":
-      return { kind: "declined", reason: claim.reason ?? "declined", previously: true, idempotencyKey };
+      return ended({ kind: "declined", reason: claim.reason ?? "declined", previously: true, idempotencyKey });
     case "busy":
-      return { kind: "busy", retryAfterMs: claim.retryAfterMs, idempotencyKey };
+      return ended({ kind: "busy", retryAfterMs: claim.retryAfterMs, idempotencyKey });
     case "mismatch":
-      return { kind: "mismatch", reason: claim.reason, idempotencyKey };
+      return ended({ kind: "mismatch", reason: claim.reason, idempotencyKey });
     case "cap-exceeded":
-      return { kind: "cap-exceeded", reason: claim.reason, idempotencyKey };
+      return ended({ kind: "cap-exceeded", reason: claim.reason, idempotencyKey });
     case "claimed":
-      break;
+      return claim;
   }
+}
+
+/** What the work gets: the claim's facts and its recovery points, each persisted before it resolves. */
+function guardContext<L extends StoreLease>(
+  store: GuardStore<L>,
+  claim: ClaimedRecord<L>,
+  idempotencyKey: string,
+  signal: AbortSignal,
+): GuardContext & { steps: Record<string, string> } {
   const { lease } = claim;
-  const lapse = new AbortController();
-  const now = options.now ?? Date.now;
-  const timer = setTimeout(() => lapse.abort(new LeaseLapsedError(`lease lapsed at ${lease.lockedUntil.toISOString()}`)), Math.max(0, lease.lockedUntil.getTime() - now()));
-  timer.unref?.();
-  try {
-    await options.hooks?.afterClaim?.();
-    const steps: Record<string, string> = { ...claim.steps };
-    const context: GuardContext = {
-      idempotencyKey,
-      signal: lapse.signal,
-      leaseUntil: lease.lockedUntil,
-      attempt: claim.attempt,
-      createdAt: claim.createdAt,
-      steps,
-      stepKey: (name) => stepIdempotencyKey(idempotencyKey, name),
-      async step(name, call) {
-        const key = stepIdempotencyKey(idempotencyKey, name);
-        const stored = steps[name];
-        if (stored !== undefined) return stored;
-        lapse.signal.throwIfAborted();
-        const objectId = await call(key);
-        if (typeof objectId !== "string" || objectId.length === 0) throw new GuardInputError(`step ${name} must resolve with the Stripe object id`);
-        await store.saveStep(lease, name, objectId).catch((error: unknown) => {
-          throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describeError(error)}`);
-        });
-        steps[name] = objectId;
-        return objectId;
-      },
-    };
-    let answer: GuardWorkResult | GuardErrorClass;
-    try {
-      answer = await work(context);
-    } catch (error) {
-      answer = classifyThrown(error, options.classify);
-    }
-    await options.hooks?.afterWork?.();
-    // A first attempt that left no recovery point: a refusal then proves Stripe holds nothing under this record.
-    const untouched = claim.attempt === 1 && Object.keys(steps).length === 0;
-    return await record(store, lease, answer, idempotencyKey, options.hooks, untouched);
-  } finally {
-    clearTimeout(timer);
-  }
+  const steps: Record<string, string> = { ...claim.steps };
+  return {
+    idempotencyKey,
+    signal,
+    leaseUntil: lease.lockedUntil,
+    attempt: claim.attempt,
+    createdAt: claim.createdAt,
+    steps,
+    stepKey: (name) => stepIdempotencyKey(idempotencyKey, name),
+    async step(name, call) {
+      const key = stepIdempotencyKey(idempotencyKey, name);
+      const stored = steps[name];
+      if (stored !== undefined) return stored;
+      signal.throwIfAborted();
+      const objectId = await call(key);
+      if (typeof objectId !== "string" || objectId.length === 0) throw new GuardInputError(`step ${name} must resolve with the Stripe object id`);
+      await store.saveStep(lease, name, objectId).catch((error: unknown) => {
+        throw new StepNotRecorded(`step ${name} produced ${objectId}, recording it failed: ${describeError(error)}`);
+      });
+      steps[name] = objectId;
+      return objectId;
+    },
+  };
 }
 
 /** A recovery point the store did not take: the Stripe object exists, its retry replays it under the same key. */

@@ -159,39 +159,9 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
     return send(res, 404, errorJson({ type: "invalid_request_error", message }), headers);
   }
 
-  let response: SavedResponse;
-  if (idempotencyKey !== undefined) {
-    if (idempotencyKey.length > 255) {
-      return send(res, 400, errorJson({ type: "invalid_request_error", message: "Idempotency-Key must be at most 255 characters long." }), headers);
-    }
-    const fingerprint = `${method} ${path} ${canonicalForm(params)}`;
-    const claim = context.keys.claim(idempotencyKey, fingerprint);
-    if (claim.kind === "executing") return send(res, 409, errorJson(keyInUse(idempotencyKey)), headers);
-    if (claim.kind === "mismatch") return send(res, 400, errorJson(keyMismatch(idempotencyKey, fingerprint, claim.firstFingerprint)), headers);
-    if (claim.kind === "replay") {
-      if (!(await applyLatency(context, faultRequest))) return;
-      response = claim.response;
-      headers["Idempotent-Replayed"] = "true";
-      headers["Original-Request"] = response.requestId;
-      if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
-    } else {
-      let executed: Awaited<ReturnType<typeof execute>>;
-      try {
-        executed = await execute(context, matched, params, faultRequest, requestId);
-      } finally {
-        // Saved only once the endpoint ran to an outcome; otherwise (validation, stop, a sandbox bug) free the key.
-        if (executed?.saved) context.keys.save(idempotencyKey, executed.response);
-        else context.keys.release(idempotencyKey);
-      }
-      if (!executed) return;
-      response = executed.response;
-      if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
-    }
-  } else {
-    const executed = await execute(context, matched, params, faultRequest, requestId);
-    if (!executed) return;
-    response = executed.response;
-  }
+  const request: KeyedRequest = { matched, params, faultRequest, requestId };
+  const response = idempotencyKey === undefined ? (await execute(context, matched, params, faultRequest, requestId))?.response : await respondUnderKey(context, res, headers, idempotencyKey, request);
+  if (!response) return;
 
   const committed = context.faults.take("committed", faultRequest);
   if (committed?.action === "commitThenDrop") {
@@ -200,6 +170,62 @@ async function handle(context: HandlerContext, req: IncomingMessage, res: Server
   }
   if (committed?.action === "commitThenHang") return; // the client's timeout, or stop(), ends the connection
   send(res, response.status, response.body, headers);
+}
+
+/** A request that matched a route, on its way to the endpoint. */
+interface KeyedRequest {
+  matched: { route: Route; pathParams: string[] };
+  params: FormObject;
+  faultRequest: StripeFaultRequest;
+  requestId: string;
+}
+
+/**
+ * A POST with an Idempotency-Key: the first request with the key runs and saves its response, a replay answers the
+ * saved one, a concurrent or different request under the key is refused. `undefined` when the answer was sent here
+ * (a refusal) or nothing is to be sent (the emulator stopped).
+ */
+async function respondUnderKey(
+  context: HandlerContext,
+  res: ServerResponse,
+  headers: Record<string, string>,
+  idempotencyKey: string,
+  request: KeyedRequest,
+): Promise<SavedResponse | undefined> {
+  const { matched, params, faultRequest, requestId } = request;
+  if (idempotencyKey.length > 255) {
+    send(res, 400, errorJson({ type: "invalid_request_error", message: "Idempotency-Key must be at most 255 characters long." }), headers);
+    return undefined;
+  }
+  const fingerprint = `${faultRequest.method} ${faultRequest.path} ${canonicalForm(params)}`;
+  const claim = context.keys.claim(idempotencyKey, fingerprint);
+  if (claim.kind === "executing") {
+    send(res, 409, errorJson(keyInUse(idempotencyKey)), headers);
+    return undefined;
+  }
+  if (claim.kind === "mismatch") {
+    send(res, 400, errorJson(keyMismatch(idempotencyKey, fingerprint, claim.firstFingerprint)), headers);
+    return undefined;
+  }
+  if (claim.kind === "replay") {
+    if (!(await applyLatency(context, faultRequest))) return undefined;
+    const response = claim.response;
+    headers["Idempotent-Replayed"] = "true";
+    headers["Original-Request"] = response.requestId;
+    if (response.status === 500) headers["Stripe-Should-Retry"] = "false";
+    return response;
+  }
+  let executed: Awaited<ReturnType<typeof execute>>;
+  try {
+    executed = await execute(context, matched, params, faultRequest, requestId);
+  } finally {
+    // Saved only once the endpoint ran to an outcome; otherwise (validation, stop, a sandbox bug) free the key.
+    if (executed?.saved) context.keys.save(idempotencyKey, executed.response);
+    else context.keys.release(idempotencyKey);
+  }
+  if (!executed) return undefined;
+  if (executed.response.status === 500) headers["Stripe-Should-Retry"] = "false";
+  return executed.response;
 }
 
 /** Runs the endpoint; `undefined` when the emulator stopped meanwhile. */

@@ -122,6 +122,16 @@ export function newInvoice(fields: {
     subtotal_excluding_tax: 0,
     total: 0,
     total_excluding_tax: 0,
+    ...invoiceFieldsNotEmulated(),
+  };
+}
+
+/**
+ * What Stripe sends, null or empty, for the features the emulator leaves out (tax, discounts, credit notes,
+ * shipping, Connect, test clocks). Fresh for each invoice: its arrays are the invoice's own.
+ */
+function invoiceFieldsNotEmulated() {
+  return {
     account_country: null,
     account_name: null,
     account_tax_ids: null,
@@ -153,7 +163,7 @@ export function newInvoice(fields: {
     total_pretax_credit_amounts: [],
     total_taxes: [],
     webhooks_delivered_at: null,
-  };
+  } satisfies Partial<Invoice>;
 }
 
 /** One pay attempt: the charge that paid it (or failed to). */
