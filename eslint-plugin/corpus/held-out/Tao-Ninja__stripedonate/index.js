@@ -2,7 +2,7 @@ module.exports = async function (context, req) {
     // Using Express
 const express = require('express');
 const app = express();
-const stripe = require('stripe')('sk_test_REDACTED00000000000000');
+const stripe = require('stripe')('sk_test_REDACTED00000000000');
 app.use(express.json());
 
     // STEP 1 - Create a PaymentIntent on the server

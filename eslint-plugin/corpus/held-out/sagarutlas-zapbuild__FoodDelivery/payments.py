@@ -5,7 +5,7 @@ import stripe
 
 # Set your secret key. Remember to switch to your live secret key in production!
 # See your keys here: https://dashboard.stripe.com/account/apikeys
-stripe.api_key = 'sk_test_REDACTED00000000000000000000000000'
+stripe.api_key = 'sk_test_REDACTED00000000000'
 
 intent = stripe.PaymentIntent.create(
   amount=1099,
