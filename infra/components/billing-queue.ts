@@ -10,28 +10,18 @@ import type { AlertSeverities } from "../alert-specs.js";
 import { encodeQueueMetadata } from "../queue-metadata.js";
 import { tuneQueue, type ConsumerSettings, type LatencyBudget, type QueueTuning } from "../../tuning/index.js";
 import type { BillingNamespace } from "./billing-namespace.js";
-import { grantQueueAccess, type AccessGrant, type PrincipalType } from "./queue-access.js";
+import { grantQueueAccess, type AccessGrant, type QueueParties } from "./queue-access.js";
 import { queueAlerts } from "./queue-alerts.js";
 
 export type { AccessGrant, PrincipalType } from "./queue-access.js";
 
-export interface BillingQueueArgs {
+/** The principal fields (consumer, producer, operators) are QueueParties'. */
+export interface BillingQueueArgs extends QueueParties {
   namespace: BillingNamespace;
   /** Plain, not an Input: alert dimensions and the policy pack must read it at preview time. */
   queueName: string;
   /** The latency budget; the queue and consumer numbers are computed from it (tuneQueue). */
   budget: LatencyBudget;
-  /** Entra object id of the consumer's identity: gets consumerQueueRights' roles (Receiver + Sender) on this queue only. */
-  consumerPrincipalId?: pulumi.Input<string>;
-  /** Entra object id of the producer's identity: gets "Azure Service Bus Data Sender" on this queue only. */
-  producerPrincipalId?: pulumi.Input<string>;
-  /** Default "ServicePrincipal" (managed identities, app registrations); Azure refuses a mismatched type. */
-  consumerPrincipalType?: PrincipalType;
-  producerPrincipalType?: PrincipalType;
-  /** Entra object ids of operators: what `chargeguard dlq peek|resubmit` needs (operatorQueueRights) on this queue only. */
-  operatorPrincipalIds?: pulumi.Input<string>[];
-  /** Default "Group" (an on-call group); Azure refuses a mismatched type. */
-  operatorPrincipalType?: PrincipalType;
   alerts?: { severities?: Partial<AlertSeverities>; backlogThreshold?: number; retryBacklogThreshold?: number };
 }
 

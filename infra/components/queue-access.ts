@@ -27,11 +27,16 @@ export interface AccessGrant {
 
 /** Who the queue grants access to (BillingQueueArgs' principal fields). */
 export interface QueueParties {
+  /** Entra object id of the consumer's identity: gets consumerQueueRights' roles (Receiver + Sender) on this queue only. */
   consumerPrincipalId?: pulumi.Input<string>;
+  /** Entra object id of the producer's identity: gets "Azure Service Bus Data Sender" on this queue only. */
   producerPrincipalId?: pulumi.Input<string>;
+  /** Default "ServicePrincipal" (managed identities, app registrations); Azure refuses a mismatched type. */
   consumerPrincipalType?: PrincipalType;
   producerPrincipalType?: PrincipalType;
+  /** Entra object ids of operators: what `chargeguard dlq peek|resubmit` needs (operatorQueueRights) on this queue only. */
   operatorPrincipalIds?: pulumi.Input<string>[];
+  /** Default "Group" (an on-call group); Azure refuses a mismatched type. */
   operatorPrincipalType?: PrincipalType;
 }
 
