@@ -4,22 +4,8 @@
 // before anything is built. Free of Pulumi imports.
 import { z } from "zod";
 import { parseCidr, LARGEST_VNET_PREFIX } from "./network-plan.js";
-import {
-  connectionBudgetPerConsumer,
-  DEFAULT_FASTEST_STRIPE_CALL_MS,
-  DEFAULT_RESERVED_CONNECTIONS,
-  DEFAULT_STRIPE_RATE_UTILIZATION,
-  ReplicaBudgetError,
-  replicaBounds,
-  STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
-  stripeRatePerConsumer,
-  type ReplicaBounds,
-  type ReplicaBudget,
-  type QueueTuning,
-  type ConsumerConcurrency,
-  concurrencyProblems,
-  STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
-} from "../tuning/index.js";
+import { consumerAppConfig, DEFAULT_MAX_CONCURRENT_CALLS } from "./consumer-app-config.js";
+import { DEFAULT_RESERVED_CONNECTIONS, type ReplicaBounds, type ReplicaBudget, type QueueTuning, type ConsumerConcurrency, concurrencyProblems } from "../tuning/index.js";
 
 /** What a consumer app needs of the queue it consumes (the stack's QueueConfig has it). */
 export interface ConsumedQueue {
@@ -30,7 +16,6 @@ export interface ConsumedQueue {
 
 const PROJECT = "chargeguard";
 /** Messages in flight per replica when a consumer does not say. */
-const DEFAULT_MAX_CONCURRENT_CALLS = 8;
 const whole = (what: string) => z.int({ error: `expected a whole number of ${what}` });
 const bool = () => z.boolean({ error: "expected true or false" });
 const guid = (what: string) => z.guid({ error: `expected ${what} (a GUID)` });
@@ -121,6 +106,9 @@ const appSchema = z.strictObject({
 export type ObservabilityInput = z.infer<typeof observabilitySchema>;
 export type NetworkConfig = z.infer<typeof networkSchema>;
 export type ConsumerInput = z.infer<typeof consumerSchema>;
+export type AppInput = z.infer<typeof appSchema>;
+type DatabaseInput = z.infer<typeof databaseSchema>;
+type VaultInput = z.infer<typeof vaultSchema>;
 
 export interface VaultConfig {
   name: string;
@@ -177,6 +165,64 @@ interface ParseContext {
   section: <T>(key: string, schema: z.ZodType<T>, required: boolean) => T | undefined;
 }
 
+/** Sections that need another: production reaches everything through the VNet, an app needs its database and vault. */
+function sectionDependencyProblems(values: Record<string, unknown>, production: boolean): string[] {
+  const problems: string[] = [];
+  const defined = (key: string) => values[`${PROJECT}:${key}`] !== undefined;
+  if (production && !defined("network") && ["database", "vault", "app"].some(defined)) {
+    problems.push(`${PROJECT}:network: required in production: the database, the vault and the namespace are reached only through the VNet`);
+  }
+  if (defined("app") && !defined("database")) problems.push(`${PROJECT}:database: required with ${PROJECT}:app (the consumers' guard database)`);
+  if (defined("app") && !defined("vault")) problems.push(`${PROJECT}:vault: required with ${PROJECT}:app (the Stripe key is read from it)`);
+  return problems;
+}
+
+/** The database section with its defaults (production: zone-redundant, 35 days of geo-redundant backups) and checks. */
+function databaseConfig(databaseInput: DatabaseInput, production: boolean, problems: string[]): DatabaseConfig {
+  const highAvailability = databaseInput.highAvailability ?? (production ? "ZoneRedundant" : "Disabled");
+  const key = `${PROJECT}:database`;
+  if (production && highAvailability !== "ZoneRedundant") {
+    problems.push(`${key}.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)`);
+  }
+  if (highAvailability !== "Disabled" && databaseInput.tier === "Burstable") {
+    problems.push(`${key}.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized`);
+  }
+  if (production && (databaseInput.administrators ?? []).length === 0) {
+    problems.push(
+      `${key}.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server`,
+    );
+  }
+  const reservedConnections = databaseInput.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS;
+  if (reservedConnections >= databaseInput.maxConnections) {
+    problems.push(`${key}.reservedConnections: ${reservedConnections} leaves none of maxConnections ${databaseInput.maxConnections} to the consumers`);
+  }
+  return {
+    serverName: databaseInput.serverName,
+    databaseName: databaseInput.databaseName ?? "billing",
+    version: databaseInput.version ?? "16",
+    skuName: databaseInput.skuName,
+    tier: databaseInput.tier,
+    storageSizeGB: databaseInput.storageSizeGB ?? 32,
+    maxConnections: databaseInput.maxConnections,
+    reservedConnections,
+    highAvailability,
+    backupRetentionDays: databaseInput.backupRetentionDays ?? (production ? 35 : 7),
+    geoRedundantBackup: databaseInput.geoRedundantBackup ?? production,
+    administrators: databaseInput.administrators ?? [],
+  };
+}
+
+function vaultConfig(vaultInput: VaultInput): VaultConfig {
+  return {
+    name: vaultInput.name,
+    softDeleteRetentionInDays: vaultInput.softDeleteRetentionInDays ?? 90,
+    secrets: {
+      stripeApiKey: vaultInput.secrets?.stripeApiKey ?? "stripe-api-key",
+      ...(vaultInput.secrets?.keybrakeApiKey !== undefined ? { keybrakeApiKey: vaultInput.secrets.keybrakeApiKey } : {}),
+    },
+  };
+}
+
 /** Parses the service sections; `validateAgainstQueues` then checks each consumer against its queue and computes its bounds. */
 export function parseServiceSections(values: Record<string, unknown>, context: ParseContext) {
   const { production, problems, section } = context;
@@ -186,56 +232,9 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
   const databaseInput = section("database", databaseSchema, false);
   const appInput = section("app", appSchema, false);
 
-  const defined = (key: string) => values[`${PROJECT}:${key}`] !== undefined;
-  if (production && !defined("network") && ["database", "vault", "app"].some(defined)) {
-    problems.push(`${PROJECT}:network: required in production: the database, the vault and the namespace are reached only through the VNet`);
-  }
-  if (defined("app") && !defined("database")) problems.push(`${PROJECT}:database: required with ${PROJECT}:app (the consumers' guard database)`);
-  if (defined("app") && !defined("vault")) problems.push(`${PROJECT}:vault: required with ${PROJECT}:app (the Stripe key is read from it)`);
-
-  let database: DatabaseConfig | undefined;
-  if (databaseInput) {
-    const highAvailability = databaseInput.highAvailability ?? (production ? "ZoneRedundant" : "Disabled");
-    const key = `${PROJECT}:database`;
-    if (production && highAvailability !== "ZoneRedundant") {
-      problems.push(`${key}.highAvailability: production runs ZoneRedundant (a zone outage must not stop billing)`);
-    }
-    if (highAvailability !== "Disabled" && databaseInput.tier === "Burstable") {
-      problems.push(`${key}.highAvailability: Burstable servers have no high availability: use GeneralPurpose or MemoryOptimized`);
-    }
-    if (production && (databaseInput.administrators ?? []).length === 0) {
-      problems.push(
-        `${key}.administrators: production names its own Entra administrator (a DBA group or the deploying pipeline), so each consumer's identity gets a role owning only its schema instead of administering the server`,
-      );
-    }
-    const reservedConnections = databaseInput.reservedConnections ?? DEFAULT_RESERVED_CONNECTIONS;
-    if (reservedConnections >= databaseInput.maxConnections) {
-      problems.push(`${key}.reservedConnections: ${reservedConnections} leaves none of maxConnections ${databaseInput.maxConnections} to the consumers`);
-    }
-    database = {
-      serverName: databaseInput.serverName,
-      databaseName: databaseInput.databaseName ?? "billing",
-      version: databaseInput.version ?? "16",
-      skuName: databaseInput.skuName,
-      tier: databaseInput.tier,
-      storageSizeGB: databaseInput.storageSizeGB ?? 32,
-      maxConnections: databaseInput.maxConnections,
-      reservedConnections,
-      highAvailability,
-      backupRetentionDays: databaseInput.backupRetentionDays ?? (production ? 35 : 7),
-      geoRedundantBackup: databaseInput.geoRedundantBackup ?? production,
-      administrators: databaseInput.administrators ?? [],
-    };
-  }
-
-  const vault: VaultConfig | undefined = vaultInput && {
-    name: vaultInput.name,
-    softDeleteRetentionInDays: vaultInput.softDeleteRetentionInDays ?? 90,
-    secrets: {
-      stripeApiKey: vaultInput.secrets?.stripeApiKey ?? "stripe-api-key",
-      ...(vaultInput.secrets?.keybrakeApiKey !== undefined ? { keybrakeApiKey: vaultInput.secrets.keybrakeApiKey } : {}),
-    },
-  };
+  problems.push(...sectionDependencyProblems(values, production));
+  const database = databaseInput ? databaseConfig(databaseInput, production, problems) : undefined;
+  const vault = vaultInput && vaultConfig(vaultInput);
 
   const config: ServiceConfig = {
     observability,
@@ -262,84 +261,7 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
     validateAgainstQueues(queues: readonly ConsumedQueue[], problemsOut: string[]) {
       // Without a valid database there is no connection budget: its own problem is reported already.
       if (!appInput || !database) return;
-      const stripe = {
-        rateLimitPerSecond: appInput.stripe?.rateLimitPerSecond ?? STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
-        endpointRateLimitPerSecond: appInput.stripe?.endpointRateLimitPerSecond ?? STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
-        utilization: appInput.stripe?.utilization ?? DEFAULT_STRIPE_RATE_UTILIZATION,
-        fastestCallMs: appInput.stripe?.fastestCallMs ?? DEFAULT_FASTEST_STRIPE_CALL_MS,
-      };
-      const count = appInput.consumers.length;
-      const fairRate = stripeRatePerConsumer(stripe.rateLimitPerSecond, count, stripe.utilization, stripe.endpointRateLimitPerSecond);
-      const connectionBudget = database
-        ? connectionBudgetPerConsumer({ maxConnections: database.maxConnections, reservedConnections: database.reservedConnections, consumers: count })
-        : 0;
-      const explicitRates = appInput.consumers.reduce((sum, consumer) => sum + (consumer.stripeRatePerSecond ?? fairRate), 0);
-      if (explicitRates > stripe.rateLimitPerSecond * stripe.utilization + 1e-9) {
-        problemsOut.push(
-          `${PROJECT}:app.consumers: their stripeRatePerSecond add up to ${explicitRates} calls/s, over ${stripe.utilization} x the account's ${stripe.rateLimitPerSecond}/s limit`,
-        );
-      }
-      const consumers: ConsumerConfig[] = [];
-      const seen = new Set<string>();
-      appInput.consumers.forEach((consumer, index) => {
-        const label = `${PROJECT}:app.consumers[${index}] (${consumer.queue})`;
-        const queue = queues.find((q) => q.name === consumer.queue);
-        if (!queue) {
-          problemsOut.push(`${label}.queue: no queue "${consumer.queue}" in ${PROJECT}:queues`);
-          return;
-        }
-        if (seen.has(queue.name)) problemsOut.push(`${label}.queue: another consumer app already consumes ${queue.name}`);
-        seen.add(queue.name);
-        if (queue.consumerPrincipalId !== undefined) {
-          problemsOut.push(
-            `${label}.queue: ${queue.name} also names consumerPrincipalId: the app's own identity is its consumer, remove consumerPrincipalId (two grants of one role collide)`,
-          );
-        }
-        const endpointCeiling = stripe.endpointRateLimitPerSecond * stripe.utilization;
-        if (consumer.stripeRatePerSecond !== undefined && consumer.stripeRatePerSecond > endpointCeiling + 1e-9) {
-          problemsOut.push(
-            `${label}.stripeRatePerSecond: ${consumer.stripeRatePerSecond} calls/s is over ${stripe.utilization} x one Stripe endpoint's ${stripe.endpointRateLimitPerSecond}/s limit (its charges all hit one endpoint)`,
-          );
-        }
-        const maxConcurrentCalls = consumer.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS;
-        const budget: Omit<ReplicaBudget, "deliveryBudgetMs"> = {
-          maxConcurrentCalls,
-          maxConcurrentStripeCalls: consumer.maxConcurrentStripeCalls ?? maxConcurrentCalls,
-          stripeRatePerSecond: consumer.stripeRatePerSecond ?? fairRate,
-          fastestStripeCallMs: stripe.fastestCallMs,
-          connectionBudget,
-          ...(consumer.minReplicas !== undefined ? { minReplicas: consumer.minReplicas } : {}),
-          ...(consumer.maxReplicas !== undefined ? { maxReplicas: consumer.maxReplicas } : {}),
-        };
-        if (budget.maxConcurrentStripeCalls > maxConcurrentCalls) {
-          problemsOut.push(`${label}.maxConcurrentStripeCalls: ${budget.maxConcurrentStripeCalls} is more than maxConcurrentCalls ${maxConcurrentCalls}`);
-          return;
-        }
-        try {
-          const bounds = replicaBounds({ ...budget, deliveryBudgetMs: queue.tuning.deliveryBudgetMs });
-          const appName = consumer.appName ?? `${queue.name.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 23)}-consumer`;
-          consumers.push({
-            queue: queue.name,
-            appName,
-            identityName: consumer.identityName ?? `id-${appName}`,
-            image: consumer.image,
-            cpu: consumer.cpu ?? 0.5,
-            memory: consumer.memory ?? "1Gi",
-            environment: consumer.environment ?? {},
-            budget,
-            bounds,
-          });
-        } catch (error) {
-          if (!(error instanceof ReplicaBudgetError)) throw error;
-          problemsOut.push(...error.problems.map((problem) => `${label}: ${problem}`));
-        }
-      });
-      config.app = {
-        environmentName: appInput.environmentName,
-        ...(appInput.registry ? { registry: appInput.registry } : {}),
-        stripe,
-        consumers,
-      };
+      config.app = consumerAppConfig(appInput, database, queues, problemsOut);
     },
   };
 }

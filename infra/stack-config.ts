@@ -186,22 +186,19 @@ function budgetOf(queue: QueueInput, concurrency: ConsumerConcurrency | undefine
   return budget;
 }
 
-/**
- * Validates stack config values keyed as Pulumi keys them (`chargeguard:queues`, `azure-native:location`).
- * Values are already structured (YAML-parsed, or JSON-decoded from Pulumi's config strings).
- * Throws a StackConfigError listing every problem.
- */
-export function parseStackConfig(values: Record<string, unknown>, source = "stack config", stack?: string): StackConfig {
+/** Keys and secure values: every key is `<namespace>:<key>`, ours are known, and only webhook URLs are secure. */
+function keyProblems(values: Record<string, unknown>): string[] {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(values)) {
     for (const path of securePaths(key, value)) {
       if (!SECURE_PATH.test(path)) problems.push(`${path}: secure values are accepted only in chargeguard:alerts.webhooks[].url; this setting is not a secret`);
     }
   }
-  const production = values[`${PROJECT}:production`] ?? (stack !== undefined && DEFAULT_PRODUCTION_STACKS.includes(stack));
-  if (typeof production !== "boolean") problems.push(`${PROJECT}:production: expected true or false`);
-  const bootstrap = values[`${PROJECT}:bootstrap`] ?? false;
-  if (typeof bootstrap !== "boolean") problems.push(`${PROJECT}:bootstrap: expected true (the first phase: no consumer apps yet) or false`);
+  return problems;
+}
+
+function keyNameProblems(values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
   for (const key of Object.keys(values)) {
     const [namespace, name, ...rest] = key.split(":");
     if (name === undefined || rest.length > 0) {
@@ -210,20 +207,26 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
       problems.push(`${key}: unknown key (known: ${KNOWN_KEYS.map((k) => `${PROJECT}:${k}`).join(", ")})`);
     }
   }
+  return problems;
+}
 
-  const location = values[LOCATION_KEY];
+/** Where the stack goes: the Azure region and the resource group. */
+function placementProblems(location: unknown, resourceGroupName: unknown): string[] {
+  const problems: string[] = [];
   if (typeof location !== "string" || location.trim() === "") {
     problems.push(`${LOCATION_KEY}: required, the Azure region as a string (e.g. westeurope)`);
   }
-
-  const resourceGroupName = values[`${PROJECT}:resourceGroupName`];
   if (typeof resourceGroupName !== "string" || !/^[-\w.()]{0,89}[-\w()]$/.test(resourceGroupName)) {
     problems.push(
       `${PROJECT}:resourceGroupName: required, 1-90 letters, digits, '-', '_', '.', '(' or ')' not ending in '.' (got ${JSON.stringify(resourceGroupName)})`,
     );
   }
+  return problems;
+}
 
-  const section = <T>(key: string, schema: z.ZodType<T>, required: boolean): T | undefined => {
+/** Reads one `chargeguard:<key>` section through its schema; a problem goes to `problems` and gives undefined. */
+function sectionReader(values: Record<string, unknown>, problems: string[]) {
+  return <T>(key: string, schema: z.ZodType<T>, required: boolean): T | undefined => {
     const value = values[`${PROJECT}:${key}`];
     if (value === undefined) {
       if (required) problems.push(`${PROJECT}:${key}: required`);
@@ -236,62 +239,121 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
     }
     return parsed.data;
   };
-  const namespace = section("namespace", namespaceSchema, true);
-  const alerts = section("alerts", alertsSchema, false) ?? {};
+}
 
-  const service = parseServiceSections(values, { production: production === true, problems, section });
-  if (namespace?.publicNetworkAccess === "Disabled" && (namespace.sku !== "Premium" || !service.config.network)) {
+/** What the namespace's tier allows: private endpoints, messaging units and zone redundancy are Premium only. */
+function namespaceTierProblems(namespace: NamespaceInput | undefined, privateNetwork: boolean): string[] {
+  const problems: string[] = [];
+  if (namespace?.publicNetworkAccess === "Disabled" && (namespace.sku !== "Premium" || !privateNetwork)) {
     problems.push(
       `${PROJECT}:namespace.publicNetworkAccess: "Disabled" needs a Premium namespace reached through a private endpoint (set sku: Premium and a ${PROJECT}:network section); otherwise nothing can reach the namespace`,
     );
   }
-  if (namespace && service.config.network && namespace.sku !== "Premium") {
+  if (namespace && privateNetwork && namespace.sku !== "Premium") {
     problems.push(`${PROJECT}:network: private endpoints for Service Bus are Premium only: set ${PROJECT}:namespace.sku to Premium`);
   }
-
   if (namespace && namespace.sku !== "Premium") {
     if (namespace.capacity !== undefined) problems.push(`${PROJECT}:namespace.capacity: only Premium namespaces have messaging units`);
     if (namespace.zoneRedundant !== undefined) problems.push(`${PROJECT}:namespace.zoneRedundant: only Premium namespaces choose zone redundancy`);
   }
+  return problems;
+}
 
+/** One queue tuned from its budget (and its app consumer's concurrency), or undefined with its problems reported. */
+function queueConfig(
+  queue: QueueInput,
+  label: string,
+  sku: Sku | undefined,
+  concurrency: ConsumerConcurrency | undefined,
+  problems: string[],
+): QueueConfig | undefined {
+  const budget = budgetOf(queue, concurrency);
+  try {
+    const tuning = tuneQueue(budget);
+    if (sku === "Basic" && tuning.defaultMessageTimeToLiveMs > MIN_TTL_MS) {
+      problems.push(
+        `${label}: all deliveries could hold a message for longer than Basic's 14-day TTL (${tuning.defaultMessageTimeToLive}): use Standard or Premium, or lower maxDeliveryCount or the Stripe budget`,
+      );
+    }
+    return { ...queue, budget, tuning };
+  } catch (error) {
+    if (!(error instanceof TuningError)) throw error;
+    problems.push(...error.problems.map((problem) => `${label}: ${problem}`));
+    return undefined;
+  }
+}
+
+/** The queues section: each queue validated, its name unique (case-insensitively) and its tuning computed. */
+function parseQueues(
+  rawQueues: unknown,
+  sku: Sku | undefined,
+  concurrencyFor: (queueName: string) => ConsumerConcurrency | undefined,
+  problems: string[],
+): QueueConfig[] {
   const queues: QueueConfig[] = [];
-  const rawQueues = values[`${PROJECT}:queues`];
   if (rawQueues === undefined) {
     problems.push(`${PROJECT}:queues: required, a list of at least one queue`);
-  } else if (!Array.isArray(rawQueues) || rawQueues.length === 0) {
-    problems.push(`${PROJECT}:queues: expected a list of at least one queue`);
-  } else {
-    const seen = new Map<string, number>();
-    rawQueues.forEach((raw, index) => {
-      const key = `${PROJECT}:queues[${index}]`;
-      const parsed = queueSchema.safeParse(raw);
-      if (!parsed.success) {
-        problems.push(...issuesOf(key, parsed.error));
-        return;
-      }
-      const queue = parsed.data;
-      const label = `${key} (${queue.name})`;
-      const first = seen.get(queue.name.toLowerCase());
-      if (first !== undefined) {
-        problems.push(`${label}: the name repeats queues[${first}] (Service Bus names are case-insensitive)`);
-      } else {
-        seen.set(queue.name.toLowerCase(), index);
-      }
-      const budget = budgetOf(queue, service.concurrencyFor(queue.name));
-      try {
-        const tuning = tuneQueue(budget);
-        if (namespace?.sku === "Basic" && tuning.defaultMessageTimeToLiveMs > MIN_TTL_MS) {
-          problems.push(
-            `${label}: all deliveries could hold a message for longer than Basic's 14-day TTL (${tuning.defaultMessageTimeToLive}): use Standard or Premium, or lower maxDeliveryCount or the Stripe budget`,
-          );
-        }
-        queues.push({ ...queue, budget, tuning });
-      } catch (error) {
-        if (!(error instanceof TuningError)) throw error;
-        problems.push(...error.problems.map((problem) => `${label}: ${problem}`));
-      }
-    });
+    return queues;
   }
+  if (!Array.isArray(rawQueues) || rawQueues.length === 0) {
+    problems.push(`${PROJECT}:queues: expected a list of at least one queue`);
+    return queues;
+  }
+  const seen = new Map<string, number>();
+  rawQueues.forEach((raw, index) => {
+    const key = `${PROJECT}:queues[${index}]`;
+    const parsed = queueSchema.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(...issuesOf(key, parsed.error));
+      return;
+    }
+    const queue = parsed.data;
+    const label = `${key} (${queue.name})`;
+    const first = seen.get(queue.name.toLowerCase());
+    if (first !== undefined) {
+      problems.push(`${label}: the name repeats queues[${first}] (Service Bus names are case-insensitive)`);
+    } else {
+      seen.set(queue.name.toLowerCase(), index);
+    }
+    const config = queueConfig(queue, label, sku, concurrencyFor(queue.name), problems);
+    if (config) queues.push(config);
+  });
+  return queues;
+}
+
+function alertsConfig(alerts: AlertsInput): AlertsConfig {
+  return {
+    emails: alerts.emails ?? [],
+    webhooks: alerts.webhooks ?? [],
+    actionGroupShortName: alerts.actionGroupShortName ?? "billing",
+    backlogThreshold: alerts.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD,
+    retryBacklogThreshold: alerts.retryBacklogThreshold ?? DEFAULT_RETRY_BACKLOG_THRESHOLD,
+    severities: { ...defaultSeverities, ...alerts.severities },
+  };
+}
+
+/**
+ * Validates stack config values keyed as Pulumi keys them (`chargeguard:queues`, `azure-native:location`).
+ * Values are already structured (YAML-parsed, or JSON-decoded from Pulumi's config strings).
+ * Throws a StackConfigError listing every problem.
+ */
+export function parseStackConfig(values: Record<string, unknown>, source = "stack config", stack?: string): StackConfig {
+  const problems: string[] = keyProblems(values);
+  const production = values[`${PROJECT}:production`] ?? (stack !== undefined && DEFAULT_PRODUCTION_STACKS.includes(stack));
+  if (typeof production !== "boolean") problems.push(`${PROJECT}:production: expected true or false`);
+  const bootstrap = values[`${PROJECT}:bootstrap`] ?? false;
+  if (typeof bootstrap !== "boolean") problems.push(`${PROJECT}:bootstrap: expected true (the first phase: no consumer apps yet) or false`);
+  problems.push(...keyNameProblems(values));
+  const location = values[LOCATION_KEY];
+  const resourceGroupName = values[`${PROJECT}:resourceGroupName`];
+  problems.push(...placementProblems(location, resourceGroupName));
+
+  const section = sectionReader(values, problems);
+  const namespace = section("namespace", namespaceSchema, true);
+  const alerts = section("alerts", alertsSchema, false) ?? {};
+  const service = parseServiceSections(values, { production: production === true, problems, section });
+  problems.push(...namespaceTierProblems(namespace, service.config.network !== undefined));
+  const queues = parseQueues(values[`${PROJECT}:queues`], namespace?.sku, service.concurrencyFor, problems);
 
   service.validateAgainstQueues(queues, problems);
   if (problems.length > 0 || !namespace) throw new StackConfigError(source, problems);
@@ -307,14 +369,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
       publicNetworkAccess: namespace.publicNetworkAccess ?? "Enabled",
       minimumTlsVersion: namespace.minimumTlsVersion ?? "1.2",
     },
-    alerts: {
-      emails: alerts.emails ?? [],
-      webhooks: alerts.webhooks ?? [],
-      actionGroupShortName: alerts.actionGroupShortName ?? "billing",
-      backlogThreshold: alerts.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD,
-      retryBacklogThreshold: alerts.retryBacklogThreshold ?? DEFAULT_RETRY_BACKLOG_THRESHOLD,
-      severities: { ...defaultSeverities, ...alerts.severities },
-    },
+    alerts: alertsConfig(alerts),
     queues,
   };
 }

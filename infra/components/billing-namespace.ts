@@ -3,12 +3,12 @@
 // tables) with a log alert on *new* dead letters, and in production a delete lock plus Pulumi's `protect`.
 import * as pulumi from "@pulumi/pulumi";
 import type { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
-import { ActionGroup, DiagnosticSetting, ScheduledQueryRule } from "@pulumi/azure-native/monitor/index.js";
+import type { ActionGroup, DiagnosticSetting, ScheduledQueryRule } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
-import { defaultSeverities, NEW_DEAD_LETTERS_COLUMN, newDeadLettersQuery } from "../alert-specs.js";
 import type { Sku } from "../stack-config.js";
 import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
+import { billingActionGroup, newDeadLettersAlert } from "./namespace-alerts.js";
 
 export interface BillingAlertReceivers {
   emails?: pulumi.Input<string>[];
@@ -99,28 +99,18 @@ export class BillingNamespace extends pulumi.ComponentResource {
     }
     this.namespaceId = this.namespace.id;
 
-    const emails = args.alerts?.emails ?? [];
-    const webhooks = args.alerts?.webhooks ?? [];
-    if (emails.length > 0 || webhooks.length > 0) {
-      this.actionGroup = new ActionGroup(
-        `${name}-billing-alerts`,
-        {
-          resourceGroupName: args.resourceGroupName,
-          actionGroupName: pulumi.interpolate`${this.namespaceName}-billing-alerts`,
-          groupShortName: args.alerts?.shortName ?? "billing",
-          location: "global",
-          enabled: true,
-          emailReceivers: emails.map((emailAddress, index) => ({
-            name: `email-${index + 1}`,
-            emailAddress,
-            useCommonAlertSchema: true,
-          })),
-          webhookReceivers: webhooks.map((hook) => ({ name: hook.name, serviceUri: hook.url, useCommonAlertSchema: true })),
-          tags: args.tags,
-        },
-        { parent: this },
-      );
-      this.actionGroupId = this.actionGroup.id;
+    const alertArgs = {
+      name,
+      resourceGroupName: args.resourceGroupName,
+      location: args.location,
+      namespaceName: this.namespaceName,
+      namespaceId: this.namespaceId,
+      tags: args.tags,
+    };
+    const actionGroup = billingActionGroup(this, alertArgs, args.alerts);
+    if (actionGroup) {
+      this.actionGroup = actionGroup;
+      this.actionGroupId = actionGroup.id;
     }
 
     if (args.logAnalyticsWorkspaceId !== undefined) {
@@ -129,38 +119,12 @@ export class BillingNamespace extends pulumi.ComponentResource {
         { settingName: pulumi.interpolate`${this.namespaceName}-diagnostics`, resourceUri: this.namespaceId, workspaceId: args.logAnalyticsWorkspaceId },
         { parent: this },
       );
-      this.newDeadLettersAlert = new ScheduledQueryRule(
-        `${name}-new-dead-letters`,
-        {
-          resourceGroupName: args.resourceGroupName,
-          ruleName: pulumi.interpolate`${this.namespaceName}-new-dead-letters`,
-          location: args.location,
-          kind: "LogAlert",
-          description: "New billing events were dead-lettered in this namespace since the last minute: a customer may not have been charged. Find the queue with its dead-lettered alert or chargeguard dlq peek.",
-          enabled: true,
-          severity: args.newDeadLetterSeverity ?? defaultSeverities.deadLettered,
-          scopes: [args.logAnalyticsWorkspaceId],
-          evaluationFrequency: "PT5M",
-          // Twice the frequency: every minute-to-minute rise falls inside some window (prev() has no row before a window's first).
-          windowSize: "PT10M",
-          autoMitigate: true,
-          criteria: {
-            allOf: [
-              {
-                query: this.namespaceId.apply(newDeadLettersQuery),
-                timeAggregation: "Total",
-                metricMeasureColumn: NEW_DEAD_LETTERS_COLUMN,
-                operator: "GreaterThan",
-                threshold: 0,
-                failingPeriods: { numberOfEvaluationPeriods: 1, minFailingPeriodsToAlert: 1 },
-              },
-            ],
-          },
-          actions: { actionGroups: this.actionGroupId ? [this.actionGroupId] : [] },
-          tags: args.tags,
-        },
-        { parent: this, dependsOn: [this.diagnostics] },
-      );
+      this.newDeadLettersAlert = newDeadLettersAlert(this, alertArgs, {
+        workspaceId: args.logAnalyticsWorkspaceId,
+        diagnostics: this.diagnostics,
+        severity: args.newDeadLetterSeverity,
+        actionGroupId: this.actionGroupId,
+      });
     }
 
     this.registerOutputs({

@@ -3,58 +3,26 @@
 // least-privilege access. `consumer` is the half of the tuning the consumer must use (renewal deadline, Stripe
 // timeout and retries), exported so the scaffolded consumer and the lint rule read the same numbers.
 import * as pulumi from "@pulumi/pulumi";
-import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
-import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
-import { Queue, QueueAuthorizationRule } from "@pulumi/azure-native/servicebus/index.js";
-import {
-  consumerQueueRights,
-  operatorQueueRights,
-  producerQueueRights,
-  roleAssignmentName,
-  roleDefinitionId,
-  roleGuidOf,
-  type QueueRights,
-} from "../access.js";
-import {
-  DEFAULT_BACKLOG_THRESHOLD,
-  defaultSeverities,
-  METRIC_NAMESPACE,
-  queueAlertSpecs,
-  type AlertSeverities,
-} from "../alert-specs.js";
+import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
+import type { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
+import { Queue, type QueueAuthorizationRule } from "@pulumi/azure-native/servicebus/index.js";
+import type { AlertSeverities } from "../alert-specs.js";
 import { encodeQueueMetadata } from "../queue-metadata.js";
 import { tuneQueue, type ConsumerSettings, type LatencyBudget, type QueueTuning } from "../../tuning/index.js";
 import type { BillingNamespace } from "./billing-namespace.js";
+import { grantQueueAccess, type AccessGrant, type QueueParties } from "./queue-access.js";
+import { queueAlerts } from "./queue-alerts.js";
 
-export type PrincipalType = "ServicePrincipal" | "User" | "Group";
+export type { AccessGrant, PrincipalType } from "./queue-access.js";
 
-export interface BillingQueueArgs {
+/** The principal fields (consumer, producer, operators) are QueueParties'. */
+export interface BillingQueueArgs extends QueueParties {
   namespace: BillingNamespace;
   /** Plain, not an Input: alert dimensions and the policy pack must read it at preview time. */
   queueName: string;
   /** The latency budget; the queue and consumer numbers are computed from it (tuneQueue). */
   budget: LatencyBudget;
-  /** Entra object id of the consumer's identity: gets consumerQueueRights' roles (Receiver + Sender) on this queue only. */
-  consumerPrincipalId?: pulumi.Input<string>;
-  /** Entra object id of the producer's identity: gets "Azure Service Bus Data Sender" on this queue only. */
-  producerPrincipalId?: pulumi.Input<string>;
-  /** Default "ServicePrincipal" (managed identities, app registrations); Azure refuses a mismatched type. */
-  consumerPrincipalType?: PrincipalType;
-  producerPrincipalType?: PrincipalType;
-  /** Entra object ids of operators: what `chargeguard dlq peek|resubmit` needs (operatorQueueRights) on this queue only. */
-  operatorPrincipalIds?: pulumi.Input<string>[];
-  /** Default "Group" (an on-call group); Azure refuses a mismatched type. */
-  operatorPrincipalType?: PrincipalType;
   alerts?: { severities?: Partial<AlertSeverities>; backlogThreshold?: number; retryBacklogThreshold?: number };
-}
-
-/** One line per grant, for plans and reviews: who may do what on this queue. */
-export interface AccessGrant {
-  kind: "role" | "sasRule";
-  /** e.g. "Azure Service Bus Data Receiver" or "Listen". */
-  right: string;
-  /** Principal id (role) or rule name (sasRule). */
-  holder: string;
 }
 
 export class BillingQueue extends pulumi.ComponentResource {
@@ -64,9 +32,9 @@ export class BillingQueue extends pulumi.ComponentResource {
   /** The settings the consumer must run with. */
   readonly consumer: ConsumerSettings;
   readonly alerts: MetricAlert[];
-  readonly roleAssignments: RoleAssignment[] = [];
-  readonly authorizationRules: QueueAuthorizationRule[] = [];
-  readonly access: AccessGrant[] = [];
+  readonly roleAssignments: RoleAssignment[];
+  readonly authorizationRules: QueueAuthorizationRule[];
+  readonly access: AccessGrant[];
   /** Resolves once every child is registered (ids of alerts and access resources). */
   readonly childIds: pulumi.Output<string[]>;
 
@@ -99,101 +67,11 @@ export class BillingQueue extends pulumi.ComponentResource {
       { parent: this, protect: namespace.protect },
     );
 
-    const severities = { ...defaultSeverities, ...args.alerts?.severities };
-    const backlogThreshold = args.alerts?.backlogThreshold ?? DEFAULT_BACKLOG_THRESHOLD;
-    this.alerts = queueAlertSpecs(queueName, severities, backlogThreshold, args.alerts?.retryBacklogThreshold).map(
-      (spec) =>
-        new MetricAlert(
-          `${name}-${spec.key}`,
-          {
-            resourceGroupName: namespace.resourceGroupName,
-            ruleName: pulumi.interpolate`${namespace.namespaceName}-${queueName}-${spec.key}`,
-            description: spec.description,
-            location: "global",
-            enabled: true,
-            severity: spec.severity,
-            scopes: [namespace.namespaceId],
-            evaluationFrequency: "PT1M",
-            windowSize: spec.windowSize,
-            autoMitigate: true,
-            criteria: {
-              odataType: "Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria",
-              allOf: [
-                {
-                  criterionType: "StaticThresholdCriterion",
-                  name: spec.key,
-                  metricNamespace: METRIC_NAMESPACE,
-                  metricName: spec.metricName,
-                  operator: "GreaterThan",
-                  threshold: spec.threshold,
-                  timeAggregation: spec.timeAggregation,
-                  dimensions: [{ name: "EntityName", operator: "Include", values: [queueName] }],
-                },
-              ],
-            },
-            actions: namespace.actionGroupId ? [{ actionGroupId: namespace.actionGroupId }] : [],
-          },
-          { parent: this, dependsOn: [this.queue] },
-        ),
-    );
-
-    const parties: { party: string; principalId: pulumi.Input<string>; principalType: PrincipalType; rights: QueueRights }[] = [
-      ...(args.consumerPrincipalId === undefined
-        ? []
-        : [{ party: "consumer", principalId: args.consumerPrincipalId, principalType: args.consumerPrincipalType ?? "ServicePrincipal", rights: consumerQueueRights }]),
-      ...(args.producerPrincipalId === undefined
-        ? []
-        : [{ party: "producer", principalId: args.producerPrincipalId, principalType: args.producerPrincipalType ?? "ServicePrincipal", rights: producerQueueRights }]),
-      ...(args.operatorPrincipalIds ?? []).map((principalId, index) => ({
-        party: `operator-${index + 1}`,
-        principalId,
-        principalType: args.operatorPrincipalType ?? "Group",
-        rights: operatorQueueRights,
-      })),
-    ];
-    for (const { party, principalId, principalType, rights } of parties) {
-      for (const role of rights.roles) {
-        const roleGuid = roleGuidOf[role];
-        const suffix = role.replace("Azure Service Bus Data ", "").toLowerCase();
-        this.roleAssignments.push(
-          new RoleAssignment(
-            `${name}-${party}-${suffix}`,
-            {
-              roleAssignmentName: pulumi.all([this.queue.id, principalId]).apply(([scope, principal]) => roleAssignmentName(scope, principal, roleGuid)),
-              principalId,
-              principalType,
-              scope: this.queue.id,
-              roleDefinitionId: this.queue.id.apply((id) => roleDefinitionId(id, roleGuid)),
-              description: `chargeguard: ${party} of billing queue ${queueName} (${rights.because})`,
-            },
-            // A new name cannot be created beside an assignment of the same principal, role and scope (Azure
-            // refuses RoleAssignmentExists), so a replacement deletes first.
-            { parent: this, deleteBeforeReplace: true },
-          ),
-        );
-        this.access.push({ kind: "role", right: role, holder: typeof principalId === "string" ? principalId : `${party} principal` });
-      }
-    }
-
-    if (namespace.localAuthEnabled) {
-      for (const [party, rights] of [["consumer", consumerQueueRights], ["producer", producerQueueRights]] as const) {
-        const ruleName = `${queueName}-${party}`;
-        this.authorizationRules.push(
-          new QueueAuthorizationRule(
-            `${name}-${party}`,
-            {
-              resourceGroupName: namespace.resourceGroupName,
-              namespaceName: namespace.namespaceName,
-              queueName: this.queue.name,
-              authorizationRuleName: ruleName,
-              rights: [...rights.sasRights],
-            },
-            { parent: this },
-          ),
-        );
-        this.access.push({ kind: "sasRule", right: rights.sasRights.join("+"), holder: ruleName });
-      }
-    }
+    this.alerts = queueAlerts(this, { name, namespace, queueName, queue: this.queue, alerts: args.alerts });
+    const access = grantQueueAccess(this, name, namespace, queueName, this.queue, args);
+    this.roleAssignments = access.roleAssignments;
+    this.authorizationRules = access.authorizationRules;
+    this.access = access.access;
 
     this.childIds = pulumi
       .all([...this.alerts, ...this.roleAssignments, ...this.authorizationRules].map((child) => child.id))

@@ -55,6 +55,46 @@ export interface ConsumerAppArgs {
 }
 
 
+/** One setting of the consumer's container: a plain value or a reference to one of the app's Key Vault secrets. */
+interface EnvVar {
+  name: string;
+  value?: pulumi.Input<string>;
+  secretRef?: string;
+}
+
+/**
+ * What the consumer reads at start: where its queue is, who it is, its concurrency and Stripe ceiling, the probes'
+ * port, its guard database, telemetry, the operator's own settings and its secrets.
+ */
+function consumerEnv(args: ConsumerAppArgs): EnvVar[] {
+  const { queue, identity, budget } = args;
+  return [
+    { name: "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", value: pulumi.interpolate`${args.namespaceName}.servicebus.windows.net` },
+    { name: "SERVICEBUS_QUEUE", value: queue.queueName },
+    { name: "AZURE_CLIENT_ID", value: identity.clientId },
+    { name: "MAX_CONCURRENT_CALLS", value: String(budget.maxConcurrentCalls) },
+    { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
+    // The app's fleet-wide Stripe ceiling: the same budget its max replicas come from (stripeRatePerConsumer).
+    { name: "STRIPE_REQUESTS_PER_SECOND", value: String(budget.stripeRatePerSecond) },
+    // The generated consumer answers its probes (consumerProbes) on this port.
+    { name: "HEALTH_PORT", value: String(HEALTH_PORT) },
+    ...(args.database
+      ? [
+          {
+            name: "DATABASE_URL",
+            value: pulumi.interpolate`postgres://${encodeURIComponent(identity.identityName)}@${args.database.host}:5432/${args.database.databaseName}?sslmode=require`,
+          },
+          { name: "DATABASE_AUTH", value: "entra" },
+        ]
+      : []),
+    ...(args.appInsightsConnectionString !== undefined
+      ? [{ name: "APPLICATIONINSIGHTS_CONNECTION_STRING", value: args.appInsightsConnectionString }]
+      : []),
+    ...Object.entries(args.environment ?? {}).map(([key, value]) => ({ name: key, value })),
+    ...args.secrets.map((secret) => ({ name: secret.env, secretRef: secret.name })),
+  ];
+}
+
 export class ConsumerApp extends pulumi.ComponentResource {
   readonly app: ContainerApp;
   readonly bounds: ReplicaBounds;
@@ -71,31 +111,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
       connectionBudget: budget.connectionBudget,
     };
 
-    const env: { name: string; value?: pulumi.Input<string>; secretRef?: string }[] = [
-      { name: "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE", value: pulumi.interpolate`${args.namespaceName}.servicebus.windows.net` },
-      { name: "SERVICEBUS_QUEUE", value: queue.queueName },
-      { name: "AZURE_CLIENT_ID", value: identity.clientId },
-      { name: "MAX_CONCURRENT_CALLS", value: String(budget.maxConcurrentCalls) },
-      { name: "MAX_CONCURRENT_STRIPE_CALLS", value: String(budget.maxConcurrentStripeCalls) },
-      // The app's fleet-wide Stripe ceiling: the same budget its max replicas come from (stripeRatePerConsumer).
-      { name: "STRIPE_REQUESTS_PER_SECOND", value: String(budget.stripeRatePerSecond) },
-      // The generated consumer answers the probes below on this port.
-      { name: "HEALTH_PORT", value: String(HEALTH_PORT) },
-      ...(args.database
-        ? [
-            {
-              name: "DATABASE_URL",
-              value: pulumi.interpolate`postgres://${encodeURIComponent(identity.identityName)}@${args.database.host}:5432/${args.database.databaseName}?sslmode=require`,
-            },
-            { name: "DATABASE_AUTH", value: "entra" },
-          ]
-        : []),
-      ...(args.appInsightsConnectionString !== undefined
-        ? [{ name: "APPLICATIONINSIGHTS_CONNECTION_STRING", value: args.appInsightsConnectionString }]
-        : []),
-      ...Object.entries(args.environment ?? {}).map(([key, value]) => ({ name: key, value })),
-      ...args.secrets.map((secret) => ({ name: secret.env, secretRef: secret.name })),
-    ];
+    const env = consumerEnv(args);
 
     this.app = new ContainerApp(
       name,

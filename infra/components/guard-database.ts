@@ -100,36 +100,8 @@ export class GuardDatabase extends pulumi.ComponentResource {
       { resourceGroupName: args.resourceGroupName, serverName: this.server.name, databaseName: args.databaseName, charset: "UTF8", collation: "en_US.utf8" },
       { parent: this, protect: args.production },
     );
-    new Configuration(
-      `${name}-max-connections`,
-      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
-      { parent: this },
-    );
-    // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
-    new Configuration(
-      `${name}-database-activity-metrics`,
-      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "metrics.collector_database_activity", value: "on", source: "user-override" },
-      { parent: this },
-    );
-    // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
-    let previous: pulumi.Resource = this.database;
-    this.administrators = args.administrators.map(({ key, admin }) => {
-      const resource: AdministratorsMicrosoftEntra = new AdministratorsMicrosoftEntra(
-        `${name}-entra-${key}`,
-        {
-          resourceGroupName: args.resourceGroupName,
-          serverName: this.server.name,
-          objectId: admin.objectId,
-          principalName: admin.principalName,
-          principalType: admin.principalType,
-          tenantId: args.tenantId,
-        },
-        { parent: this, dependsOn: [previous] },
-      );
-      previous = resource;
-      this.#administratorByKey.set(key, resource);
-      return resource;
-    });
+    this.serverParameters(name, args);
+    this.administrators = this.entraAdministrators(name, args);
     if (!args.privateAccess) {
       // Development only: public access limited to Azure's own services (the Container Apps environment).
       new FirewallRule(
@@ -146,6 +118,44 @@ export class GuardDatabase extends pulumi.ComponentResource {
       );
     }
     this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
+  }
+
+  /** The server parameters the guard relies on: its connection ceiling and the enhanced metrics the alerts read. */
+  private serverParameters(name: string, args: GuardDatabaseArgs): void {
+    new Configuration(
+      `${name}-max-connections`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
+      { parent: this },
+    );
+    // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
+    new Configuration(
+      `${name}-database-activity-metrics`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "metrics.collector_database_activity", value: "on", source: "user-override" },
+      { parent: this },
+    );
+  }
+
+  /** The Entra administrators, each created after the one before (the first after the database). */
+  private entraAdministrators(name: string, args: GuardDatabaseArgs): AdministratorsMicrosoftEntra[] {
+    // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
+    let previous: pulumi.Resource = this.database;
+    return args.administrators.map(({ key, admin }) => {
+      const resource: AdministratorsMicrosoftEntra = new AdministratorsMicrosoftEntra(
+        `${name}-entra-${key}`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          serverName: this.server.name,
+          objectId: admin.objectId,
+          principalName: admin.principalName,
+          principalType: admin.principalType,
+          tenantId: args.tenantId,
+        },
+        { parent: this, dependsOn: [previous] },
+      );
+      previous = resource;
+      this.#administratorByKey.set(key, resource);
+      return resource;
+    });
   }
 
   /** The Entra mapping of one principal (by its key, e.g. a consumer identity's name): an app must wait for its own. */

@@ -56,6 +56,26 @@ export class PrivateNetwork extends pulumi.ComponentResource {
       // Subnets are their own resources below; inline `subnets` here would fight them on every update.
       { parent: this, ignoreChanges: ["subnets"] },
     );
+    const egress = this.egress(name, args);
+    this.egressIp = egress.address.ipAddress.apply((address) => address ?? "(assigned at creation)");
+    const subnets = this.subnets(name, args, plan, egress.nat.id);
+    this.appsSubnetId = subnets.apps.id;
+    this.privateEndpointsSubnetId = subnets.endpoints.id;
+    this.databaseSubnetId = subnets.database.id;
+    this.privateDnsZones(name, args);
+
+    this.registerOutputs({
+      vnetId: this.vnet.id,
+      appsSubnetId: this.appsSubnetId,
+      privateEndpointsSubnetId: this.privateEndpointsSubnetId,
+      databaseSubnetId: this.databaseSubnetId,
+      egressIp: this.egressIp,
+      zoneIds: this.zoneIds,
+    });
+  }
+
+  /** The consumers' one way out: a NAT gateway on a static public IP (the address Stripe's allow-lists see). */
+  private egress(name: string, args: PrivateNetworkArgs): { nat: NatGateway; address: PublicIPAddress } {
     const egressAddress = new PublicIPAddress(
       `${name}-egress-ip`,
       {
@@ -82,7 +102,11 @@ export class PrivateNetwork extends pulumi.ComponentResource {
       },
       { parent: this },
     );
-    this.egressIp = egressAddress.ipAddress.apply((address) => address ?? "(assigned at creation)");
+    return { nat, address: egressAddress };
+  }
+
+  /** The apps', private endpoints' and database's subnets, created one after another (Azure updates one at a time). */
+  private subnets(name: string, args: PrivateNetworkArgs, plan: ReturnType<typeof planSubnets>, egressGatewayId: pulumi.Input<string>) {
     const subnet = (key: string, addressPrefix: string, delegation?: string, dependsOn: pulumi.Resource[] = [], natGatewayId?: pulumi.Input<string>) =>
       new Subnet(
         `${name}-${key}`,
@@ -99,13 +123,14 @@ export class PrivateNetwork extends pulumi.ComponentResource {
         { parent: this, dependsOn },
       );
     // Only the apps reach the internet (Stripe); endpoints and the database answer inside the VNet.
-    const apps = subnet("apps", plan.apps, "Microsoft.App/environments", [], nat.id);
+    const apps = subnet("apps", plan.apps, "Microsoft.App/environments", [], egressGatewayId);
     const endpoints = subnet("private-endpoints", plan.privateEndpoints, undefined, [apps]);
     const database = subnet("database", plan.database, "Microsoft.DBforPostgreSQL/flexibleServers", [endpoints]);
-    this.appsSubnetId = apps.id;
-    this.privateEndpointsSubnetId = endpoints.id;
-    this.databaseSubnetId = database.id;
+    return { apps, endpoints, database };
+  }
 
+  /** One private DNS zone per private endpoint kind (and the database server), each linked to the VNet. */
+  private privateDnsZones(name: string, args: PrivateNetworkArgs): void {
     const zones: [string, string][] = [
       ["serviceBus", privateDnsZones.serviceBus],
       ["vault", privateDnsZones.vault],
@@ -133,14 +158,5 @@ export class PrivateNetwork extends pulumi.ComponentResource {
       this.links.push(link);
       this.linkByZone[key] = link;
     }
-
-    this.registerOutputs({
-      vnetId: this.vnet.id,
-      appsSubnetId: this.appsSubnetId,
-      privateEndpointsSubnetId: this.privateEndpointsSubnetId,
-      databaseSubnetId: this.databaseSubnetId,
-      egressIp: this.egressIp,
-      zoneIds: this.zoneIds,
-    });
   }
 }

@@ -128,88 +128,103 @@ function serviceLines(plan: Plan): string[] {
   return lines;
 }
 
-export function formatPlan(plan: Plan): string {
-  const { report, mocked, config } = plan;
-  const ofType = (type: string) => mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
-  const namespace = ofType("servicebus:Namespace")[0];
-  const actionGroup = ofType("monitor:ActionGroup")[0];
-  const alerts = ofType("monitor:MetricAlert");
-  const roles = ofType("authorization:RoleAssignment");
+type ResourcesOfType = (type: string) => MockedResource[];
+
+/** The lines of one queue's alerts, e.g. "dead-lettered > 0 sev 1". */
+function queueAlertLines(alerts: MockedResource[], queueName: string): string[] {
+  return alerts
+    .filter((alert) => watches(alert, queueName))
+    .map((alert) => {
+      const criterion = criteriaOf(alert)[0];
+      const metric = criterion?.metricName ?? "?";
+      const threshold = criterion?.threshold ? ` > ${criterion.threshold}` : "";
+      const actions = Array.isArray(alert.inputs.actions) && alert.inputs.actions.length > 0 ? "" : " (no action group)";
+      return `${alertLabels[metric] ?? metric}${threshold} sev ${String(alert.inputs.severity)}${actions}`;
+    });
+}
+
+/** The lines of who may do what on one queue: its role assignments (by identity where known), then its SAS rules. */
+function queueAccessLines(ofType: ResourcesOfType, queue: MockedResource, queueName: string): string[] {
   const identityNames = new Map(
     ofType("managedidentity:UserAssignedIdentity").map((identity) => [String(identity.state.principalId), `identity ${String(identity.inputs.resourceName)}`]),
   );
-  const rules = ofType("servicebus:QueueAuthorizationRule");
+  return [
+    ...ofType("authorization:RoleAssignment")
+      .filter((role) => role.inputs.scope === queue.id)
+      .map((role) => {
+        const guid = String(role.inputs.roleDefinitionId ?? "").split("/").pop() ?? "";
+        const principal = String(role.inputs.principalId);
+        return `${roleNames[guid] ?? `role ${guid}`}: ${identityNames.get(principal) ?? principal}`;
+      }),
+    ...ofType("servicebus:QueueAuthorizationRule")
+      .filter((rule) => rule.inputs.queueName === queueName)
+      .sort((a, b) => String(a.inputs.authorizationRuleName).localeCompare(String(b.inputs.authorizationRuleName)))
+      .map((rule) => `${(rule.inputs.rights as string[]).join("+")} SAS rule ${String(rule.inputs.authorizationRuleName)}`),
+  ];
+}
 
-  // In config order: registration order depends on when each queue's inputs resolved.
+/** One row per queue, in config order (registration order depends on when each queue's inputs resolved). */
+function queueRows(report: Plan["report"], ofType: ResourcesOfType): string[][] {
+  const alerts = ofType("monitor:MetricAlert");
   const queueOrder = (queue: MockedResource) => report.queues.findIndex((q) => q.name === queue.inputs.queueName);
-  const rows = [...ofType("servicebus:Queue")].sort((a, b) => queueOrder(a) - queueOrder(b)).map((queue) => {
+  return [...ofType("servicebus:Queue")].sort((a, b) => queueOrder(a) - queueOrder(b)).map((queue) => {
     const name = String(queue.inputs.queueName ?? queue.name);
     const metadata = decodeQueueMetadata(queue.inputs.userMetadata);
     const planned = report.queues.find((q) => q.name === name);
-    const alertLines = alerts
-      .filter((alert) => watches(alert, name))
-      .map((alert) => {
-        const criterion = criteriaOf(alert)[0];
-        const metric = criterion?.metricName ?? "?";
-        const threshold = criterion?.threshold ? ` > ${criterion.threshold}` : "";
-        const actions = Array.isArray(alert.inputs.actions) && alert.inputs.actions.length > 0 ? "" : " (no action group)";
-        return `${alertLabels[metric] ?? metric}${threshold} sev ${String(alert.inputs.severity)}${actions}`;
-      });
-    const accessLines = [
-      ...roles
-        .filter((role) => role.inputs.scope === queue.id)
-        .map((role) => {
-          const guid = String(role.inputs.roleDefinitionId ?? "").split("/").pop() ?? "";
-          const principal = String(role.inputs.principalId);
-          return `${roleNames[guid] ?? `role ${guid}`}: ${identityNames.get(principal) ?? principal}`;
-        }),
-      ...rules
-        .filter((rule) => rule.inputs.queueName === name)
-        .sort((a, b) => String(a.inputs.authorizationRuleName).localeCompare(String(b.inputs.authorizationRuleName)))
-        .map((rule) => `${(rule.inputs.rights as string[]).join("+")} SAS rule ${String(rule.inputs.authorizationRuleName)}`),
-    ];
     return [
       name,
       String(queue.inputs.lockDuration ?? "PT1M (Azure default)"),
       String(queue.inputs.maxDeliveryCount ?? "10 (Azure default)"),
       renewalText(metadata?.consumer.maxAutoLockRenewalDurationInMs),
       planned ? describeMs(planned.worstCaseStripeMs) : "?",
-      alertLines.join("\n") || "none",
-      accessLines.join("\n") || "none",
+      queueAlertLines(alerts, name).join("\n") || "none",
+      queueAccessLines(ofType, queue, name).join("\n") || "none",
     ];
   });
+}
 
+/** "3 Queue, 12 MetricAlert, ...": the planned resources counted by type, in the usual reading order. */
+function resourceCountLine(report: Plan["report"]): string {
   const counts = new Map<string, number>();
   for (const resource of report.resources) {
     const short = resource.type.split(":").pop() ?? resource.type;
     counts.set(short, (counts.get(short) ?? 0) + 1);
   }
   const rank = (type: string) => (typeOrder.includes(type) ? typeOrder.indexOf(type) : typeOrder.length);
-  const countLine = [...counts]
+  return [...counts]
     .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .map(([type, count]) => `${count} ${type}`)
     .join(", ");
+}
+
+function policyLines(report: Plan["report"]): string[] {
+  if (report.violations.length === 0) return [`Policies: ${billingPolicies.length} checked, all passed.`];
+  const mandatory = report.violations.filter((v) => v.level === "mandatory");
+  return [
+    `Policies: ${billingPolicies.length} checked, ${report.violations.length} violation(s), ${mandatory.length} mandatory.`,
+    ...report.violations.map((v) => `  [${v.level}] ${v.policy} on ${v.resource}: ${v.message}`),
+  ];
+}
+
+export function formatPlan(plan: Plan): string {
+  const { report, mocked, config } = plan;
+  const ofType: ResourcesOfType = (type) => mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
+  const namespace = ofType("servicebus:Namespace")[0];
+  const actionGroup = ofType("monitor:ActionGroup")[0];
   const ns = config.namespace;
   const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   const receivers = `${plural(config.alerts.emails.length, "e-mail")}, ${plural(config.alerts.webhooks.length, "webhook")}`;
-  const mandatory = report.violations.filter((v) => v.level === "mandatory");
-  const lines = [
+  return [
     `Stack ${report.stack} (${basename(plan.file)}), planned offline under Pulumi mocks: no cloud calls.`,
     `Namespace ${String(namespace?.inputs.namespaceName ?? ns.name)}: ${ns.sku}, TLS >= ${ns.minimumTlsVersion}, local auth ${ns.disableLocalAuth ? "off (Entra ID only)" : "on (queue-level SAS rules)"}, public network ${ns.publicNetworkAccess}, ${config.location}, resource group ${config.resourceGroupName}.`,
     actionGroup
       ? `Alerts notify action group ${String(actionGroup.inputs.actionGroupName)} (${receivers}).`
       : "Alerts notify nobody: no e-mail or webhook receivers configured.",
-    `${report.resources.length} resources: ${countLine}.`,
+    `${report.resources.length} resources: ${resourceCountLine(report)}.`,
     "",
-    table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], rows),
+    table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], queueRows(report, ofType)),
     "",
     ...serviceLines(plan),
-  ];
-  if (report.violations.length === 0) {
-    lines.push(`Policies: ${billingPolicies.length} checked, all passed.`);
-  } else {
-    lines.push(`Policies: ${billingPolicies.length} checked, ${report.violations.length} violation(s), ${mandatory.length} mandatory.`);
-    for (const v of report.violations) lines.push(`  [${v.level}] ${v.policy} on ${v.resource}: ${v.message}`);
-  }
-  return lines.join("\n");
+    ...policyLines(report),
+  ].join("\n");
 }

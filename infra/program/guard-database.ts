@@ -1,0 +1,64 @@
+// The stack's database section: the guard's PostgreSQL server and database, privately reachable in a private network.
+import type * as pulumi from "@pulumi/pulumi";
+import type { ConsumerIdentity } from "../components/consumer-identity.js";
+import { GuardDatabase } from "../components/guard-database.js";
+import type { PrivateNetwork } from "../components/private-network.js";
+import type { DatabaseConfig } from "../service-config.js";
+import type { StackContext } from "./stack-context.js";
+
+/**
+ * With an administrator of its own (production requires one), each consumer gets a role owning only its schema
+ * (infra/database-roles.ts, run by that administrator after phase one). Without (development), the consumers'
+ * identities are the administrators, so the guard can create its tables unattended.
+ */
+function databaseAdministrators(database: DatabaseConfig, identities: ConsumerIdentity[]) {
+  return database.administrators.length > 0
+    ? database.administrators.map((admin) => ({ key: admin.principalName, admin }))
+    : identities.map((identity) => ({
+        key: identity.identityName,
+        admin: { objectId: identity.principalId, principalName: identity.identityName, principalType: "ServicePrincipal" as const },
+      }));
+}
+
+function privateAccess(network: PrivateNetwork | undefined) {
+  return network
+    ? {
+        privateAccess: {
+          delegatedSubnetId: network.databaseSubnetId,
+          privateDnsZoneId: network.zoneIds.postgres as pulumi.Output<string>,
+          ...(network.linkByZone.postgres ? { zoneLink: network.linkByZone.postgres } : {}),
+        },
+      }
+    : {};
+}
+
+export function buildGuardDatabase(
+  { config, resourceGroupName: rg, location, tags }: StackContext,
+  tenantId: pulumi.Output<string> | undefined,
+  identities: ConsumerIdentity[],
+  network: PrivateNetwork | undefined,
+  workspaceId: pulumi.Input<string>,
+): GuardDatabase | undefined {
+  const database = config.database;
+  if (!database || !tenantId) return undefined;
+  return new GuardDatabase("guard-db", {
+    resourceGroupName: rg,
+    location,
+    serverName: database.serverName,
+    databaseName: database.databaseName,
+    version: database.version,
+    skuName: database.skuName,
+    tier: database.tier,
+    storageSizeGB: database.storageSizeGB,
+    maxConnections: database.maxConnections,
+    tenantId,
+    administrators: databaseAdministrators(database, identities),
+    highAvailability: database.highAvailability,
+    backupRetentionDays: database.backupRetentionDays,
+    geoRedundantBackup: database.geoRedundantBackup,
+    ...privateAccess(network),
+    production: config.production,
+    logAnalyticsWorkspaceId: workspaceId,
+    tags,
+  });
+}
