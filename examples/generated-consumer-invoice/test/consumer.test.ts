@@ -135,7 +135,7 @@ describe("the invoicing consumer", () => {
     });
     await sender.sendMessages({ body: event, messageId: "invoice-timeout-1" });
     await until(() => fault.hits === 1, "the hung finalize");
-    await until(() => logs.some((line) => /retry \d+ as invoice-timeout-1:retry:\d+/.test(line)), "the scheduled retry");
+    await until(() => logs.some((line) => /(retry|wait) \d+ as invoice-timeout-1:retry:\d+/.test(line)), "the scheduled retry");
     await until(() => completions(event) === 1 && settled(), "the retry");
 
     expect(invoicesOf(event)).toEqual([["paid", 1_000, currency]]);

@@ -172,7 +172,8 @@ describe("the charging consumer", () => {
     await until(() => fault.hits === 1, "the hung Stripe call");
     await until(() => {
       if (logs.some((line) => line.includes("retry not scheduled"))) throw new Error(`the retry was refused: ${logs.join("\n")}`);
-      return logs.some((line) => /retry \d+ as timeout-1:retry:\d+/.test(line));
+      // A Stripe timeout is a wait (the same attempt, rescheduled) or a retry: either way a scheduled message.
+      return logs.some((line) => /(retry|wait) \d+ as timeout-1:retry:\d+/.test(line));
     }, "the scheduled retry");
     await until(() => settled() && chargesOf(event.stripeCustomerId).length > 0, "the retry");
 

@@ -128,7 +128,7 @@ describe("the metered billing consumer", () => {
     });
     await sender.sendMessages({ body: event, messageId: "meter-timeout-1" });
     await until(() => fault.hits === 1, "the hung Stripe call");
-    await until(() => logs.some((line) => /retry \d+ as meter-timeout-1:retry:\d+/.test(line)), "the scheduled retry");
+    await until(() => logs.some((line) => /(retry|wait) \d+ as meter-timeout-1:retry:\d+/.test(line)), "the scheduled retry");
     await until(() => logs.some((line) => line.startsWith(`${event.usageId}: `) && line.includes("completed")) && settled(), "the retry");
 
     expect(await counted(event)).toBe(5);
