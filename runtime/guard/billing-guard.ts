@@ -13,6 +13,7 @@ import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
 import { openSqlClient } from "./open-sql-client.js";
 import { readPeriodSpend } from "./period-spend.js";
+import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { writeCharges, writeCompletions, type QueuedCharge, type QueuedCompletion } from "./record-batches.js";
 import { claimFingerprint, mismatchReason, toRecord, type BillingRow } from "./records.js";
 import { spendCaps, type SpendCapFor } from "./spend-caps.js";
@@ -38,6 +39,9 @@ const maxBatch = 32;
  * batch is written waits for it to finish; a few in parallel keep that wait short when every round trip is slow.
  */
 const maxInFlight = 4;
+
+/** What a billing record reserved against its period's cap. */
+const billingReservation: ReservationColumns = { period: "billing_period", currency: "currency", amount: "amount_cents" };
 
 export class BillingGuard {
   readonly clock: Clock;
@@ -146,20 +150,15 @@ export class BillingGuard {
   async markDeclined(lease: Lease, outcome: { reason: string; paymentIntentId?: string }): Promise<boolean> {
     requireText("reason", outcome?.reason, 10_000);
     const [moved] = await this.#sql.query<{ settled: string | number }>(
-      `WITH settled AS (
-         UPDATE billing_records
+      givingBackReservation(
+        "settled",
+        `UPDATE billing_records
             SET state = 'declined', decline_reason = $3, payment_intent_id = $4, locked_until = NULL, lock_owner = NULL,
                 lease_token = NULL, updated_at = $5
-          WHERE ${recordKey} AND state = 'pending'
-          RETURNING billing_period, currency, amount_cents
-       ), ledger AS (
-         UPDATE spend_ledger l
-            SET committed_cents = l.committed_cents - s.amount_cents, updated_at = $5
-           FROM settled s
-          WHERE l.billing_period = s.billing_period AND l.currency = s.currency
-          RETURNING 1
-       )
-       SELECT count(*) AS settled FROM settled`,
+          WHERE ${recordKey} AND state = 'pending'`,
+        billingReservation,
+        "$5",
+      ),
       [lease.customerId, lease.billingPeriod, outcome.reason, outcome.paymentIntentId ?? null, this.#now()],
     );
     if (Number(moved?.settled) === 1) return true;
@@ -192,15 +191,12 @@ export class BillingGuard {
   /** `GuardStore.forget` for billing_records: a first attempt refused before Stripe is removed, its reservation given back. */
   async forgetRefused(lease: Lease): Promise<boolean> {
     const [gone] = await this.#sql.query<{ gone: string | number }>(
-      `WITH gone AS (
-         DELETE FROM billing_records WHERE ${recordKey} AND state = 'pending' AND lease_token = $3 AND attempts = 1
-         RETURNING billing_period, currency, amount_cents
-       ), ledger AS (
-         UPDATE spend_ledger l SET committed_cents = l.committed_cents - s.amount_cents, updated_at = $4
-           FROM gone s WHERE l.billing_period = s.billing_period AND l.currency = s.currency
-         RETURNING 1
-       )
-       SELECT count(*) AS gone FROM gone`,
+      givingBackReservation(
+        "gone",
+        `DELETE FROM billing_records WHERE ${recordKey} AND state = 'pending' AND lease_token = $3 AND attempts = 1`,
+        billingReservation,
+        "$4",
+      ),
       [lease.customerId, lease.billingPeriod, lease.token, this.#now()],
     );
     return Number(gone?.gone) === 1;

@@ -9,6 +9,7 @@ import type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease } from "./gu
 import { readGuardHealth, type GuardHealth } from "./health.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
 import { migrate } from "./migrations.js";
+import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { openSqlClient, type GuardDatabaseOptions } from "./open-sql-client.js";
 import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
@@ -106,6 +107,8 @@ function toGuardRecord(row: GuardRow): GuardRecord {
 }
 
 const recordKeyWhere = "scope = $1 AND record_key = $2";
+/** What a guard record reserved against its period's cap. */
+const guardReservation: ReservationColumns = { period: "spend_period", currency: "spend_currency", amount: "spend_amount" };
 
 export class Guard implements GuardStore<GuardLease> {
   readonly clock: Clock;
@@ -253,20 +256,15 @@ export class Guard implements GuardStore<GuardLease> {
   /** Records a decline and gives the reservation back, in one statement. Twice is a no-op. */
   async markDeclined(lease: GuardLease, outcome: { reason: string; objectId?: string }): Promise<boolean> {
     const [moved] = await this.#sql.query<{ settled: string | number }>(
-      `WITH settled AS (
-         UPDATE guard_records
+      givingBackReservation(
+        "settled",
+        `UPDATE guard_records
             SET state = 'declined', decline_reason = $3, object_id = $4, locked_until = NULL, lock_owner = NULL,
                 lease_token = NULL, updated_at = $5
-          WHERE ${recordKeyWhere} AND state = 'pending'
-          RETURNING spend_period, spend_currency, spend_amount
-       ), ledger AS (
-         UPDATE spend_ledger l
-            SET committed_cents = l.committed_cents - s.spend_amount, updated_at = $5
-           FROM settled s
-          WHERE l.billing_period = s.spend_period AND l.currency = s.spend_currency
-          RETURNING 1
-       )
-       SELECT count(*) AS settled FROM settled`,
+          WHERE ${recordKeyWhere} AND state = 'pending'`,
+        guardReservation,
+        "$5",
+      ),
       [lease.scope, lease.recordKey, outcome.reason, outcome.objectId ?? null, this.#now()],
     );
     if (Number(moved?.settled) === 1) return true;
@@ -285,18 +283,13 @@ export class Guard implements GuardStore<GuardLease> {
 
   async forget(lease: GuardLease): Promise<boolean> {
     const [gone] = await this.#sql.query<{ gone: string | number }>(
-      `WITH gone AS (
-         DELETE FROM guard_records
-          WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3 AND attempts = 1 AND steps = '{}'::jsonb
-          RETURNING spend_period, spend_currency, spend_amount
-       ), ledger AS (
-         UPDATE spend_ledger l
-            SET committed_cents = l.committed_cents - s.spend_amount, updated_at = $4
-           FROM gone s
-          WHERE l.billing_period = s.spend_period AND l.currency = s.spend_currency
-          RETURNING 1
-       )
-       SELECT count(*) AS gone FROM gone`,
+      givingBackReservation(
+        "gone",
+        `DELETE FROM guard_records
+          WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3 AND attempts = 1 AND steps = '{}'::jsonb`,
+        guardReservation,
+        "$4",
+      ),
       [lease.scope, lease.recordKey, lease.token, this.#now()],
     );
     return Number(gone?.gone) === 1;
