@@ -9,6 +9,7 @@ import { ROLLOUT_REVISIONS, type ConsumerSettings, type ReplicaBounds } from "..
 import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
+import { plannedSecrets, type PlannedSecret } from "./secret-plan.js";
 
 export interface PlannedResource {
   type: string;
@@ -41,6 +42,8 @@ export interface PlanReport {
   resources: PlannedResource[];
   queues: PlannedQueue[];
   consumers: PlannedConsumer[];
+  /** The secrets the apps read: names, phase, readers and the operator's step; never a value. */
+  secrets: PlannedSecret[];
   violations: Violation[];
 }
 
@@ -169,6 +172,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs, dependsOn: dependsOn.get(name) ?? [] })).sort(byTypeThenName),
       queues,
       consumers,
+      secrets: plannedSecrets(config, mocked),
       violations,
     },
     file,
