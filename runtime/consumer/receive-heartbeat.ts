@@ -30,7 +30,7 @@ export interface ReceiveHeartbeat {
   /** The loop turned now. */
   turned(): void;
   liveness(): ReceiveLiveness;
-  /** Peeks every `probeEveryMs` unless `skip()` says why not, counting each answer as a turn; returns the stop. */
+  /** Peeks each `probeEveryMs` without a turn, unless `skip()` says why not, counting each answer as one; returns the stop. */
   probe(receiver: Pick<ServiceBusReceiver, "peekMessages">, skip: () => "paused" | "stopped" | undefined): () => void;
 }
 
@@ -40,7 +40,16 @@ export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSinc
   const stallMs = receiveStallMs(settings.lockDurationMs, probeEveryMs);
   const stuckMs = inFlightStallMs(settings.heldMs, stallMs);
   let lastTurnAt = now();
-  const turned = () => void (lastTurnAt = now());
+  /** The last turn was a message's (not a peek's): the loop showed it turns without being asked. */
+  let byMessage = false;
+  const turned = () => {
+    lastTurnAt = now();
+    byMessage = true;
+  };
+  const answered = () => {
+    lastTurnAt = now();
+    byMessage = false;
+  };
   return {
     turned,
     liveness() {
@@ -58,13 +67,14 @@ export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSinc
       let probing = false;
       const timer = setInterval(() => {
         const skipped = skip();
-        if (skipped === "paused") return turned();
-        if (skipped === "stopped" || probing) return;
+        if (skipped === "paused") return answered();
+        // A busy loop turns by itself: a peek is asked only of an interval in which no message turned it.
+        if (skipped === "stopped" || probing || (byMessage && now() - lastTurnAt < probeEveryMs)) return;
         probing = true;
         // A probe that outlives its interval is no answer; the next one asks again.
         receiver
           .peekMessages(1, { abortSignal: AbortSignal.timeout(probeEveryMs) })
-          .then(turned, () => undefined)
+          .then(answered, () => undefined)
           .finally(() => (probing = false));
       }, probeEveryMs);
       timer.unref();

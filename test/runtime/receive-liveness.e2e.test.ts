@@ -1,7 +1,7 @@
 // The consumer's liveness means "the receive loop turns", not "the event loop answers": the real @azure/service-bus
 // SDK against the sandbox's Service Bus. An idle consumer on an empty queue stays live past its stall threshold (its
 // peeks are answered); one whose broker stops answering is not live once the threshold passes, and says why.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startBillingConsumer } from "../../runtime/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
 import { receiveHeartbeat } from "../../runtime/consumer/receive-heartbeat.js";
@@ -83,6 +83,34 @@ describe("receiveHeartbeat", () => {
     now += 1_000;
     heartbeat.turned();
     expect(heartbeat.liveness()).toMatchObject({ live: false, reason: expect.stringContaining("a message has been in flight for 161 s, longer than its hold plus a stall (160 s)") });
+  });
+
+  it("peeks only in an interval no message turned the loop in, and counts each answer as a turn", async () => {
+    vi.useFakeTimers();
+    try {
+      let peeks = 0;
+      const receiver = {
+        peekMessages: async () => {
+          peeks++;
+          return [];
+        },
+      };
+      const heartbeat = receiveHeartbeat({ lockDurationMs: 60_000, heldMs: 10_000, probeEveryMs: 1_000 }, () => undefined);
+      const stop = heartbeat.probe(receiver, () => undefined);
+      // Busy: a message turns the loop every 200 ms, so no interval needs a peek.
+      for (let tick = 0; tick < 50; tick++) {
+        heartbeat.turned();
+        await vi.advanceTimersByTimeAsync(200);
+      }
+      expect(peeks).toBe(0);
+      // Idle: one peek an interval, each answer a turn, so it stays live past the stall threshold.
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(peeks).toBeGreaterThanOrEqual(100);
+      expect(heartbeat.liveness().live).toBe(true);
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("takes its threshold from the queue's lock, never under three probes", () => {
