@@ -62,6 +62,8 @@ describe("chargeguard plan", () => {
     expect(report.queues).toEqual([
       {
         name: "usage-billing",
+        flow: "payment-intent",
+        stripeCallsPerMessage: 1,
         lockDuration: "PT3M30S",
         maxDeliveryCount: 10,
         worstCaseStripeMs: 91_500,
@@ -69,6 +71,8 @@ describe("chargeguard plan", () => {
       },
       {
         name: "invoice-settlement",
+        flow: "payment-intent",
+        stripeCallsPerMessage: 1,
         lockDuration: "PT5M",
         maxDeliveryCount: 8,
         worstCaseStripeMs: 361_500,

@@ -201,6 +201,7 @@ describe("a stack whose queue is billed through the invoice flow (test/fixtures/
     // 23 calls x a 6 s delivery budget, doubled for the wait for the one Stripe slot: 276 s, in one 5 min lock.
     expect([queue.tuning.messageHoldMs, queue.tuning.lockDuration, queue.tuning.consumer.maxAutoLockRenewalDurationInMs]).toEqual([276_000, "PT5M", 0]);
     expect(app.bounds.terminationGracePeriodSeconds).toBe(276);
+    expect(plan.report.queues[0]).toMatchObject({ flow: "invoice", stripeCallsPerMessage: 23, lockDuration: "PT5M" });
     await billsThrough(plan, queue.name);
   }, 300_000);
 
