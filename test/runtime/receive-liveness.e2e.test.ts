@@ -1,10 +1,9 @@
 // The consumer's liveness means "the receive loop turns", not "the event loop answers": the real @azure/service-bus
 // SDK against the sandbox's Service Bus. An idle consumer on an empty queue stays live past its stall threshold (its
 // peeks are answered); one whose broker stops answering is not live once the threshold passes, and says why.
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startBillingConsumer } from "../../runtime/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer-contract.js";
-import { receiveHeartbeat } from "../../runtime/consumer/receive-heartbeat.js";
 import { receiveStallMs } from "../../tuning/index.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
@@ -70,52 +69,4 @@ describe("the consumer's liveness (the receive loop turns)", () => {
     expect(stalled.reason).toMatch(/the receive loop has not turned for .* \(no message, no answer to a peek\), longer than 2 s/);
     expect(Date.now() - stalled.lastTurnAt).toBeGreaterThan(stallMs);
   }, 60_000);
-});
-
-describe("receiveHeartbeat", () => {
-  it("fails a message stuck in flight past its hold plus a stall, though the loop turns", () => {
-    let now = 1_000_000;
-    const oldest = now;
-    const heartbeat = receiveHeartbeat({ lockDurationMs: 60_000, heldMs: 100_000, now: () => now }, () => oldest);
-    now += 160_000;
-    heartbeat.turned();
-    expect(heartbeat.liveness().live).toBe(true);
-    now += 1_000;
-    heartbeat.turned();
-    expect(heartbeat.liveness()).toMatchObject({ live: false, reason: expect.stringContaining("a message has been in flight for 161 s, longer than its hold plus a stall (160 s)") });
-  });
-
-  it("peeks only in an interval no message turned the loop in, and counts each answer as a turn", async () => {
-    vi.useFakeTimers();
-    try {
-      let peeks = 0;
-      const receiver = {
-        peekMessages: async () => {
-          peeks++;
-          return [];
-        },
-      };
-      const heartbeat = receiveHeartbeat({ lockDurationMs: 60_000, heldMs: 10_000, probeEveryMs: 1_000 }, () => undefined);
-      const stop = heartbeat.probe(receiver, () => undefined);
-      // Busy: a message turns the loop every 200 ms, so no interval needs a peek.
-      for (let tick = 0; tick < 50; tick++) {
-        heartbeat.turned();
-        await vi.advanceTimersByTimeAsync(200);
-      }
-      expect(peeks).toBe(0);
-      // Idle: one peek an interval, each answer a turn, so it stays live past the stall threshold.
-      await vi.advanceTimersByTimeAsync(120_000);
-      expect(peeks).toBeGreaterThanOrEqual(100);
-      expect(heartbeat.liveness().live).toBe(true);
-      stop();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it("takes its threshold from the queue's lock, never under three probes", () => {
-    expect(receiveStallMs(210_000)).toBe(210_000);
-    expect(receiveStallMs(5_000)).toBe(30_000);
-    expect(receiveStallMs()).toBe(60_000);
-  });
 });
