@@ -30,8 +30,22 @@ export interface ReceiveHeartbeat {
   /** The loop turned now. */
   turned(): void;
   liveness(): ReceiveLiveness;
-  /** Peeks each `probeEveryMs` without a turn, unless `skip()` says why not, counting each answer as one; returns the stop. */
+  /**
+   * Peeks each `probeEveryMs` without a turn, unless `skip()` says why not, counting each answer as one while the
+   * subscription's receive link is open (receiveLinkOpen); returns the stop.
+   */
   probe(receiver: Pick<ServiceBusReceiver, "peekMessages">, skip: () => "paused" | "stopped" | undefined): () => void;
+}
+
+/**
+ * Whether the SDK's subscription has its receive link open. A peek travels on the management link, which may answer
+ * while the receive link is detached and its re-attach refused (the SDK retries that for ever, reporting errors): an
+ * answered peek proves the receive loop only with the link open. @azure/service-bus 7.9 keeps the subscription's
+ * receiver in a private field, read defensively: undefined where an SDK has no such field (the peek alone decides).
+ */
+export function receiveLinkOpen(receiver: unknown): boolean | undefined {
+  const streaming = (receiver as { _streamingReceiver?: { isOpen?: unknown } } | null)?._streamingReceiver;
+  return typeof streaming?.isOpen === "function" ? Boolean((streaming.isOpen as () => unknown).call(streaming)) : undefined;
 }
 
 export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSince: () => number | undefined): ReceiveHeartbeat {
@@ -42,9 +56,12 @@ export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSinc
   let lastTurnAt = now();
   /** The last turn was a message's (not a peek's): the loop showed it turns without being asked. */
   let byMessage = false;
+  /** The last peek was answered with the subscription's receive link down. */
+  let linkDown = false;
   const turned = () => {
     lastTurnAt = now();
     byMessage = true;
+    linkDown = false;
   };
   const answered = () => {
     lastTurnAt = now();
@@ -57,7 +74,7 @@ export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSinc
       const oldest = oldestInFlightSince();
       const reason =
         at - lastTurnAt > stallMs
-          ? `the receive loop has not turned for ${describeMs(at - lastTurnAt)} (no message, no answer to a peek), longer than ${describeMs(stallMs)}`
+          ? `the receive loop has not turned for ${describeMs(at - lastTurnAt)} (no message, ${linkDown ? "its receive link down though the broker answers peeks" : "no answer to a peek"}), longer than ${describeMs(stallMs)}`
           : oldest !== undefined && at - oldest > stuckMs
             ? `a message has been in flight for ${describeMs(at - oldest)}, longer than its hold plus a stall (${describeMs(stuckMs)})`
             : undefined;
@@ -74,7 +91,10 @@ export function receiveHeartbeat(settings: HeartbeatSettings, oldestInFlightSinc
         // A probe that outlives its interval is no answer; the next one asks again.
         receiver
           .peekMessages(1, { abortSignal: AbortSignal.timeout(probeEveryMs) })
-          .then(answered, () => undefined)
+          .then(() => {
+            linkDown = receiveLinkOpen(receiver) === false;
+            if (!linkDown) answered();
+          }, () => undefined)
           .finally(() => (probing = false));
       }, probeEveryMs);
       timer.unref();

@@ -69,4 +69,20 @@ describe("the consumer's liveness (the receive loop turns)", () => {
     expect(stalled.reason).toMatch(/the receive loop has not turned for .* \(no message, no answer to a peek\), longer than 2 s/);
     expect(Date.now() - stalled.lastTurnAt).toBeGreaterThan(stallMs);
   }, 60_000);
+
+  it("is not live while its receive link is refused, though the broker answers its peeks; live again once it receives", async () => {
+    const idle = await startIdleConsumer();
+    const restore = idle.sandbox.serviceBus.faults.refuseReceiveLinks(idle.queue);
+    const stalled = await waitFor("liveness fails", () => {
+      const state = liveness(idle.consumer);
+      return state.live ? undefined : state;
+    });
+    expect(stalled.reason).toMatch(/the receive loop has not turned for .* \(no message, its receive link down though the broker answers peeks\)/);
+    restore();
+    // The SDK re-attaches on its own schedule; a message billed proves the loop turns again.
+    const event = await idle.sandbox.event();
+    await idle.sandbox.send(idle.queue, { body: event, messageId: "liveness-after-refusal" });
+    await waitFor("charged", () => idle.sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).length === 1, 90_000);
+    expect(liveness(idle.consumer).live).toBe(true);
+  }, 150_000);
 });
