@@ -107,8 +107,11 @@ function consumerConfig(
   const label = `${PROJECT}:app.consumers[${index}] (${consumer.queue})`;
   const queue = consumedQueue(consumer, label, queues, seen, problemsOut);
   if (!queue) return undefined;
-  const budget = replicaBudget(consumer, label, shared, problemsOut);
-  if (!budget) return undefined;
+  const ownBudget = replicaBudget(consumer, label, shared, problemsOut);
+  if (!ownBudget) return undefined;
+  // A multi-call flow's queue (tuned with its flow's Stripe calls): the grace period holds every call of a message.
+  const calls = queue.tuning.budget.concurrency?.stripeCallsPerMessage;
+  const budget = calls !== undefined && calls > 1 ? { ...ownBudget, stripeCallsPerMessage: calls } : ownBudget;
   try {
     const bounds = replicaBounds({ ...budget, deliveryBudgetMs: queue.tuning.deliveryBudgetMs });
     const appName = consumer.appName ?? `${queue.name.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 23)}-consumer`;

@@ -1,6 +1,6 @@
 // The consumer container's probes, served by the generated consumer (templates/files/consumer/src/health.ts) on
-// HEALTH_PORT: startup and readiness once it reached its queue, database and vault; liveness while its event loop
-// (and receive loop) turns. Numbers within Container Apps' limits (failureThreshold 1..10, period 1..240 s). Pure.
+// HEALTH_PORT: startup and readiness once it reached its queue, database and vault; liveness while its receive loop
+// turns (the runtime's RunningConsumer.liveness, stalled after tuning's receiveStallMs of the queue's lock). Numbers within Container Apps' limits (failureThreshold 1..10, period 1..240 s). Pure.
 
 /** The port the app's HEALTH_PORT names and the probes ask. */
 export const HEALTH_PORT = 8080;
@@ -18,6 +18,6 @@ export const consumerProbes: readonly ProbeSpec[] = Object.freeze([
   { type: "Startup", httpGet: { path: "/startup", port: HEALTH_PORT }, periodSeconds: 15, failureThreshold: 10, timeoutSeconds: 5 },
   // Out of rotation while stopping: in-flight charges drain during the grace period.
   { type: "Readiness", httpGet: { path: "/ready", port: HEALTH_PORT }, periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 },
-  // A stalled event loop for 90 s (3 x 30 s, on top of the server's own 30 s stall threshold) restarts the replica.
+  // A receive loop stalled past the queue's lock (the consumer's threshold), then 3 x 30 s of 503s, restarts the replica.
   { type: "Liveness", httpGet: { path: "/live", port: HEALTH_PORT }, periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 },
 ]);

@@ -11,7 +11,7 @@ import { DEFAULT_RESERVED_CONNECTIONS, type ReplicaBounds, type ReplicaBudget, t
 export interface ConsumedQueue {
   name: string;
   consumerPrincipalId?: string | undefined;
-  tuning: Pick<QueueTuning, "deliveryBudgetMs">;
+  tuning: Pick<QueueTuning, "deliveryBudgetMs" | "budget">;
 }
 
 const PROJECT = "chargeguard";

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
 import { parseServiceSections, type ServiceConfig } from "./service-config.js";
 import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
-import { MIN_TTL_MS, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
+import { flowNames, flowStripeCalls, MIN_TTL_MS, SERIAL_CONSUMER, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";
@@ -56,6 +56,8 @@ const queueSchema = z.strictObject({
   maxDeliveryCount: wholeNumber("deliveries").optional(),
   renewal: z.boolean({ error: "expected true or false" }).optional(),
   lockDuration: z.string({ error: 'expected an ISO 8601 duration such as "PT2M"' }).optional(),
+  /** The billing flow its consumer runs (`chargeguard new consumer --flow`): its Stripe calls size the hold. */
+  flow: z.enum(flowNames, { error: `expected one of the runtime's flows: ${flowNames.join(", ")}` }).optional(),
   consumerPrincipalId: z.guid({ error: "expected the consumer's Entra object id (a GUID)" }).optional(),
   producerPrincipalId: z.guid({ error: "expected the producer's Entra object id (a GUID)" }).optional(),
   consumerPrincipalType: principalType.optional(),
@@ -176,8 +178,11 @@ const LOCATION_KEY = "azure-native:location";
 function budgetOf(queue: QueueInput, concurrency: ConsumerConcurrency | undefined): LatencyBudget {
   const { stripe, processingMs, safetyMarginMs, maxDeliveryCount, renewal, lockDuration } = queue;
   const budget: LatencyBudget = { stripe };
-  // The app consumer's concurrency: a wait for a Stripe slot is part of what the lock must cover.
-  if (concurrency !== undefined) budget.concurrency = concurrency;
+  // The app consumer's concurrency: a wait for a Stripe slot is part of what the lock must cover. A multi-call flow
+  // (invoice) holds a message one delivery budget per Stripe call, with or without an app (tuning's flowStripeCalls).
+  const calls = flowStripeCalls[queue.flow ?? "payment-intent"];
+  if (calls > 1) budget.concurrency = { ...(concurrency ?? SERIAL_CONSUMER), stripeCallsPerMessage: calls };
+  else if (concurrency !== undefined) budget.concurrency = concurrency;
   if (processingMs !== undefined) budget.processingMs = processingMs;
   if (safetyMarginMs !== undefined) budget.safetyMarginMs = safetyMarginMs;
   if (maxDeliveryCount !== undefined) budget.maxDeliveryCount = maxDeliveryCount;

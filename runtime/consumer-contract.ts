@@ -49,6 +49,12 @@ export interface ConsumerContext {
 export interface RunningConsumer {
   /** Stops receiving, lets in-flight work finish or lapse, closes connections. */
   close(): Promise<void>;
+  /**
+   * Whether the receive loop turns (a container's liveness probe asks this): `live` false, with the `reason`, when it
+   * has not received, finished or reached the broker for longer than the queue's lock allows, or a message is stuck.
+   * Optional: a consumer that keeps its own receiver may not say.
+   */
+  liveness?(): { live: boolean; lastTurnAt: number; stallMs: number; reason?: string };
 }
 
 export type StartConsumer = (context: ConsumerContext) => Promise<RunningConsumer>;

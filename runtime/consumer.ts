@@ -17,6 +17,7 @@ import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from
 import { openGuardStores } from "./consumer/guard-stores.js";
 import { InFlight } from "./consumer/in-flight.js";
 import { startMessageIntake } from "./consumer/message-intake.js";
+import { receiveHeartbeat } from "./consumer/receive-heartbeat.js";
 import { stripeClients, type StripeClients } from "./consumer/stripe-clients.js";
 import type { StripeGovernance } from "./resilience/governed-stripe-call.js";
 import { startResilience } from "./resilience/consumer-resilience.js";
@@ -58,7 +59,16 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   };
   const governed = { ...stripe, keys: resilience.watchKeys(stripe.keys) };
   const handler = billingHandlerFor(generic, settings, { stripe: governed, ports, log, inFlight, isStopped: () => stopped, owner, governance: resilience.governance });
-  const intake = startMessageIntake({ options: generic, settings, log, receiver, sender, handler, ports, telemetry, stripe, inFlight, isStopped: () => stopped });
+  // The receive loop's liveness (the container's /live): its stall threshold comes from the queue's lock (tuning).
+  const heartbeat = receiveHeartbeat(
+    {
+      heldMs: settings.heldMs,
+      ...(options.tuning?.lockDurationMs === undefined ? {} : { lockDurationMs: options.tuning.lockDurationMs }),
+      ...(options.receiveProbeEveryMs === undefined ? {} : { probeEveryMs: options.receiveProbeEveryMs }),
+    },
+    () => inFlight.oldestSince(),
+  );
+  const intake = startMessageIntake({ options: generic, settings, log, receiver, sender, handler, ports, telemetry, stripe, inFlight, heartbeat, isStopped: () => stopped });
   // A breaker that opens stops intake (the backlog stays on the queue); the last one to close resumes it.
   resilience.onBreaker = (dependency, state) => {
     if (state === "open") void intake.pause.hold(dependency);
@@ -67,6 +77,11 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
 
   let closing: Promise<void> | undefined;
   return {
+    // Draining after close() receives nothing by design: live until the platform's grace period ends it.
+    liveness: () => {
+      const { reason: _stalled, ...state } = heartbeat.liveness();
+      return stopped ? { ...state, live: true } : heartbeat.liveness();
+    },
     close: () => {
       closing ??= (async () => {
         stopped = true;

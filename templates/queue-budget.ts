@@ -1,7 +1,7 @@
 // The queue's latency budget, written into a generated project as data (`src/queue-budget.json`). The consumer
 // computes its tuning from it with chargeguard/tuning, the maths `chargeguard plan` and the BillingQueue component
 // apply to the same budget in the stack config, so the deployed lock and the consumer's numbers cannot drift apart.
-import { DEFAULT_STRIPE_BUDGET, tuneQueue, type LatencyBudget } from "../tuning/index.js";
+import { DEFAULT_STRIPE_BUDGET, tuneQueue, type FlowName, type LatencyBudget } from "../tuning/index.js";
 
 /** Where the project's file goes, relative to the project. */
 export const queueBudgetPath = "src/queue-budget.json";
@@ -13,6 +13,8 @@ export interface StackQueueBudget {
   /** The stack config file it came from; only its name is written (the project may move). */
   configFile: string;
   budget: LatencyBudget;
+  /** The flow the stack tunes the queue for (its `queues[].flow`, default payment-intent); absent: not checked. */
+  flow?: FlowName;
 }
 
 /** What `src/queue-budget.json` holds. */

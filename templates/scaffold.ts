@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { TuningError } from "../tuning/index.js";
+import { flowNames, TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
 import { packInto, vendorProblem } from "./vendor.js";
@@ -13,7 +13,7 @@ import { packInto, vendorProblem } from "./vendor.js";
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
 /** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
-export const flowChoices = ["payment-intent", "charge", "invoice", "meter-event"] as const;
+export const flowChoices = flowNames;
 export type DatabaseChoice = (typeof databaseChoices)[number];
 export type VaultChoice = (typeof vaultChoices)[number];
 export type FlowChoice = (typeof flowChoices)[number];
@@ -59,6 +59,8 @@ export interface ScaffoldResult {
   files: string[];
   /** What was written to `src/queue-budget.json`. */
   queueBudget: QueueBudgetFile;
+  /** The flow generated (the option, else the stack's for the queue, else payment-intent). */
+  flow: FlowChoice;
 }
 
 /** Published version ranges used when not linking to a checkout. */
@@ -92,7 +94,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   // Data, not a template: the queue's budget as the stack config (or the default) gives it.
   await writeFile(path.join(directory, queueBudgetPath), renderQueueBudget(settings.queueBudget));
   written.push(queueBudgetPath);
-  return { directory, files: written.sort(), queueBudget: settings.queueBudget };
+  return { directory, files: written.sort(), queueBudget: settings.queueBudget, flow: settings.flow };
 }
 
 interface Settings {
@@ -113,8 +115,13 @@ function checkOptions(options: ScaffoldOptions): Settings {
   const currency = options.currency ?? "usd";
   const database = options.database ?? "pglite";
   const vault = options.vault ?? "env";
-  const flow = options.flow ?? "payment-intent";
+  // A stack tunes each queue for its flow's Stripe calls: the project takes that flow unless told, and may not differ.
+  const stackFlow = options.stackBudget?.flow;
+  const flow = options.flow ?? stackFlow ?? "payment-intent";
   const problems = [
+    stackFlow !== undefined && flow !== stackFlow
+      ? `--flow ${flow}: stack ${options.stackBudget?.stack ?? ""} tunes queue ${options.queue} for the ${stackFlow} flow (its queues[].flow sizes the lock, grace period and replicas by the flow's Stripe calls): generate with --flow ${stackFlow}, or set the queue's flow in the stack`
+      : undefined,
     packageNameProblem(options.name),
     queueNameProblem(options.queue),
     currencyProblem(currency),

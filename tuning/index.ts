@@ -66,3 +66,5 @@ export {
   type ConsumerConcurrency,
 } from "./message-hold.js";
 export { consumerFitProblems, type QueueLock } from "./consumer-fit.js";
+export { receiveStallMs, inFlightStallMs, RECEIVE_PROBE_EVERY_MS, DEFAULT_LOCK_DURATION_MS } from "./liveness.js";
+export { flowNames, flowStripeCalls, isFlowName, maxInvoiceItems, type FlowName } from "./flow-calls.js";

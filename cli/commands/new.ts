@@ -41,7 +41,7 @@ function stackBudget(queue: string, stack: string | undefined, configFile: strin
       `no queue "${queue}" in stack ${loaded.stack} (its queues: ${loaded.queues.map((q) => q.name).join(", ")}): give one of them with --queue`,
     ]);
   }
-  return { stack: loaded.stack, configFile: loaded.file, budget: found.budget };
+  return { stack: loaded.stack, configFile: loaded.file, budget: found.budget, flow: found.flow ?? "payment-intent" };
 }
 
 export function register(program: Command): void {
@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
     // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
-    .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")}`, "payment-intent")
+    .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")} (default: the stack's queues[].flow with --stack, else payment-intent)`)
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
@@ -74,7 +74,8 @@ export function register(program: Command): void {
               database: flags.db ?? "pglite",
               vault: flags.vault ?? "env",
               // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
-              flow: (flags.flow ?? "payment-intent") as FlowChoice,
+              // Absent: the stack's flow for the queue (with --stack), else payment-intent.
+              ...(flags.flow === undefined ? {} : { flow: flags.flow as FlowChoice }),
               ...(flags.link === undefined ? {} : { link: flags.link }),
               ...(flags.vendor === undefined ? {} : { vendor: flags.vendor }),
             };
@@ -89,7 +90,7 @@ export function register(program: Command): void {
         return;
       }
       const shown = path.relative(process.cwd(), result.directory) || ".";
-      const flow = "flow" in options ? options.flow : "payment-intent";
+      const flow = result.flow;
       console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
       const budget = result.queueBudget;
       if (budget.stack === null) {

@@ -78,6 +78,15 @@ function databaseRoleLines({ config }: Plan): string[] {
   ];
 }
 
+/** Each secret the apps read: its phase, who may read it, what the operator does. Names only: no value exists here. */
+function secretLines({ report }: Plan): string[] {
+  return report.secrets.flatMap((secret) => [
+    `  Secret ${secret.name} (${secret.env}; present: ${secret.present}), read by ${secret.readers.map((r) => `${r.identity} (${r.granted ? "granted" : "NOT granted"} Key Vault Secrets User)`).join(", ")}${secret.referencedBy.length > 0 ? `, referenced by ${secret.referencedBy.join(", ")}` : ""}.`,
+    `    This run (${secret.phase === "bootstrap" ? "bootstrap, phase one" : "apps"}): ${secret.thisRun}.`,
+    `    Operator: ${secret.operator}`,
+  ]);
+}
+
 /** The service around the queues: where it runs and each consumer's computed bounds, each with its reason. */
 function serviceLines(plan: Plan): string[] {
   const { config, report } = plan;
@@ -94,6 +103,7 @@ function serviceLines(plan: Plan): string[] {
   if (config.vault) {
     lines.push(
       `Key Vault ${config.vault.name}: RBAC, soft delete ${config.vault.softDeleteRetentionInDays} days${config.production ? ", purge protection, private endpoint only" : ", public"}; secret values are set out of band (${Object.values(config.vault.secrets).join(", ")}).`,
+      ...secretLines(plan),
     );
   }
   if (config.network) lines.push(`Network ${config.network.vnetName} ${config.network.addressSpace}: private endpoints for the namespace and the vault, private DNS zones, the database in its delegated subnet.`);

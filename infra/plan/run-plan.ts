@@ -5,10 +5,11 @@ import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from ".
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
-import { ROLLOUT_REVISIONS, type ConsumerSettings, type ReplicaBounds } from "../../tuning/index.js";
+import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowName, type ReplicaBounds } from "../../tuning/index.js";
 import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
+import { plannedSecrets, type PlannedSecret } from "./secret-plan.js";
 
 export interface PlannedResource {
   type: string;
@@ -20,6 +21,9 @@ export interface PlannedResource {
 
 export interface PlannedQueue {
   name: string;
+  /** The flow its consumer runs (the stack's queues[].flow) and the Stripe calls one message makes in it. */
+  flow: FlowName;
+  stripeCallsPerMessage: number;
   lockDuration: string;
   maxDeliveryCount: number;
   worstCaseStripeMs: number;
@@ -41,6 +45,8 @@ export interface PlanReport {
   resources: PlannedResource[];
   queues: PlannedQueue[];
   consumers: PlannedConsumer[];
+  /** The secrets the apps read: names, phase, readers and the operator's step; never a value. */
+  secrets: PlannedSecret[];
   violations: Violation[];
 }
 
@@ -58,7 +64,7 @@ export interface PlanOptions extends StackConfigLocation {
 }
 
 interface StackOutputs {
-  queues: Record<string, PlannedQueue & { childIds: string[] }>;
+  queues: Record<string, Omit<PlannedQueue, "flow" | "stripeCallsPerMessage"> & { childIds: string[] }>;
   consumers: Record<string, { queue: string; bounds: ReplicaBounds; appId: string }>;
 }
 
@@ -142,7 +148,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     const output = outputs.queues[queue.name];
     if (!output) throw new Error(`the program built no queue ${queue.name}`);
     const { lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer } = output;
-    return { name: queue.name, lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
+    const flow = queue.flow ?? "payment-intent";
+    return { name: queue.name, flow, stripeCallsPerMessage: flowStripeCalls[flow], lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
   });
 
   // The bootstrap phase builds no app: nothing to report about one yet.
@@ -169,6 +176,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs, dependsOn: dependsOn.get(name) ?? [] })).sort(byTypeThenName),
       queues,
       consumers,
+      secrets: plannedSecrets(config, mocked),
       violations,
     },
     file,

@@ -163,7 +163,7 @@ function queueOfApp(args: StackValidationArgs, app: PolicyResource): PolicyResou
 export const consumerBounds: StackValidationPolicy = {
   name: "consumer-app-bounds",
   description:
-    "A consumer app's grace period covers the longest hold of a message (its queue's delivery budget, plus a wait for a Stripe slot when it pipelines), it keeps at least one replica, its max replicas fit the Stripe rate and connection budgets it records with two revisions side by side, its STRIPE_REQUESTS_PER_SECOND is that Stripe budget, and all apps together (both revisions of a rollout) fit the database's max_connections.",
+    "A consumer app's grace period covers the longest hold of a message (its queue's delivery budget per Stripe call of its flow, plus a wait for a Stripe slot when it pipelines), it keeps at least one replica, its max replicas fit the Stripe rate and connection budgets it records with two revisions side by side, its STRIPE_REQUESTS_PER_SECOND is that Stripe budget, and all apps together (both revisions of a rollout) fit the database's max_connections.",
   enforcementLevel: "mandatory",
   validateStack: (args, report) => {
     const maxConnections = ofType(args, types.postgresConfiguration).find((c) => c.props.configurationName === "max_connections");
@@ -177,7 +177,13 @@ export const consumerBounds: StackValidationPolicy = {
       const calls = Number(envValue(app.props, "MAX_CONCURRENT_CALLS") ?? 1);
       if (metadata) {
         const delivery = deliveryBudgetMs(metadata.budget);
-        const shape = { maxConcurrentCalls: calls, maxConcurrentStripeCalls: Number(envValue(app.props, "MAX_CONCURRENT_STRIPE_CALLS") ?? calls) };
+        // The Stripe calls one message makes (the queue's flow, recorded with its budget): each holds it a delivery budget.
+        const perMessage = metadata.budget.concurrency?.stripeCallsPerMessage;
+        const shape = {
+          maxConcurrentCalls: calls,
+          maxConcurrentStripeCalls: Number(envValue(app.props, "MAX_CONCURRENT_STRIPE_CALLS") ?? calls),
+          ...(perMessage === undefined ? {} : { stripeCallsPerMessage: perMessage }),
+        };
         const grace = typeof template.terminationGracePeriodSeconds === "number" ? template.terminationGracePeriodSeconds : 30;
         if (grace * 1000 < messageHoldMs(delivery, shape)) {
           report(

@@ -79,6 +79,11 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   fleetBudget?: false;
   /** The breakers per dependency (README, "Degraded dependencies"); defaults 5 failures, probes 1 s doubling to 30 s. */
   breakers?: { failureThreshold?: number; firstProbeDelayMs?: number; maxProbeDelayMs?: number };
+  /**
+   * How often an idle consumer peeks the queue to prove its receive loop still reaches the broker (its liveness);
+   * default RECEIVE_PROBE_EVERY_MS (tuning). The stall threshold follows from it and the queue's lock.
+   */
+  receiveProbeEveryMs?: number;
   /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
   configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }

@@ -5,13 +5,23 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 export class InFlight {
   /** true while parked in a step hook. */
   readonly #inHook = new Map<ServiceBusReceivedMessage, boolean>();
+  /** When each message came in (insertion order: the first is the oldest), for the receive loop's liveness. */
+  readonly #since = new Map<ServiceBusReceivedMessage, number>();
 
-  add(message: ServiceBusReceivedMessage): void {
+  add(message: ServiceBusReceivedMessage, at = Date.now()): void {
     this.#inHook.set(message, false);
+    this.#since.set(message, at);
   }
 
   delete(message: ServiceBusReceivedMessage): void {
     this.#inHook.delete(message);
+    this.#since.delete(message);
+  }
+
+  /** When the oldest message still in flight came in; undefined when none is. */
+  oldestSince(): number | undefined {
+    for (const since of this.#since.values()) return since;
+    return undefined;
   }
 
   /** The billing handler's `onHookWait`. */

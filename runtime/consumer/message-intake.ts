@@ -11,6 +11,7 @@ import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telem
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
 import type { InFlight } from "./in-flight.js";
+import type { ReceiveHeartbeat } from "./receive-heartbeat.js";
 import type { StripeClients } from "./stripe-clients.js";
 
 export interface MessageIntake {
@@ -32,6 +33,8 @@ export interface IntakeParts {
   telemetry: BillingTelemetry;
   stripe: StripeClients;
   inFlight: InFlight;
+  /** Told of every turn of the receive loop; it probes the broker while the queue is idle. */
+  heartbeat: ReceiveHeartbeat;
   isStopped: () => boolean;
 }
 
@@ -63,6 +66,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
       await receiver.abandonMessage(message).catch(() => undefined);
       return;
     }
+    parts.heartbeat.turned();
     inFlight.add(message);
     try {
       // Telemetry off hands `delivery` back as it is: the handler then runs on the ports it was built with.
@@ -74,6 +78,7 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
       log(`billing handler failed unexpectedly: ${String(error)}`);
     } finally {
       inFlight.delete(message);
+      parts.heartbeat.turned();
     }
   };
   const subscribe = () =>
@@ -88,9 +93,12 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
       { autoCompleteMessages: false, maxConcurrentCalls: parts.settings.maxConcurrentCalls },
     );
   let subscription = subscribe();
+  // The raw receiver: a peek is no settlement, it needs no gate.
+  const stopProbing = parts.heartbeat.probe(parts.receiver, () => (parts.isStopped() ? "stopped" : pause.paused ? "paused" : undefined));
   return {
     pause,
     async stop() {
+      stopProbing();
       faults.close();
       await bounded(subscription.close(), 5_000);
     },

@@ -7,6 +7,7 @@ import type { GuardWorkResult } from "../guard/guarded-run.js";
 import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
+import { flowStripeCalls } from "../../tuning/flow-calls.js";
 
 export interface ChargeRequest {
   amount: number;
@@ -37,7 +38,7 @@ export async function findChargeByKey(stripe: Stripe, request: ChargeRequest, id
 
 export const chargeFlow: FlowAdapter<ChargeRequest> = {
   name: "charge",
-  calls: 1,
+  calls: flowStripeCalls["charge"],
   check: (request) => (request.metadata?.idempotency_key ? undefined : "metadata.idempotency_key is required (the look-up after the key window matches it)"),
   async execute(stripe, request, context) {
     if (request.metadata.idempotency_key !== context.idempotencyKey) {

@@ -5,8 +5,9 @@ import type Stripe from "stripe";
 import type { GuardContext, GuardErrorClass, GuardWorkResult } from "../guard/guarded-run.js";
 import { unobservedStripeCall, type StripeCallObserver } from "./stripe-call.js";
 
-export const flowNames = ["payment-intent", "charge", "invoice", "meter-event"] as const;
-export type FlowName = (typeof flowNames)[number];
+// The flows' names and their Stripe calls are tuning's (flow-calls.ts): the infra tunes a queue by the same count.
+export { flowNames, type FlowName } from "../../tuning/flow-calls.js";
+import type { FlowName } from "../../tuning/flow-calls.js";
 
 /** Stripe may prune an idempotency key once it is 24 hours old: after that, look up before calling again. */
 export const stripeKeyWindowMs = 24 * 3_600_000;
@@ -22,7 +23,7 @@ export interface FlowContext extends GuardContext {
 
 export interface FlowAdapter<R> {
   readonly name: FlowName;
-  /** Stripe calls one run makes at most: sizes the lease (one delivery budget per call). */
+  /** Stripe calls one run makes at most (tuning's flowStripeCalls): sizes the lease (one delivery budget per call). */
   readonly calls: number;
   /** An input problem Stripe would refuse (a meter event's timestamp out of range...): the run is invalid, no call. */
   check?(request: R, now: number): string | undefined;

@@ -10,6 +10,7 @@ import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
 import type { StripeOperation } from "./stripe-call.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
+import { flowStripeCalls, maxInvoiceItems } from "../../tuning/flow-calls.js";
 
 export interface InvoiceItemRequest {
   /** Minor units, positive. */
@@ -28,8 +29,8 @@ export interface InvoiceRequest {
   metadata?: Record<string, string>;
 }
 
-/** Stripe caps an invoice at 250 lines; each item is a call (and a lease's worth of budget). */
-export const maxInvoiceItems = 20;
+/** Stripe caps an invoice at 250 lines; each item is a call (and a lease's worth of budget): tuning's count. */
+export { maxInvoiceItems } from "../../tuning/flow-calls.js";
 
 /** Pay answered with the invoice void or uncollectible: it will not be paid (a card decline raises a card error). */
 class InvoiceNotPaid extends Error {
@@ -103,8 +104,8 @@ async function unlessAlready(stripe: Stripe, context: FlowContext, invoiceId: st
 
 export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
   name: "invoice",
-  // create + items + finalize + pay; sized for the largest invoice allowed.
-  calls: 3 + maxInvoiceItems,
+  // create + items + finalize + pay, sized for the largest invoice allowed: the count infra tunes the queue by.
+  calls: flowStripeCalls.invoice,
   check(request) {
     if (!Array.isArray(request.items) || request.items.length === 0) return "items: at least one invoice item";
     if (request.items.length > maxInvoiceItems) return `items: at most ${maxInvoiceItems} per billing`;

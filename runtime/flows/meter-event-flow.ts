@@ -9,6 +9,7 @@ import Stripe from "stripe";
 import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import type { FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
+import { flowStripeCalls } from "../../tuning/flow-calls.js";
 
 export interface MeterEventRequest {
   /** The meter's `event_name`. */
@@ -35,7 +36,7 @@ const duplicateIdentifier = /An event already exists with identifier/i;
 
 export const meterEventFlow: FlowAdapter<MeterEventRequest> = {
   name: "meter-event",
-  calls: 1,
+  calls: flowStripeCalls["meter-event"],
   check(request, now) {
     if (!Number.isSafeInteger(request.value) || request.value <= 0) return "value must be a positive integer";
     if (!Number.isSafeInteger(request.timestamp)) return "timestamp must be unix seconds";

@@ -6,6 +6,7 @@ import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
+import { flowStripeCalls } from "../../tuning/flow-calls.js";
 
 const chargedStatuses = new Set<Stripe.PaymentIntent.Status>(["succeeded", "processing", "requires_capture"]);
 
@@ -37,7 +38,7 @@ export async function findPaymentIntentByKey(
 
 export const paymentIntentFlow: FlowAdapter<PaymentIntentRequest> = {
   name: "payment-intent",
-  calls: 1,
+  calls: flowStripeCalls["payment-intent"],
   async execute(stripe, request, context) {
     if (context.pastKeyWindow && context.attempt > 1) {
       const found = await context.stripeCall("payment_intents.list", () => findPaymentIntentByKey(stripe, request, context.idempotencyKey, context.createdAt));

@@ -16,8 +16,19 @@ export const dataDirHolderFile = "chargeguard.holder.json";
 
 /** A lock not refreshed for this long belongs to a dead holder (its holder refreshes it every staleMs / 2). */
 export const staleMs = 10_000;
-/** How long to wait for a lock that may be a dead holder's to go stale: a bit more than `staleMs`. */
-const waitForStale = { retries: 12, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 };
+/** proper-lockfile's refresh interval (its `update` default, half of `stale`): a live holder's lock is never older. */
+const refreshMs = staleMs / 2;
+/** A coarse file system's mtime (whole seconds) and a busy event loop may age a live holder's lock by this much. */
+const refreshSlackMs = 1_000;
+/** How often a lock that missed a refresh is looked at again while it may be going stale. */
+const staleCheckMs = 1_000;
+
+/** The clock and the pause of the wait for a stale lock (a test passes its own, to count the pauses). */
+export interface LockWaits {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realWaits: LockWaits = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 interface LockHolder {
   pid: number;
@@ -31,11 +42,13 @@ export interface DataDirectoryLock {
 }
 
 /**
- * Takes the directory's lock, waiting up to about `staleMs` for a holder that stopped refreshing it (it died); a
- * holder that keeps refreshing it is named in the DataDirectoryError. `onLost`: the lock was taken from under us
- * (this process stalled past `staleMs`), so it must stop writing to the directory.
+ * Takes the directory's lock. A lock refreshed within proper-lockfile's interval has a live holder: refused at once,
+ * naming the directory and the holder. A lock that missed its refresh may be a dead holder's: it is looked at every
+ * second until it goes stale (taken over, at most about `staleMs`) or is refreshed (a live holder after all:
+ * refused). `onLost`: the lock was taken from under us (this process stalled past `staleMs`), so it must stop
+ * writing to the directory.
  */
-export async function lockDataDirectory(path: string, onLost: (error: Error) => void): Promise<DataDirectoryLock> {
+export async function lockDataDirectory(path: string, onLost: (error: Error) => void, waits: LockWaits = realWaits): Promise<DataDirectoryLock> {
   const holderFile = join(path, dataDirHolderFile);
   const lockPath = join(path, dataDirLockFile);
   if (existsSync(lockPath) && !statSync(lockPath).isDirectory()) {
@@ -44,24 +57,7 @@ export async function lockDataDirectory(path: string, onLost: (error: Error) => 
       `${lockPath} is the lock file of an earlier chargeguard version: stop any process still using ${path} with it, delete the file, and start again`,
     );
   }
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(path, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: staleMs,
-      retries: waitForStale,
-      onCompromised: onLost,
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
-    const holder = readHolder(holderFile);
-    const who = holder ? `process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})` : "another process";
-    throw new DataDirectoryError(
-      `${path} is in use by ${who}, which keeps its lock fresh: PGlite allows one process at a time; stop it first, ` +
-        `or use PostgreSQL (--database-url) to share the guard`,
-    );
-  }
+  const release = await acquire(path, lockPath, onLost, waits);
   const me: LockHolder = { pid: process.pid, host: hostname(), command: process.argv.slice(1).join(" "), since: new Date().toISOString() };
   writeFileSync(holderFile, JSON.stringify(me));
   let released = false;
@@ -73,6 +69,43 @@ export async function lockDataDirectory(path: string, onLost: (error: Error) => 
       await release().catch(() => undefined);
     },
   };
+}
+
+/** proper-lockfile's lock, waiting only for a lock that may be going stale; a live holder is a DataDirectoryError. */
+async function acquire(path: string, lockPath: string, onLost: (error: Error) => void, waits: LockWaits): Promise<() => Promise<void>> {
+  let lastSeen: number | undefined;
+  for (let look = 0; ; look++) {
+    try {
+      return await lockfile.lock(path, { lockfilePath: lockPath, realpath: false, stale: staleMs, retries: 0, onCompromised: onLost });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+    }
+    const refreshedAt = lockMtime(lockPath);
+    if (refreshedAt === undefined) continue; // released between the attempt and the look: try again
+    const fresh = waits.now() - refreshedAt <= refreshMs + refreshSlackMs;
+    const refreshedSince = lastSeen !== undefined && refreshedAt !== lastSeen;
+    // Past staleMs proper-lockfile takes the lock over itself; a look budget keeps a wrong clock from spinning.
+    if ((lastSeen === undefined && fresh) || refreshedSince || look > staleMs / staleCheckMs + 2) throw inUse(path);
+    lastSeen = refreshedAt;
+    await waits.sleep(staleCheckMs);
+  }
+}
+
+function lockMtime(lockPath: string): number | undefined {
+  try {
+    return statSync(lockPath).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function inUse(path: string): DataDirectoryError {
+  const holder = readHolder(join(path, dataDirHolderFile));
+  const who = holder ? `process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})` : "another process";
+  return new DataDirectoryError(
+    `${path} is in use by ${who}, which keeps its lock fresh: PGlite allows one process at a time; stop it first, ` +
+      `or use PostgreSQL (--database-url) to share the guard`,
+  );
 }
 
 function readHolder(file: string): LockHolder | undefined {

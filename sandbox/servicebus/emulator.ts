@@ -91,7 +91,11 @@ class ServiceBusBroker implements ServiceBusEmulator {
       if (queue !== undefined) this.#queue(queue);
       return this.#links.detach(queue);
     },
-    clear: () => this.#faultBook.clear(),
+    refuseReceiveLinks: (queue) => this.#links.refuseReceive(this.#queue(queue).name),
+    clear: () => {
+      this.#faultBook.clear();
+      this.#links.refusedReceive.clear();
+    },
   };
 
   constructor(options: ServiceBusEmulatorOptions) {
@@ -230,6 +234,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
       sender.close({ condition: "amqp:not-found", description: `The messaging entity '${source}' could not be found.` });
       return;
     }
+    if (this.#links.refusedReceive.has(resolved.queue.name)) return void sender.close(LinkRoutes.refusal);
     const remote = sender as unknown as { snd_settle_mode?: number; rcv_settle_mode?: number };
     const peekLock = remote.snd_settle_mode !== 1;
     internals.local.attach.snd_settle_mode = peekLock ? 0 : 1;

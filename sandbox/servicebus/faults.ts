@@ -47,6 +47,12 @@ export interface ServiceBusFaults {
   dropConnections(): void;
   /** Detaches every send and receive link of a queue (default all queues) with `amqp:link:detach-forced`. */
   detachLinks(queue?: string): number;
+  /**
+   * Detaches a queue's receive links and refuses new ones (`amqp:link:detach-forced`, which the SDK retries for ever)
+   * while its management link (peek, renew, schedule) still answers: a subscription that cannot receive. Returns the
+   * restore; `clear()` restores too.
+   */
+  refuseReceiveLinks(queue: string): () => void;
   /** Retires every injected fault. */
   clear(): void;
 }

@@ -39,8 +39,22 @@ export class LinkRoutes {
     }
   }
 
-  /** Detaches every link of `queue` (every queue when undefined) but $cbs, as a forced detach; returns how many. */
-  detach(queue: string | undefined): number {
+  /** Queues whose receive links are refused (faults.refuseReceiveLinks). */
+  readonly refusedReceive = new Set<string>();
+  static readonly refusal = { condition: "amqp:link:detach-forced", description: "Receive link refused by the emulator (injected fault)." };
+
+  /** Detaches the queue's receive links and refuses new ones until the returned restore. */
+  refuseReceive(queue: string): () => void {
+    this.refusedReceive.add(queue);
+    this.detach(queue, { receiveOnly: true });
+    return () => this.refusedReceive.delete(queue);
+  }
+
+  /**
+   * Detaches every link of `queue` (every queue when undefined) but $cbs, as a forced detach; returns how many.
+   * `receiveOnly`: only the links clients receive on, not their send or management links.
+   */
+  detach(queue: string | undefined, options: { receiveOnly?: boolean } = {}): number {
     let count = 0;
     const error = { condition: "amqp:link:detach-forced", description: "Link detached by the emulator (injected fault)." };
     for (const [sender, route] of [...this.receive]) {
@@ -50,7 +64,7 @@ export class LinkRoutes {
       count++;
     }
     for (const [receiver, route] of [...this.request]) {
-      if (route.kind === "cbs" || (queue !== undefined && route.queue.name !== queue)) continue;
+      if (options.receiveOnly || route.kind === "cbs" || (queue !== undefined && route.queue.name !== queue)) continue;
       this.request.delete(receiver);
       receiver.close(error);
       count++;

@@ -45,6 +45,22 @@ describe("chargeguard new consumer", () => {
     });
   });
 
+  it("takes the flow the stack tunes the queue for, and refuses another one by name, writing nothing", async () => {
+    const invoicing = path.join(root, "test", "fixtures", "stacks", "Pulumi.invoicing.yaml");
+    const project = path.join(scratch, "invoice-from-stack");
+    const taken = await run([project, "--queue", "invoice-billing", "--config-file", invoicing]);
+    expect(taken.code).toBe(0);
+    expect(taken.stdout).toContain("invoice flow");
+    expect(existsSync(path.join(project, "src", "flow.ts"))).toBe(true);
+    expect((await budgetFile(project)).budget.concurrency).toMatchObject({ stripeCallsPerMessage: 23 });
+
+    const refused = path.join(scratch, "charge-for-invoice-queue");
+    const other = await run([refused, "--queue", "invoice-billing", "--config-file", invoicing, "--flow", "charge"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("--flow charge: stack invoicing tunes queue invoice-billing for the invoice flow");
+    expect(existsSync(refused)).toBe(false);
+  });
+
   it("--config-file reads any stack file of that shape", async () => {
     const project = path.join(scratch, "from-file");
     const { code } = await run([project, "--queue", "usage-billing", "--config-file", path.join(root, "Pulumi.dev.yaml")], scratch);

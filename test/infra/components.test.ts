@@ -87,7 +87,7 @@ describe("the dev stack under mocks", () => {
     });
     expect(decodeQueueMetadata(queue.inputs.userMetadata)?.consumer).toEqual(tuning.consumer);
     expect(plan.report.queues).toEqual([
-      { name: "usage-billing", lockDuration: "PT3M30S", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
+      { name: "usage-billing", flow: "payment-intent", stripeCallsPerMessage: 1, lockDuration: "PT3M30S", maxDeliveryCount: 10, worstCaseStripeMs: 91_500, consumer: tuning.consumer },
     ]);
   });
 

@@ -89,5 +89,36 @@ describe("the bootstrap phase (chargeguard:bootstrap: true)", () => {
     expect(grants(bootstrap)).toEqual(grants(plan));
     expect(grants(plan).length).toBeGreaterThan(0);
     expect(bootstrap.report.violations.filter((v) => v.level === "mandatory")).toEqual([]);
+
+    // The plan says where the Stripe key stands: phase one creates its vault and grants, sets no value, no app reads it yet.
+    const [secret] = bootstrap.report.secrets;
+    expect(bootstrap.report.secrets).toHaveLength(1);
+    expect(Object.keys(secret ?? {})).toEqual(["name", "vault", "env", "phase", "thisRun", "present", "readers", "referencedBy", "operator"]);
+    expect(secret).toMatchObject({
+      name: "stripe-api-key",
+      vault: "kv-billing-prod-cg",
+      env: "STRIPE_API_KEY",
+      phase: "bootstrap",
+      present: "unknown offline",
+      referencedBy: [],
+      readers: [
+        { identity: "id-usage-billing-consumer", app: "usage-billing-consumer", granted: true },
+        { identity: "id-invoice-settlement-consumer", app: "invoice-settlement-consumer", granted: true },
+      ],
+    });
+    expect(secret?.thisRun).toContain("phase one of two: creates vault kv-billing-prod-cg and its private endpoint");
+    expect(secret?.operator).toMatch(/from inside the VNet .*az keyvault secret set --vault-name kv-billing-prod-cg --name stripe-api-key --file .*then set chargeguard:bootstrap false/);
+  });
+
+  it("phase two: the apps reference the secret the run looks up first, each through a granted identity", () => {
+    expect(plan.report.secrets).toEqual([
+      expect.objectContaining({
+        name: "stripe-api-key",
+        phase: "apps",
+        referencedBy: ["usage-billing-consumer", "invoice-settlement-consumer"],
+        readers: [expect.objectContaining({ granted: true }), expect.objectContaining({ granted: true })],
+        thisRun: expect.stringContaining("looks stripe-api-key up through Azure Resource Manager (its metadata, never its value) before creating any app"),
+      }),
+    ]);
   });
 });

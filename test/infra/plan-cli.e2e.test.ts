@@ -42,14 +42,17 @@ describe("chargeguard plan", () => {
     expect(stdout).toContain("Stripe's live default is 100/s");
     // What a change of a static server parameter costs.
     expect(stdout).toContain("max_connections is static: it applies only after a server restart");
+    // Where the Stripe key stands (names only), and what the operator does.
+    expect(stdout).toContain("  Secret stripe-api-key (STRIPE_API_KEY; present: unknown offline), read by id-usage-billing-consumer (granted Key Vault Secrets User), referenced by usage-billing-consumer.");
+    expect(stdout).toContain("    Operator: with Key Vault Secrets Officer on kv-billing-dev-cg, from your machine (the vault is public): az keyvault secret set");
     expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
   });
 
-  it("prints exactly { stack, resources, queues, violations } with --json", async () => {
+  it("prints exactly { stack, resources, queues, consumers, secrets, violations } with --json", async () => {
     const { code, stdout } = await plan("--stack", "prod", "--json");
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "violations"]);
+    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "secrets", "violations"]);
     expect((report.consumers as { app: string; bounds: Record<string, unknown> }[]).map((c) => [c.app, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds, c.bounds.messageCount])).toEqual([
       ["usage-billing-consumer", 2, 207, 2],
       ["invoice-settlement-consumer", 2, 377, 1],
@@ -59,6 +62,8 @@ describe("chargeguard plan", () => {
     expect(report.queues).toEqual([
       {
         name: "usage-billing",
+        flow: "payment-intent",
+        stripeCallsPerMessage: 1,
         lockDuration: "PT3M30S",
         maxDeliveryCount: 10,
         worstCaseStripeMs: 91_500,
@@ -66,6 +71,8 @@ describe("chargeguard plan", () => {
       },
       {
         name: "invoice-settlement",
+        flow: "payment-intent",
+        stripeCallsPerMessage: 1,
         lockDuration: "PT5M",
         maxDeliveryCount: 8,
         worstCaseStripeMs: 361_500,

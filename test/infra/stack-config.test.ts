@@ -209,6 +209,19 @@ describe("the service sections", () => {
     );
   });
 
+  it("tunes an invoice queue by its flow's Stripe calls, refusing the hold a pipelined app cannot be given, and an unknown flow", () => {
+    const invoice = (stripe: { timeoutMs: number; maxNetworkRetries: number }) => ({ ...serviceValues(), "chargeguard:queues": [{ name: "usage-billing", flow: "invoice", stripe }] });
+    // The dev stack's Stripe budget (103.5 s a delivery) x 23 calls, pipelined: no lock or grace period holds it.
+    expect(problemsOf(() => parseStackConfig(invoice({ timeoutMs: 30_000, maxNetworkRetries: 2 })))).toEqual([
+      expect.stringMatching(/^chargeguard:app\.consumers\[0\] \(usage-billing\): a message may be held .*: 23 Stripe calls x the delivery budget .* over Container Apps' 600 s termination grace period/),
+    ]);
+    const unknown = { ...goodValues(), "chargeguard:queues": [{ name: "usage-billing", flow: "refund", stripe: { timeoutMs: 1000, maxNetworkRetries: 0 } }] };
+    expect(problemsOf(() => parseStackConfig(unknown))).toEqual([expect.stringContaining("chargeguard:queues[0].flow: expected one of the runtime's flows: payment-intent, charge, invoice, meter-event")]);
+    // Without an app the queue is still tuned for every call of one message.
+    const alone = parseStackConfig({ ...goodValues(), "chargeguard:queues": [{ name: "usage-billing", flow: "invoice", stripe: { timeoutMs: 3000, maxNetworkRetries: 0 } }] });
+    expect(alone.queues[0]?.tuning.messageHoldMs).toBe(23 * 15_000);
+  });
+
   it("refuses a grace period Container Apps cannot give and a consumer without database or vault", () => {
     const values = { ...serviceValues(), "chargeguard:queues": [{ name: "usage-billing", stripe: { timeoutMs: 200_000, maxNetworkRetries: 2 } }] };
     expect(problemsOf(() => parseStackConfig(values))).toEqual([

@@ -2,17 +2,22 @@
 // - /startup and /ready: 200 once the consumer has started, which it does only after it reached the queue (a peek),
 //   opened the billing database and built its Stripe client from the vault's key; 503 before, and once stopping, so
 //   no new traffic is routed while in-flight charges drain.
-// - /live: 200 while the process still turns its event loop (the receive loop runs on it); 503 when a tick is late
-//   by more than LIVENESS_STALL_MS, and the platform restarts the replica.
+// - /live: 200 while the consumer's receive loop turns (the runtime's liveness: a message received or finished, or
+//   the broker answering a peek while the queue is idle, within a stall threshold taken from the queue's lock); 503
+//   with the reason when it stalls, and the platform restarts the replica. Before the consumer started, 200: the
+//   startup probe decides then.
 import { createServer, type Server } from "node:http";
 
-/** A tick later than this means the event loop (and with it the receive loop) is stuck. */
-export const LIVENESS_STALL_MS = 30_000;
-const TICK_MS = 1_000;
+export interface Liveness {
+  live: boolean;
+  reason?: string;
+}
 
 export interface HealthState {
   started: boolean;
   stopping: boolean;
+  /** The running consumer's liveness (`RunningConsumer.liveness`), set once it started. */
+  liveness?: () => Liveness;
 }
 
 export interface HealthServer {
@@ -20,16 +25,20 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+function answer(url: string | undefined, state: HealthState): { ok: boolean; text: string } | undefined {
+  if (url === "/startup") return { ok: state.started, text: state.started ? "ok" : "not yet" };
+  if (url === "/ready") return { ok: state.started && !state.stopping, text: state.started && !state.stopping ? "ok" : "not ready" };
+  if (url !== "/live") return undefined;
+  const liveness = state.liveness?.() ?? { live: true };
+  return { ok: liveness.live, text: liveness.live ? "ok" : `stalled: ${liveness.reason ?? "the receive loop does not turn"}` };
+}
+
 export async function startHealthServer(port: number, state: HealthState, host = "0.0.0.0"): Promise<HealthServer> {
-  let lastTick = Date.now();
-  const ticker = setInterval(() => (lastTick = Date.now()), TICK_MS);
-  ticker.unref();
   const server: Server = createServer((request, response) => {
-    const ok =
-      request.url === "/live" ? Date.now() - lastTick <= LIVENESS_STALL_MS : request.url === "/startup" ? state.started : request.url === "/ready" ? state.started && !state.stopping : undefined;
-    response.statusCode = ok === undefined ? 404 : ok ? 200 : 503;
+    const answered = answer(request.url, state);
+    response.statusCode = answered === undefined ? 404 : answered.ok ? 200 : 503;
     response.setHeader("content-type", "text/plain");
-    response.end(ok === undefined ? "not found\n" : ok ? "ok\n" : "not yet\n");
+    response.end(`${answered === undefined ? "not found" : answered.text}\n`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -39,10 +48,6 @@ export async function startHealthServer(port: number, state: HealthState, host =
   const address = server.address();
   return {
     port: typeof address === "object" && address !== null ? address.port : port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(ticker);
-        server.close(() => resolve());
-      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
-import { type HealthServer, startHealthServer } from "./health.js";
+import { type HealthServer, type HealthState, startHealthServer } from "./health.js";
 import { effectiveSettings } from "./print-settings.js";
 import { settings } from "./settings.js";
 import { startTelemetry, type TelemetryExport } from "./telemetry.js";
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   let consumer: Awaited<ReturnType<typeof startUsageBillingConsumer>>;
   let telemetry: TelemetryExport | undefined;
   let health: HealthServer | undefined;
-  const healthState = { started: false, stopping: false };
+  const healthState: HealthState = { started: false, stopping: false };
   try {
     config = readConfig();
     // Up first, answering 503 until the consumer has started: the startup probe waits, the platform sees a process.
@@ -61,6 +61,9 @@ async function main(): Promise<void> {
     return;
   }
   healthState.started = true;
+  // /live asks the runtime whether the receive loop turns (not merely whether this event loop answers).
+  const running = consumer;
+  if (running.liveness) healthState.liveness = () => running.liveness?.() ?? { live: true };
   const where = config.fullyQualifiedNamespace ?? "the connection string's namespace";
   log(`consuming ${config.queueName} on ${where} (database: ${config.databaseUrl === undefined ? config.dataDir : "DATABASE_URL"})`);
 

@@ -21,6 +21,15 @@ describe("startHealthServer", () => {
     expect([await status("/ready"), await status("/live")]).toEqual([503, 200]);
   });
 
+  it("answers /live from the consumer's receive loop once it started: 503 with the reason when it stalls", async () => {
+    let liveness: { live: boolean; reason?: string } = { live: true };
+    server = await startHealthServer(0, { started: true, stopping: false, liveness: () => liveness }, "127.0.0.1");
+    expect(await status("/live")).toBe(200);
+    liveness = { live: false, reason: "the receive loop has not turned for 4 min" };
+    const response = await fetch(`http://127.0.0.1:${server.port}/live`);
+    expect([response.status, await response.text()]).toEqual([503, "stalled: the receive loop has not turned for 4 min\n"]);
+  });
+
   it("answers 404 for any other path", async () => {
     server = await startHealthServer(0, { started: true, stopping: false }, "127.0.0.1");
     expect(await status("/")).toBe(404);

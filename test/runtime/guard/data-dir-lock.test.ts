@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dataDirHolderFile, dataDirLockFile, lockDataDirectory, staleMs } from "../../../runtime/guard/data-dir-lock.js";
+import { dataDirHolderFile, dataDirLockFile, lockDataDirectory, staleMs, type LockWaits } from "../../../runtime/guard/data-dir-lock.js";
 import { openDataDirectory } from "../../../runtime/guard/data-dir.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "chargeguard-data-dir-lock-"));
@@ -50,6 +50,39 @@ describe("the data directory's lock", () => {
     } finally {
       await holder.release();
     }
+  });
+
+  it("refuses a live holder at once (no wait for staleness), naming the directory and the holder", async () => {
+    const dir = join(scratch, "held-at-once");
+    mkdirSync(dir);
+    const holder = await lockDataDirectory(dir, () => {});
+    const pauses: number[] = [];
+    const counting: LockWaits = { now: () => Date.now(), sleep: async (ms) => void pauses.push(ms) };
+    try {
+      const refused = lockDataDirectory(dir, () => {}, counting);
+      await expect(refused).rejects.toThrow(`${dir} is in use by process ${process.pid} on ${hostname()}`);
+      expect(pauses).toEqual([]);
+    } finally {
+      await holder.release();
+    }
+  });
+
+  it("looks again at a lock that missed its refresh, and refuses once its holder refreshes it", async () => {
+    const dir = join(scratch, "late-refresh");
+    mkdirSync(dir);
+    leftBehind(dir, staleMs - 3_000, { pid: 4242, host: "replica-7" });
+    const pauses: number[] = [];
+    // The holder was only slow: it refreshes its lock while we wait.
+    const refreshing: LockWaits = {
+      now: () => Date.now(),
+      sleep: async (ms) => {
+        pauses.push(ms);
+        const at = new Date();
+        utimesSync(join(dir, dataDirLockFile), at, at);
+      },
+    };
+    await expect(lockDataDirectory(dir, () => {}, refreshing)).rejects.toThrow(`${dir} is in use by process 4242 on replica-7`);
+    expect(pauses).toEqual([1_000]);
   });
 
   it("refuses an earlier version's lock file instead of guessing whether its holder lives", async () => {

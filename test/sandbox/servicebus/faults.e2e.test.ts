@@ -197,6 +197,31 @@ describe("send and connection faults", () => {
     await receiver.close();
     expect(seen).toEqual(["before", "after"]);
   });
+
+  test("refused receive links: the subscription receives nothing and reports receive errors while peeks answer; restored, it receives", async () => {
+    const queue = harness.queue();
+    const seen: string[] = [];
+    const errors: string[] = [];
+    const receiver = harness.client.createReceiver(queue);
+    const subscription = receiver.subscribe({
+      processMessage: async (message) => {
+        seen.push(String(message.body));
+      },
+      processError: async ({ errorSource }) => void errors.push(errorSource),
+    });
+    await sendOne(queue, "before");
+    await waitFor(() => seen.length === 1);
+    const restore = harness.emulator.faults.refuseReceiveLinks(queue);
+    await sendOne(queue, "while-refused");
+    await waitFor(() => errors.includes("receive"), 15_000, "a receive error");
+    expect((await receiver.peekMessages(5)).map((message) => String(message.body))).toContain("while-refused");
+    expect(seen).toEqual(["before"]);
+    restore();
+    await waitFor(() => seen.length === 2, 60_000, "delivery once restored");
+    await subscription.close();
+    await receiver.close();
+    expect(seen).toEqual(["before", "while-refused"]);
+  });
 });
 
 describe("answers given in the same tick", () => {
