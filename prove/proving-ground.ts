@@ -131,6 +131,7 @@ function failedToRun(contender: Contender, events: number, error: unknown): Cont
     malformedDeadLettered: 0,
     malformedCharged: 0,
     unattributedCharges: 0,
+    validDeadLettered: 0,
     eventsCharged: 0,
     eventsDeclined: 0,
     wallMs: 0,

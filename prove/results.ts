@@ -6,6 +6,7 @@ import type { ProvingFlow } from "./flows.js";
 import type { ContenderMetrics } from "./metrics.js";
 import type { TelemetrySummary } from "./telemetry-reader.js";
 import type { ScaleInCounts } from "./replica-fleet.js";
+import type { ScenarioFigures } from "./scenario-figures.js";
 
 export type ContenderKind = "example" | "generated";
 
@@ -23,6 +24,8 @@ export interface ContenderResult {
   scaleIns?: ScaleInCounts;
   /** `chargeguard audit` of the contender's Stripe account beside the ground truth (not for meter events). */
   accountAudit?: AccountAudit;
+  /** A degraded scenario's figures (scenario runs only). */
+  scenario?: ScenarioFigures;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;

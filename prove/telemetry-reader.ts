@@ -32,6 +32,10 @@ export interface TelemetrySummary {
   duplicatesPrevented: Record<string, number>;
   /** The same, by who stopped the duplicate (guard_billed, guard_declined, guard_busy, stripe_replayed). */
   duplicatesPreventedBy: Record<string, number>;
+  /** `chargeguard.dependency.paused`: seconds intake stood paused, by dependency, summed over the replicas. */
+  pausedSeconds?: Record<string, number>;
+  /** `chargeguard.dependency.throttled`: requests answered 429, by dependency. */
+  throttled?: Record<string, number>;
 }
 
 export class ContenderTelemetry {
@@ -58,6 +62,8 @@ export class ContenderTelemetry {
       outcomes: by(metricNames.outcomes, attributeNames.outcome),
       duplicatesPrevented: by(metricNames.duplicatesPrevented, attributeNames.source),
       duplicatesPreventedBy: by(metricNames.duplicatesPrevented, attributeNames.preventedBy),
+      pausedSeconds: by(metricNames.dependencyPaused, attributeNames.dependency),
+      throttled: by(metricNames.dependencyThrottled, attributeNames.dependency),
     };
   }
 

@@ -47,6 +47,9 @@ function connect(context: ConsumerContext): BillingDatabase {
   }
   if (context.databaseUrl) {
     const pool = new pg.Pool({ connectionString: context.databaseUrl, max: 4 });
+    // An idle connection reset by a failover must not end the process (the seeds' drivers do not crash on it either):
+    // the failure these consumers show is in their billing, not in an unhandled 'error' event.
+    pool.on("error", () => {});
     return {
       query: async <Row extends object>(sql: string, params?: unknown[]) =>
         (await pool.query(sql, params)) as unknown as { rows: Row[] },
