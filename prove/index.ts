@@ -9,4 +9,5 @@ export { runPassed, toJson, type ProvingGroundResult } from "./results.js";
 export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";
 export { parseScenarioNames, scenarioCatalogue, scenarioNames, virtualTimeFactor, type ScenarioName } from "./scenarios.js";
-export { runScenarios, scenarioDefaults, scenariosPassed, type ScenarioOutcome } from "./scenario-run.js";
+export { runScenarios, scenarioDefaults, type ScenarioOutcome } from "./scenario-run.js";
+export { scenariosPassed } from "./scenario-report.js";

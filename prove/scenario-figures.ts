@@ -37,7 +37,7 @@ export interface ScenarioFigures {
     throttled: number;
     /** throttled / (admitted + throttled). */
     throttledShare: number;
-    /** admitted / (perSecond x seconds until drained). */
+    /** admitted / (perSecond x seconds until the last card attempt, at least 1). */
     budgetUsed: number;
     /** The drain at exactly the budget: one request per valid event / perSecond. */
     idealDrainMs: number;
@@ -78,7 +78,9 @@ export function scenarioFigures(inputs: FigureInputs): ScenarioFigures {
   if (spec.rateLimit) {
     const admitted = counts.admitted ?? 0;
     const throttled = counts.metDegradation;
-    const seconds = Math.max(0.001, (inputs.drainedAt - inputs.began) / 1000);
+    // While the backlog was billed: to the last card attempt (the drain's tail is duplicates waiting out a lease).
+    const billedAt = inputs.lastAttemptAt ?? inputs.drainedAt;
+    const seconds = Math.max(1, (billedAt - inputs.began) / 1000);
     figures.rateLimit = {
       perSecond: spec.rateLimit.global.perSecond,
       admitted,
@@ -109,7 +111,7 @@ export function describeScenarioFigures(figures: ScenarioFigures): [string, stri
     const r = figures.rateLimit;
     rows.push(["Stripe budget", `${r.perSecond}/s: ${Math.round(r.budgetUsed * 100)}% used, ${(r.throttledShare * 100).toFixed(1)}% of requests answered 429 (${r.throttled.toLocaleString("en-US")}); the ideal drain ${seconds(r.idealDrainMs)}`]);
   }
-  if (figures.pausedSeconds !== undefined) rows.push(["intake paused", `${figures.pausedSeconds} replica-seconds (telemetry)`]);
+  if (figures.pausedSeconds !== undefined) rows.push(["intake paused", `${figures.pausedSeconds} replica-seconds (telemetry, summed over the replicas)`]);
   const since = figures.windowMs > 0 ? "after recovery" : "after start";
   if (figures.billedAfterRecoveryMs !== undefined) rows.push([`billed ${since}`, `${seconds(figures.billedAfterRecoveryMs)} (the last card attempt at Stripe, whole seconds)`]);
   if (figures.drainAfterRecoveryMs !== undefined) rows.push([`drained ${since}`, seconds(figures.drainAfterRecoveryMs)]);

@@ -88,8 +88,3 @@ export async function runScenarios(options: ScenarioRunOptions): Promise<Scenari
     return { scenario, contenders: results.filter((_, index) => jobs[index]!.scenario === scenario) };
   });
 }
-
-/** Every scenario that ran: the generated consumer passed it. */
-export function scenariosPassed(outcomes: readonly ScenarioOutcome[]): boolean {
-  return outcomes.every((outcome) => outcome.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS")));
-}

@@ -7,7 +7,9 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
+import type { MeterProvider as ApiMeterProvider } from "@opentelemetry/api";
 import { attributeNames, metricNames } from "../runtime/telemetry/index.js";
+import { distinctObservations } from "./observable-instruments.js";
 
 /** Collects on demand; nothing is exported in the background. */
 export class PullMetricReader extends MetricReader {
@@ -40,7 +42,9 @@ export interface TelemetrySummary {
 
 export class ContenderTelemetry {
   readonly #reader = new PullMetricReader();
-  readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
+  readonly #provider = new MeterProvider({ readers: [this.#reader] });
+  /** What the replicas get: their observations kept apart, so a sum over them is a sum (observable-instruments.ts). */
+  readonly meterProvider: ApiMeterProvider = distinctObservations(this.#provider);
 
   async points(): Promise<DataPoint[]> {
     const { resourceMetrics, errors } = await this.#reader.collect();
@@ -68,7 +72,7 @@ export class ContenderTelemetry {
   }
 
   shutdown(): Promise<void> {
-    return this.meterProvider.shutdown();
+    return this.#provider.shutdown();
   }
 }
 

@@ -23,8 +23,9 @@ const createTable = `
     PRIMARY KEY (customer_id, billing_period)
   )`;
 
-// Two replicas creating the table at the same instant on a real server can collide on the catalog.
-const alreadyCreated = new Set(["23505", "42P07"]);
+// Two replicas creating the table at the same instant on a real server can collide on the catalog (the table, its
+// row type: 42710 duplicate_object).
+const alreadyCreated = new Set(["23505", "42P07", "42710"]);
 
 export async function openBillingDatabase(context: ConsumerContext): Promise<BillingDatabase> {
   const database = connect(context);
