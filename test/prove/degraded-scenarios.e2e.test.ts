@@ -1,8 +1,8 @@
 // The degraded scenarios (issue 21) at a small scale, all five at once on real emulators, real SDKs and a real
 // PostgreSQL (TEST_DATABASE_URL, or one started for this file): the generated consumer bills every valid event once
 // through each (0 duplicates, 0 lost, 0 dead-lettered), and the naive contender fails where its pattern says it will
-// (dead letters after a 30-minute Stripe outage and a 10-minute vault outage, billings lost on a hung database) and
-// presses the dependency harder while it is down.
+// (dead letters after a 30-minute Stripe outage and a 20-minute vault outage, billings lost on a hung database), and
+// presses a throttled Stripe and a failing-over database harder.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContenderResult } from "../../prove/results.js";
 import { runScenarios, type ScenarioOutcome } from "../../prove/scenario-run.js";
@@ -53,7 +53,6 @@ describe("degraded scenarios, 100 events each", () => {
     expect(naive.metrics.duplicateCharges).toBe(0);
     expect(naive.verdict).toMatch(/^FAIL: \d+ valid event\(s\) dead-lettered/);
     const generated = contender("stripe-outage", "generated").scenario!;
-    expect(naive.scenario!.requestsWhileDegraded).toBeGreaterThan(generated.requestsWhileDegraded);
     // The breakers: while Stripe is down the generated fleet sends at most 2 requests/s per replica.
     expect(generated.requestsPerReplicaSecond).toBeLessThanOrEqual(2);
     expect(generated.pausedSeconds).toBeGreaterThan(0);
