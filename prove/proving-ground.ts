@@ -116,7 +116,7 @@ function runInWorker(
 }
 
 /** A contender the harness could not run at all still gets a row, with the reason, instead of ending the run. */
-function failedToRun(contender: Contender, events: number, error: unknown): ContenderResult {
+export function failedToRun(contender: Contender, events: number, error: unknown): ContenderResult {
   const metrics = {
     events,
     deliveries: 0,

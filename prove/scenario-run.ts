@@ -6,6 +6,7 @@ import { generatedConsumerName, selectContenders, contenders as chaosContenders,
 import { FreshDatabases } from "./fresh-databases.js";
 import { planFaults } from "./faults.js";
 import { runInLanes } from "./lanes.js";
+import { failedToRun } from "./proving-ground.js";
 import type { ContenderResult } from "./results.js";
 import { runContender } from "./run-contender.js";
 import { scenarioSpecs, wallMsOf, type ScenarioName } from "./scenarios.js";
@@ -75,8 +76,9 @@ export async function runScenarios(options: ScenarioRunOptions): Promise<Scenari
         ...(log ? { log } : {}),
       });
     } catch (error) {
+      // A run the harness could not finish (a database it could not create) still gets its row, with the reason.
       log?.(`${contender.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      throw error;
+      return failedToRun(contender, events, error);
     } finally {
       options.onProgress?.(++done, jobs.length);
     }
