@@ -1,20 +1,24 @@
-// The replicas of a contender share one meter provider (one in-memory reader for the contender). Their observable
-// instruments (the breakers' paused seconds and states, the guard's gauges) then observe the same attribute sets, and
-// the SDK keeps one observation per set, not their sum: the paused seconds read back as one replica's. This wrapper
-// tags each registration's observations with its own `prove.registration` attribute, so each replica's are kept
-// apart and the harness's sums over them are sums. Counters and histograms are untouched (the SDK adds those up).
+// The replicas of a contender share one meter provider (one in-memory reader for the contender). Their per-replica
+// observable instruments (each breaker's paused seconds and state) then observe the same attribute sets, and the SDK
+// keeps one observation per set, not their sum: the paused seconds read back as one replica's. This wrapper tags the
+// observations of those instruments, registration by registration, with `registrationAttribute`, so each replica's
+// are kept apart; the reader sums them back into one point per attribute set (telemetry-reader.ts). Everything else
+// is untouched: counters the SDK adds up, and the guard's gauges, which every replica observes alike from the table.
 import type { Meter, MeterProvider, Observable, ObservableCallback, ObservableResult } from "@opentelemetry/api";
 
 const observableFactories = new Set(["createObservableCounter", "createObservableGauge", "createObservableUpDownCounter"]);
 
-export function distinctObservations(provider: MeterProvider): MeterProvider {
+export const registrationAttribute = "prove.registration";
+
+/** `perReplica`: the instrument names whose observations are one replica's own. */
+export function distinctObservations(provider: MeterProvider, perReplica: ReadonlySet<string>): MeterProvider {
   let registrations = 0;
   const tagged = (instrument: Observable, registration: number): Observable => {
     const wrapped = new Map<ObservableCallback, ObservableCallback>();
     return {
       addCallback(callback) {
         const inner: ObservableCallback = (result: ObservableResult) =>
-          callback({ observe: (value, attributes) => result.observe(value, { ...attributes, "prove.registration": registration }) });
+          callback({ observe: (value, attributes) => result.observe(value, { ...attributes, [registrationAttribute]: registration }) });
         wrapped.set(callback, inner);
         instrument.addCallback(inner);
       },
@@ -33,7 +37,10 @@ export function distinctObservations(provider: MeterProvider): MeterProvider {
           const value: unknown = Reflect.get(target, property);
           if (typeof value !== "function") return value;
           if (typeof property === "string" && observableFactories.has(property)) {
-            return (...args: unknown[]) => tagged((value as (...a: unknown[]) => Observable).apply(target, args), registrations++);
+            return (...args: unknown[]) => {
+              const instrument = (value as (...a: unknown[]) => Observable).apply(target, args);
+              return perReplica.has(String(args[0])) ? tagged(instrument, registrations++) : instrument;
+            };
           }
           return (value as (...a: unknown[]) => unknown).bind(target);
         },
