@@ -125,7 +125,7 @@ export function register(program: Command): void {
     .option("--no-chaos", "skip the chaos run: only the degraded scenarios")
     .option(
       "--scenario-events <n>",
-      `billing events per degraded scenario (default ${scenarioDefaults.events})`,
+      "billing events per degraded scenario",
       boundedInteger("--scenario-events", provingGroundLimits.events),
       scenarioDefaults.events,
     )
@@ -140,7 +140,7 @@ export function register(program: Command): void {
         "  e.g. npx chargeguard prove --no-chaos --degraded; the database ones need PostgreSQL:\n" +
         "  node scripts/with-postgres.mjs -- npx chargeguard prove --no-chaos --scenarios database-failover,database-hang\n\n" +
         "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
-        "generated consumer passes. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
+        "generated consumer passes, in the chaos run and in every degraded scenario that ran. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
     )
     .action(runProve);
 }
