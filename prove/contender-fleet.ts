@@ -23,6 +23,8 @@ export interface ContenderFleetOptions {
   faults: ArmedFaults;
   /** Logs a line of the contender's (the caller names the contender). */
   log(line: string): void;
+  /** A degraded scenario's additions (scaled durations, the vault, the database behind its proxy). */
+  extraContext?: Record<string, unknown>;
 }
 
 export async function createContenderFleet(options: ContenderFleetOptions): Promise<ReplicaFleet> {
@@ -46,6 +48,7 @@ export async function createContenderFleet(options: ContenderFleetOptions): Prom
       maxConcurrentCalls: settings.maxConcurrentCalls,
       retryPolicy: settings.retryPolicy,
       ...contenderContext,
+      ...options.extraContext,
       meterProvider: sandbox.telemetry.meterProvider,
       log,
     },

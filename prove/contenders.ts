@@ -95,5 +95,5 @@ export function selectContenders(all: readonly Contender[], names: readonly stri
 }
 
 export function describeExpectedFailure(failure: ExpectedFailure): string {
-  return { duplicateCharges: "duplicate charges", lostBillings: "lost billings", repeatedDeclines: "repeated declines" }[failure];
+  return { duplicateCharges: "duplicate charges", lostBillings: "lost billings", repeatedDeclines: "repeated declines", deadLettered: "valid events dead-lettered" }[failure];
 }

@@ -3,6 +3,7 @@
 import { formatCents } from "./metrics.js";
 import type { ProvingGroundResult } from "./results.js";
 import { describeScale } from "./run-scale.js";
+import { renderScenarioHtml } from "./scenario-report.js";
 
 const barHeight = 26;
 const labelWidth = 230;
@@ -69,6 +70,7 @@ ${bars}
 <tbody>
 ${table}
 </tbody></table>
+${renderScenarioHtml(result.scenarios ?? [], escape)}
 </body></html>
 `;
 }

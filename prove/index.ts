@@ -8,3 +8,6 @@ export { provingGroundDefaults, provingGroundFull, provingGroundLimits, runProvi
 export { runPassed, toJson, type ProvingGroundResult } from "./results.js";
 export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";
+export { parseScenarioNames, scenarioCatalogue, scenarioNames, virtualTimeFactor, type ScenarioName } from "./scenarios.js";
+export { runScenarios, scenarioDefaults, type ScenarioOutcome } from "./scenario-run.js";
+export { scenariosPassed } from "./scenario-report.js";

@@ -1,14 +1,13 @@
 // The judgement of one contender once its fleet has stopped: the ground truth measured at the emulators (what reached
 // Stripe, what was dead-lettered, the consumer's recorded declines), `chargeguard audit`'s view of the same Stripe
 // account beside it, the contender's own telemetry, and the verdict.
-import type { PGlite } from "@electric-sql/pglite";
 import { auditContenderAccount } from "./account-audit.js";
 import type { ContenderAccount } from "./contender-account.js";
 import { contenderQueue, sandboxStripeKey, type ContenderSandbox } from "./contender-sandbox.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import type { FaultPlan } from "./faults.js";
 import { deadLetteredEventIds, measure, verdict } from "./metrics.js";
-import { deadLetters, recordedEvents } from "./observe.js";
+import { deadLetters, recordedEvents, type SqlReader } from "./observe.js";
 import type { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./results.js";
 import type { Workload } from "./workload.js";
@@ -18,7 +17,8 @@ export interface ContenderJudgement {
   workload: Workload;
   plan: FaultPlan;
   sandbox: Pick<ContenderSandbox, "servicebus" | "stripe" | "telemetry">;
-  pglite: PGlite;
+  /** The contender's records (its PGlite, or a scenario's PostgreSQL). */
+  records: SqlReader;
   account: ContenderAccount;
   fleet: ReplicaFleet;
   wallMs: number;
@@ -37,7 +37,7 @@ export async function judgeContender(run: ContenderJudgement): Promise<Contender
     paymentIntents: account.shape.objects(stripe.ledger),
     deadLetters: deadLetters(snapshot, account.directory, account.workloadBody),
     deliveries: servicebus.counts(contenderQueue).deliveries,
-    recordedDeclines: (await recordedEvents(run.pglite, workload, contender.flow)).declined,
+    recordedDeclines: (await recordedEvents(run.records, workload, contender.flow)).declined,
     ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
     wallMs: run.wallMs,
   });

@@ -54,6 +54,8 @@ export interface ContenderMetrics {
   malformedCharged: number;
   /** Succeeded charges that match no event of the workload. */
   unattributedCharges: number;
+  /** Valid events found in the dead-letter queue and never charged (a spend cap's refusals; in a degraded scenario, a failure). */
+  validDeadLettered: number;
   wallMs: number;
 }
 
@@ -90,6 +92,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
   let repeatedDeclines = 0;
   let malformedCharged = 0;
   let malformedDeadLettered = 0;
+  let validDeadLettered = 0;
   for (const event of workload.events) {
     const charges = succeeded.get(event.id) ?? 0;
     const declines = declined.get(event.id) ?? 0;
@@ -100,6 +103,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
       else if (malformedWithReason.has(event.id)) malformedDeadLettered++;
       continue;
     }
+    if (charges === 0 && deadLetteredEvents.has(event.id)) validDeadLettered++;
     const resolved = charges > 0 || declines > 0 || observed.recordedDeclines?.has(event.id) === true || deadLetteredEvents.has(event.id);
     if (!resolved) lostBillings++;
   }
@@ -125,6 +129,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
     malformedDeadLettered,
     malformedCharged,
     unattributedCharges,
+    validDeadLettered,
     wallMs: observed.wallMs,
   };
 }
@@ -141,8 +146,14 @@ export function deadLetteredEventIds(workload: Workload, letters: readonly DeadL
 }
 
 /** What went wrong, worst first; empty when the contender did everything right. */
-export function failures(metrics: ContenderMetrics): string[] {
+export interface VerdictOptions {
+  /** Degraded scenarios: an event dead-lettered though nothing was wrong with it is a failure. */
+  validDeadLetteredFails?: boolean;
+}
+
+export function failures(metrics: ContenderMetrics, options: VerdictOptions = {}): string[] {
   const found: string[] = [];
+  if (options.validDeadLetteredFails && metrics.validDeadLettered > 0) found.push(`${metrics.validDeadLettered} valid event(s) dead-lettered`);
   if (metrics.duplicateCharges > 0) found.push(`${metrics.duplicateCharges} duplicate charge(s)`);
   if (metrics.overCapCents > 0) found.push(`${formatCents(metrics.overCapCents)} over the spend cap`);
   if (metrics.lostBillings > 0) found.push(`${metrics.lostBillings} lost billing(s)`);
@@ -154,8 +165,8 @@ export function failures(metrics: ContenderMetrics): string[] {
   return found;
 }
 
-export function verdict(metrics: ContenderMetrics): string {
-  const found = failures(metrics);
+export function verdict(metrics: ContenderMetrics, options: VerdictOptions = {}): string {
+  const found = failures(metrics, options);
   return found.length === 0
     ? `PASS: every valid event billed or declined exactly once, every malformed event dead-lettered with a reason`
     : `FAIL: ${found.join(", ")}`;

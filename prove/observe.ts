@@ -1,6 +1,5 @@
 // Reads what a run left behind into the metrics' terms: the dead-letter queue, and the declines the contender
 // recorded in its own billing_records table (if it keeps one). Card attempts are read per flow (flows.ts).
-import type { PGlite } from "@electric-sql/pglite";
 import type { QueueSnapshot } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
 import type { DeadLetter } from "./metrics.js";
@@ -16,6 +15,11 @@ export function deadLetters(snapshot: QueueSnapshot, directory: CustomerDirector
   }));
 }
 
+/** What the judgement reads a contender's records through: the shared PGlite, or a pool on a scenario's PostgreSQL. */
+export interface SqlReader {
+  query<Row>(sql: string): Promise<{ rows: Row[] }>;
+}
+
 export interface RecordedEvents {
   /** Event ids with a record row (any state); undefined when the contender keeps no such table. */
   recorded: Set<string> | undefined;
@@ -28,7 +32,7 @@ export interface RecordedEvents {
  * table's) by (customer, period); for the other flows guard_records rows by their identity, a usage id (the event's
  * id) or a (customer, period).
  */
-export async function recordedEvents(database: PGlite, workload: Workload, flow: ProvingFlow): Promise<RecordedEvents> {
+export async function recordedEvents(database: SqlReader, workload: Workload, flow: ProvingFlow): Promise<RecordedEvents> {
   const table = flow === "payment-intent" ? "billing_records" : "guard_records";
   let rows: Record<string, unknown>[];
   try {

@@ -116,7 +116,7 @@ function runInWorker(
 }
 
 /** A contender the harness could not run at all still gets a row, with the reason, instead of ending the run. */
-function failedToRun(contender: Contender, events: number, error: unknown): ContenderResult {
+export function failedToRun(contender: Contender, events: number, error: unknown): ContenderResult {
   const metrics = {
     events,
     deliveries: 0,
@@ -131,6 +131,7 @@ function failedToRun(contender: Contender, events: number, error: unknown): Cont
     malformedDeadLettered: 0,
     malformedCharged: 0,
     unattributedCharges: 0,
+    validDeadLettered: 0,
     eventsCharged: 0,
     eventsDeclined: 0,
     wallMs: 0,

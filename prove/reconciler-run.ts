@@ -10,6 +10,8 @@ import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
   database: PGlite;
+  /** The contender's PostgreSQL (a degraded-database scenario), in place of `database`. */
+  databaseUrl?: string;
   clock: AdjustableClock;
   stripe: StripeSettings;
   periodCapCents?: number;
@@ -26,7 +28,7 @@ export async function runReconciler(run: ReconcilerRun): Promise<void> {
   run.clock.advance(cronDelayMs);
   const stripe = operatorStripe(run.stripe);
   const guard = await BillingGuard.open({
-    pglite: run.database,
+    ...databaseOf(run),
     clock: run.clock,
     ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
   });
@@ -51,7 +53,7 @@ export async function runFlowReconciler(run: ReconcilerRun): Promise<void> {
   run.clock.advance(cronDelayMs);
   const stripe = operatorStripe(run.stripe);
   const guard = await Guard.open({
-    pglite: run.database,
+    ...databaseOf(run),
     clock: run.clock,
     ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
   });
@@ -78,4 +80,8 @@ function operatorStripe(settings: StripeSettings): StripeAccess {
     maxNetworkRetries: 2,
     ...(settings.apiBase === undefined ? {} : { apiBase: settings.apiBase }),
   });
+}
+
+function databaseOf(run: ReconcilerRun): { databaseUrl: string } | { pglite: PGlite } {
+  return run.databaseUrl === undefined ? { pglite: run.database } : { databaseUrl: run.databaseUrl };
 }

@@ -6,6 +6,9 @@ import type { ProvingFlow } from "./flows.js";
 import type { ContenderMetrics } from "./metrics.js";
 import type { TelemetrySummary } from "./telemetry-reader.js";
 import type { ScaleInCounts } from "./replica-fleet.js";
+import type { ScenarioFigures } from "./scenario-figures.js";
+import { scenariosPassed, scenariosToJson, type ScenarioJson } from "./scenario-report.js";
+import type { ScenarioOutcome } from "./scenario-run.js";
 
 export type ContenderKind = "example" | "generated";
 
@@ -23,6 +26,8 @@ export interface ContenderResult {
   scaleIns?: ScaleInCounts;
   /** `chargeguard audit` of the contender's Stripe account beside the ground truth (not for meter events). */
   accountAudit?: AccountAudit;
+  /** A degraded scenario's figures (scenario runs only). */
+  scenario?: ScenarioFigures;
   verdict: string;
   /** Set when the harness could not run the contender to the end (the metrics then cover what happened). */
   error?: string;
@@ -37,6 +42,8 @@ export interface ProvingGroundResult {
   replicas: number;
   faults: FaultName[];
   contenders: ContenderResult[];
+  /** The degraded scenarios, when the run had any (`--scenarios`, `--degraded`, `--full`). */
+  scenarios?: ScenarioOutcome[];
   wallMs: number;
 }
 
@@ -79,11 +86,13 @@ export interface ProvingGroundJson {
   /** The run's verdict: the generated consumer passed (the broken examples are expected to fail). */
   passed: boolean;
   contenders: ContenderJson[];
+  /** Present when the run had degraded scenarios. */
+  scenarios?: ScenarioJson[];
 }
 
 /** The run passes when every generated contender run passes; broken examples failing is what they are there to show. */
-export function runPassed(result: Pick<ProvingGroundResult, "contenders">): boolean {
-  return result.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS"));
+export function runPassed(result: Pick<ProvingGroundResult, "contenders" | "scenarios">): boolean {
+  return result.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS")) && scenariosPassed(result.scenarios ?? []);
 }
 
 export function toJson(result: ProvingGroundResult): ProvingGroundJson {
@@ -114,5 +123,6 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       ...(accountAudit ? { accountAudit } : {}),
       wallMs: metrics.wallMs,
     })),
+    ...(result.scenarios ? { scenarios: scenariosToJson(result.scenarios) } : {}),
   };
 }

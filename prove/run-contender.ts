@@ -7,7 +7,8 @@ import { prepareContenderAccount } from "./contender-account.js";
 import { armContenderFaults } from "./contender-faults.js";
 import { createContenderFleet } from "./contender-fleet.js";
 import { drainPhases } from "./contender-phases.js";
-import { contenderQueue, sandboxStripeKey, startContenderSandbox } from "./contender-sandbox.js";
+import { contenderQueue, sandboxStripeKey, startContenderSandbox, type ContenderSandbox } from "./contender-sandbox.js";
+import { verdict } from "./metrics.js";
 import type { Contender } from "./contenders.js";
 import type { FreshDatabases } from "./fresh-databases.js";
 import type { FaultPlan } from "./faults.js";
@@ -17,6 +18,8 @@ import type { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./results.js";
 import type { HarnessSettings } from "./settings.js";
 import type { Workload } from "./workload.js";
+import { armScenario, type ArmedScenario, type ScenarioRun } from "./scenario-arm.js";
+import { splitSends } from "./scenarios.js";
 
 export interface ContenderRunOptions {
   contender: Contender;
@@ -28,6 +31,8 @@ export interface ContenderRunOptions {
   /** Share of the contender's work done so far, 0..1 (for a progress bar). */
   onProgress?(done: number): void;
   log?(line: string): void;
+  /** A degraded scenario (scenarios.ts) instead of per-event faults alone. */
+  scenario?: ScenarioRun;
 }
 
 export async function runContender(options: ContenderRunOptions): Promise<ContenderResult> {
@@ -41,13 +46,18 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
   try {
     const sandbox = await startContenderSandbox(settings, options.databases, clock, cleanup);
     const account = await prepareContenderAccount(contender, workload, sandbox.stripe, clock);
-    const faults = armContenderFaults({ plan, settings, seed: workload.seed, sandbox, account });
+    const scenario = options.scenario
+      ? await armScenario({ run: options.scenario, kind: contender.kind, label: contender.name, sandbox, workload, clock, cleanup })
+      : undefined;
+    const armed = armContenderFaults({ plan, settings, seed: workload.seed, sandbox, account });
+    const faults = scenario ? { ...armed, slowCallsRunning: () => armed.slowCallsRunning() || scenario.busy() } : armed;
     const sender = sandbox.client.createSender(contenderQueue);
     const initial = workloadMessages(workload, account.directory, account.sendBodyOf);
-    await sendAll(sender, initial);
+    const sends = scenario ? splitSends(initial, scenario.spec, workload.seed) : { first: initial, during: [] };
+    await sendAll(sender, sends.first);
     const pglite = await sandbox.database;
-    log(`ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${initial.length} messages sent)`);
-    fleet = await createContenderFleet({ contender, settings, plan, replicas, sandbox, pglite, clock, faults, log });
+    log(`ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${sends.first.length} messages sent)`);
+    fleet = await createContenderFleet({ contender, settings, plan, replicas, sandbox, pglite, clock, faults, log, ...(scenario ? { extraContext: scenario.context } : {}) });
 
     const started = Date.now();
     let progress = 0;
@@ -56,14 +66,18 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       options.onProgress?.(progress);
     };
     await fleet.start();
+    scenario?.begin(() => sendAll(sender, sends.during));
     const phases = { contender, workload, plan, settings, clock, sandbox, sender, pglite, account, fleet, faults };
     const outcome = await drainPhases({ ...phases, initialMessages: initial.length, started, report, log });
+    // The queue had been empty for the quiet period when it was called settled.
+    const drainedAt = Date.now() - settings.quietMs;
     let error = outcome === "timed-out" ? `did not settle within ${Math.round(settings.contenderTimeoutMs / 1000)} s` : undefined;
     await fleet.stop();
     if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
     // What an operator runs once the fleet stopped (the generated consumer's reconciler, as from cron).
     await contender.afterRun?.({
       database: pglite,
+      ...(scenario?.database ? { databaseUrl: scenario.database.directUrl } : {}),
       clock,
       stripe: { apiKey: sandboxStripeKey, apiBase: sandbox.stripe.apiBase },
       ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
@@ -71,9 +85,24 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       log,
     });
     report(1);
-    return await judgeContender({ contender, workload, plan, sandbox, pglite, account, fleet, wallMs: Date.now() - started, error, log });
+    const judged = await judgeContender({ contender, workload, plan, sandbox, records: scenario?.database?.reader ?? pglite, account, fleet, wallMs: Date.now() - started, error, log });
+    return scenario ? await withScenario(judged, scenario, drainedAt, replicas, sandbox) : judged;
   } finally {
     await fleet?.stop();
     await cleanup.run((label, outcome) => log(`cleanup of the ${label}: ${outcome}`));
   }
+}
+
+/** A scenario's figures on the contender's row, and its verdict: there, a valid event dead-lettered is a failure too. */
+async function withScenario(
+  judged: ContenderResult,
+  scenario: ArmedScenario,
+  drainedAt: number,
+  replicas: number,
+  { telemetry, stripe }: Pick<ContenderSandbox, "telemetry" | "stripe">,
+): Promise<ContenderResult> {
+  const paused = (await telemetry.summary()).pausedSeconds?.[scenario.spec.dependency];
+  const created = stripe.ledger.charges().map((charge) => charge.created * 1000);
+  const figures = scenario.figures(drainedAt, replicas, judged.kind === "generated" ? (paused ?? 0) : paused, created.length > 0 ? Math.max(...created) : undefined);
+  return { ...judged, scenario: figures, verdict: verdict(judged.metrics, { validDeadLetteredFails: true }) };
 }

@@ -3,6 +3,7 @@ import { describeAccountAudit } from "./account-audit.js";
 import { formatCents } from "./metrics.js";
 import type { ContenderResult, ProvingGroundResult } from "./results.js";
 import { describeScale } from "./run-scale.js";
+import { renderScenarioTables } from "./scenario-report.js";
 
 /** What each flow creates at Stripe (the JSON's `paymentIntents` count). */
 const flowObjects: Record<ContenderResult["flow"], string> = {
@@ -13,6 +14,9 @@ const flowObjects: Record<ContenderResult["flow"], string> = {
 };
 
 export function renderTables(result: ProvingGroundResult): string {
+  const scenarios = renderScenarioTables(result.scenarios ?? []);
+  // A run of the degraded scenarios alone (`--no-chaos`).
+  if (result.contenders.length === 0 && scenarios !== "") return [`chargeguard proving ground: seed ${result.seed}`, "", scenarios].join("\n");
   const header = [
     `chargeguard proving ground: seed ${result.seed}`,
     describeScale(result),
@@ -22,7 +26,7 @@ export function renderTables(result: ProvingGroundResult): string {
   const blocks = result.contenders.map(renderContender);
   const passed = result.contenders.filter((contender) => contender.verdict.startsWith("PASS")).map((c) => c.name);
   const footer = [`${passed.length} of ${result.contenders.length} contenders passed${passed.length > 0 ? `: ${passed.join(", ")}` : ""} (total ${(result.wallMs / 1000).toFixed(1)} s)`];
-  return [...header, ...blocks, ...footer].join("\n");
+  return [...header, ...blocks, ...(scenarios === "" ? [] : [scenarios]), ...footer].join("\n");
 }
 
 function renderContender(contender: ContenderResult): string {

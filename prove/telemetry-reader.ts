@@ -7,7 +7,9 @@ import {
   MetricReader,
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics";
+import type { MeterProvider as ApiMeterProvider } from "@opentelemetry/api";
 import { attributeNames, metricNames } from "../runtime/telemetry/index.js";
+import { distinctObservations, registrationAttribute } from "./observable-instruments.js";
 
 /** Collects on demand; nothing is exported in the background. */
 export class PullMetricReader extends MetricReader {
@@ -32,16 +34,22 @@ export interface TelemetrySummary {
   duplicatesPrevented: Record<string, number>;
   /** The same, by who stopped the duplicate (guard_billed, guard_declined, guard_busy, stripe_replayed). */
   duplicatesPreventedBy: Record<string, number>;
+  /** `chargeguard.dependency.paused`: seconds intake stood paused, by dependency, summed over the replicas. */
+  pausedSeconds?: Record<string, number>;
+  /** `chargeguard.dependency.throttled`: requests answered 429, by dependency. */
+  throttled?: Record<string, number>;
 }
 
 export class ContenderTelemetry {
   readonly #reader = new PullMetricReader();
-  readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
+  readonly #provider = new MeterProvider({ readers: [this.#reader] });
+  /** What the replicas get: their observations kept apart, so a sum over them is a sum (observable-instruments.ts). */
+  readonly meterProvider: ApiMeterProvider = distinctObservations(this.#provider, new Set([metricNames.dependencyPaused, metricNames.breakerState]));
 
   async points(): Promise<DataPoint[]> {
     const { resourceMetrics, errors } = await this.#reader.collect();
     if (errors.length > 0) throw new AggregateError(errors, "metric collection failed");
-    return dataPoints(resourceMetrics);
+    return mergeRegistrations(dataPoints(resourceMetrics));
   }
 
   async summary(): Promise<TelemetrySummary> {
@@ -58,11 +66,13 @@ export class ContenderTelemetry {
       outcomes: by(metricNames.outcomes, attributeNames.outcome),
       duplicatesPrevented: by(metricNames.duplicatesPrevented, attributeNames.source),
       duplicatesPreventedBy: by(metricNames.duplicatesPrevented, attributeNames.preventedBy),
+      pausedSeconds: by(metricNames.dependencyPaused, attributeNames.dependency),
+      throttled: by(metricNames.dependencyThrottled, attributeNames.dependency),
     };
   }
 
   shutdown(): Promise<void> {
-    return this.meterProvider.shutdown();
+    return this.#provider.shutdown();
   }
 }
 
@@ -75,6 +85,28 @@ export function dataPoints(resourceMetrics: ResourceMetrics): DataPoint[] {
         const value = histogram ? (point.value as { count: number }).count : (point.value as number);
         out.push({ name: metric.descriptor.name, attributes: { ...point.attributes }, value });
       }
+    }
+  }
+  return out;
+}
+
+/** The replicas' own observations of one attribute set, summed back into one point (observable-instruments.ts). */
+function mergeRegistrations(points: DataPoint[]): DataPoint[] {
+  const merged = new Map<string, DataPoint>();
+  const out: DataPoint[] = [];
+  for (const point of points) {
+    if (!(registrationAttribute in point.attributes)) {
+      out.push(point);
+      continue;
+    }
+    const { [registrationAttribute]: _registration, ...attributes } = point.attributes;
+    const key = JSON.stringify([point.name, Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b))]);
+    const existing = merged.get(key);
+    if (existing) existing.value += point.value;
+    else {
+      const fresh = { name: point.name, attributes, value: point.value };
+      merged.set(key, fresh);
+      out.push(fresh);
     }
   }
   return out;

@@ -14,9 +14,16 @@ import {
   provingGroundFull,
   provingGroundLimits,
   renderHtmlReport,
+  parseScenarioNames,
   renderTables,
   runPassed,
   runProvingGround,
+  runScenarios,
+  scenarioCatalogue,
+  scenarioDefaults,
+  scenarioNames,
+  virtualTimeFactor,
+  type ScenarioName,
   selectContenders,
   toJson,
   type ProvingGroundResult,
@@ -36,6 +43,11 @@ interface ProveOptions {
   report?: string;
   verbose?: boolean;
   scaleInGraceMs?: number;
+  scenarios?: string;
+  degraded?: boolean;
+  chaos: boolean;
+  scenarioEvents: number;
+  databaseUrl?: string;
 }
 
 function boundedInteger(name: string, max: number) {
@@ -108,12 +120,27 @@ export function register(program: Command): void {
       // Container Apps allows a grace period of at most 600 s.
       boundedInteger("--scale-in-grace-ms", 600_000),
     )
+    .option("--scenarios <list>", `degraded scenarios to run after the chaos run: comma-separated, "all" or "none" (default none; all with --degraded or --full)`)
+    .option("--degraded", "also run every degraded scenario (the same as --scenarios all)")
+    .option("--no-chaos", "skip the chaos run: only the degraded scenarios")
+    .option(
+      "--scenario-events <n>",
+      "billing events per degraded scenario",
+      boundedInteger("--scenario-events", provingGroundLimits.events),
+      scenarioDefaults.events,
+    )
+    .option("--database-url <url>", "PostgreSQL server for database-failover and database-hang (default: env TEST_DATABASE_URL, which scripts/with-postgres.mjs sets)")
     .option("--verbose", "log what the harness and the consumers do, on stderr")
     .addHelpText(
       "after",
       `\nFaults:\n${faultNames.map((name) => `  ${name.padEnd(21)} ${faultCatalogue[name]}`).join("\n")}\n\n` +
+        `Degraded scenarios (a dependency degraded for a window; naive-retry beside the generated consumer; windows in\n` +
+        `virtual time, 1 wall second for ${virtualTimeFactor}, and the consumers' own backoffs scaled alike; rate limits in real time):\n` +
+        `${scenarioNames.map((name) => `  ${name.padEnd(21)} ${scenarioCatalogue[name]}`).join("\n")}\n` +
+        "  e.g. npx chargeguard prove --no-chaos --degraded; the database ones need PostgreSQL:\n" +
+        "  node scripts/with-postgres.mjs -- npx chargeguard prove --no-chaos --scenarios database-failover,database-hang\n\n" +
         "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
-        "generated consumer passes. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
+        "generated consumer passes, in the chaos run and in every degraded scenario that ran. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
     )
     .action(runProve);
 }
@@ -130,9 +157,12 @@ async function runProve(options: ProveOptions): Promise<void> {
   const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
   if (only) usage(() => selectContenders(contenders(), only));
   if (options.report) await checkReportPath(options.report);
-  const bar = options.verbose ? undefined : progressReporter();
+  const scenarios = chosenScenarios(options);
+  const bar = options.verbose || !options.chaos ? undefined : progressReporter();
   try {
-    const result = await runProvingGround({
+    const chaos = !options.chaos
+      ? { seed: options.seed, events: 0, flowEvents: 0, replicas: options.replicas, faults: [], contenders: [], wallMs: 0 }
+      : await runProvingGround({
       events,
       flowEvents,
       replicas: options.replicas,
@@ -145,6 +175,7 @@ async function runProve(options: ProveOptions): Promise<void> {
       ...(options.verbose ? { log: (line) => console.error(line) } : {}),
     });
     bar?.stop();
+    const result: ProvingGroundResult = scenarios.length === 0 ? chaos : { ...chaos, scenarios: await runScenarioPart(options, scenarios) };
     console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
     if (options.report) {
       await writeFile(options.report, renderHtmlReport(result));
@@ -166,11 +197,43 @@ function closingLine(result: ProvingGroundResult, passed: boolean): string {
   const examples = result.contenders.filter((contender) => contender.kind === "example");
   const failedAsExpected = examples.filter((contender) => contender.verdict.startsWith("FAIL")).length;
   const generated = result.contenders.filter((contender) => contender.kind === "generated");
+  const scenarioRuns = (result.scenarios ?? []).flatMap((outcome) => outcome.contenders);
+  const scenarioGenerated = scenarioRuns.filter((contender) => contender.kind === "generated");
   const parts = [
     examples.length > 0 ? `${failedAsExpected} of ${examples.length} broken example(s) failed, as they are expected to` : undefined,
-    generated.length > 0 ? `the generated consumer ${passed ? "passed" : "FAILED"}` : "no generated consumer in this run",
+    generated.length > 0 ? `the generated consumer ${passed ? "passed" : "FAILED"}` : result.scenarios ? undefined : "no generated consumer in this run",
+    scenarioGenerated.length > 0
+      ? `degraded scenarios: the generated consumer passed ${scenarioGenerated.filter((c) => c.verdict.startsWith("PASS")).length} of ${scenarioGenerated.length}`
+      : undefined,
   ].filter(Boolean);
   return `proving ground: ${passed ? "PASSED" : "FAILED"}: ${parts.join("; ")}`;
+}
+
+/** --scenarios, else all with --degraded or --full; a database scenario named explicitly needs a server. */
+function chosenScenarios(options: ProveOptions): ScenarioName[] {
+  const named = options.scenarios === undefined ? undefined : usage(() => parseScenarioNames(options.scenarios as string));
+  const scenarios = named ?? (options.degraded || options.full ? [...scenarioNames] : []);
+  if (!options.chaos && scenarios.length === 0) throw new UsageError("--no-chaos leaves nothing to run: give --scenarios or --degraded");
+  options.databaseUrl ??= process.env.TEST_DATABASE_URL;
+  const needing = (named ?? []).filter((name) => name.startsWith("database-"));
+  if (needing.length > 0 && !options.databaseUrl) {
+    throw new UsageError(`${needing.join(", ")} need PostgreSQL: give --database-url, or run under node scripts/with-postgres.mjs --`);
+  }
+  return scenarios;
+}
+
+async function runScenarioPart(options: ProveOptions, scenarios: ScenarioName[]) {
+  console.error(`degraded scenarios: ${scenarios.join(", ")} (${options.scenarioEvents} events each, the naive contender and the generated consumer)`);
+  return runScenarios({
+    scenarios,
+    events: options.scenarioEvents,
+    replicas: options.replicas,
+    seed: options.seed,
+    parallel: options.parallel,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    onProgress: (done, total) => console.error(`degraded scenarios: ${done} of ${total} contender runs done`),
+    ...(options.verbose ? { log: (line: string) => console.error(line) } : {}),
+  });
 }
 
 function usage<T>(check: () => T): T {

@@ -2,7 +2,7 @@
 // failure its seed describes. `file` is relative to this directory (the same in the sources and in dist/examples).
 import type { StartConsumer } from "../../runtime/index.js";
 
-export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDeclines";
+export type ExpectedFailure = "duplicateCharges" | "lostBillings" | "repeatedDeclines" | "deadLettered";
 
 export interface BrokenExample {
   name: string;
@@ -135,3 +135,20 @@ export const brokenExamples: readonly BrokenExample[] = [
     howItFails: "the killed replica's event was accepted; the redelivery sends it again under a new Stripe-assigned identifier",
   },
 ];
+
+/**
+ * The proving ground's degraded scenarios (prove/scenarios.ts) run this one beside the generated consumer, not the
+ * chaos run: its key, record and settlement are right, so the per-event faults show nothing; what it gets wrong is
+ * a dependency that stays degraded, where every 429, 5xx, timeout or refused connection spends one of the event's
+ * attempts.
+ */
+export const naiveRetryExample = {
+  name: "naive-retry",
+  file: "naive-retry.js",
+  load: () => import("./naive-retry.js"),
+  failureMode: "429s, 5xx, timeouts and refused connections counted as attempts: a long outage dead-letters events that were never wrong",
+  expectedFailure: "deadLettered",
+  howItFails:
+    "8 attempts, 5 s doubling, equal jitter: an event gives up 5 to 11 minutes into an outage (RetryAttemptsExhausted), " +
+    "and every replica keeps calling the dependency that is down",
+} as const satisfies Omit<BrokenExample, "triggeringFault"> & { expectedFailure: ExpectedFailure };

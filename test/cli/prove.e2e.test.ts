@@ -28,6 +28,8 @@ describe("chargeguard prove", () => {
       [["--only", "nobody"], "unknown contender(s): nobody"],
       [["--faults", "gremlins"], "unknown fault(s): gremlins"],
       [["--full", "--events", "500"], "--full sets the events itself: give --full, or --events / --flow-events, not both"],
+      [["--scenarios", "meteor"], "unknown scenario(s): meteor"],
+      [["--no-chaos"], "--no-chaos leaves nothing to run: give --scenarios or --degraded"],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(cli, ["prove", ...args], { timeoutMs: 30_000 });
@@ -43,6 +45,8 @@ describe("chargeguard prove", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--events <n>\s+billing events in the workload \(default: 1500, or\s+10000 with --full\)/);
     expect(help.stdout).toMatch(/--full\s+the full proof: 10000 events/);
+    expect(help.stdout).toMatch(/--degraded\s+also run every degraded scenario/);
+    expect(help.stdout).toContain("stripe-outage");
     // `chargeguard prove --help | head -1`: the reader goes away; here before the first write, so the write meets EPIPE.
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, [cli.path, "prove", "--help"], { stdio: ["ignore", "pipe", "pipe"] });

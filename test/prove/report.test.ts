@@ -20,6 +20,7 @@ const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   malformedDeadLettered: 40,
   malformedCharged: 0,
   unattributedCharges: 0,
+  validDeadLettered: 0,
   wallMs: 4200,
   ...overrides,
 });

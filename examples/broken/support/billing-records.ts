@@ -23,8 +23,9 @@ const createTable = `
     PRIMARY KEY (customer_id, billing_period)
   )`;
 
-// Two replicas creating the table at the same instant on a real server can collide on the catalog.
-const alreadyCreated = new Set(["23505", "42P07"]);
+// Two replicas creating the table at the same instant on a real server can collide on the catalog (the table, its
+// row type: 42710 duplicate_object).
+const alreadyCreated = new Set(["23505", "42P07", "42710"]);
 
 export async function openBillingDatabase(context: ConsumerContext): Promise<BillingDatabase> {
   const database = connect(context);
@@ -47,6 +48,9 @@ function connect(context: ConsumerContext): BillingDatabase {
   }
   if (context.databaseUrl) {
     const pool = new pg.Pool({ connectionString: context.databaseUrl, max: 4 });
+    // An idle connection reset by a failover must not end the process (the seeds' drivers do not crash on it either):
+    // the failure these consumers show is in their billing, not in an unhandled 'error' event.
+    pool.on("error", () => {});
     return {
       query: async <Row extends object>(sql: string, params?: unknown[]) =>
         (await pool.query(sql, params)) as unknown as { rows: Row[] },

@@ -1,0 +1,117 @@
+// The degraded scenarios in the three output forms: a block per scenario in the table, `scenarios` in the JSON, a
+// table of rows in the HTML page. Each row is one contender in one scenario: its verdict and the scenario's figures.
+import { describeScenarioFigures, type ScenarioFigures } from "./scenario-figures.js";
+import type { ScenarioOutcome } from "./scenario-run.js";
+import { scenarioCatalogue, scenarioSpecs, virtualTimeFactor, type ScenarioName } from "./scenarios.js";
+
+export interface ScenarioContenderJson {
+  name: string;
+  kind: "example" | "generated";
+  verdict: string;
+  /** For the naive contender: what its pattern does in this scenario (deadLettered, lostBillings, survives). */
+  expected?: string;
+  events: number;
+  eventsCharged: number;
+  duplicateCharges: number;
+  lostBillings: number;
+  /** Valid events dead-lettered (a failure in a degraded scenario). */
+  validDeadLettered: number;
+  deadLettered: Record<string, number>;
+  figures?: ScenarioFigures;
+  wallMs: number;
+}
+
+export interface ScenarioJson {
+  scenario: ScenarioName;
+  description: string;
+  skipped?: string;
+  contenders: ScenarioContenderJson[];
+}
+
+export function scenariosToJson(outcomes: readonly ScenarioOutcome[]): ScenarioJson[] {
+  return outcomes.map((outcome) => ({
+    scenario: outcome.scenario,
+    description: scenarioCatalogue[outcome.scenario],
+    ...(outcome.skipped ? { skipped: outcome.skipped } : {}),
+    contenders: outcome.contenders.map((contender) => ({
+      name: contender.name,
+      kind: contender.kind,
+      verdict: contender.verdict,
+      ...(contender.kind === "example" ? { expected: scenarioSpecs[outcome.scenario].naiveExpected } : {}),
+      events: contender.metrics.events,
+      eventsCharged: contender.metrics.eventsCharged,
+      duplicateCharges: contender.metrics.duplicateCharges,
+      lostBillings: contender.metrics.lostBillings,
+      validDeadLettered: contender.metrics.validDeadLettered,
+      deadLettered: contender.metrics.deadLettered,
+      ...(contender.scenario ? { figures: contender.scenario } : {}),
+      wallMs: contender.metrics.wallMs,
+    })),
+  }));
+}
+
+const naiveExpectation = {
+  deadLettered: "its pattern dead-letters valid events here",
+  lostBillings: "its pattern holds deliveries on a hung connection here (no timeouts): billings lost",
+  survives: "the window is shorter than its retry schedule: it spends attempts and requests, the verdict counts nothing",
+} as const;
+
+export function renderScenarioTables(outcomes: readonly ScenarioOutcome[]): string {
+  if (outcomes.length === 0) return "";
+  const lines = [
+    `Degraded scenarios (virtual time: 1 wall second stands for ${virtualTimeFactor}; rate limits are real time)`,
+    "",
+  ];
+  for (const outcome of outcomes) {
+    const title = `${outcome.scenario}: ${scenarioCatalogue[outcome.scenario]}`;
+    lines.push(title, "=".repeat(Math.min(title.length, 118)));
+    if (outcome.skipped) {
+      lines.push(`  not run: ${outcome.skipped}`, "");
+      continue;
+    }
+    for (const contender of outcome.contenders) {
+      const m = contender.metrics;
+      const dead = Object.entries(m.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(", ") || "0";
+      const rows: [string, string][] = [
+        ["events", `${m.events} (${m.eventsCharged} charged, ${m.eventsDeclined} declined)`],
+        ["duplicates / lost", `${m.duplicateCharges} / ${m.lostBillings}`],
+        ["dead-lettered", `${dead} (${m.validDeadLettered} valid)`],
+        ...(contender.scenario ? describeScenarioFigures(contender.scenario) : []),
+        ["wall time", `${(m.wallMs / 1000).toFixed(1)} s`],
+      ];
+      const width = Math.max(...rows.map(([label]) => label.length));
+      const expected = contender.kind === "example" ? ` (${naiveExpectation[scenarioSpecs[outcome.scenario].naiveExpected]})` : "";
+      lines.push(`  ${contender.name}${expected}`);
+      for (const [label, value] of rows) lines.push(`    ${label.padEnd(width)}  ${value}`);
+      if (contender.error) lines.push(`    harness: ${contender.error}`);
+      lines.push(`    ${contender.verdict}`);
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+export function renderScenarioHtml(outcomes: readonly ScenarioOutcome[], escape: (text: string) => string): string {
+  if (outcomes.length === 0) return "";
+  const rows = outcomes.flatMap((outcome) => {
+    if (outcome.skipped) return [`<tr><td>${outcome.scenario}</td><td colspan="7">not run: ${escape(outcome.skipped)}</td></tr>`];
+    return outcome.contenders.map((contender) => {
+      const m = contender.metrics;
+      const bad = (n: number) => (n > 0 ? ` class="bad"` : "");
+      const figures = (contender.scenario ? describeScenarioFigures(contender.scenario) : []).map(([label, value]) => `${escape(label)}: ${escape(value)}`).join("<br>");
+      return `<tr><td>${outcome.scenario}</td><td>${escape(contender.name)}</td><td>${m.eventsCharged}</td><td${bad(m.duplicateCharges)}>${m.duplicateCharges}</td>
+<td${bad(m.lostBillings)}>${m.lostBillings}</td><td${bad(m.validDeadLettered)}>${m.validDeadLettered}</td><td>${figures}</td><td>${escape(contender.verdict)}</td></tr>`;
+    });
+  });
+  return `<h2>Degraded scenarios</h2>
+<p>Virtual time: one wall second stands for ${virtualTimeFactor} (the lock's scale); rate limits are real time.</p>
+<table><thead><tr><th>scenario</th><th>contender</th><th>events charged</th><th>duplicates</th><th>lost</th><th>valid dead-lettered</th><th>figures</th><th>verdict</th></tr></thead>
+<tbody>
+${rows.join("\n")}
+</tbody></table>`;
+}
+
+/** Every scenario that ran: the generated consumer passed it. */
+export function scenariosPassed(outcomes: readonly ScenarioOutcome[]): boolean {
+  return outcomes.every((outcome) => outcome.contenders.every((contender) => contender.kind !== "generated" || contender.verdict.startsWith("PASS")));
+}

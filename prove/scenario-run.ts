@@ -1,0 +1,92 @@
+// The degraded scenarios' run: per scenario, the naive contender and the generated consumer over the same seeded
+// workload (no per-event faults: the window is the fault), each with its own sandbox. They run in this thread,
+// `parallel` at a time: a scenario's contenders spend most of the run waiting out the window, not computing.
+import { naiveRetryExample } from "../examples/broken/index.js";
+import { generatedConsumerName, selectContenders, contenders as chaosContenders, type Contender } from "./contenders.js";
+import { FreshDatabases } from "./fresh-databases.js";
+import { planFaults } from "./faults.js";
+import { runInLanes } from "./lanes.js";
+import { failedToRun } from "./proving-ground.js";
+import type { ContenderResult } from "./results.js";
+import { runContender } from "./run-contender.js";
+import { scenarioSpecs, wallMsOf, type ScenarioName } from "./scenarios.js";
+import { harnessSettings } from "./settings.js";
+import { generateWorkload } from "./workload.js";
+
+/** 200 events: half of them arrive during a window, enough for the naive contender to show its failure by the dozens. */
+export const scenarioDefaults = { events: 200, replicas: 4 } as const;
+
+export interface ScenarioRunOptions {
+  scenarios: readonly ScenarioName[];
+  events?: number;
+  replicas?: number;
+  seed?: number;
+  /** Scenario runs (contender x scenario) at once. */
+  parallel?: number;
+  /** A PostgreSQL server for the database scenarios; without one they are reported as not run. */
+  databaseUrl?: string;
+  onProgress?(done: number, total: number): void;
+  log?(line: string): void;
+}
+
+export interface ScenarioOutcome {
+  scenario: ScenarioName;
+  /** Why it did not run (the database scenarios without PostgreSQL); its contenders are then empty. */
+  skipped?: string;
+  contenders: ContenderResult[];
+}
+
+export function naiveRetryContender(): Contender {
+  return {
+    name: naiveRetryExample.name,
+    kind: "example",
+    flow: "payment-intent",
+    load: naiveRetryExample.load,
+    failureMode: naiveRetryExample.failureMode,
+    expectedFailure: naiveRetryExample.expectedFailure,
+  };
+}
+
+export async function runScenarios(options: ScenarioRunOptions): Promise<ScenarioOutcome[]> {
+  const events = options.events ?? scenarioDefaults.events;
+  const replicas = options.replicas ?? scenarioDefaults.replicas;
+  const seed = options.seed ?? 7;
+  const workload = generateWorkload({ events, seed });
+  const plan = planFaults(workload, { faults: [], seed });
+  const [generated] = selectContenders(chaosContenders(), [generatedConsumerName]);
+  const pair: Contender[] = [naiveRetryContender(), generated!];
+  const runnable = options.scenarios.filter((name) => !scenarioSpecs[name].needsPostgres || options.databaseUrl !== undefined);
+  const jobs = runnable.flatMap((scenario) => pair.map((contender) => ({ scenario, contender })));
+  const databases = new FreshDatabases();
+  let done = 0;
+  const results = await runInLanes(jobs, Math.max(1, options.parallel ?? 2), (job) => -scenarioSpecs[job.scenario].lastsVirtualMs, async ({ scenario, contender }) => {
+    const spec = scenarioSpecs[scenario];
+    // Bounded: the window, then a minute to drain (a contender that hangs is judged on what it did by then).
+    const settings = { ...harnessSettings(events), contenderTimeoutMs: wallMsOf(spec.startsAtVirtualMs + spec.lastsVirtualMs) + 60_000 };
+    const log = options.log ? (line: string) => options.log?.(`[${scenario}] ${line}`) : undefined;
+    try {
+      return await runContender({
+        contender,
+        workload,
+        plan,
+        replicas,
+        settings,
+        databases,
+        scenario: { name: scenario, ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }) },
+        ...(log ? { log } : {}),
+      });
+    } catch (error) {
+      // A run the harness could not finish (a database it could not create) still gets its row, with the reason.
+      log?.(`${contender.name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return failedToRun(contender, events, error);
+    } finally {
+      options.onProgress?.(++done, jobs.length);
+    }
+  });
+  return options.scenarios.map((scenario) => {
+    if (!runnable.includes(scenario)) {
+      return { scenario, skipped: "needs PostgreSQL: run under `node scripts/with-postgres.mjs --` or give --database-url", contenders: [] };
+    }
+    return { scenario, contenders: results.filter((_, index) => jobs[index]!.scenario === scenario) };
+  });
+}
