@@ -137,6 +137,11 @@ function fieldVerdict(analysis: Analysis, member: TSESTree.MemberExpression): Cl
   const name = staticName(member);
   const body = enclosingClassBody(member);
   if (name === null || !body) return "unknown";
+  // Every `this.stripe.x.create()` of a class asks about the same field: answered once per class and field.
+  return analysis.memo(`field:${name}`, body, () => classFieldVerdict(analysis, body, name), "unknown");
+}
+
+function classFieldVerdict(analysis: Analysis, body: TSESTree.ClassBody, name: string): ClientVerdict {
   for (const element of body.body) {
     if (element.type === AST_NODE_TYPES.PropertyDefinition && !element.static && staticName(element) === name) {
       if (element.value) return syntacticClientVerdict(analysis, element.value);
