@@ -41,7 +41,6 @@ export default createRule<[TypeCheckedOption], "completeBeforeRecord" | "complet
           .flatMap((fn) => allReaching(analysis, fn.body, moneyMovingCall))
           .find((candidate) => mayRunAfter(candidate, node));
         if (!charge) return;
-        const chargeText = describe(analysis.sourceCode, charge);
         const writes = scopes.flatMap((fn) => allReaching(analysis, fn.body, databaseWrite));
         // Recorded between the charge and the complete: a later write (an audit row) is not the record.
         const recorded = writes.some((candidate) => mayRunAfter(charge, candidate) && mayRunAfter(candidate, node));
@@ -50,12 +49,12 @@ export default createRule<[TypeCheckedOption], "completeBeforeRecord" | "complet
           context.report({
             node,
             messageId: "completeBeforeRecord",
-            data: { charge: chargeText, write: describe(analysis.sourceCode, write), line: write.loc.start.line },
+            data: { charge: describe(analysis.sourceCode, charge), write: describe(analysis.sourceCode, write), line: write.loc.start.line },
           });
           return;
         }
         if (scopes.some((fn) => isTransactionCallback(fn) && writesInside(analysis, fn))) {
-          context.report({ node, messageId: "completeInsideTransaction", data: { charge: chargeText } });
+          context.report({ node, messageId: "completeInsideTransaction", data: { charge: describe(analysis.sourceCode, charge) } });
         }
       },
     };

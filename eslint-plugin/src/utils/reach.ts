@@ -4,10 +4,17 @@ import { fileIndex, within } from "./file-index.js";
 import { calledFunction } from "./local-function.js";
 import type { FunctionNode } from "./walk.js";
 
-/** A named test on a call or tagged template; the name keys the per-function cache. */
+/** A test on a call or tagged template, with the names of the caches of its answers. */
 export interface NodeTest {
-  name: string;
   test(analysis: Analysis, node: TSESTree.Node): boolean;
+  /** The memo tables of its answers per root and per function (named once, not per question). */
+  allTable: string;
+  reachTable: string;
+}
+
+/** A test with its memo tables' names derived from `name`. */
+export function nodeTest(name: string, test: NodeTest["test"]): NodeTest {
+  return { test, allTable: `all:${name}`, reachTable: `reach:${name}` };
 }
 
 /**
@@ -21,7 +28,7 @@ export function firstReaching(analysis: Analysis, root: TSESTree.Node, check: No
 
 /** Every call under `root` that passes `check` or leads to one (see `firstReaching`), in source order. */
 export function allReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node[] {
-  return analysis.memo(`all:${check.name}`, root, () => reaching(analysis, root, check, false), []);
+  return analysis.memo(check.allTable, root, () => reaching(analysis, root, check, false), []);
 }
 
 /**
@@ -49,5 +56,5 @@ function reaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest, firs
 }
 
 function functionReaches(analysis: Analysis, fn: FunctionNode, check: NodeTest): boolean {
-  return analysis.memo(`reach:${check.name}`, fn, () => firstReaching(analysis, fn.body, check) !== null, false);
+  return analysis.memo(check.reachTable, fn, () => firstReaching(analysis, fn.body, check) !== null, false);
 }
