@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { unwrap as unwrapValue } from "../utils/unwrap.js";
 import { moduleOrigin } from "../utils/module-origin.js";
 import { isReceiverOptions, readsDeadLetters } from "../utils/receiver-options.js";
@@ -64,7 +65,7 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
       calls.push(node);
     };
 
-    return {
+    return withFileIndex(context.sourceCode, {
       NewExpression: collect,
       CallExpression: collect,
       Property(node) {
@@ -99,7 +100,7 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
           }
         }
       },
-    };
+    });
   },
 });
 

@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { describe } from "../utils/describe.js";
 import { possibleTexts } from "../utils/possible-texts.js";
 import { staticName } from "../utils/static-name.js";
@@ -29,7 +30,7 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
     const modes: TSESTree.Property[] = [];
     // Charges are only looked for when the file sets receiveAndDelete (most files do not).
     const candidates: TSESTree.CallExpression[] = [];
-    return {
+    return withFileIndex(context.sourceCode, {
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== "receiveMode" || node.computed) return;
         if (possibleTexts(analysis, node.value).includes("receiveAndDelete")) modes.push(node);
@@ -57,6 +58,6 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
           });
         }
       },
-    };
+    });
   },
 });
