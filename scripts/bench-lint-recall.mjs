@@ -17,14 +17,21 @@ import { runScan } from "eslint-plugin-chargeguard/scan";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const corpus = path.join(root, "eslint-plugin", "corpus");
-const { files: labelled } = JSON.parse(readFileSync(path.join(corpus, "labels.json"), "utf8"));
+// Splits: dev (used while fixing the rules), held-out (never tuned on until its first run), held-out-2 (labelled
+// blind by another engineer, with labels of its own in held-out-2/labels.json, file paths relative to corpus/).
+const SPLITS = ["dev", "held-out", "held-out-2"].filter((split) => existsSync(path.join(corpus, split)));
+const readLabels = (file) => JSON.parse(readFileSync(file, "utf8")).files;
+const labelled = [
+  ...readLabels(path.join(corpus, "labels.json")),
+  ...(existsSync(path.join(corpus, "held-out-2", "labels.json")) ? readLabels(path.join(corpus, "held-out-2", "labels.json")) : []),
+];
 
 // Lint a copy under .tmp/: the typed config needs a tsconfig and node_modules beside the files, which the corpus
 // itself must not carry.
 const work = path.join(root, ".tmp", "lint-recall");
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-for (const split of ["dev", "held-out"]) cpSync(path.join(corpus, split), path.join(work, split), { recursive: true });
+for (const split of SPLITS) cpSync(path.join(corpus, split), path.join(work, split), { recursive: true, filter: (source) => !source.endsWith(`${path.sep}labels.json`) && !source.endsWith(`${path.sep}README.md`) });
 writeFileSync(
   path.join(work, "tsconfig.json"),
   JSON.stringify({ compilerOptions: { allowJs: true, checkJs: false, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: false, skipLibCheck: true, noEmit: true, types: ["node"] }, include: ["**/*"] }),
@@ -47,7 +54,7 @@ async function eslintFindings(overrideConfig) {
   const eslint = new ESLint({ cwd: work, overrideConfigFile: true, overrideConfig, errorOnUnmatchedPattern: false });
   const findings = [];
   const parseErrors = [];
-  for (const result of await eslint.lintFiles(["dev", "held-out"])) {
+  for (const result of await eslint.lintFiles(SPLITS)) {
     const file = path.relative(work, result.filePath).split(path.sep).join("/");
     for (const message of result.messages) {
       if (message.ruleId === null) parseErrors.push(`${file}: ${message.message}`);
@@ -59,7 +66,7 @@ async function eslintFindings(overrideConfig) {
 
 async function scanFindings() {
   const findings = [];
-  for (const split of ["dev", "held-out"]) {
+  for (const split of SPLITS) {
     for (const project of readdirSync(path.join(work, split))) {
       for (const finding of await runScan([`${split}/${project}`], { cwd: work })) {
         findings.push({ file: finding.file, rule: finding.ruleId.slice(12), line: finding.line });
@@ -70,6 +77,7 @@ async function scanFindings() {
 }
 
 const isScanned = (file) => /\.(py|java|ya?ml)$/.test(file);
+const languageOf = (file) => (/\.py$/.test(file) ? "python" : /\.java$/.test(file) ? "java" : /\.ya?ml$/.test(file) ? "yaml" : "ts/js");
 
 /** Labels against findings: true positives per label, false alarms per finding. */
 function compare(findings, inScope) {
@@ -80,14 +88,14 @@ function compare(findings, inScope) {
     for (const risk of entry.risks) {
       const hit = findings.findIndex((finding, index) => !matched.has(index) && finding.file === entry.file && finding.rule === risk.rule && finding.line === risk.line);
       if (hit >= 0) matched.add(hit);
-      rows.push({ kind: hit >= 0 ? "tp" : "fn", split, rule: risk.rule, shape: risk.shape, file: entry.file, line: risk.line });
+      rows.push({ kind: hit >= 0 ? "tp" : "fn", split, language: languageOf(entry.file), rule: risk.rule, shape: risk.shape, file: entry.file, line: risk.line });
     }
   }
   const safeFiles = new Set(labelled.filter((item) => item.risks.length === 0).map((item) => item.file));
   findings.forEach((finding, index) => {
     if (matched.has(index) || !inScope(finding.file)) return;
     const entry = labelled.find((item) => item.file === finding.file);
-    rows.push({ kind: "fp", split: finding.file.split("/")[0], rule: finding.rule, shape: entry ? "(unlabelled)" : "(unknown file)", file: finding.file, line: finding.line, inSafeFile: safeFiles.has(finding.file) });
+    rows.push({ kind: "fp", split: finding.file.split("/")[0], language: languageOf(finding.file), rule: finding.rule, shape: entry ? "(unlabelled)" : "(unknown file)", file: finding.file, line: finding.line, inSafeFile: safeFiles.has(finding.file) });
   });
   return rows;
 }
@@ -123,9 +131,10 @@ if (process.argv.includes("--json")) {
   console.log(`corpus: ${total} files (${safe} labelled safe), ${labelled.reduce((sum, item) => sum + item.risks.length, 0)} labelled risks`);
   for (const [name, { rows, parseErrors }] of Object.entries(report)) {
     const title = name === "scan" ? "chargeguard scan (Python, Java, YAML)" : `ESLint ${name} (TypeScript, JavaScript)`;
-    for (const split of ["dev", "held-out"]) {
+    for (const split of SPLITS) {
       const inSplit = rows.filter((row) => row.split === split);
-      console.log(`\n### ${title}: ${split}\n\n${table(inSplit.map((row) => ({ ...row, all: "all" })), "all")}\n\n${table(inSplit, "rule")}\n\n${table(inSplit, "shape")}`);
+      const byLanguage = name === "scan" ? `\n\n${table(inSplit, "language")}` : "";
+      console.log(`\n### ${title}: ${split}\n\n${table(inSplit.map((row) => ({ ...row, all: "all" })), "all")}${byLanguage}\n\n${table(inSplit, "rule")}\n\n${table(inSplit, "shape")}`);
     }
     const misses = rows.filter((row) => row.kind !== "tp");
     if (misses.length > 0) console.log(`\n${name} misses and false alarms:\n${misses.map((row) => `  ${row.kind} ${row.rule} ${row.file}:${row.line} (${row.shape})${row.inSafeFile ? " IN A SAFE FILE" : ""}`).join("\n")}`);

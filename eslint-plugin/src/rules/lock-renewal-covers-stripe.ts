@@ -1,12 +1,13 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { unwrap as unwrapValue } from "../utils/unwrap.js";
 import { moduleOrigin } from "../utils/module-origin.js";
 import { isReceiverOptions, readsDeadLetters } from "../utils/receiver-options.js";
-import { calleeName, staticName } from "../utils/static-name.js";
+import { calleeName } from "../utils/static-name.js";
 import { staticNumber } from "../utils/static-number.js";
-import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
+import { isMoneyMovingCall } from "../utils/stripe-call.js";
 import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "../utils/stripe-call-budget.js";
 
 export interface LockRenewalOptions {
@@ -58,21 +59,13 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
     const sourceCode = context.sourceCode;
     const analysis = analysisFor(context, false);
     const renewals: TSESTree.Property[] = [];
-    const clients: (TSESTree.NewExpression | TSESTree.CallExpression)[] = [];
-    let movesMoney = false;
+    // Calls are only looked at when the file sets a renewal (most files set none): kept until the end of the file.
+    const calls: (TSESTree.NewExpression | TSESTree.CallExpression)[] = [];
+    const collect = (node: TSESTree.NewExpression | TSESTree.CallExpression): void => {
+      calls.push(node);
+    };
 
-    function collect(node: TSESTree.NewExpression | TSESTree.CallExpression): void {
-      if (!movesMoney && node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.MemberExpression) {
-        const method = staticName(node.callee);
-        movesMoney = method !== null && MONEY_MOVING_METHODS.has(method) && isMoneyMovingCall(analysis, node);
-      }
-      const name = calleeName(node);
-      if (node.callee.type !== AST_NODE_TYPES.CallExpression && (name === null || !/stripe/i.test(name))) return;
-      const origin = moduleOrigin(sourceCode, node.callee);
-      if (origin?.module === "stripe" && (origin.path.length === 0 || origin.path[0] === "Stripe")) clients.push(node);
-    }
-
-    return {
+    return withFileIndex(context.sourceCode, {
       NewExpression: collect,
       CallExpression: collect,
       Property(node) {
@@ -81,7 +74,10 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
         if (options.type === AST_NODE_TYPES.ObjectExpression && isReceiverOptions(sourceCode, options) && !readsDeadLetters(sourceCode, options)) renewals.push(node);
       },
       "Program:exit"() {
+        if (renewals.length === 0) return;
+        const clients = calls.filter((call) => isStripeConstruction(sourceCode, call));
         // Only receivers that bill need renewal covering a Stripe call: the file charges or holds a Stripe client.
+        const movesMoney = calls.some((call) => call.type === AST_NODE_TYPES.CallExpression && isMoneyMovingCall(analysis, call));
         if (!movesMoney && clients.length === 0 && !/(["'])stripe\1/.test(sourceCode.text)) return;
         for (const property of renewals) {
           const renewal = renewalValue(sourceCode, property.value);
@@ -104,9 +100,17 @@ export default createRule<[LockRenewalOptions], "renewalDisabled" | "renewalTooS
           }
         }
       },
-    };
+    });
   },
 });
+
+/** `new Stripe(...)`, `Stripe(...)`, `require("stripe")(...)`: a client whose options set the budget. */
+function isStripeConstruction(sourceCode: Readonly<TSESLint.SourceCode>, node: TSESTree.NewExpression | TSESTree.CallExpression): boolean {
+  const name = calleeName(node);
+  if (node.callee.type !== AST_NODE_TYPES.CallExpression && (name === null || !/stripe/i.test(name))) return false;
+  const origin = moduleOrigin(sourceCode, node.callee);
+  return origin?.module === "stripe" && (origin.path.length === 0 || origin.path[0] === "Stripe");
+}
 
 /** The longest one Stripe call may take: the configured budget, the file's Stripe clients' options, or the SDK's defaults. */
 function stripeBudget(

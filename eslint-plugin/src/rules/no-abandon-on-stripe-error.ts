@@ -2,10 +2,11 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { describe } from "../utils/describe.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { moneyMovingCall } from "../utils/money-moving.js";
 import { firstReaching } from "../utils/reach.js";
 import { isSettlement } from "../utils/service-bus.js";
-import { calleeName } from "../utils/static-name.js";
+import { calleeName, staticName } from "../utils/static-name.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { isFunction } from "../utils/walk.js";
 
@@ -26,15 +27,20 @@ export default createRule<[TypeCheckedOption], "abandonAfterCharge">({
   },
   create(context, [options]) {
     const analysis = analysisFor(context, options.typeChecked === true);
-    return {
+    // Looked at when the file has been traversed: the analyses read the file's index, complete by then.
+    const abandons: TSESTree.CallExpression[] = [];
+    return withFileIndex(context.sourceCode, {
       CallExpression(node) {
-        if (!isSettlement(analysis, node, "abandonMessage")) return;
-        const charge = chargeThatFailed(analysis, node);
-        if (charge) {
-          context.report({ node, messageId: "abandonAfterCharge", data: { charge: describe(analysis.sourceCode, charge) } });
+        if (node.callee.type === AST_NODE_TYPES.MemberExpression && staticName(node.callee) === "abandonMessage") abandons.push(node);
+      },
+      "Program:exit"() {
+        for (const node of abandons) {
+          if (!isSettlement(analysis, node, "abandonMessage")) continue;
+          const charge = chargeThatFailed(analysis, node);
+          if (charge) context.report({ node, messageId: "abandonAfterCharge", data: { charge: describe(analysis.sourceCode, charge) } });
         }
       },
-    };
+    });
   },
 });
 

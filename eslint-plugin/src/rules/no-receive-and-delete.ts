@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { describe } from "../utils/describe.js";
 import { possibleTexts } from "../utils/possible-texts.js";
 import { staticName } from "../utils/static-name.js";
@@ -27,18 +28,21 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
   create(context, [options]) {
     const analysis = analysisFor(context, options.typeChecked === true);
     const modes: TSESTree.Property[] = [];
-    let charge: TSESTree.CallExpression | null = null;
-    return {
+    // Charges are only looked for when the file sets receiveAndDelete (most files do not).
+    const candidates: TSESTree.CallExpression[] = [];
+    return withFileIndex(context.sourceCode, {
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Identifier || node.key.name !== "receiveMode" || node.computed) return;
         if (possibleTexts(analysis, node.value).includes("receiveAndDelete")) modes.push(node);
       },
       CallExpression(node) {
-        if (charge || node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
+        if (node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
         const method = staticName(node.callee);
-        if (method !== null && MONEY_MOVING_METHODS.has(method) && isMoneyMovingCall(analysis, node)) charge = node;
+        if (method !== null && MONEY_MOVING_METHODS.has(method)) candidates.push(node);
       },
       "Program:exit"() {
+        if (modes.length === 0) return;
+        const charge = candidates.find((call) => isMoneyMovingCall(analysis, call));
         if (!charge) return;
         const chargeText = describe(analysis.sourceCode, charge);
         for (const mode of modes) {
@@ -54,6 +58,6 @@ export default createRule<[TypeCheckedOption], "receiveAndDelete" | "usePeekLock
           });
         }
       },
-    };
+    });
   },
 });

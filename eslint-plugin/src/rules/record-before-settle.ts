@@ -3,11 +3,12 @@ import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { databaseWrite } from "../utils/database-write.js";
 import { describe } from "../utils/describe.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { mayRunAfter } from "../utils/flow-order.js";
 import { moneyMovingCall } from "../utils/money-moving.js";
 import { allReaching } from "../utils/reach.js";
 import { isSettlement } from "../utils/service-bus.js";
-import { calleeName } from "../utils/static-name.js";
+import { calleeName, staticName } from "../utils/static-name.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { isFunction, type FunctionNode } from "../utils/walk.js";
 
@@ -33,32 +34,40 @@ export default createRule<[TypeCheckedOption], "completeBeforeRecord" | "complet
   },
   create(context, [options]) {
     const analysis = analysisFor(context, options.typeChecked === true);
-    return {
+    // Looked at when the file has been traversed: the analyses read the file's index, complete by then.
+    const settlements: TSESTree.CallExpression[] = [];
+    return withFileIndex(context.sourceCode, {
       CallExpression(node) {
-        if (!isSettlement(analysis, node, "completeMessage")) return;
-        const scopes = enclosingScopes(node);
-        const charge = scopes
-          .flatMap((fn) => allReaching(analysis, fn.body, moneyMovingCall))
-          .find((candidate) => mayRunAfter(candidate, node));
-        if (!charge) return;
-        const chargeText = describe(analysis.sourceCode, charge);
-        const writes = scopes.flatMap((fn) => allReaching(analysis, fn.body, databaseWrite));
-        // Recorded between the charge and the complete: a later write (an audit row) is not the record.
-        const recorded = writes.some((candidate) => mayRunAfter(charge, candidate) && mayRunAfter(candidate, node));
-        const write = recorded ? undefined : writes.find((candidate) => mayRunAfter(node, candidate));
-        if (write) {
-          context.report({
-            node,
-            messageId: "completeBeforeRecord",
-            data: { charge: chargeText, write: describe(analysis.sourceCode, write), line: write.loc.start.line },
-          });
-          return;
-        }
-        if (scopes.some((fn) => isTransactionCallback(fn) && writesInside(analysis, fn))) {
-          context.report({ node, messageId: "completeInsideTransaction", data: { charge: chargeText } });
-        }
+        if (node.callee.type === AST_NODE_TYPES.MemberExpression && staticName(node.callee) === "completeMessage") settlements.push(node);
       },
-    };
+      "Program:exit"() {
+        settlements.forEach(check);
+      },
+    });
+
+    function check(node: TSESTree.CallExpression): void {
+      if (!isSettlement(analysis, node, "completeMessage")) return;
+      const scopes = enclosingScopes(node);
+      const charge = scopes
+        .flatMap((fn) => allReaching(analysis, fn.body, moneyMovingCall))
+        .find((candidate) => mayRunAfter(candidate, node));
+      if (!charge) return;
+      const writes = scopes.flatMap((fn) => allReaching(analysis, fn.body, databaseWrite));
+      // Recorded between the charge and the complete: a later write (an audit row) is not the record.
+      const recorded = writes.some((candidate) => mayRunAfter(charge, candidate) && mayRunAfter(candidate, node));
+      const write = recorded ? undefined : writes.find((candidate) => mayRunAfter(node, candidate));
+      if (write) {
+        context.report({
+          node,
+          messageId: "completeBeforeRecord",
+          data: { charge: describe(analysis.sourceCode, charge), write: describe(analysis.sourceCode, write), line: write.loc.start.line },
+        });
+        return;
+      }
+      if (scopes.some((fn) => isTransactionCallback(fn) && writesInside(analysis, fn))) {
+        context.report({ node, messageId: "completeInsideTransaction", data: { charge: describe(analysis.sourceCode, charge) } });
+      }
+    }
   },
 });
 

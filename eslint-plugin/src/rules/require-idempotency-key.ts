@@ -1,6 +1,7 @@
-import { AST_NODE_TYPES } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
@@ -30,36 +31,44 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
   },
   create(context, [options]) {
     const analysis = analysisFor(context, options.typeChecked === true);
-    return {
+    // Looked at when the file has been traversed: the analyses read the file's index, complete by then.
+    const candidates: (TSESTree.CallExpression & { callee: TSESTree.MemberExpression })[] = [];
+    return withFileIndex(context.sourceCode, {
       CallExpression(node) {
         if (node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
         const method = staticName(node.callee);
-        if (method === null || !MONEY_MOVING_METHODS.has(method)) return;
-        const info = stripeCall(analysis, node);
-        if (!info?.moneyMoving) return;
-        const identifier = meterIdentifierOf(analysis, node, info);
-        if (identifier) {
-          if (identifier.kind !== "missing" && identifier.kind !== "partial") return;
-          context.report({
-            node: node.callee.property,
-            messageId: identifier.kind === "missing" ? "missingIdentifier" : "identifierOnSomePaths",
-            data: {
-              resource: info.resource,
-              method: info.method,
-              repeat: repeatWording(analysis),
-              events: info.meterEvent === "stream" ? "Billing Meter events (an element of events)" : "a Billing Meter event",
-            },
-          });
-          return;
-        }
-        const lookup = idempotencyKeyOf(analysis, node, info);
-        if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
+        if (method !== null && MONEY_MOVING_METHODS.has(method)) candidates.push(node as TSESTree.CallExpression & { callee: TSESTree.MemberExpression });
+      },
+      "Program:exit"() {
+        candidates.forEach(check);
+      },
+    });
+
+    function check(node: TSESTree.CallExpression & { callee: TSESTree.MemberExpression }): void {
+      const info = stripeCall(analysis, node);
+      if (!info?.moneyMoving) return;
+      const identifier = meterIdentifierOf(analysis, node, info);
+      if (identifier) {
+        if (identifier.kind !== "missing" && identifier.kind !== "partial") return;
         context.report({
           node: node.callee.property,
-          messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
-          data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
+          messageId: identifier.kind === "missing" ? "missingIdentifier" : "identifierOnSomePaths",
+          data: {
+            resource: info.resource,
+            method: info.method,
+            repeat: repeatWording(analysis),
+            events: info.meterEvent === "stream" ? "Billing Meter events (an element of events)" : "a Billing Meter event",
+          },
         });
-      },
-    };
+        return;
+      }
+      const lookup = idempotencyKeyOf(analysis, node, info);
+      if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
+      context.report({
+        node: node.callee.property,
+        messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
+        data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
+      });
+    }
   },
 });

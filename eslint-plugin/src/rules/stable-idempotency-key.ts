@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { handlesMessages } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
@@ -43,24 +44,32 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
       }
     }
 
-    return {
+    // Looked at when the file has been traversed: the analyses read the file's index, complete by then.
+    const calls: TSESTree.CallExpression[] = [];
+    const headers: TSESTree.Property[] = [];
+    return withFileIndex(context.sourceCode, {
       CallExpression(node) {
-        if (node.callee.type !== AST_NODE_TYPES.MemberExpression || node.arguments.length === 0) return;
-        // Any request on a Stripe resource that carries a key (`subscriptionItems.createUsageRecord` too); stripeCall
-        // exits early on names.
-        const info = stripeCall(analysis, node);
-        if (!info) return;
-        const lookup = idempotencyKeyOf(analysis, node, info);
-        if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach((key) => check(key));
-        const identifier = meterIdentifierOf(analysis, node, info);
-        if (identifier?.kind === "found" || identifier?.kind === "partial") identifier.keys.forEach((key) => check(key, "identifier"));
+        if (node.callee.type === AST_NODE_TYPES.MemberExpression && node.arguments.length > 0) calls.push(node);
       },
       // `Idempotency-Key` headers on any request (fetch to api.stripe.com, stripe-node's `headers` option).
       Property(node) {
         if (node.key.type !== AST_NODE_TYPES.Literal) return;
         const name = staticName(node);
-        if (name !== null && isIdempotencyHeaderName(name)) check(node.value);
+        if (name !== null && isIdempotencyHeaderName(name)) headers.push(node);
       },
-    };
+      "Program:exit"() {
+        for (const node of calls) {
+          // Any request on a Stripe resource that carries a key (`subscriptionItems.createUsageRecord` too);
+          // stripeCall exits early on names.
+          const info = stripeCall(analysis, node);
+          if (!info) continue;
+          const lookup = idempotencyKeyOf(analysis, node, info);
+          if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach((key) => check(key));
+          const identifier = meterIdentifierOf(analysis, node, info);
+          if (identifier?.kind === "found" || identifier?.kind === "partial") identifier.keys.forEach((key) => check(key, "identifier"));
+        }
+        for (const header of headers) check(header.value);
+      },
+    });
   },
 });

@@ -33,7 +33,8 @@ export function analysisFor(
     memo(table, node, compute, whileComputing) {
       let cache = tables.get(table);
       if (!cache) tables.set(table, (cache = new WeakMap()));
-      if (cache.has(node)) return cache.get(node) as never;
+      const known = cache.get(node);
+      if (known !== undefined || cache.has(node)) return known as never;
       cache.set(node, whileComputing); // a cycle sees the neutral answer instead of recursing forever
       const value = compute();
       cache.set(node, value);

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { moduleOrigin } from "./module-origin.js";
-import type { NodeTest } from "./reach.js";
+import { nodeTest } from "./reach.js";
 import { calleeName, staticName } from "./static-name.js";
 import { staticText } from "./static-text.js";
 import { stripeCall } from "./stripe-call.js";
@@ -52,24 +52,21 @@ const ORM_METHODS = new Set([
 const NOT_A_DATABASE = /hash|hmac|cipher|digest|receiver|sender|stripe|^(Object|Reflect|Promise|Array|Map|Set|JSON|Math)$/i;
 
 /** A database write that records the outcome of a charge. */
-export const databaseWrite: NodeTest = {
-  name: "database-write",
-  test(analysis, node) {
-    if (node.type === AST_NODE_TYPES.TaggedTemplateExpression) {
-      return SQL_WRITE.test(node.quasi.quasis.map((quasi) => quasi.value.raw).join("?"));
-    }
-    if (node.type !== AST_NODE_TYPES.CallExpression) return false;
-    const method = calleeName(node);
-    if (method === null) return false;
-    if (SQL_METHODS.has(method)) {
-      const [sql] = node.arguments;
-      const text = sql ? staticText(analysis.sourceCode, sql) : null;
-      return text !== null && SQL_WRITE.test(text);
-    }
-    if (!ORM_METHODS.has(method) || node.callee.type !== AST_NODE_TYPES.MemberExpression) return false;
-    return isDatabaseObject(analysis, node, node.callee.object);
-  },
-};
+export const databaseWrite = nodeTest("database-write", (analysis, node) => {
+  if (node.type === AST_NODE_TYPES.TaggedTemplateExpression) {
+    return SQL_WRITE.test(node.quasi.quasis.map((quasi) => quasi.value.raw).join("?"));
+  }
+  if (node.type !== AST_NODE_TYPES.CallExpression) return false;
+  const method = calleeName(node);
+  if (method === null) return false;
+  if (SQL_METHODS.has(method)) {
+    const [sql] = node.arguments;
+    const text = sql ? staticText(analysis.sourceCode, sql) : null;
+    return text !== null && SQL_WRITE.test(text);
+  }
+  if (!ORM_METHODS.has(method) || node.callee.type !== AST_NODE_TYPES.MemberExpression) return false;
+  return isDatabaseObject(analysis, node, node.callee.object);
+});
 
 function isDatabaseObject(analysis: Analysis, call: TSESTree.CallExpression, object: TSESTree.Node): boolean {
   if (stripeCall(analysis, call)) return false;

@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
+import { fileIndex, within } from "./file-index.js";
 import { coveredByBothBranches, isConditionalFor } from "./conditional-path.js";
 import { calledFunction, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
@@ -9,7 +10,7 @@ import { calleeName, staticName } from "./static-name.js";
 import { spreadArgumentLists } from "./spread-arguments.js";
 import { stripeCall, type StripeCall } from "./stripe-call.js";
 import { unwrap } from "./unwrap.js";
-import { isFunction, walk, type FunctionNode } from "./walk.js";
+import { isFunction, type FunctionNode } from "./walk.js";
 
 /**
  * The idempotency key a Stripe call sends: `found` with the key expressions; `partial` when some paths set a key
@@ -41,9 +42,17 @@ const UNKNOWN: KeyLookup = { kind: "unknown" };
 type KeyField = "idempotencyKey" | "identifier";
 
 export function idempotencyKeyOf(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): KeyLookup {
-  const skip = LEADING_ID.has(info.method) ? 1 : 0;
-  const lists = spreadArgumentLists(analysis, call) ?? [call.arguments];
-  return branches(lists.map((list) => keyFromArguments(analysis, list.slice(skip))));
+  // Asked by two rules of every money-moving call (whether a key is sent, whether it is stable): answered once.
+  return analysis.memo(
+    "idempotency-key",
+    call,
+    () => {
+      const skip = LEADING_ID.has(info.method) ? 1 : 0;
+      const lists = spreadArgumentLists(analysis, call) ?? [call.arguments];
+      return branches(lists.map((list) => keyFromArguments(analysis, list.slice(skip))));
+    },
+    UNKNOWN,
+  );
 }
 
 /**
@@ -304,15 +313,13 @@ function objectAssignKeys(analysis: Analysis, call: TSESTree.CallExpression, tar
 
 /** The calls a function makes of one of its parameters (`fn(options)` inside `function wrap(key, fn)`). */
 function invocationsOf(analysis: Analysis, fn: FunctionNode, parameter: TSESTree.Identifier): TSESTree.CallExpression[] {
-  const calls: TSESTree.CallExpression[] = [];
-  walk(analysis.sourceCode, fn.body, (node) => {
-    if (node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.Identifier && node.callee.name === parameter.name) {
-      const definition = bindingOf(analysis.sourceCode, node.callee)?.definition;
-      if (definition?.name === parameter) calls.push(node);
-    }
-    return undefined;
-  });
-  return calls;
+  return within(fileIndex(analysis.sourceCode).calls, fn.body).filter(
+    (node): node is TSESTree.CallExpression =>
+      node.type === AST_NODE_TYPES.CallExpression &&
+      node.callee.type === AST_NODE_TYPES.Identifier &&
+      node.callee.name === parameter.name &&
+      bindingOf(analysis.sourceCode, node.callee)?.definition.name === parameter,
+  );
 }
 
 /** Request options named or typed as such (`create(options)` where params are optional): what they hold is unknown. */
@@ -326,21 +333,33 @@ function isRequestOptions(analysis: Analysis, node: TSESTree.Node): boolean {
 }
 
 /** Parts of one request (properties, spreads, arguments): any key found wins; one unknown part makes it unknown. */
-function merge(parts: KeyLookup[]): KeyLookup {
-  const keys = parts.flatMap((part) => (part.kind === "found" ? part.keys : []));
+function merge(parts: readonly KeyLookup[]): KeyLookup {
+  // Loops, not flatMap: this runs on every object literal handed to a Stripe call.
+  const keys: TSESTree.Node[] = [];
+  const partial: TSESTree.Node[] = [];
+  let unknown = false;
+  for (const part of parts) {
+    if (part.kind === "found") keys.push(...part.keys);
+    else if (part.kind === "partial") partial.push(...part.keys);
+    else if (part.kind === "unknown") unknown = true;
+  }
   if (keys.length > 0) return { kind: "found", keys };
-  const partial = parts.flatMap((part) => (part.kind === "partial" ? part.keys : []));
   if (partial.length > 0) return { kind: "partial", keys: partial };
-  return parts.some((part) => part.kind === "unknown") ? UNKNOWN : MISSING;
+  return unknown ? UNKNOWN : MISSING;
 }
 
 /** Alternatives (`?:`, `&&`, `??`): a key on every path is found; on some paths only, partial. */
-function branches(parts: KeyLookup[]): KeyLookup {
-  const keys = parts.flatMap((part) => (part.kind === "found" || part.kind === "partial" ? part.keys : []));
-  const lacking = parts.some((part) => part.kind === "missing" || part.kind === "partial");
+function branches(parts: readonly KeyLookup[]): KeyLookup {
+  const keys: TSESTree.Node[] = [];
+  let lacking = false;
+  let unknown = false;
+  for (const part of parts) {
+    if (part.kind === "found" || part.kind === "partial") keys.push(...part.keys);
+    if (part.kind === "missing" || part.kind === "partial") lacking = true;
+    if (part.kind === "unknown") unknown = true;
+  }
   if (keys.length > 0) return { kind: lacking ? "partial" : "found", keys };
-  if (parts.some((part) => part.kind === "unknown")) return UNKNOWN;
-  return MISSING;
+  return unknown ? UNKNOWN : MISSING;
 }
 
 export function isIdempotencyHeaderName(name: string): boolean {

@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
+import { enclosingFunction, fileIndex, within } from "./file-index.js";
 import { staticName } from "./static-name.js";
 import { annotationOf } from "./type-annotation.js";
 import { implementationsOf, referencedTypeName, typeDeclarationOf } from "./type-declaration.js";
@@ -17,6 +18,9 @@ import { isFunction, walk, type FunctionNode } from "./walk.js";
  */
 export function calledFunction(analysis: Analysis, callee: TSESTree.Node): FunctionNode | null {
   const target = unwrap(callee);
+  // `pool.query`, `JSON.stringify`, `receiver.completeMessage`: a name the file declares nothing under.
+  const name = target.type === AST_NODE_TYPES.Identifier ? target.name : target.type === AST_NODE_TYPES.MemberExpression ? staticName(target) : null;
+  if (name !== null && !fileIndex(analysis.sourceCode).declaredNames.has(name)) return null;
   return analysis.memo(
     "called-function",
     target,
@@ -263,11 +267,10 @@ export function returnedExpressions(sourceCode: SourceCode, fn: FunctionNode): T
   if (fn.body.type !== AST_NODE_TYPES.BlockStatement) {
     returns.push(fn.body);
   } else {
-    walk(sourceCode, fn.body, (node) => {
-      if (node !== fn.body && isFunction(node)) return false;
-      if (node.type === AST_NODE_TYPES.ReturnStatement && node.argument) returns.push(node.argument);
-      return undefined;
-    });
+    // The file's `return` statements inside the body that belong to this function, not to a callback in it.
+    for (const statement of within(fileIndex(sourceCode).returns, fn.body)) {
+      if (statement.argument && enclosingFunction(statement) === fn) returns.push(statement.argument);
+    }
   }
   returnsCache.set(fn, returns);
   return returns;

@@ -1,60 +1,60 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
+import { fileIndex, within } from "./file-index.js";
 import { calledFunction } from "./local-function.js";
-import { walk, type FunctionNode } from "./walk.js";
+import type { FunctionNode } from "./walk.js";
 
-/** A named test on a node; the name keys the per-function cache. */
+/** A test on a call or tagged template, with the names of the caches of its answers. */
 export interface NodeTest {
-  name: string;
   test(analysis: Analysis, node: TSESTree.Node): boolean;
+  /** The memo tables of its answers per root and per function (named once, not per question). */
+  allTable: string;
+  reachTable: string;
+}
+
+/** A test with its memo tables' names derived from `name`. */
+export function nodeTest(name: string, test: NodeTest["test"]): NodeTest {
+  return { test, allTable: `all:${name}`, reachTable: `reach:${name}` };
 }
 
 /**
- * The first node under `root` (in source order) that passes `check` or calls a same-file function or method
+ * The first call under `root` (in source order) that passes `check` or calls a same-file function or method
  * whose body does, at any depth. Returns the node in `root` itself: the matching node, or the call that leads
  * to one. Callbacks written inline are part of `root`.
  */
 export function firstReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node | null {
-  let found: TSESTree.Node | null = null;
-  walk(analysis.sourceCode, root, (node) => {
-    if (found) return false;
-    if (check.test(analysis, node)) {
-      found = node;
-      return false;
-    }
-    if (node.type === AST_NODE_TYPES.CallExpression) {
-      const fn = calledFunction(analysis, node.callee);
-      if (fn && functionReaches(analysis, fn, check)) {
-        found = node;
-        return false;
-      }
-    }
-    return undefined;
-  });
-  return found;
+  return reaching(analysis, root, check, true)[0] ?? null;
 }
 
-/** Every node under `root` that passes `check` or leads to one (see `firstReaching`), in source order. */
+/** Every call under `root` that passes `check` or leads to one (see `firstReaching`), in source order. */
 export function allReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node[] {
-  return analysis.memo(`all:${check.name}`, root, () => collectReaching(analysis, root, check), []);
+  return analysis.memo(check.allTable, root, () => reaching(analysis, root, check, false), []);
 }
 
-function collectReaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest): TSESTree.Node[] {
+/**
+ * The candidates come from the file's index of calls (one walk per file), not from a walk of `root`; what lies
+ * inside a match is not looked at (the match already answers for it), as a walk that stops there would not.
+ */
+function reaching(analysis: Analysis, root: TSESTree.Node, check: NodeTest, firstOnly: boolean): TSESTree.Node[] {
   const found: TSESTree.Node[] = [];
-  walk(analysis.sourceCode, root, (node) => {
+  let matchedUntil = -1;
+  for (const node of within(fileIndex(analysis.sourceCode).calls, root)) {
+    if (node.range[0] < matchedUntil) continue;
     if (check.test(analysis, node)) {
       found.push(node);
-      return false;
-    }
-    if (node.type === AST_NODE_TYPES.CallExpression) {
+      matchedUntil = node.range[1];
+    } else if (node.type === AST_NODE_TYPES.CallExpression) {
       const fn = calledFunction(analysis, node.callee);
       if (fn && functionReaches(analysis, fn, check)) found.push(node);
+      else continue;
+    } else {
+      continue;
     }
-    return undefined;
-  });
+    if (firstOnly) break;
+  }
   return found;
 }
 
 function functionReaches(analysis: Analysis, fn: FunctionNode, check: NodeTest): boolean {
-  return analysis.memo(`reach:${check.name}`, fn, () => firstReaching(analysis, fn.body, check) !== null, false);
+  return analysis.memo(check.reachTable, fn, () => firstReaching(analysis, fn.body, check) !== null, false);
 }

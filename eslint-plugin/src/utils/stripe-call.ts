@@ -112,6 +112,11 @@ export interface StripeCall {
 
 /** `client.<resource>.<method>(...)` on a Stripe client, or `null`. Reads are calls too (`moneyMoving: false`). */
 export function stripeCall(analysis: Analysis, call: TSESTree.CallExpression): StripeCall | null {
+  // Five rules ask about the same calls (keys, money moved, database writes): answered once per call.
+  return analysis.memo("stripe-call", call, () => computeStripeCall(analysis, call), null);
+}
+
+function computeStripeCall(analysis: Analysis, call: TSESTree.CallExpression): StripeCall | null {
   const callee = call.callee;
   if (callee.type !== AST_NODE_TYPES.MemberExpression) return null;
   const method = staticName(callee);

@@ -50,14 +50,8 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
     case AST_NODE_TYPES.CallExpression: {
       if (isStripeConstructor(analysis, node.callee)) return "stripe";
       if (node.type === AST_NODE_TYPES.NewExpression) return constructedClassVerdict(analysis, node.callee);
-      const factory = calledFunction(analysis, node.callee);
-      if (!factory) return containerVerdict(analysis, node);
-      if (factory.returnType) {
-        const declared = typeVerdict(analysis, factory.returnType.typeAnnotation, 0);
-        if (declared !== "unknown") return declared;
-      }
-      const verdicts = returnedExpressions(analysis.sourceCode, factory).map((value) => syntacticClientVerdict(analysis, value));
-      return verdicts.includes("stripe") ? "stripe" : "unknown";
+      if (!calledFunction(analysis, node.callee)) return containerVerdict(analysis, node);
+      return factoryVerdict(analysis, node.callee);
     }
     case AST_NODE_TYPES.Identifier:
       return identifierVerdict(analysis, node);
@@ -71,6 +65,18 @@ function syntacticVerdict(analysis: Analysis, node: TSESTree.Node): ClientVerdic
     default:
       return "unknown";
   }
+}
+
+/** What a same-file factory returns: its declared return type, else what its `return`s make. */
+function factoryVerdict(analysis: Analysis, callee: TSESTree.Node): ClientVerdict {
+  const factory = calledFunction(analysis, callee);
+  if (!factory) return "unknown";
+  if (factory.returnType) {
+    const declared = typeVerdict(analysis, factory.returnType.typeAnnotation, 0);
+    if (declared !== "unknown") return declared;
+  }
+  const verdicts = returnedExpressions(analysis.sourceCode, factory).map((value) => syntacticClientVerdict(analysis, value));
+  return verdicts.includes("stripe") ? "stripe" : "unknown";
 }
 
 /** DI containers' lookups by class: `container.resolve(PaymentsClient)`, `moduleRef.get(PaymentsClient)`. */
@@ -137,6 +143,11 @@ function fieldVerdict(analysis: Analysis, member: TSESTree.MemberExpression): Cl
   const name = staticName(member);
   const body = enclosingClassBody(member);
   if (name === null || !body) return "unknown";
+  // Every `this.stripe.x.create()` of a class asks about the same field: answered once per class and field.
+  return analysis.memo(`field:${name}`, body, () => classFieldVerdict(analysis, body, name), "unknown");
+}
+
+function classFieldVerdict(analysis: Analysis, body: TSESTree.ClassBody, name: string): ClientVerdict {
   for (const element of body.body) {
     if (element.type === AST_NODE_TYPES.PropertyDefinition && !element.static && staticName(element) === name) {
       if (element.value) return syntacticClientVerdict(analysis, element.value);
@@ -148,6 +159,11 @@ function fieldVerdict(analysis: Analysis, member: TSESTree.MemberExpression): Cl
       if (verdict !== "unknown") return verdict;
     }
   }
+  // Made later than construction: NestJS's `onModuleInit() { this.client = new Stripe(...) }`, a lazy `connect()`.
+  for (const element of body.body) {
+    if (element.type !== AST_NODE_TYPES.MethodDefinition || element.kind !== "method" || element.static || !element.value.body) continue;
+    if (assignedVerdict(analysis, element.value.body, name) === "stripe") return "stripe";
+  }
   return "unknown";
 }
 
@@ -158,8 +174,13 @@ function constructorVerdict(analysis: Analysis, constructor: TSESTree.FunctionEx
       if (inner.type === AST_NODE_TYPES.Identifier && inner.name === name) return annotationVerdict(analysis, inner);
     }
   }
+  return assignedVerdict(analysis, constructor.body, name);
+}
+
+/** What the first `this.<name> = value` in `body` assigns. */
+function assignedVerdict(analysis: Analysis, body: TSESTree.BlockStatement, name: string): ClientVerdict {
   let verdict: ClientVerdict = "unknown";
-  walk(analysis.sourceCode, constructor.body, (node) => {
+  walk(analysis.sourceCode, body, (node) => {
     if (
       verdict === "unknown" &&
       node.type === AST_NODE_TYPES.AssignmentExpression &&
@@ -226,6 +247,11 @@ function referenceVerdict(analysis: Analysis, type: TSESTree.TSTypeReference, de
   // Wrappers that keep the client: Promise<Stripe>, Pick<Stripe, ...>, Readonly<Stripe>, ...
   if (argument && /^(Promise|PromiseLike|Awaited|Pick|Omit|Partial|Required|Readonly|NonNullable)$/.test(name.name)) {
     return typeVerdict(analysis, argument, depth + 1);
+  }
+  // What a constructor or a factory makes: InstanceType<typeof Stripe>, ReturnType<typeof makeStripe>.
+  if (argument?.type === AST_NODE_TYPES.TSTypeQuery && argument.exprName.type === AST_NODE_TYPES.Identifier) {
+    if (name.name === "InstanceType") return constructedClassVerdict(analysis, argument.exprName);
+    if (name.name === "ReturnType") return factoryVerdict(analysis, argument.exprName);
   }
   const origin = moduleOrigin(analysis.sourceCode, name);
   const imported = origin?.module.startsWith(".") ? localImportOf(analysis, name) : null;

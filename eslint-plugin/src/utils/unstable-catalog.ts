@@ -108,13 +108,22 @@ const GENERATOR_TABLE = table(GENERATOR_FACTORIES);
 
 /** A call whose result is random or a clock reading, by what it calls (not by how the code spells it). */
 export function unstableCall(origin: ModuleOrigin, argumentCount: number): Instability | null {
-  const key = `${origin.module}:${origin.path.join(".")}`;
+  const key = keyOf(origin);
   return CALL_TABLE.get(key) ?? (argumentCount === 0 ? NO_ARGUMENT_TABLE.get(key) : undefined) ?? null;
 }
 
 /** A call that makes an id generator (the generator's results are unstable). */
 export function generatorFactory(origin: ModuleOrigin): Instability | null {
-  return GENERATOR_TABLE.get(`${origin.module}:${origin.path.join(".")}`) ?? null;
+  return GENERATOR_TABLE.get(keyOf(origin)) ?? null;
+}
+
+/** moduleOrigin answers with one object per node, asked again for every key traced through it: its key, kept. */
+const keys = new WeakMap<ModuleOrigin, string>();
+
+function keyOf(origin: ModuleOrigin): string {
+  let key = keys.get(origin);
+  if (key === undefined) keys.set(origin, (key = `${origin.module}:${origin.path.join(".")}`));
+  return key;
 }
 
 /** `new Date()` with no argument reads the clock; `new Date(event.occurredAt)` does not. */

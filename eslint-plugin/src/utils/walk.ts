@@ -27,19 +27,23 @@ export function walk(
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (visit(node) === false) continue;
-    const children: TSESTree.Node[] = [];
-    for (const key of keys[node.type] ?? []) {
-      if (key === "typeAnnotation" || key === "returnType" || key === "typeArguments" || key === "typeParameters") continue;
+    // Children pushed last key first, last item first, so they are visited in source order.
+    const nodeKeys = keys[node.type] ?? NO_KEYS;
+    for (let keyIndex = nodeKeys.length - 1; keyIndex >= 0; keyIndex -= 1) {
+      const key = nodeKeys[keyIndex]!;
+      if (TYPE_KEYS.has(key)) continue;
       const value = (node as unknown as Record<string, unknown>)[key];
       if (Array.isArray(value)) {
-        for (const item of value) if (isNode(item)) children.push(item);
+        for (let index = value.length - 1; index >= 0; index -= 1) if (isNode(value[index])) stack.push(value[index]);
       } else if (isNode(value)) {
-        children.push(value);
+        stack.push(value);
       }
     }
-    for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index]!);
   }
 }
+
+const NO_KEYS: readonly string[] = [];
+const TYPE_KEYS = new Set(["typeAnnotation", "returnType", "typeArguments", "typeParameters"]);
 
 function isNode(value: unknown): value is TSESTree.Node {
   return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";

@@ -138,6 +138,44 @@ export const payout = (amount: number) => payments.payouts.create({ amount, curr
       errors: [missing("payouts")],
     },
     {
+      name: "a client field typed InstanceType<typeof Stripe>, made in NestJS's onModuleInit (held-out-2)",
+      filename,
+      code: `
+import Stripe from "stripe";
+type StripeClient = InstanceType<typeof Stripe>;
+export class StripeService {
+  private client: StripeClient;
+  onModuleInit(): void { this.client = new Stripe(process.env.STRIPE_SECRET_KEY!); }
+  createPaymentIntent(params: Parameters<StripeClient["paymentIntents"]["create"]>[0]) { return this.client.paymentIntents.create(params); }
+  createRefund(params: Parameters<StripeClient["refunds"]["create"]>[0]) { return this.client.refunds.create(params); }
+}`,
+      errors: [missing("paymentIntents"), missing("refunds")],
+    },
+    {
+      name: "a client typed by what a factory of the file returns (ReturnType<typeof makeStripe>)",
+      filename,
+      code: `
+import Stripe from "stripe";
+function makeStripe() { return new Stripe(process.env.STRIPE_SECRET_KEY!); }
+export class Payouts {
+  constructor(private readonly client: ReturnType<typeof makeStripe>) {}
+  pay(amount: number) { return this.client.transfers.create({ amount, currency: "usd", destination: "acct_1" }); }
+}`,
+      errors: [missing("transfers")],
+    },
+    {
+      name: "an untyped field given the project's client in a method after construction",
+      filename,
+      code: `
+import { PaymentsClient } from "./billing-client.js";
+export class Refunds {
+  private client;
+  onModuleInit() { this.client = new PaymentsClient(); }
+  refund(charge: string) { return this.client.refunds.create({ charge }); }
+}`,
+      errors: [missing("refunds")],
+    },
+    {
       name: "a wrapper holding the client, injected into a service",
       filename,
       code: `
