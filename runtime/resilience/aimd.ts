@@ -66,7 +66,8 @@ export function cutRate(state: RateState, news: PeriodNews): { rate: number; kne
   const measured = news.admittedPerSecond > 0 ? news.admittedPerSecond : Infinity;
   const factor = state.knee === undefined ? firstCutFactor : cutFactor;
   const rate = Math.max(minRate, Math.min(state.rate * factor, measured * 0.95));
-  return { rate, knee: Math.min(state.rate, measured) };
+  // Just after slow start the period's count still holds the slow part: the knee is the rate that met the 429s.
+  return { rate, knee: state.knee === undefined ? state.rate : Math.min(state.rate, measured) };
 }
 
 export function nextRate(state: RateState, news: PeriodNews, at: { now: number; periodMs: number; ceiling: number | undefined }): RateState {

@@ -121,7 +121,10 @@ export class RateGovernor {
       limiter.waitedSinceGrowth = true;
       await went;
     }
-    return this.#now();
+    const sentAt = this.#now();
+    endpoint.slowStart?.went(sentAt);
+    account.slowStart?.went(sentAt);
+    return sentAt;
   }
 
   /**
@@ -133,15 +136,13 @@ export class RateGovernor {
     const endpoint = this.#limiter(`endpoint:${operation}`);
     const now = this.#now();
     if (throttledBy === undefined) {
-      for (const limiter of [account, endpoint]) {
-        limiter.admitted += 1;
-        limiter.slowStart?.admitted(sentAt);
-      }
+      account.admitted += 1;
+      endpoint.admitted += 1;
       return;
     }
     // Stripe names the limiter: an endpoint's 429 slows that endpoint only.
     const limiter = throttledBy.startsWith("endpoint") ? endpoint : account;
-    limiter.slowStart?.sent(sentAt);
+    limiter.slowStart?.throttled(sentAt);
     if (sentAt < limiter.cutAt) return;
     limiter.throttled += 1;
     // At most one cut a quarter period: the first requests after a cut may meet a bucket still empty.
@@ -153,6 +154,7 @@ export class RateGovernor {
     limiter.pacer.rate = Math.max(minRate / this.#members, Math.min(cut.rate, limiter.pacer.rate ?? Infinity));
     if (limiter.slowStart) limiter.firstCut = { estimate: limiter.pacer.rate };
     limiter.slowStart = undefined;
+    limiter.pacer.burst = true;
     // The period's step must not cut again for the same episode.
     limiter.aimd = { rate: limiter.pacer.rate, knee: cut.knee, cutAt: now, changedAt: now };
   }
@@ -176,6 +178,8 @@ export class RateGovernor {
       const rate = name !== accountLimiter ? undefined : (this.#ceiling ?? slowStartPerSecond);
       limiter = new Limiter(rate === undefined ? undefined : rate / this.#members, this.#now);
       if (name === accountLimiter && this.#ceiling !== undefined) limiter.slowStart = undefined;
+      // In slow start the rate is a guess: one request at a time, so the first 429 stops the next.
+      if (limiter.slowStart) limiter.pacer.burst = false;
       this.#limiters.set(name, limiter);
     }
     return limiter;
@@ -226,6 +230,7 @@ export class RateGovernor {
   #takeShare(limiter: Limiter, share: number): void {
     limiter.slowStart = undefined;
     limiter.firstCut = undefined;
+    limiter.pacer.burst = true;
     const current = limiter.pacer.rate;
     if (current !== undefined && current < share && this.#now() - limiter.cutAt < 2 * this.#periodMs) return;
     if (current !== undefined && share < current) limiter.cutAt = Math.max(limiter.cutAt, this.#now());

@@ -10,7 +10,7 @@ import { slowStartPerSecond } from "../../../runtime/resilience/slow-start.js";
 import { simulateFleet } from "./support/fleet-simulation.js";
 
 describe("RateGovernor", () => {
-  it("slow start: the account starts at 4/s and doubles each quarter period while callers wait; the first 429 cuts to what got through, not to the rate", async () => {
+  it("slow start: the account starts at 25/s and doubles each quarter period while callers wait; the first 429 cuts to what got through, not to the rate", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance"] });
     const governor = new RateGovernor({ periodMs: 1_000 });
     try {
@@ -21,15 +21,15 @@ describe("RateGovernor", () => {
         while (!stop) governor.answered("payment_intents.create", undefined, await governor.acquire("payment_intents.create"));
       });
       await vi.advanceTimersByTimeAsync(1_000);
-      // Four doublings in a second: 4, 8, 16, 32, 64.
-      expect(governor.rateOf(accountLimiter)).toBe(64);
+      // Four doublings in a second: 25, 50, 100, 200, 400.
+      expect(governor.rateOf(accountLimiter)).toBe(400);
       const sentAt = performance.now();
       governor.answered("payment_intents.create", "global-rate", sentAt);
-      // What got through in the last second (about 30: 1 + 2 + 4 + 8 + 16, and the burst) over 2 s: a share near the
-      // budget, far below the 64/s the bucket's burst let the rate reach.
+      // What got through in the last second (about 94: 6 + 12 + 25 + 50) over that second plus one: near the budget,
+      // far below the 400/s the rate reached while Stripe's bucket let everything through.
       const cut = governor.rateOf(accountLimiter) as number;
-      expect(cut).toBeGreaterThan(8);
-      expect(cut).toBeLessThan(24);
+      expect(cut).toBeGreaterThan(40);
+      expect(cut).toBeLessThan(60);
       // A 429 to a request sent before the cut is stale: no second cut.
       governor.answered("payment_intents.create", "global-rate", sentAt - 1);
       expect(governor.rateOf(accountLimiter)).toBe(cut);
@@ -83,15 +83,17 @@ describe("RateGovernor", () => {
     expect(learned).toMatchObject({ rate: 22, knee: undefined });
     // No knee yet: 10% a period (after the two periods a cut's echo takes).
     expect(nextRate(learned, busy(22), at(13_000)).rate).toBeCloseTo(24.2);
-    // A cut goes to 95% of what got through (the budget, measured), the first at least 25% off.
-    const cut = nextRate({ ...learned, rate: 30 }, busy(25, 5), at(14_000));
-    expect(cut).toMatchObject({ rate: 22.5, knee: 25, cutAt: 14_000 });
+    // A cut goes to 95% of what got through (the budget, measured), the first at least 25% off; its knee the rate
+    // that met the 429s (the period still counted slow start's part), later ones the budget measured.
+    expect(nextRate({ ...learned, rate: 30 }, busy(25, 5), at(14_000))).toMatchObject({ rate: 22.5, knee: 30, cutAt: 14_000 });
+    const cut = nextRate({ ...learned, rate: 30, knee: 31 }, busy(25, 5), at(14_000));
+    expect(cut).toMatchObject({ rate: 23.75, knee: 25, cutAt: 14_000 });
     expect(nextRate({ ...cut, rate: 30, cutAt: 0 }, busy(26, 2), at(20_000)).rate).toBeCloseTo(24.7);
     // 429s within two periods of a cut may answer requests sent before it: no second cut, no climb.
     expect(nextRate(cut, busy(20, 3), at(15_500))).toBe(cut);
     expect(nextRate(cut, busy(20), at(15_500))).toBe(cut);
     // Then back toward just under the knee (95% of it), at most 5% a period, and it holds there.
-    const back = nextRate(cut, busy(22.5), at(16_000));
+    const back = nextRate({ ...cut, rate: 22.5 }, busy(22.5), at(16_000));
     expect(back.rate).toBeCloseTo(22.5 + (25 * 0.95 - 22.5) / 2);
     expect(nextRate({ ...cut, rate: 10 }, busy(10), at(16_000)).rate).toBeCloseTo(10.5);
     const held = { ...back, rate: 25 * 0.95, changedAt: 17_000 };

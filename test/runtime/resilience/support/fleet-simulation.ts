@@ -17,6 +17,8 @@ export interface FleetSimulation {
   shared?: boolean;
   ceilingPerSecond?: number;
   operation?: string;
+  /** Events drained first with no limit (the fleet busy before the budget tightens): slow start grown past it. */
+  warmUpEvents?: number;
 }
 
 export interface FleetOutcome {
@@ -30,7 +32,7 @@ export interface FleetOutcome {
 /** Runs under vi.useFakeTimers (performance and Date faked): the caller advances nothing, this does. */
 export async function simulateFleet(sim: FleetSimulation): Promise<FleetOutcome> {
   const operation = sim.operation ?? "payment_intents.create";
-  const limiter = new StripeRateLimiter(sim.limit);
+  let limiter = new StripeRateLimiter({});
   const fleet = memoryFleet({ ...(sim.ceilingPerSecond === undefined ? {} : { ceilingPerSecond: sim.ceilingPerSecond }) });
   const governors: RateGovernor[] = [];
   for (let i = 0; i < sim.replicas; i += 1) {
@@ -41,9 +43,8 @@ export async function simulateFleet(sim: FleetSimulation): Promise<FleetOutcome>
     await governor.syncNow();
     governors.push(governor);
   }
-  const started = performance.now();
   const timeline: [number, number][] = [];
-  let left = sim.events;
+  let left = sim.warmUpEvents ?? 0;
   let done = 0;
   let finishedAt = Infinity;
   const call = async (governor: RateGovernor) => {
@@ -69,6 +70,16 @@ export async function simulateFleet(sim: FleetSimulation): Promise<FleetOutcome>
       if (done === sim.events) finishedAt = performance.now();
     }
   };
+  if (left > 0) {
+    const warming = governors.flatMap((governor) => Array.from({ length: sim.concurrency }, () => worker(governor)));
+    while (done < (sim.warmUpEvents ?? 0)) await vi.advanceTimersByTimeAsync(100);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await Promise.all(warming);
+  }
+  limiter = new StripeRateLimiter(sim.limit);
+  left = sim.events;
+  done = 0;
+  const started = performance.now();
   const workers = governors.flatMap((governor) => Array.from({ length: sim.concurrency }, () => worker(governor)));
   let last = { ...limiter.stats };
   while (done < sim.events) {
