@@ -23,6 +23,8 @@ export interface FleetRun {
   duplicates: number;
   missing: number;
   deadLettered: number;
+  /** Per second from the send: [requests admitted, requests answered 429]. */
+  timeline: [number, number][];
 }
 
 const replicaScript = fileURLToPath(new URL("./fleet-replica.js", import.meta.url));
@@ -57,7 +59,20 @@ export async function measureFleet(options: { replicas: number; ratePerSecond: n
     const before = stripe.degradation.stats;
     const charged = () => customers.filter((customer) => stripe.ledger.paymentIntents(customer.id).some((pi) => pi.status === "succeeded")).length;
     const deadline = performance.now() + Math.max(120_000, (options.events / options.ratePerSecond) * 4_000);
-    while (charged() < options.events && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const timeline: [number, number][] = [];
+    let last = before;
+    let nextSecond = started + 1_000;
+    const sample = () => {
+      const now = stripe.degradation.stats;
+      timeline.push([now.admitted - last.admitted, now.throttled - last.throttled]);
+      last = now;
+      nextSecond += 1_000;
+    };
+    while (charged() < options.events && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (performance.now() >= nextSecond) sample();
+    }
+    sample();
     const drainSeconds = (performance.now() - started) / 1000;
     const stats = stripe.degradation.stats;
     const throttled = stats.throttled - before.throttled;
@@ -75,6 +90,7 @@ export async function measureFleet(options: { replicas: number; ratePerSecond: n
       duplicates: stripe.ledger.duplicateCharges().length,
       missing: options.events - charged(),
       deadLettered: counts.deadLettered,
+      timeline,
     };
   } finally {
     await Promise.all(replicas.map((replica) => stopReplica(replica)));
@@ -105,6 +121,15 @@ function stopReplica(replica: ChildProcess): Promise<void> {
   });
 }
 
+/** (N, R) measured by default; `N:R` arguments choose others. The last row: more replicas, a budget below their concurrency. */
+const defaultShapes = [
+  { replicas: 1, ratePerSecond: 5 },
+  { replicas: 3, ratePerSecond: 10 },
+  { replicas: 3, ratePerSecond: 25 },
+  { replicas: 6, ratePerSecond: 25 },
+  { replicas: 6, ratePerSecond: 10 },
+];
+
 async function main(): Promise<void> {
   const databaseUrl = process.env["TEST_DATABASE_URL"];
   if (!databaseUrl) {
@@ -113,17 +138,14 @@ async function main(): Promise<void> {
   }
   const perRate = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 12);
   const json = process.argv.includes("--json");
-  const shapes = [
-    { replicas: 1, ratePerSecond: 5 },
-    { replicas: 3, ratePerSecond: 10 },
-    { replicas: 3, ratePerSecond: 25 },
-    { replicas: 6, ratePerSecond: 25 },
-  ];
+  const chosen = process.argv.filter((arg) => /^\d+:\d+$/.test(arg)).map((arg) => arg.split(":").map(Number) as [number, number]);
+  const shapes = chosen.length > 0 ? chosen.map(([replicas, ratePerSecond]) => ({ replicas, ratePerSecond })) : defaultShapes;
   const runs: FleetRun[] = [];
   for (const shape of shapes) {
     const run = await measureFleet({ ...shape, latencyMs: 50, events: perRate * shape.ratePerSecond, databaseUrl: await freshDatabase(databaseUrl) });
     runs.push(run);
     if (!json) console.log(describeRun(run));
+    if (!json && process.argv.includes("--timeline")) console.log(`  per second [admitted, 429]: ${run.timeline.map(([a, t]) => `${a}/${t}`).join(" ")}`);
   }
   if (json) console.log(JSON.stringify(runs, null, 2));
 }

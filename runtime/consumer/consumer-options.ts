@@ -77,7 +77,7 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   databaseTimeouts?: PgTimeouts;
   /** false: each replica governs its Stripe budget alone instead of sharing it through PostgreSQL; default shared. */
   fleetBudget?: false;
-  /** The breakers per dependency (README, "Degraded dependencies"); defaults 5 failures, probes 1 s doubling to 30 s. */
+  /** The breakers per dependency (README, "Degraded dependencies"); defaults 5 failures, probes 1 s doubling to 10 s. */
   breakers?: { failureThreshold?: number; firstProbeDelayMs?: number; maxProbeDelayMs?: number };
   /**
    * How often an idle consumer peeks the queue to prove its receive loop still reaches the broker (its liveness);

@@ -1,6 +1,7 @@
 // A breaker per dependency (Stripe, database, vault). Sustained outage failures (5 in a row, no success between)
 // open it: callers fail fast without a request, the consumer stops taking messages, and one probe runs on a backoff
-// (1 s doubling to 30 s, jittered so replicas do not probe in step). The first probe that succeeds closes it.
+// (1 s doubling to 10 s, jittered so replicas do not probe in step: short, so a backlog drains within seconds once
+// the dependency is back, and still a request every 5-10 s per replica while it is down). The first probe that succeeds closes it.
 import type { Dependency } from "./dependency-fault.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
 
@@ -12,7 +13,7 @@ export interface CircuitBreakerOptions {
   probe: () => Promise<void>;
   /** Outage failures in a row that open the breaker; default 5. */
   failureThreshold?: number;
-  /** First probe delay, doubling per failed probe up to `maxProbeDelayMs`; defaults 1 s and 30 s. */
+  /** First probe delay, doubling per failed probe up to `maxProbeDelayMs`; defaults 1 s and 10 s. */
   firstProbeDelayMs?: number;
   maxProbeDelayMs?: number;
   /** Told on every change of state (the consumer pauses and resumes intake; telemetry). */
@@ -33,7 +34,7 @@ export class CircuitBreaker {
 
   constructor(options: CircuitBreakerOptions) {
     this.dependency = options.dependency;
-    this.#options = { failureThreshold: 5, firstProbeDelayMs: 1_000, maxProbeDelayMs: 30_000, ...options };
+    this.#options = { failureThreshold: 5, firstProbeDelayMs: 1_000, maxProbeDelayMs: 10_000, ...options };
   }
 
   get state(): BreakerState {

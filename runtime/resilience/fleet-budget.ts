@@ -1,12 +1,13 @@
 // The Stripe budget shared by every replica on one Stripe account, through the PostgreSQL the replicas already share:
 // one row per (account, limiter) holding the fleet's rate and its AIMD state, one row per (replica, limiter) holding
 // that replica's last period. Each replica syncs once a period, off the message path, on a connection of its own
-// (never one a delivery waits for): its counts go in, the fleet's step (aimd.ts, on the live replicas' summed counts)
+// (never one a delivery waits for): its counts go in, the fleet's step (fleet-step.ts, on the live replicas' counts)
 // is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
-import { nextRate, type RateState } from "./aimd.js";
+import type { RateState } from "./aimd.js";
+import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
 import { accountLimiter, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
 
 export interface FleetBudgetOptions {
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget (
 CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget_members (
   account text NOT NULL, member text NOT NULL, limiter text NOT NULL, seen_at bigint NOT NULL,
   admitted_per_second double precision NOT NULL, throttled_per_second double precision NOT NULL, saturated boolean NOT NULL,
-  PRIMARY KEY (account, member, limiter));`;
+  PRIMARY KEY (account, member, limiter));
+ALTER TABLE chargeguard_stripe_budget_members ADD COLUMN IF NOT EXISTS estimate_per_second double precision;`;
 
 /** A label for a Stripe key that is not the key: its hash. */
 export function accountLabel(apiKey: string): string {
@@ -59,47 +61,45 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   };
 }
 
-interface FleetNews {
-  admitted: number;
-  throttled: number;
-  saturated: boolean;
-}
-
 async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates> {
   const now = Date.now();
   const { account } = options;
-  const perSecond = 1000 / periodMs;
+  const periods = reports.map((report) => memberPeriod(report, periodMs));
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     await client.query(
-      `INSERT INTO chargeguard_stripe_budget_members (account, member, limiter, seen_at, admitted_per_second, throttled_per_second, saturated)
-       SELECT $1, $2, r.limiter, $3, r.admitted, r.throttled, r.saturated
-         FROM unnest($4::text[], $5::float8[], $6::float8[], $7::boolean[]) AS r(limiter, admitted, throttled, saturated)
+      `INSERT INTO chargeguard_stripe_budget_members
+         (account, member, limiter, seen_at, admitted_per_second, throttled_per_second, saturated, estimate_per_second)
+       SELECT $1, $2, r.limiter, $3, r.admitted, r.throttled, r.saturated, r.estimate
+         FROM unnest($4::text[], $5::float8[], $6::float8[], $7::boolean[], $8::float8[]) AS r(limiter, admitted, throttled, saturated, estimate)
        ON CONFLICT (account, member, limiter) DO UPDATE SET seen_at = EXCLUDED.seen_at, admitted_per_second = EXCLUDED.admitted_per_second,
-         throttled_per_second = EXCLUDED.throttled_per_second, saturated = EXCLUDED.saturated`,
+         throttled_per_second = EXCLUDED.throttled_per_second, saturated = EXCLUDED.saturated,
+         estimate_per_second = EXCLUDED.estimate_per_second`,
       [
         account,
         options.member,
         now,
         reports.map((r) => r.limiter),
-        reports.map((r) => r.admitted * perSecond),
-        reports.map((r) => r.throttled * perSecond),
-        reports.map((r) => r.saturated),
+        periods.map((p) => p.admittedPerSecond),
+        periods.map((p) => p.throttledPerSecond),
+        periods.map((p) => p.saturated),
+        periods.map((p) => p.estimate ?? null),
       ],
     );
-    const live = await client.query<{ limiter: string; replicas: string; admitted: number; throttled: number; saturated: boolean }>(
-      `SELECT limiter, count(*) AS replicas,
-              sum(admitted_per_second) AS admitted, sum(throttled_per_second) AS throttled, bool_or(saturated) AS saturated
-         FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at > $2 GROUP BY limiter`,
+    const live = await client.query<{ limiter: string; admitted: number; throttled: number; saturated: boolean; estimate: number | null }>(
+      `SELECT limiter, admitted_per_second AS admitted, throttled_per_second AS throttled, saturated, estimate_per_second AS estimate
+         FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at > $2`,
       [account, now - 3 * periodMs],
     );
-    const news = new Map<string, FleetNews>(live.rows.map((row) => [row.limiter, { admitted: Number(row.admitted), throttled: Number(row.throttled), saturated: row.saturated }]));
+    const members = new Map<string, MemberPeriod[]>();
+    for (const row of live.rows) {
+      const period = { admittedPerSecond: Number(row.admitted), throttledPerSecond: Number(row.throttled), saturated: row.saturated, estimate: row.estimate ?? undefined };
+      members.set(row.limiter, [...(members.get(row.limiter) ?? []), period]);
+    }
     // The rate is divided among the live replicas. (Dividing among those with work in the last period made the
     // count flicker with the traffic, and each flicker overshot the budget: bench:fleet, 35% 429s at 6 replicas.)
-    const accountRow = live.rows.find((row) => row.limiter === accountLimiter);
-    const replicas = Math.max(1, Number(accountRow?.replicas ?? 1));
-    const members = replicas;
+    const replicas = Math.max(1, members.get(accountLimiter)?.length ?? 1);
     const rows = await client.query<{ limiter: string; rate: number | null; knee: number | null; cut_at: string; changed_at: string }>(
       `SELECT limiter, rate, knee, cut_at, changed_at FROM chargeguard_stripe_budget WHERE account = $1 FOR UPDATE`,
       [account],
@@ -107,14 +107,10 @@ async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: rea
     const stored = new Map<string, RateState>(
       rows.rows.map((row) => [row.limiter, { rate: row.rate ?? undefined, knee: row.knee ?? undefined, cutAt: Number(row.cut_at), changedAt: Number(row.changed_at) }]),
     );
-    for (const report of reports) {
-      const state = stored.get(report.limiter) ?? { rate: undefined, knee: undefined, cutAt: 0, changedAt: 0 };
-      const summed = news.get(report.limiter) ?? { admitted: 0, throttled: 0, saturated: false };
-      // Replicas report at their own phase: early in an episode the others' rows are a period old (or absent), so
-      // what got through is at least this replica's own times the live replicas.
-      const fleet = { ...summed, admitted: Math.max(summed.admitted, report.admitted * perSecond * replicas) };
+    for (const [i, report] of reports.entries()) {
+      const state = stored.get(report.limiter) ?? unlearned;
       const ceiling = report.limiter === accountLimiter ? options.ceilingPerSecond : undefined;
-      const next = nextRate(state, { admittedPerSecond: fleet.admitted, throttledPerSecond: fleet.throttled, saturated: fleet.saturated }, { now, periodMs, ceiling });
+      const next = fleetStep(state, members.get(report.limiter) ?? [], periods[i] as MemberPeriod, { now, periodMs, ceiling });
       if (next === state && stored.has(report.limiter)) continue;
       await client.query(
         `INSERT INTO chargeguard_stripe_budget (account, limiter, rate, knee, cut_at, changed_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -125,7 +121,7 @@ async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: rea
     }
     await client.query(`DELETE FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at < $2`, [account, now - 60 * periodMs]);
     await client.query("COMMIT");
-    return { rates: new Map([...stored].map(([limiter, state]) => [limiter, state.rate])), members };
+    return { rates: new Map([...stored].map(([limiter, state]) => [limiter, state.rate])), members: replicas };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;

@@ -26,17 +26,17 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
   return async (operation, call) => {
     for (;;) {
       breaker.check();
-      await governor.acquire(operation, deadline === undefined ? {} : { deadline });
+      const sentAt = await governor.acquire(operation, deadline === undefined ? {} : { deadline });
       try {
         const result = await inner(operation, call);
-        governor.answered(operation);
+        governor.answered(operation, undefined, sentAt);
         breaker.succeeded();
         return result;
       } catch (error) {
         const fault = stripeFault(error);
         if (fault?.cause === "throttled") {
           // Stripe did not execute it: cut the rate, then take the next token and try the same call again.
-          governor.answered(operation, fault.limiter ?? "global");
+          governor.answered(operation, fault.limiter ?? "global", sentAt);
           governance.onThrottled?.(fault.limiter ?? "global");
           continue;
         }
@@ -45,7 +45,7 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
           throw new DependencyUnavailableError(fault, `Stripe is unavailable: ${describe(error)}`, { cause: error });
         }
         // Any other answer (a decline, a 400, a 409) is Stripe working.
-        governor.answered(operation);
+        governor.answered(operation, undefined, sentAt);
         breaker.succeeded();
         throw error;
       }

@@ -1,5 +1,5 @@
 // One limiter's pace: callers queue (first come, first served) and are released one per 1/rate seconds, with a
-// burst of 10% of a second's worth. The rate can change at any time and the queue follows at once: a reservation
+// burst of 10% of a second's worth (none in slow start). The rate can change at any time and the queue follows at once: a reservation
 // made at a low rate is not kept after the rate rose (the fleet bench showed replicas idling on such reservations).
 // Unbounded (rate undefined): nobody waits.
 import { DependencyUnavailableError } from "./dependency-fault.js";
@@ -17,6 +17,8 @@ export class Pacer {
   #nextAt = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #now: () => number;
+  /** Let a tenth of a second's worth go at once; off in slow start, where the rate is a guess that may be far too high. */
+  burst = true;
 
   constructor(rate: number | undefined, now: () => number) {
     this.#rate = rate;
@@ -87,7 +89,7 @@ export class Pacer {
   }
 
   #burstMs(): number {
-    return this.#rate === undefined ? 0 : this.#spacing() * (Math.max(1, this.#rate * 0.1) - 1);
+    return this.#rate === undefined || !this.burst ? 0 : this.#spacing() * (Math.max(1, this.#rate * 0.1) - 1);
   }
 }
 

@@ -3,8 +3,9 @@
 // period's step does the rest. With a fleet share (fleet-budget.ts) the rates are the fleet's, divided among the
 // replicas that have work; without one, the replica's own. Unbounded until a ceiling or a 429 says otherwise: with
 // nothing degraded no call ever waits.
-import { initialRateState, nextRate, type RateState } from "./aimd.js";
+import { cutRate, initialRateState, minRate, nextRate, type RateState } from "./aimd.js";
 import { Pacer } from "./pacer.js";
+import { SlowStart, slowStartPerSecond, slowStartUnboundedPerSecond } from "./slow-start.js";
 
 /** The account's limiter; endpoint limiters are `endpoint:<operation>`. */
 export const accountLimiter = "account";
@@ -13,12 +14,15 @@ export interface LimiterReport {
   limiter: string;
   /** Requests that got an answer other than 429 since the last report. */
   admitted: number;
+  /** Fresh 429s since the last report (answers to requests sent after the last cut). */
   throttled: number;
   /** A caller had to wait for its turn since the last report: the rate, not the demand, is the bound. */
   saturated: boolean;
+  /** Slow start's bounds of this replica's share (slow-start.ts), while nothing is learned. */
+  slowStart?: { estimate: number } | undefined;
 }
 
-/** What a fleet share answers: each limiter's fleet rate (undefined: unbounded) and the replicas sharing it. */
+/** What a fleet share answers: each limiter's fleet rate (undefined: nothing learned yet) and the replicas sharing it. */
 export interface FleetRates {
   rates: ReadonlyMap<string, number | undefined>;
   /** The live replicas: the rate is divided among them. */
@@ -41,25 +45,26 @@ export interface RateGovernorOptions {
   now?: () => number;
 }
 
-/** A 429 cuts this replica's share at once (at most once a period), before the period's step says more. */
-const cutFactor = 0.9;
-const minRatePerSecond = 0.2;
-
 class Limiter {
   readonly pacer: Pacer;
   admitted = 0;
   throttled = 0;
   saturated = false;
-  lastCutAt = -Infinity;
-  /** Answers over the last period, counted while unbounded: the first cut starts from their rate. */
-  recent: number[] = [];
+  /** Saturated since slow start last doubled the rate. */
+  waitedSinceGrowth = false;
+  /** The last cut (this replica's or the fleet's), on the governor's clock: a 429 to a request sent before it is stale. */
+  cutAt = -Infinity;
+  /** While nothing is learned: what got through since the start, for the first cut (slow-start.ts). */
+  slowStart: SlowStart | undefined = new SlowStart();
+  /** Slow start's bounds at this replica's own first cut, reported until the fleet has learned its rate. */
+  firstCut: { estimate: number } | undefined;
   /** Without a fleet: this replica's own AIMD state. */
   aimd: RateState = initialRateState;
   constructor(rate: number | undefined, now: () => number) {
     this.pacer = new Pacer(rate, now);
   }
-  report(name: string): LimiterReport {
-    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated };
+  report(name: string, now: number): LimiterReport {
+    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart: this.slowStart?.bounds(now) ?? this.firstCut };
     this.admitted = 0;
     this.throttled = 0;
     this.saturated = false;
@@ -75,6 +80,7 @@ export class RateGovernor {
   readonly #now: () => number;
   readonly #log: (line: string) => void;
   readonly #timer: NodeJS.Timeout;
+  readonly #growth: NodeJS.Timeout;
   #members = 1;
   #syncing = false;
   #syncFailed = false;
@@ -89,6 +95,8 @@ export class RateGovernor {
     this.#log = options.log ?? (() => {});
     this.#timer = setInterval(() => void this.#tick(), this.#periodMs);
     this.#timer.unref();
+    this.#growth = setInterval(() => this.#grow(), this.#periodMs / 4);
+    this.#growth.unref();
     // The account's limiter from the start: the first sync announces this replica to the fleet.
     this.#limiter(accountLimiter);
   }
@@ -99,44 +107,56 @@ export class RateGovernor {
   }
 
   /**
-   * Waits for this call's turn on the operation's and the account's limiters. When its turn would come past
-   * `deadline` (ms, the governor's clock) it does not wait: DependencyUnavailableError (throttled), and the message
-   * waits on the queue instead.
+   * Waits for this call's turn on the operation's and the account's limiters; answers when it went (the governor's
+   * clock), to hand back to `answered`. When its turn would come past `deadline` (ms, the governor's clock) it does not
+   * wait: DependencyUnavailableError (throttled), and the message waits on the queue instead.
    */
-  async acquire(operation: string, options: { deadline?: number } = {}): Promise<void> {
+  async acquire(operation: string, options: { deadline?: number } = {}): Promise<number> {
     const endpoint = this.#limiter(`endpoint:${operation}`);
     const account = this.#limiter(accountLimiter);
     for (const limiter of [endpoint, account]) {
       const went = limiter.pacer.acquire(options.deadline);
       if (went === true) continue;
       limiter.saturated = true;
+      limiter.waitedSinceGrowth = true;
       await went;
     }
+    const sentAt = this.#now();
+    endpoint.slowStart?.went(sentAt);
+    account.slowStart?.went(sentAt);
+    return sentAt;
   }
 
-  /** Told after each call: answered (anything but 429) or throttled, with the limiter Stripe named. */
-  answered(operation: string, throttledBy?: string): void {
+  /**
+   * Told after each call: answered (anything but 429) or throttled, with the limiter Stripe named and when the request
+   * went (from `acquire`). A 429 to a request sent before the last cut is stale: the cut already answered it.
+   */
+  answered(operation: string, throttledBy?: string, sentAt = this.#now()): void {
     const account = this.#limiter(accountLimiter);
     const endpoint = this.#limiter(`endpoint:${operation}`);
     const now = this.#now();
     if (throttledBy === undefined) {
-      for (const limiter of [account, endpoint]) {
-        limiter.admitted += 1;
-        if (limiter.pacer.rate === undefined) limiter.recent.push(now);
-      }
+      account.admitted += 1;
+      endpoint.admitted += 1;
       return;
     }
     // Stripe names the limiter: an endpoint's 429 slows that endpoint only.
     const limiter = throttledBy.startsWith("endpoint") ? endpoint : account;
+    limiter.slowStart?.throttled(sentAt);
+    if (sentAt < limiter.cutAt) return;
     limiter.throttled += 1;
-    if (now - limiter.lastCutAt < this.#periodMs) return;
-    limiter.lastCutAt = now;
-    // Unbounded until now: start from what got through over the last period.
-    const base = limiter.pacer.rate ?? Math.max(minRatePerSecond, (limiter.recent.filter((at) => at > now - this.#periodMs).length * 1000) / this.#periodMs);
-    limiter.recent = [];
-    limiter.pacer.rate = Math.max(minRatePerSecond / this.#members, base * cutFactor);
+    // At most one cut a quarter period: the first requests after a cut may meet a bucket still empty.
+    if (now - limiter.cutAt < this.#periodMs / 4) return;
+    limiter.cutAt = now;
+    const news = { admittedPerSecond: 0, throttledPerSecond: 1, saturated: true, slowStart: limiter.slowStart?.bounds(now) };
+    const cut = cutRate({ ...limiter.aimd, rate: limiter.slowStart ? undefined : limiter.pacer.rate }, news);
+    // Each replica's own bounds are its share already: no division by the replicas. Never a cut that raises.
+    limiter.pacer.rate = Math.max(minRate / this.#members, Math.min(cut.rate, limiter.pacer.rate ?? Infinity));
+    if (limiter.slowStart) limiter.firstCut = { estimate: limiter.pacer.rate };
+    limiter.slowStart = undefined;
+    limiter.pacer.burst = true;
     // The period's step must not cut again for the same episode.
-    limiter.aimd = { rate: limiter.pacer.rate, knee: base, cutAt: now, changedAt: now };
+    limiter.aimd = { rate: limiter.pacer.rate, knee: cut.knee, cutAt: now, changedAt: now };
   }
 
   /** One sync now (at start): a replica joining a fleet that already learned the budget starts at its share. */
@@ -146,6 +166,7 @@ export class RateGovernor {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    clearInterval(this.#growth);
     for (const limiter of this.#limiters.values()) limiter.pacer.close();
     await this.#fleet?.close();
   }
@@ -153,17 +174,30 @@ export class RateGovernor {
   #limiter(name: string): Limiter {
     let limiter = this.#limiters.get(name);
     if (!limiter) {
-      limiter = new Limiter(name === accountLimiter ? this.#ceiling : undefined, this.#now);
+      // The account's limiter starts slow unless a ceiling says the budget; an endpoint's is unbounded until its 429.
+      const rate = name !== accountLimiter ? undefined : (this.#ceiling ?? slowStartPerSecond);
+      limiter = new Limiter(rate === undefined ? undefined : rate / this.#members, this.#now);
+      if (name === accountLimiter && this.#ceiling !== undefined) limiter.slowStart = undefined;
+      // In slow start the rate is a guess: one request at a time, so the first 429 stops the next.
+      if (limiter.slowStart) limiter.pacer.burst = false;
       this.#limiters.set(name, limiter);
     }
     return limiter;
   }
 
+  /** Slow start: the account's rate doubles each quarter period while callers wait for it and no 429 came. */
+  #grow(): void {
+    const account = this.#limiters.get(accountLimiter);
+    if (!account?.slowStart || !account.waitedSinceGrowth || account.pacer.rate === undefined) return;
+    account.waitedSinceGrowth = false;
+    const rate = account.pacer.rate * 2;
+    account.pacer.rate = rate > slowStartUnboundedPerSecond ? undefined : rate;
+  }
+
   async #tick(): Promise<void> {
     if (this.#syncing) return;
     const now = this.#now();
-    for (const limiter of this.#limiters.values()) limiter.recent = limiter.recent.filter((at) => at > now - this.#periodMs);
-    const reports = [...this.#limiters].map(([name, limiter]) => limiter.report(name));
+    const reports = [...this.#limiters].map(([name, limiter]) => limiter.report(name, now));
     if (!this.#fleet) {
       for (const report of reports) this.#stepAlone(report);
       return;
@@ -171,9 +205,11 @@ export class RateGovernor {
     this.#syncing = true;
     try {
       const fleet = await this.#fleet.sync(reports, this.#periodMs);
+      // Slow start is the fleet's: a replica's first rate is its share of it.
+      const account = this.#limiter(accountLimiter);
+      if (account.slowStart && this.#members === 1 && fleet.members > 1 && account.pacer.rate === slowStartPerSecond) account.pacer.rate = slowStartPerSecond / fleet.members;
       this.#members = Math.max(1, fleet.members);
-      // A fleet still unbounded leaves a local cut in place (a 429 this replica met before the fleet heard of it).
-      for (const [name, rate] of fleet.rates) if (rate !== undefined) this.#limiter(name).pacer.rate = rate / this.#members;
+      for (const [name, rate] of fleet.rates) if (rate !== undefined) this.#takeShare(this.#limiter(name), rate / this.#members);
       if (this.#syncFailed) this.#log("Stripe budget: sharing with the fleet again");
       this.#syncFailed = false;
     } catch (error) {
@@ -186,12 +222,28 @@ export class RateGovernor {
     }
   }
 
+  /**
+   * The fleet's rate, this replica's share: slow start ends (the fleet learned the budget), a lower share is a cut
+   * (429s to requests sent before it are stale), and a cut of this replica's own stays for two periods, until the
+   * fleet has heard of it.
+   */
+  #takeShare(limiter: Limiter, share: number): void {
+    limiter.slowStart = undefined;
+    limiter.firstCut = undefined;
+    limiter.pacer.burst = true;
+    const current = limiter.pacer.rate;
+    if (current !== undefined && current < share && this.#now() - limiter.cutAt < 2 * this.#periodMs) return;
+    if (current !== undefined && share < current) limiter.cutAt = Math.max(limiter.cutAt, this.#now());
+    limiter.pacer.rate = share;
+  }
+
   /** Alone (no fleet, or the database degraded): the period's AIMD step on this replica's own counts. */
   #stepAlone(report: LimiterReport): void {
     const limiter = this.#limiter(report.limiter);
+    if (limiter.slowStart && report.throttled === 0) return;
     const perSecond = 1000 / this.#periodMs;
     const ceiling = report.limiter === accountLimiter && this.#ceiling !== undefined ? this.#ceiling / this.#members : undefined;
-    const news = { admittedPerSecond: report.admitted * perSecond, throttledPerSecond: report.throttled * perSecond, saturated: report.saturated };
+    const news = { admittedPerSecond: report.admitted * perSecond, throttledPerSecond: report.throttled * perSecond, saturated: report.saturated, slowStart: report.slowStart };
     limiter.aimd = nextRate({ ...limiter.aimd, rate: limiter.pacer.rate }, news, { now: this.#now(), periodMs: this.#periodMs, ceiling });
     if (limiter.aimd.rate !== limiter.pacer.rate) limiter.pacer.rate = limiter.aimd.rate;
   }

@@ -10,6 +10,7 @@ import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.j
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
 import { killAt } from "../support/kill-at.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
+import { drained as queueDrained } from "./support/sandbox-ledger.js";
 
 let sandbox: BillingSandbox;
 let guard: BillingGuard;
@@ -38,11 +39,7 @@ async function start(queue: string, extra: Partial<BillingConsumerOptions> = {})
 }
 
 const succeeded = (event: UsageEvent) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded");
-
-function drained(queue: string): boolean {
-  const snapshot = sandbox.serviceBus.inspect(queue);
-  return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;
-}
+const drained = (queue: string) => queueDrained(sandbox, queue);
 
 async function settledAs(event: UsageEvent, state: string): Promise<void> {
   await waitFor(`record ${state}`, async () => (await guard.get(event.customerId, event.billingPeriod))?.state === state);

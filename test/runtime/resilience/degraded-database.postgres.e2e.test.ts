@@ -11,6 +11,7 @@ import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultMode, type DatabaseFaultProxy } from "../../../sandbox/database/index.js";
 import { createScratchDatabase, postgresServerUrl } from "../guard/databases.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";
+import { allCharged, chargeCounts, drained as queueDrained, makeEvents } from "../support/sandbox-ledger.js";
 
 // Never skipped: without TEST_DATABASE_URL a server is started for this process, or the tests fail saying why.
 let serverUrl: string;
@@ -39,8 +40,7 @@ afterAll(async () => {
 
 async function run(fault: DatabaseFaultMode, faultMs: number): Promise<{ batch: UsageEvent[]; logs: string[] }> {
   const queue = sandbox.queue(5_000);
-  const batch: UsageEvent[] = [];
-  for (let i = 0; i < 20; i += 1) batch.push(await sandbox.event({ amountCents: 3_000 + i, billingPeriod: fault === "refuse" ? "2026-08" : "2026-09" }));
+  const batch = await makeEvents(sandbox, 20, (i) => ({ amountCents: 3_000 + i, billingPeriod: fault === "refuse" ? "2026-08" : "2026-09" }));
   const logs: string[] = [];
   const consumer: RunningConsumer = await startBillingConsumer({
     ...consumerOptionsFor(sandbox, queue),
@@ -66,7 +66,7 @@ async function run(fault: DatabaseFaultMode, faultMs: number): Promise<{ batch: 
     await waitFor("every event charged and settled", () => charged(batch) && drained(queue), 40_000);
     const billedAfterMs = performance.now() - back;
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toEqual([]);
-    expect(batch.map((event) => succeeded(event))).toEqual(batch.map(() => 1));
+    expect(chargeCounts(sandbox, batch)).toEqual(batch.map(() => 1));
     // The backlog is billed within seconds of the database coming back (probe backoff at most 1 s here).
     expect(billedAfterMs).toBeLessThan(15_000);
     return { batch, logs };
@@ -75,12 +75,8 @@ async function run(fault: DatabaseFaultMode, faultMs: number): Promise<{ batch: 
   }
 }
 
-const succeeded = (event: UsageEvent) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded").length;
-const charged = (events: UsageEvent[]) => events.every((event) => succeeded(event) >= 1);
-function drained(queue: string): boolean {
-  const snapshot = sandbox.serviceBus.inspect(queue);
-  return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;
-}
+const charged = (events: UsageEvent[]) => allCharged(sandbox, events);
+const drained = (queue: string) => queueDrained(sandbox, queue);
 
 describe("a degraded PostgreSQL", () => {
   it("a failover (connections refused for 8 s): paused on the database's breaker, resumed, every event charged once", async () => {

@@ -7,6 +7,7 @@ import { startBillingConsumer, type BillingConsumerOptions } from "../../../runt
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";
+import { chargeCounts, drained as queueDrained, makeEvents, outageRequestsPerSecond, sendEvents, throttledShare } from "../support/sandbox-ledger.js";
 
 let sandbox: BillingSandbox;
 let guard: BillingGuard;
@@ -33,24 +34,10 @@ async function start(queue: string, extra: Partial<BillingConsumerOptions> = {})
   return consumer;
 }
 
-async function events(count: number): Promise<UsageEvent[]> {
-  const made: UsageEvent[] = [];
-  for (let i = 0; i < count; i += 1) made.push(await sandbox.event({ amountCents: 1_000 + i }));
-  return made;
-}
-
-async function sendAll(queue: string, batch: UsageEvent[]): Promise<void> {
-  const sender = sandbox.client.createSender(queue);
-  await sender.sendMessages(batch.map((body, i) => ({ body, messageId: `${queue}-${i}` })));
-  await sender.close();
-}
-
-const charges = (batch: UsageEvent[]) => batch.map((event) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded").length);
-
-function drained(queue: string): boolean {
-  const snapshot = sandbox.serviceBus.inspect(queue);
-  return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;
-}
+const events = (count: number) => makeEvents(sandbox, count);
+const sendAll = (queue: string, batch: UsageEvent[]) => sendEvents(sandbox, queue, batch);
+const charges = (batch: UsageEvent[]) => chargeCounts(sandbox, batch);
+const drained = (queue: string) => queueDrained(sandbox, queue);
 
 describe("a degraded Stripe", () => {
   it("a rate limit below the concurrency: every event charged once, none dead-lettered, few 429s, no attempt spent", async () => {
@@ -62,14 +49,12 @@ describe("a degraded Stripe", () => {
     await start(queue, { maxAttempts: 1, maxConcurrentCalls: 8, leaseMs: 20_000 });
     await sendAll(queue, batch);
     await waitFor("every event charged", () => charges(batch).every((n) => n >= 1) && drained(queue), 30_000);
-    const stats = sandbox.stripe.degradation.stats;
-    const throttled = stats.throttled - before.throttled;
-    const admitted = stats.admitted - before.admitted;
+    const { throttled, share } = throttledShare(before, sandbox.stripe.degradation.stats);
     expect(charges(batch)).toEqual(batch.map(() => 1));
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toEqual([]);
     expect(throttled).toBeGreaterThan(0);
     // The governor learns the budget from the first 429s: the rest wait for tokens instead of being refused.
-    expect(throttled / (throttled + admitted)).toBeLessThan(0.35);
+    expect(share).toBeLessThan(0.35);
     for (const event of batch) expect((await guard.get(event.customerId, event.billingPeriod))?.state).toMatch(/charged|completed/);
   });
 
@@ -88,10 +73,7 @@ describe("a degraded Stripe", () => {
     expect(logs.some((line) => line.startsWith("stripe is down"))).toBe(true);
     expect(logs.some((line) => line.startsWith("stripe answers again"))).toBe(true);
     // Once the breaker opened (the first second), requests per second while down.
-    const arrivals = sandbox.stripe.degradation.stats.outageArrivals.filter((at) => at >= downFrom + 1_000 && at < downFrom + outageMs);
-    const perSecond = new Map<number, number>();
-    for (const at of arrivals) perSecond.set(Math.floor((at - downFrom) / 1000), (perSecond.get(Math.floor((at - downFrom) / 1000)) ?? 0) + 1);
-    expect(Math.max(0, ...perSecond.values())).toBeLessThanOrEqual(2);
+    expect(Math.max(0, ...outageRequestsPerSecond(sandbox.stripe.degradation.stats, downFrom + 1_000, downFrom + outageMs))).toBeLessThanOrEqual(2);
     // Back within seconds of the outage's end (probe backoff at most 2 s, waits at most 1 s here).
     expect(upAfterMs).toBeLessThan(outageMs + 8_000);
   });
