@@ -1,5 +1,5 @@
 // A breaker per dependency (Stripe, database, vault). Sustained outage failures (5 in a row, no success between)
-// open it: callers fail fast without a request, the consumer stops taking messages, and one probe runs on a backoff
+// open it (a throttling one, 429s in a row, too): callers fail fast without a request, the consumer stops taking messages, and one probe runs on a backoff
 // (1 s doubling to 10 s, jittered so replicas do not probe in step: short, so a backlog drains within seconds once
 // the dependency is back, and still a request every 5-10 s per replica while it is down). The first probe that succeeds closes it.
 import type { Dependency } from "./dependency-fault.js";
@@ -62,19 +62,24 @@ export class CircuitBreaker {
     this.#failures = 0;
   }
 
-  /** An outage failure (5xx, timeout, refused connection...); other failures are no news about the dependency. */
-  failed(detail: string): void {
+  /**
+   * An outage failure (5xx, timeout, refused connection...) or a throttled answer (429): sustained, either means stop
+   * asking for a while. Other failures are no news about the dependency. `retryAfterMs`: the dependency said how long
+   * to leave it alone (Retry-After); the first probe waits at least that.
+   */
+  failed(detail: string, options: { retryAfterMs?: number | undefined } = {}): void {
     if (this.#state === "open" || this.#closed) return;
     this.#failures += 1;
     if (this.#failures < this.#options.failureThreshold) return;
     this.#state = "open";
     this.#openedAt = Date.now();
-    const first = this.#options.firstProbeDelayMs;
+    const first = Math.max(this.#options.firstProbeDelayMs, options.retryAfterMs ?? 0);
+    const retryAfter = options.retryAfterMs ?? 0;
     this.#options.log?.(
-      `${this.dependency} is down (${this.#failures} failures in a row, last: ${detail}): stopped taking messages, they stay on the queue; probing in ${Math.round(first / 1000)} s`,
+      `${this.dependency} is down or throttling (${this.#failures} failures in a row, last: ${detail}): stopped taking messages, they stay on the queue; probing in ${Math.round(first / 1000)} s`,
     );
     this.#options.onChange?.("open", detail);
-    this.#schedule(first);
+    this.#schedule(first, retryAfter);
   }
 
   close(): void {
@@ -82,9 +87,10 @@ export class CircuitBreaker {
     clearTimeout(this.#timer);
   }
 
-  #schedule(delayMs: number): void {
+  /** The next probe in `delayMs` jittered down to half, never before `notBeforeMs` (the dependency's Retry-After). */
+  #schedule(delayMs: number, notBeforeMs = 0): void {
     if (this.#closed) return;
-    const jittered = delayMs / 2 + (Math.random() * delayMs) / 2;
+    const jittered = Math.max(notBeforeMs, delayMs / 2 + (Math.random() * delayMs) / 2);
     this.#timer = setTimeout(() => void this.#probe(delayMs), jittered);
     this.#timer.unref();
   }

@@ -75,7 +75,7 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
     breakers,
     watchGuard: (guard) =>
       onPostgres ? watchDatabase(guard, ["claim", "markCharged", "markDeclined", "releaseLease", "markCompletedLater", "flushCompletions"], breakers.database) : guard,
-    watchKeys: (keys) => watchVault(keys, breakers.vault),
+    watchKeys: (keys) => watchVault(keys, breakers.vault, () => telemetry.throttled("vault", "global")),
     watchStore: (store) => (onPostgres ? watchDatabase(store, ["claim", "saveStep", "markDone", "markDeclined", "release"], breakers.database) : store),
     get onBreaker() {
       return listeners.onBreaker;

@@ -1,13 +1,15 @@
 // A period's key fetch through the vault's breaker. A refusal (VaultKeyError, a configuration error) is an answer
 // and stays one; a fetch that found no vault (timeout, connection refused, 5xx) or a throttled one (429) is the vault
-// being degraded: a wait, and sustained, a pause.
+// being degraded: a wait, and sustained, a pause. Throttling counts toward the breaker like an outage: a vault that
+// throttles every request is not helped by every in-flight delivery asking again, so intake pauses and one probe asks
+// after the vault's Retry-After (Key Vault sends one), then on the breaker's backoff.
 import { ChargeguardError } from "../errors.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 import { VaultThrottledError } from "../vault/vault-throttled.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
 
-export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker): VaultKeyProvider {
+export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker, onThrottled: () => void = () => {}): VaultKeyProvider {
   return {
     ...(keys.apiBase === undefined ? {} : { apiBase: keys.apiBase }),
     ...(keys.forget === undefined ? {} : { forget: (period: string) => keys.forget?.(period) }),
@@ -20,7 +22,8 @@ export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker): Vau
       } catch (error) {
         if (error instanceof ChargeguardError) throw error;
         const throttled = error instanceof VaultThrottledError;
-        if (!throttled) breaker.failed(error instanceof Error ? error.message : String(error));
+        if (throttled) onThrottled();
+        breaker.failed(error instanceof Error ? error.message : String(error), throttled ? { retryAfterMs: error.retryAfterMs } : {});
         throw new DependencyUnavailableError(
           { dependency: "vault", cause: throttled ? "throttled" : "outage" },
           `the vault is ${throttled ? "throttling" : "unavailable"}: ${error instanceof Error ? error.message : String(error)}`,

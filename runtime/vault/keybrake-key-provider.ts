@@ -5,7 +5,7 @@
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
 import { ConfigurationError, VaultKeyError } from "../errors.js";
-import { VaultThrottledError } from "./vault-throttled.js";
+import { retryAfterMs, VaultThrottledError } from "./vault-throttled.js";
 
 export interface KeybrakeKeyProviderOptions {
   /** The proxy's base URL; vault keys are created at `${baseUrl}/vault/keys` and used against `baseUrl`. */
@@ -147,7 +147,9 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
       signal: AbortSignal.timeout(this.#fetchTimeoutMs),
     });
     const text = await response.text();
-    if (response.status === 429) throw new VaultThrottledError(`Keybrake is throttling key requests (429): ${text.slice(0, 200)}`);
+    if (response.status === 429) {
+      throw new VaultThrottledError(`Keybrake is throttling key requests (429): ${text.slice(0, 200)}`, { retryAfterMs: retryAfterMs(response.headers.get("retry-after")) });
+    }
     if (response.status >= 500) throw new Error(`Keybrake answered ${response.status} creating a vault key: ${text.slice(0, 200)}`);
     if (!response.ok) {
       throw new VaultKeyError(`Keybrake refused to create a vault key for ${billingPeriod} (${response.status}): ${text.slice(0, 200)}`);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   keybrake = await startKeybrakeEmulator({ stripeApiBase: stripe.apiBase, clock });
   odd = createServer((_req, res) => {
     if (oddAnswer === "hang") return;
-    res.writeHead(429, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "rate_limit", message: "slow down" } }));
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "2" }).end(JSON.stringify({ error: { type: "rate_limit", message: "slow down" } }));
   });
   await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", () => resolve()));
 });
@@ -59,15 +59,46 @@ describe("vault keys", () => {
     expect(keybrake.keys().filter((key) => key.label === `chargeguard-${current}`)).toHaveLength(3);
   });
 
-  it("a 429 is VaultThrottledError, and through the vault's watch a throttled wait (the breaker not told)", async () => {
+  it("a 429 is VaultThrottledError with the vault's Retry-After; through the vault's watch a throttled wait", async () => {
     oddAnswer = "throttle";
     const provider = new KeybrakeKeyProvider({ baseUrl: oddUrl(), apiKey: "kb_test" });
-    await expect(provider.keyFor(current, request)).rejects.toBeInstanceOf(VaultThrottledError);
-    const breaker = new CircuitBreaker({ dependency: "vault", probe: async () => {}, failureThreshold: 1 });
-    const error = await watchVault(provider, breaker).keyFor(current, request).catch((e: unknown) => e);
+    const direct = await provider.keyFor(current, request).catch((e: unknown) => e);
+    expect(direct).toBeInstanceOf(VaultThrottledError);
+    expect((direct as VaultThrottledError).retryAfterMs).toBe(2_000);
+    let throttledSeen = 0;
+    const breaker = new CircuitBreaker({ dependency: "vault", probe: async () => {}, failureThreshold: 3 });
+    const error = await watchVault(provider, breaker, () => (throttledSeen += 1)).keyFor(current, request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect((error as DependencyUnavailableError).fault).toEqual({ dependency: "vault", cause: "throttled" });
+    expect(throttledSeen).toBe(1);
+    // One 429 is a wait for that delivery, not a pause.
     expect(breaker.state).toBe("closed");
+    breaker.close();
+  });
+
+  it("a vault that keeps throttling pauses intake: 429s in a row open the breaker, whose first probe waits out Retry-After", async () => {
+    oddAnswer = "throttle";
+    const provider = new KeybrakeKeyProvider({ baseUrl: oddUrl(), apiKey: "kb_test" });
+    const probedAt: number[] = [];
+    const changes: string[] = [];
+    const breaker = new CircuitBreaker({
+      dependency: "vault",
+      probe: async () => void probedAt.push(performance.now()),
+      failureThreshold: 3,
+      firstProbeDelayMs: 100,
+      onChange: (state) => changes.push(state),
+    });
+    const watched = watchVault(provider, breaker);
+    for (let i = 0; i < 3; i += 1) await watched.keyFor(current, request).catch(() => undefined);
+    const openedAt = performance.now();
+    expect(breaker.state).toBe("open");
+    // While open nothing reaches the vault: the next delivery fails fast, as a wait.
+    const fast = await watched.keyFor(current, request).catch((e: unknown) => e);
+    expect((fast as DependencyUnavailableError).fault.dependency).toBe("vault");
+    await expect.poll(() => breaker.state, { timeout: 5_000 }).toBe("closed");
+    expect(changes).toEqual(["open", "closed"]);
+    // Retry-After: 2 s, never sooner (the breaker alone would probe after 50-100 ms).
+    expect((probedAt[0] as number) - openedAt).toBeGreaterThanOrEqual(1_950);
     breaker.close();
   });
 
