@@ -2,6 +2,8 @@
 // HEALTH_PORT: startup and readiness once it reached its queue, database and vault; liveness while its receive loop
 // turns (the runtime's RunningConsumer.liveness, stalled after tuning's receiveStallMs of the queue's lock). Numbers within Container Apps' limits (failureThreshold 1..10, period 1..240 s). Pure.
 
+import { STARTUP_PROBE } from "../tuning/index.js";
+
 /** The port the app's HEALTH_PORT names and the probes ask. */
 export const HEALTH_PORT = 8080;
 
@@ -14,8 +16,9 @@ export interface ProbeSpec {
 }
 
 export const consumerProbes: readonly ProbeSpec[] = Object.freeze([
-  // Up to 150 s to peek the queue, open the database (an Entra token first) and build the Stripe client.
-  { type: "Startup", httpGet: { path: "/startup", port: HEALTH_PORT }, periodSeconds: 15, failureThreshold: 10, timeoutSeconds: 5 },
+  // Up to 150 s (tuning's STARTUP_WINDOW_MS) to peek the queue, open the database (an Entra token first, and through a
+  // failover the runtime waits for it: DATABASE_START_WAIT_MS) and build the Stripe client.
+  { type: "Startup", httpGet: { path: "/startup", port: HEALTH_PORT }, ...STARTUP_PROBE, timeoutSeconds: 5 },
   // Out of rotation while stopping: in-flight charges drain during the grace period.
   { type: "Readiness", httpGet: { path: "/ready", port: HEALTH_PORT }, periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 },
   // A receive loop stalled past the queue's lock (the consumer's threshold), then 3 x 30 s of 503s, restarts the replica.

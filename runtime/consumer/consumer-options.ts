@@ -84,6 +84,11 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
    * default RECEIVE_PROBE_EVERY_MS (tuning). The stall threshold follows from it and the queue's lock.
    */
   receiveProbeEveryMs?: number;
+  /**
+   * How long a starting consumer waits for a PostgreSQL it cannot reach (refused, reset, timed out: a failover) before
+   * it gives up with the last error; default DATABASE_START_WAIT_MS (tuning: inside the container's startup window).
+   */
+  databaseStartWaitMs?: number;
   /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
   configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }

@@ -1,13 +1,14 @@
 // Where the consumer records billings: billing_records (BillingGuard: the default event and flow, with its
 // reconciler and group commit) or guard_records (Guard: any other flow or event). Shared ones are used as given and
 // not closed by the consumer; otherwise the consumer opens its own from the context's database settings.
-import { guardPoolSize } from "../../tuning/index.js";
+import { DATABASE_START_WAIT_MS, guardPoolSize } from "../../tuning/index.js";
 import type { BillingGuardPort } from "../billing-handler.js";
 import { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";
 import { Guard } from "../guard/record-guard.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
+import { openWhenReachable } from "../resilience/database-at-start.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 
 export interface GuardStores {
@@ -41,10 +42,13 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
     // The same number sizes the deployment's connection budget (max replicas), so it comes from the tuning room.
     poolSize: guardPoolSize(settings.maxConcurrentCalls),
   };
+  // PostgreSQL failing over at start: wait for it inside the startup window (PGlite has no server to wait for).
+  const wait = { waitMs: options.databaseStartWaitMs ?? DATABASE_START_WAIT_MS, log: options.log ?? ((line: string) => console.log(line)) };
+  const reachable = <T>(open: () => Promise<T>) => (options.databaseUrl === undefined ? open() : openWhenReachable(open, wait));
   const sharedGuard = onBillingRecords ? options.guard : undefined;
-  const ownGuard = onBillingRecords && !sharedGuard ? await BillingGuard.open(connection) : undefined;
+  const ownGuard = onBillingRecords && !sharedGuard ? await reachable(() => BillingGuard.open(connection)) : undefined;
   const guard: BillingGuardPort | undefined = sharedGuard ?? ownGuard;
-  const ownStore = onBillingRecords || options.guardStore ? undefined : await Guard.open(connection);
+  const ownStore = onBillingRecords || options.guardStore ? undefined : await reachable(() => Guard.open(connection));
   return {
     guard,
     store: (options.guardStore ?? ownStore) as GuardStore | undefined,

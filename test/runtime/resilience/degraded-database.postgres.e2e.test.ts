@@ -91,4 +91,44 @@ describe("a degraded PostgreSQL", () => {
     expect(logs.some((line) => line.startsWith("database is down"))).toBe(true);
     expect(logs.filter((line) => /dead-lettered/.test(line))).toEqual([]);
   });
+
+  it("a replica that starts during a hang waits for the database inside its startup window, then bills", async () => {
+    const queue = sandbox.queue(5_000);
+    const batch = await makeEvents(sandbox, 5, (i) => ({ amountCents: 4_000 + i, billingPeriod: "2026-10" }));
+    const sender = sandbox.client.createSender(queue);
+    await sender.sendMessages(batch.map((body, i) => ({ body, messageId: `${queue}-${i}` })));
+    await sender.close();
+    proxy.mode("hang");
+    const logs: string[] = [];
+    const starting = startBillingConsumer({
+      ...consumerOptionsFor(sandbox, queue),
+      databaseUrl: proxy.urlFor(database.url),
+      maxConcurrentCalls: 4,
+      databaseTimeouts: { connectionTimeoutMillis: 1_000, query_timeout: 1_500, statement_timeout: 1_500 },
+      databaseStartWaitMs: 60_000,
+      log: (line) => logs.push(line),
+    });
+    await sleep(4_000);
+    proxy.mode("pass");
+    const consumer = await starting;
+    try {
+      await waitFor("every event charged and settled", () => charged(batch) && drained(queue), 30_000);
+      expect(chargeCounts(sandbox, batch)).toEqual(batch.map(() => 1));
+      expect(logs.filter((line) => line.startsWith("database: unreachable at start"))).toHaveLength(1);
+      expect(logs.some((line) => line.startsWith("database: reachable after"))).toBe(true);
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it("at start, a database failure that is not an outage (no such database) ends the start at once, named", async () => {
+    const missing = new URL(proxy.urlFor(database.url));
+    missing.pathname = "/chargeguard_no_such_database";
+    const queue = sandbox.queue(5_000);
+    const started = performance.now();
+    const error = await startBillingConsumer({ ...consumerOptionsFor(sandbox, queue), databaseUrl: missing.toString(), log: () => {} }).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/chargeguard_no_such_database/);
+    // Not the startup window's wait (120 s by default).
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
 });
