@@ -47,7 +47,7 @@ export async function armScenario(targets: ScenarioTargets): Promise<ArmedScenar
   const context: Record<string, unknown> = scenarioContextFor(targets.kind);
   let database: ScenarioDatabase | undefined;
   let vault: KeybrakeEmulator | undefined;
-  if (spec.dependency === "database") {
+  if (spec.dependency === "database" || (spec.postgresWhenGiven === true && targets.run.databaseUrl !== undefined)) {
     if (targets.run.databaseUrl === undefined) throw new Error(`${spec.name} needs PostgreSQL: run under node scripts/with-postgres.mjs, or give --database-url`);
     database = await startScenarioDatabase(targets.run.databaseUrl, `${spec.name}_${targets.label}`, targets.cleanup);
     // The consumers on PostgreSQL through the proxy, not on the harness's PGlite.

@@ -38,6 +38,11 @@ export interface ScenarioSpec {
   /** Needs a PostgreSQL server (the consumers' database behind the fault proxy). */
   needsPostgres: boolean;
   /**
+   * The consumers on PostgreSQL when the run has a server (as deployed: the replicas share the Stripe budget through
+   * it); without one, on PGlite, where each replica adapts to the budget alone.
+   */
+  postgresWhenGiven?: boolean;
+  /**
    * What the naive contender's pattern (8 attempts, giving up 5 to 11 minutes into a failure) does here: dead-letter
    * valid events (a window past 5 minutes), lose them (a hang: no timeout, the deliveries are held until the run
    * gives up), or nothing the verdict counts (a window shorter than its schedule: it only spends attempts and requests).
@@ -58,6 +63,7 @@ export const scenarioSpecs: Record<ScenarioName, ScenarioSpec> = {
     lastsVirtualMs: 0,
     sentDuringShare: 0,
     needsPostgres: false,
+    postgresWhenGiven: true,
     naiveExpected: "survives",
     rateLimit: { global: { perSecond: 10, burst: 10 } },
   },
