@@ -13,7 +13,7 @@
 // at once, while holding a concurrency slot the whole time.
 import { createHash } from "node:crypto";
 import type { DependencyFault } from "./resilience/dependency-fault.js";
-import { settleWait } from "./resilience/wait-policy.js";
+import { faultLabel, settleWait } from "./resilience/wait-policy.js";
 
 /** What the flow learned about one message. */
 export type BillingOutcome =
@@ -32,8 +32,10 @@ export type BillingOutcome =
   /**
    * The charge may or may not exist: timeout, connection reset, 5xx, 409 in progress, 429, lease busy. `fault`: a
    * dependency was throttled or down (resilience/), which is a wait until the event's deadline, not an attempt.
+   * `leaseHeldMs`: a twin delivery holds the billing's lease for at most this long (the guard said busy): a wait too,
+   * asking again sooner than the lease's end (the twin usually settles within seconds), never later.
    */
-  | { kind: "unknown"; detail: string; minDelayMs?: number; fault?: DependencyFault };
+  | { kind: "unknown"; detail: string; minDelayMs?: number; fault?: DependencyFault; leaseHeldMs?: number };
 
 export interface RetryPolicy {
   /** Attempts in total, the first delivery included; the next one past it is dead-lettered. */
@@ -81,11 +83,14 @@ export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: Retry
     case "configuration":
       return { action: "dead-letter", reason: "StripeConfigurationError", description: outcome.detail };
     case "unknown": {
-      if (outcome.fault !== undefined) {
+      if (outcome.fault !== undefined || outcome.leaseHeldMs !== undefined) {
         const waitInfo = { ...info, waits: info.waits ?? 0, deadline: info.deadline ?? Infinity, now: info.now ?? Date.now() };
         // The policy's backoff, kept short: 1 s doubling to 10 s at most, so a backlog drains soon after a recovery.
         const backoff = { firstDelayMs: Math.min(1_000, policy.baseDelayMs), maxDelayMs: Math.min(10_000, policy.maxDelayMs) };
-        return settleWait(outcome.fault, outcome.detail, waitInfo, backoff, outcome.minDelayMs);
+        if (outcome.fault !== undefined) return settleWait(faultLabel(outcome.fault), outcome.detail, waitInfo, { backoff, ...minDelay(outcome) });
+        // A lease a few ms from its end is asked again just after it, not in a hot loop.
+        const leaseEndsMs = Math.max(100, outcome.leaseHeldMs ?? 0);
+        return settleWait("billing lease held by a twin delivery", outcome.detail, waitInfo, { backoff, maxDelayMs: leaseEndsMs, ...minDelay(outcome) });
       }
       const next = info.attempt + 1;
       if (next > policy.maxAttempts) {
@@ -143,4 +148,8 @@ export function onSettleFailure(code: string | undefined): { action: "log"; note
     return { action: "log", note: "lock lost before settling; the redelivery meets the guard and settles without Stripe" };
   }
   return { action: "log", note: "settling failed; if the broker redelivers, the guard makes it safe" };
+}
+
+function minDelay(outcome: { minDelayMs?: number }): { minDelayMs?: number } {
+  return outcome.minDelayMs === undefined ? {} : { minDelayMs: outcome.minDelayMs };
 }

@@ -63,7 +63,7 @@ export function billingOutcome(outcome: GuardOutcome): BillingOutcome {
     case "declined":
       return { kind: "declined" };
     case "busy":
-      return { kind: "unknown", detail: "another consumer holds the billing lease", minDelayMs: outcome.retryAfterMs };
+      return { kind: "unknown", detail: "another consumer holds the billing lease", leaseHeldMs: outcome.retryAfterMs };
     case "mismatch":
       return { kind: "invalid", reason: "BillingRecordMismatch", detail: outcome.reason };
     case "cap-exceeded":

@@ -1,7 +1,8 @@
-// The settlement table's rule for an outcome a dependency caused (throttled or down): a wait, not an attempt.
-// Rescheduled under the same attempt number after a short backoff (1 s doubling to 10 s, equal jitter: short, so the
-// backlog drains within seconds once the dependency is back; the breaker keeps the replica from taking more
-// meanwhile), until the event's deadline, then dead-lettered `EventDeadlineExceeded`.
+// The settlement table's rule for an outcome that says nothing about the event: a dependency throttled or down, or
+// a twin delivery holding the billing's lease. A wait, not an attempt: rescheduled under the same attempt number after
+// a short backoff (1 s doubling to 10 s, equal jitter: short, so the backlog drains within seconds once the dependency
+// is back or the twin has settled; the breaker keeps the replica from taking more meanwhile), until the event's
+// deadline, then dead-lettered `EventDeadlineExceeded`.
 import { createHash } from "node:crypto";
 import type { DependencyFault } from "./dependency-fault.js";
 
@@ -29,8 +30,21 @@ export type WaitAction =
   | { action: "dead-letter"; reason: string; description: string }
   | { action: "retry-later"; attempt: number; waits: number; delayMs: number; messageId: string; description: string };
 
-export function settleWait(fault: DependencyFault, detail: string, info: WaitInfo, backoff: WaitBackoff = defaultWaitBackoff, minDelayMs = 0): WaitAction {
-  const what = `${fault.dependency} ${fault.cause === "throttled" ? "throttled" : "unavailable"}`;
+/** What a wait is for, in its description: the dependency and how it failed. */
+export function faultLabel(fault: DependencyFault): string {
+  return `${fault.dependency} ${fault.cause === "throttled" ? "throttled" : "unavailable"}`;
+}
+
+export interface WaitBounds {
+  backoff?: WaitBackoff;
+  /** Not sooner than this (ms). */
+  minDelayMs?: number;
+  /** Not later than this (ms): a twin's lease ends then, and the billing is free to take over. */
+  maxDelayMs?: number;
+}
+
+export function settleWait(what: string, detail: string, info: WaitInfo, bounds: WaitBounds = {}): WaitAction {
+  const backoff = bounds.backoff ?? defaultWaitBackoff;
   if (info.now >= info.deadline) {
     return {
       action: "dead-letter",
@@ -41,7 +55,8 @@ export function settleWait(fault: DependencyFault, detail: string, info: WaitInf
   const waits = info.waits + 1;
   const step = Math.min(backoff.maxDelayMs, backoff.firstDelayMs * 2 ** Math.min(30, info.waits));
   const fraction = createHash("sha256").update(`${info.idempotencyKey}\u0000wait\u0000${waits}`).digest().readUInt32BE(0) / 0x1_0000_0000;
-  const delayMs = Math.min(Math.max(minDelayMs, Math.round(step / 2 + (step / 2) * fraction)), Math.max(0, info.deadline - info.now));
+  const jittered = Math.min(bounds.maxDelayMs ?? Infinity, Math.round(step / 2 + (step / 2) * fraction));
+  const delayMs = Math.min(Math.max(bounds.minDelayMs ?? 0, jittered), Math.max(0, info.deadline - info.now));
   return { action: "retry-later", attempt: info.attempt, waits, delayMs, messageId: waitMessageId(info.chainId, info.attempt, waits), description: `${what} (a wait, not an attempt): ${detail}` };
 }
 

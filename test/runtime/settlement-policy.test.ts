@@ -49,9 +49,28 @@ describe("settle: outcome -> action", () => {
     expect(settle({ kind: "unknown", detail: "x" }, info, policy)).toEqual(settle({ kind: "unknown", detail: "x" }, info, policy));
   });
 
-  it("honours a minimum delay (lease busy until ...)", () => {
-    const action = settle({ kind: "unknown", detail: "lease busy", minDelayMs: 60_000 }, info, policy);
+  it("honours a minimum delay", () => {
+    const action = settle({ kind: "unknown", detail: "not before a minute", minDelayMs: 60_000 }, info, policy);
     expect(action).toMatchObject({ action: "retry-later", delayMs: 60_000 });
+  });
+
+  it("a twin's lease (busy) is a wait, not an attempt: asked again within a second, never past the lease's end", () => {
+    const now = Date.now();
+    const busy = (leaseHeldMs: number, waits: number) =>
+      settle({ kind: "unknown", detail: "another consumer holds the billing lease", leaseHeldMs }, { ...info, attempt: policy.maxAttempts, waits, deadline: now + 3_600_000, now }, policy);
+    // At the last attempt a busy twin still does not dead-letter: contention says nothing about the event.
+    const first = busy(60_000, 0);
+    expect(first).toMatchObject({ action: "retry-later", attempt: policy.maxAttempts, waits: 1 });
+    expect((first as { delayMs: number }).delayMs).toBeLessThanOrEqual(1_000);
+    // The backoff grows, but not past the lease: the billing is free to take over then.
+    expect((busy(60_000, 6) as { delayMs: number }).delayMs).toBeGreaterThan(1_000);
+    expect((busy(1_500, 6) as { delayMs: number }).delayMs).toBe(1_500);
+    expect((busy(0, 6) as { delayMs: number }).delayMs).toBe(100);
+    // Past the event's deadline it gives up like any wait.
+    expect(settle({ kind: "unknown", detail: "busy", leaseHeldMs: 5_000 }, { ...info, waits: 3, deadline: now - 1, now }, policy)).toMatchObject({
+      action: "dead-letter",
+      reason: "EventDeadlineExceeded",
+    });
   });
 
   it("dead-letters past the attempt limit with a reason", () => {
