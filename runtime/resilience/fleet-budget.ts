@@ -8,7 +8,7 @@ import pg from "pg";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
-import { accountLimiter, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
+import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
 
 export interface FleetBudgetOptions {
   databaseUrl: string;
@@ -57,8 +57,21 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   client.release();
   return {
     sync: (reports, periodMs) => syncOnce(pool, options, reports, periodMs),
+    peek: (periodMs) => peek(pool, options.account, periodMs),
     close: () => pool.end(),
   };
+}
+
+/** The limiters on which the fleet met a 429 (fleet-step.ts, metThrottling) and the live replicas: one read, no lock. */
+async function peek(pool: pg.Pool, account: string, periodMs: number): Promise<FleetNews> {
+  const { rows } = await pool.query<{ limiter: string | null; rate: number | null; members: string }>(
+    `SELECT limiter, rate, (SELECT count(*) FROM chargeguard_stripe_budget_members
+                             WHERE account = $1 AND limiter = $2 AND seen_at > $3) AS members
+       FROM (SELECT 1) AS one LEFT JOIN chargeguard_stripe_budget ON account = $1 AND (rate IS NOT NULL OR cut_at > 0)`,
+    [account, accountLimiter, Date.now() - 3 * periodMs],
+  );
+  const throttled = new Map(rows.flatMap((row) => (row.limiter === null ? [] : [[row.limiter, row.rate ?? undefined] as const])));
+  return { throttled, members: Math.max(1, Number(rows[0]?.members ?? 1)) };
 }
 
 async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates> {

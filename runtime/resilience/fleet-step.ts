@@ -14,9 +14,14 @@ export interface MemberPeriod {
 
 export const unlearned: RateState = { rate: undefined, knee: undefined, cutAt: 0, changedAt: 0 };
 
+/** The fleet met a 429 on the limiter (a rate was learned, or will be once each replica reported its estimate). */
+export function metThrottling(state: RateState): boolean {
+  return state.rate !== undefined || state.cutAt > 0;
+}
+
 /** A replica's report as its row: per second. */
 export function memberPeriod(report: LimiterReport, periodMs: number): MemberPeriod {
-  const perSecond = 1000 / periodMs;
+  const perSecond = 1000 / (report.coveredMs ?? periodMs);
   return {
     admittedPerSecond: report.admitted * perSecond,
     throttledPerSecond: report.throttled * perSecond,

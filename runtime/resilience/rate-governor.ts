@@ -20,6 +20,8 @@ export interface LimiterReport {
   saturated: boolean;
   /** Slow start's bounds of this replica's share (slow-start.ts), while nothing is learned. */
   slowStart?: { estimate: number } | undefined;
+  /** The time the counts cover (ms): a period, or less when a 429 in slow start made the replica sync at once. */
+  coveredMs?: number;
 }
 
 /** What a fleet share answers: each limiter's fleet rate (undefined: nothing learned yet) and the replicas sharing it. */
@@ -29,8 +31,18 @@ export interface FleetRates {
   members: number;
 }
 
+/** What a replica in slow start listens for. */
+export interface FleetNews {
+  /** The limiters on which the fleet met a 429, each with the fleet's rate (undefined until learned, a period later). */
+  throttled: ReadonlyMap<string, number | undefined>;
+  /** The live replicas. */
+  members: number;
+}
+
 export interface FleetShare {
   sync(reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates>;
+  /** Read only and cheap, for a replica in slow start whose callers wait: polled each twentieth of a period. */
+  peek(periodMs: number): Promise<FleetNews>;
   close(): Promise<void>;
 }
 
@@ -56,15 +68,22 @@ class Limiter {
   cutAt = -Infinity;
   /** While nothing is learned: what got through since the start, for the first cut (slow-start.ts). */
   slowStart: SlowStart | undefined = new SlowStart();
+  /** The account's slow start rate for the whole fleet (doubling): each replica paces at its share of it. */
+  fleetSlowStartRate = slowStartPerSecond;
+  /** When the counts were last reported (the governor's clock). */
+  reportedAt: number;
   /** Slow start's bounds at this replica's own first cut, reported until the fleet has learned its rate. */
   firstCut: { estimate: number } | undefined;
   /** Without a fleet: this replica's own AIMD state. */
   aimd: RateState = initialRateState;
   constructor(rate: number | undefined, now: () => number) {
     this.pacer = new Pacer(rate, now);
+    this.reportedAt = now();
   }
   report(name: string, now: number): LimiterReport {
-    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart: this.slowStart?.bounds(now) ?? this.firstCut };
+    const slowStart = this.slowStart?.bounds(now) ?? this.firstCut;
+    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart, coveredMs: Math.max(1, now - this.reportedAt) };
+    this.reportedAt = now;
     this.admitted = 0;
     this.throttled = 0;
     this.saturated = false;
@@ -81,8 +100,11 @@ export class RateGovernor {
   readonly #log: (line: string) => void;
   readonly #timer: NodeJS.Timeout;
   readonly #growth: NodeJS.Timeout;
+  readonly #listener: NodeJS.Timeout;
   #members = 1;
   #syncing = false;
+  #syncAgain = false;
+  #peeking: Promise<FleetNews> | undefined;
   #syncFailed = false;
 
   constructor(options: RateGovernorOptions = {}) {
@@ -97,6 +119,8 @@ export class RateGovernor {
     this.#timer.unref();
     this.#growth = setInterval(() => this.#grow(), this.#periodMs / 4);
     this.#growth.unref();
+    this.#listener = setInterval(() => this.#listen(), this.#periodMs / 20);
+    this.#listener.unref();
     // The account's limiter from the start: the first sync announces this replica to the fleet.
     this.#limiter(accountLimiter);
   }
@@ -147,10 +171,19 @@ export class RateGovernor {
     limiter.throttled += 1;
     // At most one cut a quarter period: the first requests after a cut may meet a bucket still empty.
     if (now - limiter.cutAt < this.#periodMs / 4) return;
+    const inSlowStart = limiter.slowStart !== undefined;
+    this.#cut(limiter, now, limiter.slowStart?.bounds(now));
+    // The fleet's first 429: tell the fleet now, not at the next period, so that the replicas still in slow start
+    // stop doubling before each meets a 429 of its own (they poll for it, #grow).
+    if (inSlowStart && this.#fleet) this.#syncSoon();
+  }
+
+  /** Cuts at once, from slow start's estimate while nothing is learned (a replica's own bounds are its share already). */
+  #cut(limiter: Limiter, now: number, bounds: { estimate: number } | undefined): void {
     limiter.cutAt = now;
-    const news = { admittedPerSecond: 0, throttledPerSecond: 1, saturated: true, slowStart: limiter.slowStart?.bounds(now) };
+    const news = { admittedPerSecond: 0, throttledPerSecond: 1, saturated: true, slowStart: bounds };
     const cut = cutRate({ ...limiter.aimd, rate: limiter.slowStart ? undefined : limiter.pacer.rate }, news);
-    // Each replica's own bounds are its share already: no division by the replicas. Never a cut that raises.
+    // Never a cut that raises.
     limiter.pacer.rate = Math.max(minRate / this.#members, Math.min(cut.rate, limiter.pacer.rate ?? Infinity));
     if (limiter.slowStart) limiter.firstCut = { estimate: limiter.pacer.rate };
     limiter.slowStart = undefined;
@@ -167,6 +200,7 @@ export class RateGovernor {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     clearInterval(this.#growth);
+    clearInterval(this.#listener);
     for (const limiter of this.#limiters.values()) limiter.pacer.close();
     await this.#fleet?.close();
   }
@@ -185,13 +219,91 @@ export class RateGovernor {
     return limiter;
   }
 
-  /** Slow start: the account's rate doubles each quarter period while callers wait for it and no 429 came. */
+  /**
+   * Slow start: the fleet's rate doubles each quarter period while callers wait for it and no 429 came, to this
+   * replica or (when there are others) to the fleet: asked first, as it is each twentieth of a period meanwhile
+   * (#listen), so a replica that hears of the fleet's first 429 cuts as if it had met it, and the fleet meets one or
+   * two 429s, not one or two per replica.
+   */
   #grow(): void {
     const account = this.#limiters.get(accountLimiter);
     if (!account?.slowStart || !account.waitedSinceGrowth || account.pacer.rate === undefined) return;
+    if (!this.#listening(account)) {
+      this.#double(account);
+      return;
+    }
+    void this.#peek().then(
+      (news) => {
+        if (!this.#heard(news)) this.#double(account);
+      },
+      () => this.#double(account),
+    );
+  }
+
+  #listen(): void {
+    const account = this.#limiters.get(accountLimiter);
+    if (account && this.#listening(account)) void this.#peek().then((news) => this.#heard(news), () => undefined);
+  }
+
+  /**
+   * A replica in slow start whose callers wait, in a fleet it can hear: any moment may bring the fleet's first 429, or
+   * replicas that started with it (its first sync may have found it alone).
+   */
+  #listening(account: Limiter): boolean {
+    return this.#fleet !== undefined && !this.#syncFailed && account.slowStart !== undefined && account.pacer.rate !== undefined && (account.saturated || account.waitedSinceGrowth);
+  }
+
+  /** One peek at the fleet at a time: a caller during one gets its answer, fresh enough. */
+  #peek(): Promise<FleetNews> {
+    this.#peeking ??= (this.#fleet as FleetShare).peek(this.#periodMs).finally(() => {
+      this.#peeking = undefined;
+    });
+    return this.#peeking;
+  }
+
+  /**
+   * What the fleet says while this replica is in slow start: the live replicas (its share of slow start's rate), and
+   * the limiters the fleet met 429s on: those still in slow start here cut to their estimate, or take the fleet's
+   * rate. Answers whether the fleet met any.
+   */
+  #heard(news: FleetNews): boolean {
+    if (news.members !== this.#members) {
+      this.#members = Math.max(1, news.members);
+      this.#shareSlowStart(this.#limiter(accountLimiter));
+    }
+    const now = this.#now();
+    for (const [name, rate] of news.throttled) {
+      const limiter = this.#limiters.get(name);
+      if (!limiter?.slowStart) continue;
+      if (rate !== undefined) {
+        this.#takeShare(limiter, rate / this.#members);
+        continue;
+      }
+      // Nothing got through here yet: no estimate of this replica's share; the fleet's rate comes within a period.
+      const bounds = limiter.slowStart.bounds(now);
+      if (bounds !== undefined) this.#cut(limiter, now, bounds);
+    }
+    return news.throttled.size > 0;
+  }
+
+  #double(account: Limiter): void {
+    if (!account.slowStart || account.pacer.rate === undefined) return;
     account.waitedSinceGrowth = false;
-    const rate = account.pacer.rate * 2;
+    account.fleetSlowStartRate *= 2;
+    this.#shareSlowStart(account);
+  }
+
+  /** In slow start a replica paces at its share of the fleet's rate, the live replicas counted at each sync. */
+  #shareSlowStart(account: Limiter): void {
+    if (!account.slowStart || account.pacer.rate === undefined) return;
+    const rate = account.fleetSlowStartRate / this.#members;
     account.pacer.rate = rate > slowStartUnboundedPerSecond ? undefined : rate;
+  }
+
+  /** A sync as soon as the one under way (if any) is done. */
+  #syncSoon(): void {
+    if (this.#syncing) this.#syncAgain = true;
+    else void this.#tick();
   }
 
   async #tick(): Promise<void> {
@@ -205,10 +317,9 @@ export class RateGovernor {
     this.#syncing = true;
     try {
       const fleet = await this.#fleet.sync(reports, this.#periodMs);
-      // Slow start is the fleet's: a replica's first rate is its share of it.
-      const account = this.#limiter(accountLimiter);
-      if (account.slowStart && this.#members === 1 && fleet.members > 1 && account.pacer.rate === slowStartPerSecond) account.pacer.rate = slowStartPerSecond / fleet.members;
       this.#members = Math.max(1, fleet.members);
+      // Slow start is the fleet's: each replica paces at its share of it, whenever it joined.
+      this.#shareSlowStart(this.#limiter(accountLimiter));
       for (const [name, rate] of fleet.rates) if (rate !== undefined) this.#takeShare(this.#limiter(name), rate / this.#members);
       if (this.#syncFailed) this.#log("Stripe budget: sharing with the fleet again");
       this.#syncFailed = false;
@@ -219,6 +330,10 @@ export class RateGovernor {
       for (const report of reports) this.#stepAlone(report);
     } finally {
       this.#syncing = false;
+    }
+    if (this.#syncAgain) {
+      this.#syncAgain = false;
+      await this.#tick();
     }
   }
 
@@ -241,7 +356,7 @@ export class RateGovernor {
   #stepAlone(report: LimiterReport): void {
     const limiter = this.#limiter(report.limiter);
     if (limiter.slowStart && report.throttled === 0) return;
-    const perSecond = 1000 / this.#periodMs;
+    const perSecond = 1000 / (report.coveredMs ?? this.#periodMs);
     const ceiling = report.limiter === accountLimiter && this.#ceiling !== undefined ? this.#ceiling / this.#members : undefined;
     const news = { admittedPerSecond: report.admitted * perSecond, throttledPerSecond: report.throttled * perSecond, saturated: report.saturated, slowStart: report.slowStart };
     limiter.aimd = nextRate({ ...limiter.aimd, rate: limiter.pacer.rate }, news, { now: this.#now(), periodMs: this.#periodMs, ceiling });
