@@ -1,7 +1,7 @@
 // The fleet's shared budget within one process (tests, the proving ground's in-process fleets, simulations): the same
 // step as fleet-budget.ts keeps in PostgreSQL, on a map.
 import type { RateState } from "./aimd.js";
-import { fleetStep, memberPeriod, metThrottling, unlearned, type MemberPeriod } from "./fleet-step.js";
+import { firstThrottled, fleetStep, memberPeriod, metThrottling, unlearned, type MemberPeriod } from "./fleet-step.js";
 import type { FleetShare } from "./rate-governor.js";
 
 export interface MemoryFleet {
@@ -22,6 +22,9 @@ export function memoryFleet(options: { ceilingPerSecond?: number; now?: () => nu
     member: (name) => ({
       close: async () => {
         for (const key of rows.keys()) if (key.startsWith(`${name}\u0000`)) rows.delete(key);
+      },
+      firstThrottled: async (limiter) => {
+        states.set(limiter, firstThrottled(states.get(limiter) ?? unlearned, now()));
       },
       peek: async (periodMs) => ({
         throttled: new Map([...states].filter(([, state]) => metThrottling(state)).map(([limiter, state]) => [limiter, state.rate])),

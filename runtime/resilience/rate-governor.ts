@@ -20,8 +20,6 @@ export interface LimiterReport {
   saturated: boolean;
   /** Slow start's bounds of this replica's share (slow-start.ts), while nothing is learned. */
   slowStart?: { estimate: number } | undefined;
-  /** The time the counts cover (ms): a period, or less when a 429 in slow start made the replica sync at once. */
-  coveredMs?: number;
 }
 
 /** What a fleet share answers: each limiter's fleet rate (undefined: nothing learned yet) and the replicas sharing it. */
@@ -43,6 +41,8 @@ export interface FleetShare {
   sync(reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates>;
   /** Read only and cheap, for a replica in slow start whose callers wait: polled each twentieth of a period. */
   peek(periodMs: number): Promise<FleetNews>;
+  /** A replica in slow start met a 429: the fleet's first on this limiter unless it knew one (fleet-step.ts, firstThrottled). */
+  firstThrottled(limiter: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,20 +70,15 @@ class Limiter {
   slowStart: SlowStart | undefined = new SlowStart();
   /** The account's slow start rate for the whole fleet (doubling): each replica paces at its share of it. */
   fleetSlowStartRate = slowStartPerSecond;
-  /** When the counts were last reported (the governor's clock). */
-  reportedAt: number;
   /** Slow start's bounds at this replica's own first cut, reported until the fleet has learned its rate. */
   firstCut: { estimate: number } | undefined;
   /** Without a fleet: this replica's own AIMD state. */
   aimd: RateState = initialRateState;
   constructor(rate: number | undefined, now: () => number) {
     this.pacer = new Pacer(rate, now);
-    this.reportedAt = now();
   }
   report(name: string, now: number): LimiterReport {
-    const slowStart = this.slowStart?.bounds(now) ?? this.firstCut;
-    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart, coveredMs: Math.max(1, now - this.reportedAt) };
-    this.reportedAt = now;
+    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart: this.slowStart?.bounds(now) ?? this.firstCut };
     this.admitted = 0;
     this.throttled = 0;
     this.saturated = false;
@@ -103,7 +98,6 @@ export class RateGovernor {
   readonly #listener: NodeJS.Timeout;
   #members = 1;
   #syncing = false;
-  #syncAgain = false;
   #peeking: Promise<FleetNews> | undefined;
   #syncFailed = false;
 
@@ -173,9 +167,9 @@ export class RateGovernor {
     if (now - limiter.cutAt < this.#periodMs / 4) return;
     const inSlowStart = limiter.slowStart !== undefined;
     this.#cut(limiter, now, limiter.slowStart?.bounds(now));
-    // The fleet's first 429: tell the fleet now, not at the next period, so that the replicas still in slow start
-    // stop doubling before each meets a 429 of its own (they poll for it, #grow).
-    if (inSlowStart && this.#fleet) this.#syncSoon();
+    // The fleet's first 429: tell the fleet now (one statement, not the period's sync), so that the replicas still in
+    // slow start stop doubling before each meets a 429 of its own (they peek for it, #listen).
+    if (inSlowStart && this.#fleet) void this.#fleet.firstThrottled(limiter === account ? accountLimiter : `endpoint:${operation}`).catch(() => undefined);
   }
 
   /** Cuts at once, from slow start's estimate while nothing is learned (a replica's own bounds are its share already). */
@@ -300,12 +294,6 @@ export class RateGovernor {
     account.pacer.rate = rate > slowStartUnboundedPerSecond ? undefined : rate;
   }
 
-  /** A sync as soon as the one under way (if any) is done. */
-  #syncSoon(): void {
-    if (this.#syncing) this.#syncAgain = true;
-    else void this.#tick();
-  }
-
   async #tick(): Promise<void> {
     if (this.#syncing) return;
     const now = this.#now();
@@ -331,10 +319,6 @@ export class RateGovernor {
     } finally {
       this.#syncing = false;
     }
-    if (this.#syncAgain) {
-      this.#syncAgain = false;
-      await this.#tick();
-    }
   }
 
   /**
@@ -356,7 +340,7 @@ export class RateGovernor {
   #stepAlone(report: LimiterReport): void {
     const limiter = this.#limiter(report.limiter);
     if (limiter.slowStart && report.throttled === 0) return;
-    const perSecond = 1000 / (report.coveredMs ?? this.#periodMs);
+    const perSecond = 1000 / this.#periodMs;
     const ceiling = report.limiter === accountLimiter && this.#ceiling !== undefined ? this.#ceiling / this.#members : undefined;
     const news = { admittedPerSecond: report.admitted * perSecond, throttledPerSecond: report.throttled * perSecond, saturated: report.saturated, slowStart: report.slowStart };
     limiter.aimd = nextRate({ ...limiter.aimd, rate: limiter.pacer.rate }, news, { now: this.#now(), periodMs: this.#periodMs, ceiling });
