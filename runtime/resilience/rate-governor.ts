@@ -215,7 +215,7 @@ export class RateGovernor {
 
   /**
    * Slow start: the fleet's rate doubles each quarter period while callers wait for it and no 429 came, to this
-   * replica or (when there are others) to the fleet: asked first, as it is each twentieth of a period meanwhile
+   * replica or (when it shares a fleet) to the fleet: asked first, as it is each twentieth of a period meanwhile
    * (#listen), so a replica that hears of the fleet's first 429 cuts as if it had met it, and the fleet meets one or
    * two 429s, not one or two per replica.
    */
