@@ -8,7 +8,7 @@ import pg from "pg";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
-import { accountLimiter, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
+import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
 
 export interface FleetBudgetOptions {
   databaseUrl: string;
@@ -39,8 +39,9 @@ export function accountLabel(apiKey: string): string {
 
 export async function openFleetBudget(options: FleetBudgetOptions): Promise<FleetShare> {
   const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };
-  // One connection of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery.
-  const pool = new pg.Pool({ ...base, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
+  // Connections of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery. Two:
+  // in slow start a peek, or the mark of the fleet's first 429, must not queue behind a sync under way.
+  const pool = new pg.Pool({ ...base, max: 2, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
   pool.on("error", () => {});
   const client = await pool.connect();
   try {
@@ -57,8 +58,32 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   client.release();
   return {
     sync: (reports, periodMs) => syncOnce(pool, options, reports, periodMs),
+    peek: (periodMs) => peek(pool, options.account, periodMs),
+    firstThrottled: (limiter) => markFirstThrottled(pool, options.account, limiter),
     close: () => pool.end(),
   };
+}
+
+/** The limiters on which the fleet met a 429 (fleet-step.ts, metThrottling) and the live replicas: one read, no lock. */
+async function peek(pool: pg.Pool, account: string, periodMs: number): Promise<FleetNews> {
+  const { rows } = await pool.query<{ limiter: string | null; rate: number | null; members: string }>(
+    `SELECT limiter, rate, (SELECT count(*) FROM chargeguard_stripe_budget_members
+                             WHERE account = $1 AND limiter = $2 AND seen_at > $3) AS members
+       FROM (SELECT 1) AS one LEFT JOIN chargeguard_stripe_budget ON account = $1 AND (rate IS NOT NULL OR cut_at > 0)`,
+    [account, accountLimiter, Date.now() - 3 * periodMs],
+  );
+  const throttled = new Map(rows.flatMap((row) => (row.limiter === null ? [] : [[row.limiter, row.rate ?? undefined] as const])));
+  return { throttled, members: Math.max(1, Number(rows[0]?.members ?? 1)) };
+}
+
+/** fleet-step.ts, firstThrottled, in one statement: a row with no rate and no cut yet gets its first cut now. */
+async function markFirstThrottled(pool: pg.Pool, account: string, limiter: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO chargeguard_stripe_budget (account, limiter, rate, knee, cut_at, changed_at) VALUES ($1, $2, NULL, NULL, $3, $3)
+     ON CONFLICT (account, limiter) DO UPDATE SET cut_at = EXCLUDED.cut_at, changed_at = EXCLUDED.changed_at
+       WHERE chargeguard_stripe_budget.rate IS NULL AND chargeguard_stripe_budget.cut_at = 0`,
+    [account, limiter, Date.now()],
+  );
 }
 
 async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates> {

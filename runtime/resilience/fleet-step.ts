@@ -14,6 +14,20 @@ export interface MemberPeriod {
 
 export const unlearned: RateState = { rate: undefined, knee: undefined, cutAt: 0, changedAt: 0 };
 
+/** The fleet met a 429 on the limiter (a rate was learned, or will be once each replica reported its estimate). */
+export function metThrottling(state: RateState): boolean {
+  return state.rate !== undefined || state.cutAt > 0;
+}
+
+/**
+ * The fleet's first 429 on a limiter with nothing learned, marked at once by the replica that met it (not at its next
+ * sync): the state the period's step (aimd.ts, nextRate) sets for it, so replicas in slow start hear of it at their
+ * next peek, and the step learns the rate a period later from every replica's estimate.
+ */
+export function firstThrottled(state: RateState, now: number): RateState {
+  return metThrottling(state) ? state : { ...state, cutAt: now, changedAt: now };
+}
+
 /** A replica's report as its row: per second. */
 export function memberPeriod(report: LimiterReport, periodMs: number): MemberPeriod {
   const perSecond = 1000 / periodMs;

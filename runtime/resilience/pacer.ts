@@ -15,6 +15,8 @@ export class Pacer {
   readonly #queue: Waiter[] = [];
   /** The earliest instant the next caller may go (before the burst allowance). */
   #nextAt = 0;
+  /** When the last caller went. */
+  #lastAt = -Infinity;
   #timer: NodeJS.Timeout | undefined;
   readonly #now: () => number;
   /** Let a tenth of a second's worth go at once; off in slow start, where the rate is a guess that may be far too high. */
@@ -30,9 +32,11 @@ export class Pacer {
   }
 
   set rate(rate: number | undefined) {
+    const lower = rate !== undefined && (this.#rate === undefined || rate < this.#rate);
     this.#rate = rate;
-    // Re-pace what is queued: a higher rate releases sooner, a lower one later.
-    if (rate !== undefined) this.#nextAt = Math.min(this.#nextAt, this.#now() + this.#spacing());
+    // Re-pace what is queued: a higher rate releases sooner; a lower one (a cut: Stripe's bucket is empty) later,
+    // one spacing of the new rate after the last release, not on the old rate's schedule.
+    if (rate !== undefined) this.#nextAt = lower ? Math.max(this.#nextAt, this.#lastAt + this.#spacing()) : Math.min(this.#nextAt, this.#now() + this.#spacing());
     this.#pump();
   }
 
@@ -81,6 +85,7 @@ export class Pacer {
   }
 
   #take(now: number): void {
+    this.#lastAt = now;
     if (this.#rate !== undefined) this.#nextAt = Math.max(this.#nextAt, now) + this.#spacing();
   }
 

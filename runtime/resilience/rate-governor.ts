@@ -29,8 +29,20 @@ export interface FleetRates {
   members: number;
 }
 
+/** What a replica in slow start listens for. */
+export interface FleetNews {
+  /** The limiters on which the fleet met a 429, each with the fleet's rate (undefined until learned, a period later). */
+  throttled: ReadonlyMap<string, number | undefined>;
+  /** The live replicas. */
+  members: number;
+}
+
 export interface FleetShare {
   sync(reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates>;
+  /** Read only and cheap, for a replica in slow start whose callers wait: polled each twentieth of a period. */
+  peek(periodMs: number): Promise<FleetNews>;
+  /** A replica in slow start met a 429: the fleet's first on this limiter unless it knew one (fleet-step.ts, firstThrottled). */
+  firstThrottled(limiter: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +68,8 @@ class Limiter {
   cutAt = -Infinity;
   /** While nothing is learned: what got through since the start, for the first cut (slow-start.ts). */
   slowStart: SlowStart | undefined = new SlowStart();
+  /** The account's slow start rate for the whole fleet (doubling): each replica paces at its share of it. */
+  fleetSlowStartRate = slowStartPerSecond;
   /** Slow start's bounds at this replica's own first cut, reported until the fleet has learned its rate. */
   firstCut: { estimate: number } | undefined;
   /** Without a fleet: this replica's own AIMD state. */
@@ -81,8 +95,10 @@ export class RateGovernor {
   readonly #log: (line: string) => void;
   readonly #timer: NodeJS.Timeout;
   readonly #growth: NodeJS.Timeout;
+  readonly #listener: NodeJS.Timeout;
   #members = 1;
   #syncing = false;
+  #peeking: Promise<FleetNews> | undefined;
   #syncFailed = false;
 
   constructor(options: RateGovernorOptions = {}) {
@@ -97,6 +113,8 @@ export class RateGovernor {
     this.#timer.unref();
     this.#growth = setInterval(() => this.#grow(), this.#periodMs / 4);
     this.#growth.unref();
+    this.#listener = setInterval(() => this.#listen(), this.#periodMs / 20);
+    this.#listener.unref();
     // The account's limiter from the start: the first sync announces this replica to the fleet.
     this.#limiter(accountLimiter);
   }
@@ -147,10 +165,19 @@ export class RateGovernor {
     limiter.throttled += 1;
     // At most one cut a quarter period: the first requests after a cut may meet a bucket still empty.
     if (now - limiter.cutAt < this.#periodMs / 4) return;
+    const inSlowStart = limiter.slowStart !== undefined;
+    this.#cut(limiter, now, limiter.slowStart?.bounds(now));
+    // The fleet's first 429: tell the fleet now (one statement, not the period's sync), so that the replicas still in
+    // slow start stop doubling before each meets a 429 of its own (they peek for it, #listen).
+    if (inSlowStart && this.#fleet) void this.#fleet.firstThrottled(limiter === account ? accountLimiter : `endpoint:${operation}`).catch(() => undefined);
+  }
+
+  /** Cuts at once, from slow start's estimate while nothing is learned (a replica's own bounds are its share already). */
+  #cut(limiter: Limiter, now: number, bounds: { estimate: number } | undefined): void {
     limiter.cutAt = now;
-    const news = { admittedPerSecond: 0, throttledPerSecond: 1, saturated: true, slowStart: limiter.slowStart?.bounds(now) };
+    const news = { admittedPerSecond: 0, throttledPerSecond: 1, saturated: true, slowStart: bounds };
     const cut = cutRate({ ...limiter.aimd, rate: limiter.slowStart ? undefined : limiter.pacer.rate }, news);
-    // Each replica's own bounds are its share already: no division by the replicas. Never a cut that raises.
+    // Never a cut that raises.
     limiter.pacer.rate = Math.max(minRate / this.#members, Math.min(cut.rate, limiter.pacer.rate ?? Infinity));
     if (limiter.slowStart) limiter.firstCut = { estimate: limiter.pacer.rate };
     limiter.slowStart = undefined;
@@ -167,6 +194,7 @@ export class RateGovernor {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     clearInterval(this.#growth);
+    clearInterval(this.#listener);
     for (const limiter of this.#limiters.values()) limiter.pacer.close();
     await this.#fleet?.close();
   }
@@ -185,12 +213,84 @@ export class RateGovernor {
     return limiter;
   }
 
-  /** Slow start: the account's rate doubles each quarter period while callers wait for it and no 429 came. */
+  /**
+   * Slow start: the fleet's rate doubles each quarter period while callers wait for it and no 429 came, to this
+   * replica or (when it shares a fleet) to the fleet: asked first, as it is each twentieth of a period meanwhile
+   * (#listen), so a replica that hears of the fleet's first 429 cuts as if it had met it, and the fleet meets one or
+   * two 429s, not one or two per replica.
+   */
   #grow(): void {
     const account = this.#limiters.get(accountLimiter);
     if (!account?.slowStart || !account.waitedSinceGrowth || account.pacer.rate === undefined) return;
+    if (!this.#listening(account)) {
+      this.#double(account);
+      return;
+    }
+    void this.#peek().then(
+      (news) => {
+        if (!this.#heard(news)) this.#double(account);
+      },
+      () => this.#double(account),
+    );
+  }
+
+  #listen(): void {
+    const account = this.#limiters.get(accountLimiter);
+    if (account && this.#listening(account)) void this.#peek().then((news) => this.#heard(news), () => undefined);
+  }
+
+  /**
+   * A replica in slow start whose callers wait, in a fleet it can hear: any moment may bring the fleet's first 429, or
+   * replicas that started with it (its first sync may have found it alone).
+   */
+  #listening(account: Limiter): boolean {
+    return this.#fleet !== undefined && !this.#syncFailed && account.slowStart !== undefined && account.pacer.rate !== undefined && (account.saturated || account.waitedSinceGrowth);
+  }
+
+  /** One peek at the fleet at a time: a caller during one gets its answer, fresh enough. */
+  #peek(): Promise<FleetNews> {
+    this.#peeking ??= (this.#fleet as FleetShare).peek(this.#periodMs).finally(() => {
+      this.#peeking = undefined;
+    });
+    return this.#peeking;
+  }
+
+  /**
+   * What the fleet says while this replica is in slow start: the live replicas (its share of slow start's rate), and
+   * the limiters the fleet met 429s on: those still in slow start here cut to their estimate, or take the fleet's
+   * rate. Answers whether the fleet met any.
+   */
+  #heard(news: FleetNews): boolean {
+    if (news.members !== this.#members) {
+      this.#members = Math.max(1, news.members);
+      this.#shareSlowStart(this.#limiter(accountLimiter));
+    }
+    const now = this.#now();
+    for (const [name, rate] of news.throttled) {
+      const limiter = this.#limiters.get(name);
+      if (!limiter?.slowStart) continue;
+      if (rate !== undefined) {
+        this.#takeShare(limiter, rate / this.#members);
+        continue;
+      }
+      // Nothing got through here yet: no estimate of this replica's share; the fleet's rate comes within a period.
+      const bounds = limiter.slowStart.bounds(now);
+      if (bounds !== undefined) this.#cut(limiter, now, bounds);
+    }
+    return news.throttled.size > 0;
+  }
+
+  #double(account: Limiter): void {
+    if (!account.slowStart || account.pacer.rate === undefined) return;
     account.waitedSinceGrowth = false;
-    const rate = account.pacer.rate * 2;
+    account.fleetSlowStartRate *= 2;
+    this.#shareSlowStart(account);
+  }
+
+  /** In slow start a replica paces at its share of the fleet's rate, the live replicas counted at each sync. */
+  #shareSlowStart(account: Limiter): void {
+    if (!account.slowStart || account.pacer.rate === undefined) return;
+    const rate = account.fleetSlowStartRate / this.#members;
     account.pacer.rate = rate > slowStartUnboundedPerSecond ? undefined : rate;
   }
 
@@ -205,10 +305,9 @@ export class RateGovernor {
     this.#syncing = true;
     try {
       const fleet = await this.#fleet.sync(reports, this.#periodMs);
-      // Slow start is the fleet's: a replica's first rate is its share of it.
-      const account = this.#limiter(accountLimiter);
-      if (account.slowStart && this.#members === 1 && fleet.members > 1 && account.pacer.rate === slowStartPerSecond) account.pacer.rate = slowStartPerSecond / fleet.members;
       this.#members = Math.max(1, fleet.members);
+      // Slow start is the fleet's: each replica paces at its share of it, whenever it joined.
+      this.#shareSlowStart(this.#limiter(accountLimiter));
       for (const [name, rate] of fleet.rates) if (rate !== undefined) this.#takeShare(this.#limiter(name), rate / this.#members);
       if (this.#syncFailed) this.#log("Stripe budget: sharing with the fleet again");
       this.#syncFailed = false;

@@ -5,6 +5,8 @@ import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
 import { DependencyUnavailableError } from "../../../runtime/resilience/dependency-fault.js";
 import { IntakePause } from "../../../runtime/resilience/intake-pause.js";
 import { initialRateState, nextRate } from "../../../runtime/resilience/aimd.js";
+import { memoryFleet } from "../../../runtime/resilience/memory-fleet-share.js";
+import { Pacer } from "../../../runtime/resilience/pacer.js";
 import { accountLimiter, RateGovernor } from "../../../runtime/resilience/rate-governor.js";
 import { slowStartPerSecond } from "../../../runtime/resilience/slow-start.js";
 import { simulateFleet } from "./support/fleet-simulation.js";
@@ -39,6 +41,78 @@ describe("RateGovernor", () => {
       await Promise.all(calls);
     } finally {
       await governor.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it("a fleet in slow start: each replica paces at its share whenever it joined, and the fleet's first 429 stops every replica's doubling within a twentieth of a period", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
+    const fleet = memoryFleet();
+    const replicas: RateGovernor[] = [];
+    let stop = false;
+    const calls: Promise<void>[] = [];
+    try {
+      for (const name of ["a", "b", "c"]) {
+        const governor = new RateGovernor({ periodMs: 1_000, fleet: fleet.member(name) });
+        // As a consumer starts: one sync, which finds the replicas that started before it only.
+        await governor.syncNow();
+        replicas.push(governor);
+      }
+      await vi.advanceTimersByTimeAsync(1_000);
+      // Every replica has synced since the last one joined: slow start's 25/s is the fleet's, a third each.
+      for (const governor of replicas) expect(governor.rateOf(accountLimiter)).toBeCloseTo(slowStartPerSecond / 3);
+      // Busy callers on every replica (each call answered in 5 ms): the rates double each quarter period.
+      for (const governor of replicas) {
+        for (let i = 0; i < 4; i += 1) {
+          calls.push((async () => {
+            while (!stop) {
+              const sentAt = await governor.acquire("payment_intents.create");
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              governor.answered("payment_intents.create", undefined, sentAt);
+            }
+          })());
+        }
+      }
+      await vi.advanceTimersByTimeAsync(300);
+      const [first, ...others] = replicas as [RateGovernor, ...RateGovernor[]];
+      const grown = others.map((governor) => governor.rateOf(accountLimiter) as number);
+      for (const rate of grown) expect(rate).toBeGreaterThan(slowStartPerSecond / 3);
+      // One replica meets the fleet's first 429; the others hear of it before their next doubling and cut to their
+      // own estimate, with no 429 of their own.
+      first.answered("payment_intents.create", "global-rate", performance.now());
+      await vi.advanceTimersByTimeAsync(60);
+      const heard = others.map((governor) => governor.rateOf(accountLimiter) as number);
+      for (const [i, rate] of heard.entries()) expect(rate).toBeLessThan(grown[i] as number);
+      expect(fleet.state(accountLimiter).cutAt).toBeGreaterThan(0);
+      await vi.advanceTimersByTimeAsync(500);
+      // No doubling since: slow start is over for the whole fleet.
+      for (const [i, governor] of others.entries()) expect(governor.rateOf(accountLimiter)).toBeLessThanOrEqual(heard[i] as number);
+    } finally {
+      stop = true;
+      await vi.advanceTimersByTimeAsync(2_000);
+      await Promise.all(calls);
+      await Promise.all(replicas.map((governor) => governor.close()));
+      vi.useRealTimers();
+    }
+  });
+
+  it("a cut re-paces at once: the next caller goes one spacing of the new rate after the last, not on the old schedule", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const pacer = new Pacer(10, () => performance.now());
+    try {
+      pacer.burst = false;
+      expect(pacer.acquire()).toBe(true);
+      const lastWent = performance.now();
+      // Cut from 10/s to 2/s: the next turn is 500 ms after the last, not 100 ms.
+      pacer.rate = 2;
+      let wentAt: number | undefined;
+      void (pacer.acquire() as Promise<boolean>).then(() => (wentAt = performance.now()));
+      await vi.advanceTimersByTimeAsync(400);
+      expect(wentAt).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(wentAt).toBe(lastWent + 500);
+    } finally {
+      pacer.close();
       vi.useRealTimers();
     }
   });
@@ -115,7 +189,9 @@ describe("the fleet's governors against Stripe's token bucket (simulated, fake t
 
   // Unbounded at the start, and cut only by a fixed factor per 429 episode, the fleet answered 7-9% of these
   // requests 429 (the bucket's burst hid how far past the budget the rate had gone).
-  for (const [replicas, ratePerSecond] of [[1, 25], [3, 25], [3, 100]] as const) {
+  // Six replicas on 10/s (the fleet bench's hardest row): 8.7% 429s simulated, 7% measured, while each replica doubled
+  // its own share of slow start until a 429 of its own and replicas that joined late kept a larger share.
+  for (const [replicas, ratePerSecond] of [[1, 25], [3, 25], [3, 100], [3, 10], [6, 10]] as const) {
     it(`${replicas} replica(s), 8 calls each, a budget of ${ratePerSecond}/s nobody told them: at most 5% 429s, at least 90% of the budget`, async () => {
       const events = 20 * ratePerSecond;
       const outcome = await simulateFleet({ replicas, limit: { global: { perSecond: ratePerSecond, burst: ratePerSecond } }, concurrency: 8, latencyMs: 50, events });

@@ -55,6 +55,26 @@ describe("fleet budget", () => {
     }
   });
 
+  it("a replica in slow start hears at once of the fleet's first 429 (peek): the live replicas, and the limiter with no rate learned yet", async () => {
+    const [a, b] = [await openFleetBudget({ databaseUrl: database.url, account: "acct-4", member: "a" }), await openFleetBudget({ databaseUrl: database.url, account: "acct-4", member: "b" })];
+    try {
+      const report = (throttled: number) => ({ limiter: accountLimiter, admitted: 5, throttled, saturated: true, slowStart: { estimate: 4 } });
+      await a.sync([report(0)], 200);
+      await b.sync([report(0)], 200);
+      expect(await b.peek(200)).toEqual({ throttled: new Map(), members: 2 });
+      // a meets the fleet's first 429 and marks it at once: b's next peek hears of it, before any rate is learned.
+      await a.firstThrottled(accountLimiter);
+      expect(await b.peek(200)).toEqual({ throttled: new Map([[accountLimiter, undefined]]), members: 2 });
+      // The period's step learns the rate from both estimates once a period has passed since the mark.
+      await sleep(250);
+      await a.sync([report(1)], 200);
+      const learned = await b.sync([report(0)], 200);
+      expect(learned.rates.get(accountLimiter)).toBeCloseTo(8);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it("a ceiling is the fleet's: two busy replicas take half each", async () => {
     const [a, b] = [await replica("a", "acct-2", 40), await replica("b", "acct-2", 40)];
     try {
