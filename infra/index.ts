@@ -38,6 +38,7 @@ export {
   type QueueTuning,
   replicaBounds,
   guardPoolSize,
+  replicaConnections,
   ReplicaBudgetError,
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
   STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,

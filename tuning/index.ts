@@ -39,6 +39,8 @@ export { parseIsoDuration, formatIsoDuration, describeMs, DurationFormatError } 
 export {
   replicaBounds,
   guardPoolSize,
+  replicaConnections,
+  FLEET_BUDGET_CONNECTIONS,
   connectionBudgetPerConsumer,
   stripeRatePerConsumer,
   ReplicaBudgetError,

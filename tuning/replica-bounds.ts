@@ -42,6 +42,19 @@ export function guardPoolSize(maxConcurrentCalls: number): number {
   return Math.max(10, maxConcurrentCalls + 1);
 }
 
+/**
+ * The Stripe budget's own pool per replica (runtime/resilience/fleet-budget.ts): two, so the slow start's peek and a
+ * first 429's mark never queue behind a sync.
+ */
+export const FLEET_BUDGET_CONNECTIONS = 2;
+/** The database breaker's probe: one fresh connection at a time, while the breaker is open. */
+const BREAKER_PROBE_CONNECTIONS = 1;
+
+/** Every connection one replica may hold at once: its guard pool, the Stripe budget's pool and the breaker's probe. */
+export function replicaConnections(maxConcurrentCalls: number): number {
+  return guardPoolSize(maxConcurrentCalls) + FLEET_BUDGET_CONNECTIONS + BREAKER_PROBE_CONNECTIONS;
+}
+
 export interface ReplicaBudget {
   /** Messages in flight per replica (the receiver's maxConcurrentCalls). */
   maxConcurrentCalls: number;
@@ -73,6 +86,8 @@ export interface ReplicaBounds {
   /** Stripe calls per second one replica can make at most. */
   stripeCallsPerSecondPerReplica: number;
   poolSizePerReplica: number;
+  /** Every connection a replica may hold (replicaConnections): what the connection budget is divided by. */
+  connectionsPerReplica: number;
   /** KEDA's target: messages per replica, the consumer's messages in flight. */
   messageCount: number;
   /** How long a replica may hold one message (messageHoldMs). */
@@ -112,10 +127,11 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   if (problems.length > 0) throw new ReplicaBudgetError(problems);
 
   const pool = guardPoolSize(budget.maxConcurrentCalls);
+  const connections = replicaConnections(budget.maxConcurrentCalls);
   const perReplicaRate = (budget.maxConcurrentStripeCalls * 1000) / fastest;
   // Both revisions of a rollout may run at their maximum at once: each gets half of either budget.
   const byStripe = Math.floor(budget.stripeRatePerSecond / perReplicaRate / ROLLOUT_REVISIONS);
-  const byConnections = Math.floor(budget.connectionBudget / pool / ROLLOUT_REVISIONS);
+  const byConnections = Math.floor(budget.connectionBudget / connections / ROLLOUT_REVISIONS);
   const computed = Math.min(byStripe, byConnections, CONTAINER_APPS_MAX_REPLICAS);
   const limiting = byStripe <= byConnections ? "Stripe rate" : "connection";
   const heldMs = messageHoldMs(budget.deliveryBudgetMs, budget);
@@ -125,7 +141,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
     problems.push(
       byStripe < minReplicas
         ? `maxConcurrentStripeCalls ${budget.maxConcurrentStripeCalls}: one replica makes up to ${perReplicaRate} Stripe calls/s, and ${minReplicas} replica(s) in each of the ${ROLLOUT_REVISIONS} revisions a rollout runs side by side need more than the ${budget.stripeRatePerSecond}/s budget: lower maxConcurrentStripeCalls or raise the Stripe rate budget`
-        : `connectionBudget ${budget.connectionBudget}: ${minReplicas} replica(s) x ${pool} guard connections in each of the ${ROLLOUT_REVISIONS} revisions a rollout runs side by side do not fit: lower maxConcurrentCalls or raise the database's maxConnections`,
+        : `connectionBudget ${budget.connectionBudget}: ${minReplicas} replica(s) x ${connections} connections (a guard pool of ${pool}, the Stripe budget's and the breaker probe's) in each of the ${ROLLOUT_REVISIONS} revisions a rollout runs side by side do not fit: lower maxConcurrentCalls or raise the database's maxConnections`,
     );
   }
   if (budget.maxReplicas !== undefined && (!Number.isInteger(budget.maxReplicas) || budget.maxReplicas > computed || budget.maxReplicas < minReplicas)) {
@@ -148,6 +164,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
     maxReplicasByConnections: byConnections,
     stripeCallsPerSecondPerReplica: perReplicaRate,
     poolSizePerReplica: pool,
+    connectionsPerReplica: connections,
     messageCount: budget.maxConcurrentCalls,
     messageHoldMs: heldMs,
     terminationGracePeriodSeconds: grace,
@@ -155,7 +172,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
       maxReplicas:
         `${maxReplicas}${budget.maxReplicas !== undefined ? ` (set; computed ceiling ${computed})` : ""}: ` +
         `Stripe allows ${byStripe} (${budget.stripeRatePerSecond} calls/s budget / ${perReplicaRate} calls/s per replica = ${budget.maxConcurrentStripeCalls} in flight x 1000 / ${fastest} ms fastest call, / ${ROLLOUT_REVISIONS} revisions side by side in a rollout), ` +
-        `the database ${byConnections} (${budget.connectionBudget} connections / ${pool} per replica / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
+        `the database ${byConnections} (${budget.connectionBudget} connections / ${connections} per replica: a guard pool of ${pool}, ${FLEET_BUDGET_CONNECTIONS} for the Stripe budget, 1 for the breaker probe / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
       terminationGracePeriodSeconds: `${grace} s: the longest hold of a message (${describeHold(budget.deliveryBudgetMs, budget)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
       messageCount: `${budget.maxConcurrentCalls}: KEDA adds a replica per ${budget.maxConcurrentCalls} waiting messages, one replica's messages in flight.`,
       minReplicas: `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer.`,

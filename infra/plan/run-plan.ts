@@ -162,9 +162,9 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       queue: consumer.queue,
       bounds,
       connections: {
-        perReplica: bounds.poolSizePerReplica,
+        perReplica: bounds.connectionsPerReplica,
         // Both revisions of a rollout at their maximum.
-        atMaxReplicas: bounds.poolSizePerReplica * bounds.maxReplicas * ROLLOUT_REVISIONS,
+        atMaxReplicas: bounds.connectionsPerReplica * bounds.maxReplicas * ROLLOUT_REVISIONS,
         budget: consumer.budget.connectionBudget,
       },
     };

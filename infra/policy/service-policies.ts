@@ -8,7 +8,7 @@ import {
   DEFAULT_RESERVED_CONNECTIONS,
   deliveryBudgetMs,
   describeHold,
-  guardPoolSize,
+  replicaConnections,
   messageHoldMs,
   replicaBounds,
   ROLLOUT_REVISIONS,
@@ -203,7 +203,7 @@ export const consumerBounds: StackValidationPolicy = {
         // A hand-edited, unreadable tag counts as none: reported below.
       }
       // Both revisions of a rollout may run at their maximum at once.
-      total += ROLLOUT_REVISIONS * maxReplicas * guardPoolSize(calls);
+      total += ROLLOUT_REVISIONS * maxReplicas * replicaConnections(calls);
       if (Object.keys(recorded).length === 0) {
         report(`app ${name}: no ${REPLICA_BUDGET_TAG_NAME} tag: its max replicas cannot be checked against the Stripe and connection budgets`, app.urn);
         continue;
@@ -224,7 +224,7 @@ export const consumerBounds: StackValidationPolicy = {
     if (maxConnections && total > 0) {
       const limit = Number(maxConnections.props.value) - DEFAULT_RESERVED_CONNECTIONS;
       if (total > limit) {
-        report(`consumer apps at max replicas, old and new revision side by side, open ${total} guard connections, over max_connections ${String(maxConnections.props.value)} minus ${DEFAULT_RESERVED_CONNECTIONS} reserved`, maxConnections.urn);
+        report(`consumer apps at max replicas, old and new revision side by side, open ${total} connections (guard pools, Stripe budget, breaker probes), over max_connections ${String(maxConnections.props.value)} minus ${DEFAULT_RESERVED_CONNECTIONS} reserved`, maxConnections.urn);
       }
     }
   },

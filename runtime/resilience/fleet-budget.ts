@@ -5,6 +5,7 @@
 // is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { FLEET_BUDGET_CONNECTIONS } from "../../tuning/index.js";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
@@ -41,7 +42,7 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };
   // Connections of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery. Two:
   // in slow start a peek, or the mark of the fleet's first 429, must not queue behind a sync under way.
-  const pool = new pg.Pool({ ...base, max: 2, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ ...base, max: FLEET_BUDGET_CONNECTIONS, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
   pool.on("error", () => {});
   const client = await pool.connect();
   try {

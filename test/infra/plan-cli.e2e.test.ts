@@ -36,7 +36,7 @@ describe("chargeguard plan", () => {
     expect(stdout).toContain("Listen+Send SAS rule usage-billing-consumer");
     // The computed bounds, each with its reason.
     expect(stdout).toMatch(/CONSUMER APP\s+QUEUE\s+REPLICAS\s+GRACE PERIOD\s+KEDA MESSAGES\s+CONNECTIONS/);
-    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.1\s+207 s\s+4\s+10\/replica, 20 at most of 30/);
+    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.1\s+207 s\s+4\s+13\/replica, 26 at most of 30/);
     expect(stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
     expect(stdout).toContain("Data Owner: identity id-usage-billing-consumer-scaler");
     expect(stdout).toContain("Stripe's live default is 100/s");

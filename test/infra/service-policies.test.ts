@@ -172,7 +172,7 @@ describe("consumer apps", () => {
     ]);
     const maxConnections = target(types.postgresConfiguration, "max-connections", { configurationName: "max_connections", value: "35" });
     expect(await stackViolations(consumerBounds, [queue, app(), maxConnections])).toEqual([
-      "consumer apps at max replicas, old and new revision side by side, open 20 guard connections, over max_connections 35 minus 20 reserved",
+      "consumer apps at max replicas, old and new revision side by side, open 26 connections (guard pools, Stripe budget, breaker probes), over max_connections 35 minus 20 reserved",
     ]);
   });
 });

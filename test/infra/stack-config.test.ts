@@ -178,9 +178,9 @@ describe("the service sections", () => {
     const config = parseStackConfig(serviceValues());
     const consumer = config.app?.consumers[0];
     // min(80, one endpoint's 25 x 0.8) = 20 calls/s / (2 x 1000 / 250 ms) / 2 revisions in a rollout = 1 by Stripe;
-    // (100 - 20) / 10 / 2 = 4 by connections. The grace period covers a wait for one of the 2 Stripe slots.
+    // (100 - 20) / 13 (a guard pool of 10, 2 for the Stripe budget, 1 breaker probe) / 2 = 3 by connections. The grace period covers a wait for one of the 2 Stripe slots.
     expect(consumer?.budget.stripeRatePerSecond).toBe(20);
-    expect(consumer?.bounds).toMatchObject({ maxReplicas: 1, maxReplicasByStripe: 1, maxReplicasByConnections: 4, terminationGracePeriodSeconds: 207, messageCount: 4 });
+    expect(consumer?.bounds).toMatchObject({ maxReplicas: 1, maxReplicasByStripe: 1, maxReplicasByConnections: 3, terminationGracePeriodSeconds: 207, messageCount: 4 });
     expect(config.queues[0]?.budget.concurrency).toEqual({ maxConcurrentCalls: 4, maxConcurrentStripeCalls: 2 });
     expect(config.queues[0]?.tuning.lockDuration).toBe("PT3M30S");
     expect(consumer).toMatchObject({ appName: "usage-billing-consumer", identityName: "id-usage-billing-consumer" });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   connectionBudgetPerConsumer,
   guardPoolSize,
+  replicaConnections,
   replicaBounds,
   ReplicaBudgetError,
   stripeRatePerConsumer,
@@ -30,9 +31,10 @@ describe("replicaBounds", () => {
       minReplicas: 1,
       maxReplicas: 2,
       maxReplicasByStripe: 2,
-      maxReplicasByConnections: 4,
+      maxReplicasByConnections: 3,
       stripeCallsPerSecondPerReplica: 4,
       poolSizePerReplica: 10,
+      connectionsPerReplica: 13,
       messageCount: 2,
       // 2 messages for 1 Stripe slot: a message may wait one delivery budget (103.5 s) for the slot, then take its own.
       messageHoldMs: 207_000,
@@ -57,7 +59,7 @@ describe("replicaBounds", () => {
       connectionBudget: 90,
       deliveryBudgetMs: 60_000,
     });
-    expect(bounds.maxReplicasByConnections).toBe(1); // 90 / 33 / 2 revisions
+    expect(bounds.maxReplicasByConnections).toBe(1); // 90 / 36 (a pool of 33, 2 for the Stripe budget, 1 probe) / 2 revisions
     expect(bounds.maxReplicas).toBe(1);
     expect(bounds.explanation.maxReplicas).toContain("the connection budget binds");
   });
@@ -91,12 +93,12 @@ describe("replicaBounds", () => {
           const perReplica = (budget.maxConcurrentStripeCalls * 1000) / fastest;
           const side = ROLLOUT_REVISIONS;
           expect(side * bounds.maxReplicas * perReplica).toBeLessThanOrEqual(rate + 1e-9);
-          expect(side * bounds.maxReplicas * guardPoolSize(calls)).toBeLessThanOrEqual(connections);
+          expect(side * bounds.maxReplicas * replicaConnections(calls)).toBeLessThanOrEqual(connections);
           expect(bounds.maxReplicas).toBeGreaterThanOrEqual(bounds.minReplicas);
           expect(bounds.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(messageHoldMs(delivery, budget));
           // the ceiling is tight: one more replica in each revision breaks a budget (or Container Apps' own ceiling)
           expect(
-            side * (bounds.maxReplicas + 1) * perReplica > rate || side * (bounds.maxReplicas + 1) * guardPoolSize(calls) > connections || bounds.maxReplicas === 1000,
+            side * (bounds.maxReplicas + 1) * perReplica > rate || side * (bounds.maxReplicas + 1) * replicaConnections(calls) > connections || bounds.maxReplicas === 1000,
           ).toBe(true);
         },
       ),
@@ -112,7 +114,7 @@ describe("replicaBounds", () => {
     expect(() => replicaBounds({ ...base, maxConcurrentStripeCalls: 2, deliveryBudgetMs: 350_000 })).toThrow(/held 11\.7 min: .*waiting for one of 2 Stripe slots/);
     expect(() => replicaBounds({ ...base, maxConcurrentCalls: 40, maxConcurrentStripeCalls: 40 })).toThrow(/maxConcurrentStripeCalls 40: one replica makes up to 160 Stripe calls\/s/);
     expect(() => replicaBounds({ ...base, maxConcurrentStripeCalls: 1 })).toThrow(/between half of maxConcurrentCalls \(4\) and all of it/);
-    expect(() => replicaBounds({ ...base, connectionBudget: 15 })).toThrow(/connectionBudget 15: 1 replica\(s\) x 10 guard connections in each of the 2 revisions/);
+    expect(() => replicaBounds({ ...base, connectionBudget: 15 })).toThrow(/connectionBudget 15: 1 replica\(s\) x 13 connections \(a guard pool of 10, the Stripe budget's and the breaker probe's\) in each of the 2 revisions/);
   });
 
   it("shares the server's connections and the account's rate among consumers", () => {
@@ -125,5 +127,7 @@ describe("replicaBounds", () => {
     expect(stripeRatePerConsumer(25, 2)).toBe(10);
     expect(guardPoolSize(1)).toBe(10);
     expect(guardPoolSize(32)).toBe(33);
+    // The Stripe budget's two connections and the breaker's probe come on top of the guard pool.
+    expect(replicaConnections(32)).toBe(36);
   });
 });
