@@ -32,7 +32,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const log = options.log ?? ((line: string) => console.log(line));
   const settings = consumerSettings(generic);
   const stripe = stripeClients(generic, settings, log);
-  const stores = await openGuardStores(generic, settings);
+  const stores = await openGuardStores(generic, settings, log);
   const owner = options.owner ?? `${hostname()}/${process.pid}/${randomBytes(4).toString("hex")}`;
   // Degraded dependencies (README): the Stripe budget's governor, a breaker per dependency, the guard's calls watched.
   const resilience = await startResilience({ options: generic, settings, stripe, owner, log });

@@ -35,7 +35,7 @@ export type BillingOutcome =
    * `leaseHeldMs`: a twin delivery holds the billing's lease for at most this long (the guard said busy): a wait too,
    * asking again sooner than the lease's end (the twin usually settles within seconds), never later.
    */
-  | { kind: "unknown"; detail: string; minDelayMs?: number; fault?: DependencyFault; leaseHeldMs?: number };
+  | { kind: "unknown"; detail: string; fault?: DependencyFault; leaseHeldMs?: number };
 
 export interface RetryPolicy {
   /** Attempts in total, the first delivery included; the next one past it is dead-lettered. */
@@ -87,10 +87,10 @@ export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: Retry
         const waitInfo = { ...info, waits: info.waits ?? 0, deadline: info.deadline ?? Infinity, now: info.now ?? Date.now() };
         // The policy's backoff, kept short: 1 s doubling to 10 s at most, so a backlog drains soon after a recovery.
         const backoff = { firstDelayMs: Math.min(1_000, policy.baseDelayMs), maxDelayMs: Math.min(10_000, policy.maxDelayMs) };
-        if (outcome.fault !== undefined) return settleWait(faultLabel(outcome.fault), outcome.detail, waitInfo, { backoff, ...minDelay(outcome) });
+        if (outcome.fault !== undefined) return settleWait(faultLabel(outcome.fault), outcome.detail, waitInfo, { backoff });
         // A lease a few ms from its end is asked again just after it, not in a hot loop.
         const leaseEndsMs = Math.max(100, outcome.leaseHeldMs ?? 0);
-        return settleWait("billing lease held by a twin delivery", outcome.detail, waitInfo, { backoff, maxDelayMs: leaseEndsMs, ...minDelay(outcome) });
+        return settleWait("billing lease held by a twin delivery", outcome.detail, waitInfo, { backoff, maxDelayMs: leaseEndsMs });
       }
       const next = info.attempt + 1;
       if (next > policy.maxAttempts) {
@@ -100,7 +100,7 @@ export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: Retry
           description: `outcome still unknown after ${info.attempt} attempts (limit ${policy.maxAttempts}): ${outcome.detail}`,
         };
       }
-      const delayMs = Math.max(backoffDelayMs(info.attempt, info.idempotencyKey, policy), outcome.minDelayMs ?? 0);
+      const delayMs = backoffDelayMs(info.attempt, info.idempotencyKey, policy);
       return {
         action: "retry-later",
         attempt: next,
@@ -148,8 +148,4 @@ export function onSettleFailure(code: string | undefined): { action: "log"; note
     return { action: "log", note: "lock lost before settling; the redelivery meets the guard and settles without Stripe" };
   }
   return { action: "log", note: "settling failed; if the broker redelivers, the guard makes it safe" };
-}
-
-function minDelay(outcome: { minDelayMs?: number }): { minDelayMs?: number } {
-  return outcome.minDelayMs === undefined ? {} : { minDelayMs: outcome.minDelayMs };
 }

@@ -48,7 +48,7 @@ export function guardPoolSize(maxConcurrentCalls: number): number {
  */
 export const FLEET_BUDGET_CONNECTIONS = 2;
 /** The database breaker's probe: one fresh connection at a time, while the breaker is open. */
-const BREAKER_PROBE_CONNECTIONS = 1;
+export const BREAKER_PROBE_CONNECTIONS = 1;
 
 /** Every connection one replica may hold at once: its guard pool, the Stripe budget's pool and the breaker's probe. */
 export function replicaConnections(maxConcurrentCalls: number): number {
@@ -172,7 +172,7 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
       maxReplicas:
         `${maxReplicas}${budget.maxReplicas !== undefined ? ` (set; computed ceiling ${computed})` : ""}: ` +
         `Stripe allows ${byStripe} (${budget.stripeRatePerSecond} calls/s budget / ${perReplicaRate} calls/s per replica = ${budget.maxConcurrentStripeCalls} in flight x 1000 / ${fastest} ms fastest call, / ${ROLLOUT_REVISIONS} revisions side by side in a rollout), ` +
-        `the database ${byConnections} (${budget.connectionBudget} connections / ${connections} per replica: a guard pool of ${pool}, ${FLEET_BUDGET_CONNECTIONS} for the Stripe budget, 1 for the breaker probe / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
+        `the database ${byConnections} (${budget.connectionBudget} connections / ${connections} per replica: a guard pool of ${pool}, ${FLEET_BUDGET_CONNECTIONS} for the Stripe budget, ${BREAKER_PROBE_CONNECTIONS} for the breaker probe / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
       terminationGracePeriodSeconds: `${grace} s: the longest hold of a message (${describeHold(budget.deliveryBudgetMs, budget)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
       messageCount: `${budget.maxConcurrentCalls}: KEDA adds a replica per ${budget.maxConcurrentCalls} waiting messages, one replica's messages in flight.`,
       minReplicas: `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer.`,

@@ -24,7 +24,7 @@ export interface GuardStores {
   closeOwn(): Promise<void>;
 }
 
-export async function openGuardStores(options: AnyConsumerOptions, settings: ConsumerSettings): Promise<GuardStores> {
+export async function openGuardStores(options: AnyConsumerOptions, settings: ConsumerSettings, log: (line: string) => void): Promise<GuardStores> {
   const onBillingRecords = options.event === undefined && settings.flow === paymentIntentFlow && options.guardStore === undefined;
   const connection = {
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
@@ -43,7 +43,7 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
     poolSize: guardPoolSize(settings.maxConcurrentCalls),
   };
   // PostgreSQL failing over at start: wait for it inside the startup window (PGlite has no server to wait for).
-  const wait = { waitMs: options.databaseStartWaitMs ?? DATABASE_START_WAIT_MS, log: options.log ?? ((line: string) => console.log(line)) };
+  const wait = { waitMs: options.databaseStartWaitMs ?? DATABASE_START_WAIT_MS, log };
   const reachable = <T>(open: () => Promise<T>) => (options.databaseUrl === undefined ? open() : openWhenReachable(open, wait));
   const sharedGuard = onBillingRecords ? options.guard : undefined;
   const ownGuard = onBillingRecords && !sharedGuard ? await reachable(() => BillingGuard.open(connection)) : undefined;

@@ -1,6 +1,6 @@
 // A breaker per dependency (Stripe, database, vault). Sustained outage failures (5 in a row, no success between)
-// open it (a throttling one, 429s in a row, too): callers fail fast without a request, the consumer stops taking messages, and one probe runs on a backoff
-// (1 s doubling to 10 s, jittered so replicas do not probe in step: short, so a backlog drains within seconds once
+// open it (429s in a row too: a throttling vault): callers fail fast without a request, the consumer stops taking
+// messages, and one probe runs on a backoff (1 s doubling to 10 s, jittered so replicas do not probe in step: short, so a backlog drains within seconds once
 // the dependency is back, and still a request every 5-10 s per replica while it is down). The first probe that succeeds closes it.
 import type { Dependency } from "./dependency-fault.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
@@ -73,8 +73,8 @@ export class CircuitBreaker {
     if (this.#failures < this.#options.failureThreshold) return;
     this.#state = "open";
     this.#openedAt = Date.now();
-    const first = Math.max(this.#options.firstProbeDelayMs, options.retryAfterMs ?? 0);
     const retryAfter = options.retryAfterMs ?? 0;
+    const first = Math.max(this.#options.firstProbeDelayMs, retryAfter);
     this.#options.log?.(
       `${this.dependency} is down or throttling (${this.#failures} failures in a row, last: ${detail}): stopped taking messages, they stay on the queue; probing in ${Math.round(first / 1000)} s`,
     );

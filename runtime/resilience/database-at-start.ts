@@ -1,9 +1,10 @@
 // A consumer that starts while its PostgreSQL fails over or hangs: opening the guard (a connection, the migrations)
 // fails as an outage, not as a wrong setting. Exiting then hands the replica to the platform's restart back-off, which
 // grows to minutes, so billing resumes long after the database is back. Instead the start waits for the database,
-// one attempt at a time on a backoff (1 s doubling to 10 s, the breakers' pace), inside the startup window; a failure
-// that is not an outage (a refused login, a wrong schema) ends the start at once, named.
+// one attempt at a time on the waits' backoff (wait-policy.ts: 1 s doubling to 10 s), inside the startup window; a
+// failure that is not an outage (a refused login, a wrong schema) ends the start at once, named.
 import { databaseFault } from "./dependency-fault.js";
+import { defaultWaitBackoff } from "./wait-policy.js";
 
 export interface DatabaseStartWait {
   /** Give up after this long (ms), with the last error. */
@@ -13,15 +14,13 @@ export interface DatabaseStartWait {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const firstDelayMs = 1_000;
-const maxDelayMs = 10_000;
 /** While waiting, a line every so often (not one per attempt: the log stays readable through a long failover). */
 const logEveryMs = 30_000;
 
 export async function openWhenReachable<T>(open: () => Promise<T>, wait: DatabaseStartWait): Promise<T> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const started = performance.now();
-  let delayMs = firstDelayMs;
+  let delayMs = defaultWaitBackoff.firstDelayMs;
   let loggedAt = -Infinity;
   let attempts = 0;
   for (;;) {
@@ -43,7 +42,7 @@ export async function openWhenReachable<T>(open: () => Promise<T>, wait: Databas
         wait.log(`database: unreachable at start (${reason}); waiting for it up to ${Math.round(wait.waitMs / 1000)} s (a failover?)`);
       }
       await sleep(delayMs);
-      delayMs = Math.min(maxDelayMs, delayMs * 2);
+      delayMs = Math.min(defaultWaitBackoff.maxDelayMs, delayMs * 2);
     }
   }
 }

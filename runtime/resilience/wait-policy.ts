@@ -37,8 +37,6 @@ export function faultLabel(fault: DependencyFault): string {
 
 export interface WaitBounds {
   backoff?: WaitBackoff;
-  /** Not sooner than this (ms). */
-  minDelayMs?: number;
   /** Not later than this (ms): a twin's lease ends then, and the billing is free to take over. */
   maxDelayMs?: number;
 }
@@ -56,7 +54,7 @@ export function settleWait(what: string, detail: string, info: WaitInfo, bounds:
   const step = Math.min(backoff.maxDelayMs, backoff.firstDelayMs * 2 ** Math.min(30, info.waits));
   const fraction = createHash("sha256").update(`${info.idempotencyKey}\u0000wait\u0000${waits}`).digest().readUInt32BE(0) / 0x1_0000_0000;
   const jittered = Math.min(bounds.maxDelayMs ?? Infinity, Math.round(step / 2 + (step / 2) * fraction));
-  const delayMs = Math.min(Math.max(bounds.minDelayMs ?? 0, jittered), Math.max(0, info.deadline - info.now));
+  const delayMs = Math.min(jittered, Math.max(0, info.deadline - info.now));
   return { action: "retry-later", attempt: info.attempt, waits, delayMs, messageId: waitMessageId(info.chainId, info.attempt, waits), description: `${what} (a wait, not an attempt): ${detail}` };
 }
 

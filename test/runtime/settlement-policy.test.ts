@@ -49,11 +49,6 @@ describe("settle: outcome -> action", () => {
     expect(settle({ kind: "unknown", detail: "x" }, info, policy)).toEqual(settle({ kind: "unknown", detail: "x" }, info, policy));
   });
 
-  it("honours a minimum delay", () => {
-    const action = settle({ kind: "unknown", detail: "not before a minute", minDelayMs: 60_000 }, info, policy);
-    expect(action).toMatchObject({ action: "retry-later", delayMs: 60_000 });
-  });
-
   it("a twin's lease (busy) is a wait, not an attempt: asked again within a second, never past the lease's end", () => {
     const now = Date.now();
     const busy = (leaseHeldMs: number, waits: number) =>
