@@ -1,5 +1,5 @@
 // The contenders: every broken example of the seeds (examples/broken) and the consumers `chargeguard new consumer`
-// generates, one per Stripe flow (examples/generated-consumer, examples/generated-consumer-<flow>). All follow runtime/consumer-contract.ts, so one harness runs them all.
+// generates, one per Stripe flow (examples/generated-consumer, examples/generated-consumer-<flow>). All follow runtime/consumer/consumer-contract.ts, so one harness runs them all.
 import type { ConsumerContext, StartConsumer } from "../runtime/index.js";
 import { brokenExamples, type ExpectedFailure } from "../examples/broken/index.js";
 import { faultCatalogue, type FaultName } from "./faults.js";

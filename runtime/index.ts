@@ -25,10 +25,10 @@ export {
 } from "./errors.js";
 
 // The consumer: receive, guard, bill, settle.
-export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer.js";
-export { ConsumerStartError } from "./servicebus-preflight.js";
-export type { ConsumerContext, RunningConsumer, StartConsumer, StripeSettings } from "./consumer-contract.js";
-export { gateSettlements, type SettlingReceiver } from "./settlement-gate.js";
+export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer/consumer.js";
+export { ConsumerStartError } from "./consumer/servicebus-preflight.js";
+export type { ConsumerContext, RunningConsumer, StartConsumer, StripeSettings } from "./consumer/consumer-contract.js";
+export { gateSettlements, type SettlingReceiver } from "./consumer/settlement-gate.js";
 
 // Events and keys: the default usage event, or the team's own schema (Standard Schema).
 export type { UsageEvent } from "./usage-event.js";

@@ -1,7 +1,7 @@
 // What `startBillingConsumer` takes: the run contract's context (consumer-contract.ts) plus the consumer's own options.
 import type { QueueTuning } from "../../tuning/index.js";
 import type { BillingEventDefinition } from "../billing-event.js";
-import type { ConsumerContext } from "../consumer-contract.js";
+import type { ConsumerContext } from "./consumer-contract.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { PgTimeouts } from "../guard/pg-client.js";

@@ -15,7 +15,7 @@ import { errorMessage } from "../describe-error.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
-import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
+import { defaultRetryPolicy, type RetryPolicy } from "../handler/settlement-policy.js";
 import { stableKey } from "../stable-key.js";
 
 export interface ConsumerSettings {

@@ -2,7 +2,7 @@
 // reconciler and group commit) or guard_records (Guard: any other flow or event). Shared ones are used as given and
 // not closed by the consumer; otherwise the consumer opens its own from the context's database settings.
 import { DATABASE_START_WAIT_MS, guardPoolSize } from "../../tuning/index.js";
-import type { BillingGuardPort } from "../billing-handler.js";
+import type { BillingGuardPort } from "../handler/billing-handler.js";
 import { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";

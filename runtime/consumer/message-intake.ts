@@ -2,11 +2,11 @@
 // refuses the key (configuration-fault.ts). The handler never throws; a message delivered as intake pauses goes back
 // to the queue untouched.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
-import type { BillingHandler, DeliveryPorts } from "../billing-handler.js";
+import type { BillingHandler, DeliveryPorts } from "../handler/billing-handler.js";
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
 import { IntakePause } from "../resilience/intake-pause.js";
-import { gateSettlements } from "../settlement-gate.js";
-import { receiverErrorLog } from "../servicebus-preflight.js";
+import { gateSettlements } from "./settlement-gate.js";
+import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";

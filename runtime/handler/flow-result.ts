@@ -1,6 +1,6 @@
 // Where a message's flow stopped: what its settlement needs to know.
 import type { Billable } from "../billing-event.js";
-import type { BillingOutcome } from "../settlement-policy.js";
+import type { BillingOutcome } from "./settlement-policy.js";
 
 export interface FlowResult {
   outcome: BillingOutcome;

@@ -2,13 +2,13 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type Stripe from "stripe";
 import type { BillingEventDefinition } from "../billing-event.js";
-import type { StepHook } from "../consumer-steps.js";
+import type { StepHook } from "./consumer-steps.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { StripeCallObserver } from "../flows/stripe-call.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import type { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
-import type { RetryPolicy } from "../settlement-policy.js";
+import type { RetryPolicy } from "./settlement-policy.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 
 export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions"> &

@@ -4,7 +4,7 @@ import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
 import type { BillingGuardPort, BillingHandlerDeps, DeliveryPorts } from "./handler-deps.js";
-import type { StepHook } from "../consumer-steps.js";
+import type { StepHook } from "./consumer-steps.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
@@ -12,7 +12,7 @@ import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-c
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import { billingRecordStore } from "../guard/billing-store.js";
 import type { GuardStore } from "../guard/guard-store.js";
-import { defaultRetryPolicy, type RetryPolicy } from "../settlement-policy.js";
+import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 
 export interface HandlerSettings {

@@ -8,7 +8,7 @@ export {
   type DeliveryPorts,
   type MessageSettler,
   type RetryScheduler,
-} from "../billing-handler.js";
+} from "./billing-handler.js";
 export {
   settle,
   retryMessageId,
@@ -17,9 +17,9 @@ export {
   type RetryPolicy,
   type AttemptInfo,
   type SettlementAction,
-} from "../settlement-policy.js";
-export { attemptOf, chainIdOf, retryChainProperties } from "../retry-chain.js";
-export { consumerSteps, type ConsumerStep, type StepHook } from "../consumer-steps.js";
+} from "./settlement-policy.js";
+export { attemptOf, chainIdOf, retryChainProperties } from "./retry-chain.js";
+export { consumerSteps, type ConsumerStep, type StepHook } from "./consumer-steps.js";
 export { configurationFaultReason } from "../configuration-fault.js";
 export { systemClock, type Clock } from "../clock.js";
 export { capCents } from "../vault/keybrake-key-provider.js";

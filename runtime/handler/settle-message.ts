@@ -5,8 +5,8 @@ import { isServiceBusError } from "@azure/service-bus";
 import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
 import type { Billable } from "../billing-event.js";
 import { leftOnQueue } from "../configuration-fault.js";
-import { retryMessage } from "../retry-chain.js";
-import { onSettleFailure, type SettlementAction } from "../settlement-policy.js";
+import { retryMessage } from "./retry-chain.js";
+import { onSettleFailure, type SettlementAction } from "./settlement-policy.js";
 import { describeError } from "../describe-error.js";
 import type { HandlerSettings } from "./handler-settings.js";
 

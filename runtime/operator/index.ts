@@ -12,7 +12,7 @@ export {
   type ResubmitOptions,
   type ResubmitReport,
   type ResubmittedMessage,
-} from "../dlq.js";
+} from "./dlq.js";
 export {
   reconcile,
   findPaymentIntent,
@@ -21,7 +21,7 @@ export {
   type ReconcileOptions,
   type ReconcileOutcome,
   type ReconcileReport,
-} from "../reconcile.js";
+} from "./reconcile.js";
 export {
   reconcileFlows,
   builtInFlows,
@@ -29,7 +29,7 @@ export {
   type FlowReconcileOptions,
   type FlowReconcileOutcome,
   type FlowReconcileReport,
-} from "../reconcile-flows.js";
+} from "./reconcile-flows.js";
 // One way to Stripe for the consumer and the reconciler: each period's vault key, under its cap.
 export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
 export type { ExpectedPeriodTotal } from "../stripe/period-client.js";

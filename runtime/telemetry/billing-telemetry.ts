@@ -15,9 +15,9 @@ import {
   type TracerProvider,
 } from "@opentelemetry/api";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import type { BillingGuardPort, DeliveryPorts, MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { BillingGuardPort, DeliveryPorts, MessageSettler, RetryScheduler } from "../handler/billing-handler.js";
 import type { GuardHealth } from "../guard/health.js";
-import { attemptOf } from "../retry-chain.js";
+import { attemptOf } from "../handler/retry-chain.js";
 import { failedOutcome, outcomeOf, type DeliveryScope } from "./delivery-scope.js";
 import { deliverySource } from "./delivery-source.js";
 import { observeGuardHealth } from "./guard-gauges.js";

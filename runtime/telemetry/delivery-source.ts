@@ -3,7 +3,7 @@
 // property says an operator resubmitted it. A first delivery with none of these is `other`.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { waitsOf } from "../resilience/event-deadline.js";
-import { attemptOf, resubmittedFromProperty } from "../retry-chain.js";
+import { attemptOf, resubmittedFromProperty } from "../handler/retry-chain.js";
 import type { DuplicateSource } from "./metric-names.js";
 
 export function deliverySource(message: Pick<ServiceBusReceivedMessage, "deliveryCount" | "applicationProperties">): DuplicateSource {

@@ -2,7 +2,7 @@
 // charged amounts and the duplicates the guard prevented. Serves the billing guard port and the guard_records store
 // alike, in a delivery (its scope) or outside one (the reconciler).
 import { SpanKind, type Tracer } from "@opentelemetry/api";
-import type { BillingGuardPort } from "../billing-handler.js";
+import type { BillingGuardPort } from "../handler/billing-handler.js";
 import type { GuardStore, StoreClaim, StoreLease } from "../guard/guard-store.js";
 import type { ClaimResult, Lease } from "../guard/types.js";
 import type { DeliveryScope } from "./delivery-scope.js";

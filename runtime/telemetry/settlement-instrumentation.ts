@@ -2,7 +2,7 @@
 // disposition (dead letters counted by reason), and each retry re-enqueued as a scheduled message is a producer span
 // and a count with the outcome that asked for it.
 import { SpanKind, type Tracer } from "@opentelemetry/api";
-import type { MessageSettler, RetryScheduler } from "../billing-handler.js";
+import type { MessageSettler, RetryScheduler } from "../handler/billing-handler.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import type { DeliveryScope } from "./delivery-scope.js";
 import type { Instruments } from "./instruments.js";

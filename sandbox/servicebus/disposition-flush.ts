@@ -4,7 +4,7 @@
 // (ServerBusy, lock lost) in the same tick would tell both clients the first answer. The real broker does not merge
 // outcomes, so the emulator must not: accepts may share a flush (a range of accepts is right), anything else goes out
 // alone. rhea flushes on process.nextTick, so a flush is over by the next setImmediate.
-// (The same rhea merge on the client side is what runtime/settlement-gate.ts guards against in consumers.)
+// (The same rhea merge on the client side is what runtime/consumer/settlement-gate.ts guards against in consumers.)
 
 export type DispositionOutcome = "accept" | "other";
 

@@ -1,4 +1,4 @@
-// `chargeguard dlq` against the Service Bus emulator: thin over runtime/dlq.ts, so these check the wiring and output.
+// `chargeguard dlq` against the Service Bus emulator: thin over runtime/operator/dlq.ts, so these check the wiring and output.
 import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -1,9 +1,9 @@
 // A refused Stripe key pauses the consumer instead of dead-lettering the backlog; a queue that is not there stops it at
 // start. The real SDKs against the sandbox emulators, the real guard on PGlite.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
-import { ConsumerStartError } from "../../runtime/servicebus-preflight.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
+import { ConsumerStartError } from "../../runtime/consumer/servicebus-preflight.js";
 import { attributeNames, metricNames } from "../../runtime/telemetry/metric-names.js";
 import { inMemoryTelemetry } from "../support/in-memory-telemetry.js";
 import { consumerOptionsFor, startBillingSandbox, type BillingSandbox } from "./support/billing-sandbox.js";

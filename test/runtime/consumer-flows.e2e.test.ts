@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BillingEventDefinition } from "../../runtime/billing-event.js";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
 import { meterEventFlow, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
 import { Guard } from "../../runtime/guard/record-guard.js";

@@ -3,8 +3,8 @@
 // as BillingQueue used to deploy, Service Bus refuses it (UnauthorizedAccess, which the SDK retries for its whole
 // retry budget before the consumer gives up) and the message waits for its lock.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
-import { startBillingConsumer } from "../../runtime/consumer.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import { consumerQueueRights } from "../../runtime/index.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tuneQueue } from "../../tuning/index.js";
-import { startBillingConsumer } from "../../runtime/consumer.js";
+import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import { ChargeguardError, ConfigurationError } from "../../runtime/index.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 

@@ -1,11 +1,11 @@
 // The billing consumer end to end: the real @azure/service-bus and stripe SDKs against the sandbox emulators,
 // the real guard on PGlite. Each test has its own queue and Stripe customer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerSteps, type ConsumerStep } from "../../runtime/consumer-steps.js";
+import { consumerSteps, type ConsumerStep } from "../../runtime/handler/consumer-steps.js";
 import { type UsageEvent } from "../../runtime/usage-event.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
 import { killAt } from "../support/kill-at.js";
@@ -183,7 +183,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(0);
   });
 
-  it("messages settled in the same tick each keep their own outcome (rhea would merge them: runtime/settlement-gate.ts)", async () => {
+  it("messages settled in the same tick each keep their own outcome (rhea would merge them: runtime/consumer/settlement-gate.ts)", async () => {
     const queue = sandbox.queue();
     const [event, again] = await Promise.all([sandbox.event(), sandbox.event()]);
     await start(queue, { maxConcurrentCalls: 8 });

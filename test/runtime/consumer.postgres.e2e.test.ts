@@ -1,9 +1,9 @@
 // The billing consumer with its guard on real PostgreSQL (TEST_DATABASE_URL, or a server started for this file):
 // a charge, and a replica killed at each step boundary, as in consumer.e2e.test.ts on PGlite.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerSteps } from "../../runtime/consumer-steps.js";
-import { type RunningConsumer } from "../../runtime/consumer-contract.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
+import { consumerSteps } from "../../runtime/handler/consumer-steps.js";
+import { type RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { killAt } from "../support/kill-at.js";
 import { postgresServerUrl } from "../support/postgres-server.js";

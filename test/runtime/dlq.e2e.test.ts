@@ -1,8 +1,8 @@
 // Dead-letter tools against the Service Bus emulator with the real SDK, and the consumer that meets the resubmission.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
-import { startBillingConsumer } from "../../runtime/consumer.js";
-import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/dlq.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
+import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/operator/dlq.js";
 import { operatorQueueRights } from "../../runtime/handler/index.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";

@@ -8,7 +8,7 @@ import { flowContext, type FlowAdapter } from "../../runtime/flows/flow-adapter.
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
 import { meterEventFlow, meterIdentifier, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
 import { Guard } from "../../runtime/guard/record-guard.js";
-import { reconcileFlows } from "../../runtime/reconcile-flows.js";
+import { reconcileFlows } from "../../runtime/operator/reconcile-flows.js";
 import type { GuardRunInput } from "../../runtime/guard/guarded-run.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { stripeAccess, type StripeAccess } from "../../runtime/stripe/stripe-access.js";

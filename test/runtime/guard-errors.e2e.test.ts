@@ -3,9 +3,9 @@
 // (InvalidEventError) is dead-lettered as InvalidEvent. Real SDKs against the sandbox, the real guard on PGlite
 // behind a double that throws where the test says.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BillingGuardPort } from "../../runtime/billing-handler.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer.js";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
+import type { BillingGuardPort } from "../../runtime/handler/billing-handler.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { InvalidEventError } from "../../runtime/errors.js";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";

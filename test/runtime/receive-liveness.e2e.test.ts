@@ -2,8 +2,8 @@
 // SDK against the sandbox's Service Bus. An idle consumer on an empty queue stays live past its stall threshold (its
 // peeks are answered); one whose broker stops answering is not live once the threshold passes, and says why.
 import { afterEach, describe, expect, it } from "vitest";
-import { startBillingConsumer } from "../../runtime/consumer.js";
-import type { RunningConsumer } from "../../runtime/consumer-contract.js";
+import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
+import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { receiveStallMs } from "../../tuning/index.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../runtime/guard/billing-guard.js";
 import type { ClaimInput } from "../../runtime/guard/types.js";
 import { createNoopMeter, ProxyTracerProvider } from "@opentelemetry/api";
-import { reconcile, stripeKeyWindowMs } from "../../runtime/reconcile.js";
+import { reconcile, stripeKeyWindowMs } from "../../runtime/operator/reconcile.js";
 import { createBillingTelemetry } from "../../runtime/telemetry/billing-telemetry.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { buildPaymentIntentParams } from "../../runtime/stripe/payment-intent-params.js";

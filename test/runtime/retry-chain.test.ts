@@ -1,8 +1,8 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
-import { attemptOf, chainIdOf, retryMessage, withoutBrokerProperties } from "../../runtime/retry-chain.js";
-import { resubmission, resubmitMessageId } from "../../runtime/dlq.js";
-import { retryMessageId } from "../../runtime/settlement-policy.js";
+import { attemptOf, chainIdOf, retryMessage, withoutBrokerProperties } from "../../runtime/handler/retry-chain.js";
+import { resubmission, resubmitMessageId } from "../../runtime/operator/dlq.js";
+import { retryMessageId } from "../../runtime/handler/settlement-policy.js";
 
 const received = (fields: Partial<ServiceBusReceivedMessage>) => ({ body: { a: 1 }, sequenceNumber: 7, ...fields }) as unknown as ServiceBusReceivedMessage;
 

@@ -1,6 +1,6 @@
 import { ServiceBusError } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
-import { receiverErrorLog, throttledErrorLog } from "../../runtime/servicebus-preflight.js";
+import { receiverErrorLog, throttledErrorLog } from "../../runtime/consumer/servicebus-preflight.js";
 
 describe("throttledErrorLog", () => {
   it("logs a kind at once, folds its repeats into one line per doubling interval, and other kinds apart", () => {

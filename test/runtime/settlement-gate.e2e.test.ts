@@ -1,5 +1,5 @@
 // Settling two messages in the same tick through the real @azure/service-bus SDK: rhea merges their dispositions
-// into one range with the first one's outcome (runtime/settlement-gate.ts), so Service Bus (here the emulator, which
+// into one range with the first one's outcome (runtime/consumer/settlement-gate.ts), so Service Bus (here the emulator, which
 // applies a range as sent) completes a dead letter or dead-letters a completed message. The gate gives each message
 // its own outcome.
 import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
@@ -60,7 +60,7 @@ function outcomes(queue: string): Record<string, string> {
 }
 
 describe("settling messages in the same tick", () => {
-  // If these fail, rhea writes each outcome faithfully now: the gate can go (runtime/settlement-gate.ts).
+  // If these fail, rhea writes each outcome faithfully now: the gate can go (runtime/consumer/settlement-gate.ts).
   it("without the gate, rhea gives a dead letter the completion settled just before it: the dead letter is lost", async () => {
     const { queue } = await settleTogether(["complete", "deadLetter"], false);
     expect(outcomes(queue)).toEqual({});

@@ -7,7 +7,7 @@ import {
   settle,
   type BillingOutcome,
   type RetryPolicy,
-} from "../../runtime/settlement-policy.js";
+} from "../../runtime/handler/settlement-policy.js";
 
 const info = { attempt: 1, chainId: "msg-1", idempotencyKey: "billing:v1:abc" };
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1_000, maxDelayMs: 10_000 };

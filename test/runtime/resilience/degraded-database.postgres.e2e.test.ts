@@ -4,8 +4,8 @@
 // any failure counted as an attempt would dead-letter.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningConsumer } from "../../../runtime/consumer-contract.js";
-import { startBillingConsumer } from "../../../runtime/consumer.js";
+import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer } from "../../../runtime/consumer/consumer.js";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultMode, type DatabaseFaultProxy } from "../../../sandbox/database/index.js";

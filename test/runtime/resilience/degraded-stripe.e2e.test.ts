@@ -2,8 +2,8 @@
 // are waits inside the delivery, never attempts) and an outage (the breaker pauses intake, probes, resumes), with
 // `maxAttempts` so small that any counted failure would dead-letter.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningConsumer } from "../../../runtime/consumer-contract.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer.js";
+import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";

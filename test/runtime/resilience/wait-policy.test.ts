@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { deadlineOf, waitsOf } from "../../../runtime/resilience/event-deadline.js";
 import { waitMessageId } from "../../../runtime/resilience/wait-policy.js";
-import { retryMessage } from "../../../runtime/retry-chain.js";
-import { settle, type BillingOutcome } from "../../../runtime/settlement-policy.js";
+import { retryMessage } from "../../../runtime/handler/retry-chain.js";
+import { settle, type BillingOutcome } from "../../../runtime/handler/settlement-policy.js";
 
 const policy = { maxAttempts: 2, baseDelayMs: 5_000, maxDelayMs: 900_000 };
 const outage: BillingOutcome = { kind: "unknown", detail: "503", fault: { dependency: "stripe", cause: "outage" } };

@@ -5,7 +5,7 @@ import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
 import { consumerQueueRights } from "../../../runtime/index.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
-import type { BillingConsumerOptions } from "../../../runtime/consumer.js";
+import type { BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";

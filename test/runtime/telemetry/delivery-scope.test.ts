@@ -4,7 +4,7 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import pLimit from "p-limit";
 import type { DeliveryParts } from "../../../runtime/telemetry/billing-telemetry.js";
-import type { MessageSettler, RetryScheduler } from "../../../runtime/billing-handler.js";
+import type { MessageSettler, RetryScheduler } from "../../../runtime/handler/billing-handler.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { ClaimInput } from "../../../runtime/guard/types.js";

@@ -4,7 +4,7 @@ import { createNoopMeter, ProxyTracerProvider } from "@opentelemetry/api";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../../../runtime/billing-handler.js";
+import type { BillingGuardPort, MessageSettler, RetryScheduler } from "../../../runtime/handler/billing-handler.js";
 import { createBillingTelemetry } from "../../../runtime/telemetry/billing-telemetry.js";
 
 const noopMeters = { getMeter: () => createNoopMeter() };

@@ -3,8 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SpanKind } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { RunningConsumer } from "../../../runtime/consumer-contract.js";
-import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer.js";
+import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { attributeNames, billingOutcomes, metricNames } from "../../../runtime/telemetry/metric-names.js";

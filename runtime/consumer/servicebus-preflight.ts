@@ -3,8 +3,8 @@
 // error many times a second. Outages after a good start are the SDK's to ride out, their log lines throttled.
 import { isServiceBusError, ServiceBusClient } from "@azure/service-bus";
 import { DefaultAzureCredential } from "@azure/identity";
-import { errorMessage } from "./describe-error.js";
-import { ConfigurationError } from "./errors.js";
+import { errorMessage } from "../describe-error.js";
+import { ConfigurationError } from "../errors.js";
 
 /** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */
 export class ConsumerStartError extends ConfigurationError {

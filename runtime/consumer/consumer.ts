@@ -4,28 +4,28 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import pLimit from "p-limit";
-import type { BillingEventDefinition } from "./billing-event.js";
-import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
-import type { UsageEvent } from "./usage-event.js";
-import { createBillingHandler, type BillingHandler, type DeliveryPorts } from "./billing-handler.js";
-import type { FlowAdapter } from "./flows/flow-adapter.js";
-import type { GuardStore } from "./guard/guard-store.js";
+import type { BillingEventDefinition } from "../billing-event.js";
+import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
+import type { UsageEvent } from "../usage-event.js";
+import { createBillingHandler, type BillingHandler, type DeliveryPorts } from "../handler/billing-handler.js";
+import type { FlowAdapter } from "../flows/flow-adapter.js";
+import type { GuardStore } from "../guard/guard-store.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
-import { bounded } from "./consumer/bounded.js";
-import type { BillingConsumerOptions } from "./consumer/consumer-options.js";
-import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from "./consumer/consumer-settings.js";
-import { openGuardStores } from "./consumer/guard-stores.js";
-import { InFlight } from "./consumer/in-flight.js";
-import { startMessageIntake } from "./consumer/message-intake.js";
-import { receiveHeartbeat } from "./consumer/receive-heartbeat.js";
-import { stripeClients, type StripeClients } from "./consumer/stripe-clients.js";
-import type { StripeGovernance } from "./resilience/governed-stripe-call.js";
-import { startResilience } from "./resilience/consumer-resilience.js";
-import { connectServiceBus } from "./servicebus-connection.js";
+import { bounded } from "./bounded.js";
+import type { BillingConsumerOptions } from "./consumer-options.js";
+import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from "./consumer-settings.js";
+import { openGuardStores } from "./guard-stores.js";
+import { InFlight } from "./in-flight.js";
+import { startMessageIntake } from "./message-intake.js";
+import { receiveHeartbeat } from "./receive-heartbeat.js";
+import { stripeClients, type StripeClients } from "./stripe-clients.js";
+import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
+import { startResilience } from "../resilience/consumer-resilience.js";
+import { connectServiceBus } from "../servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
-import { createBillingTelemetry } from "./telemetry/billing-telemetry.js";
+import { createBillingTelemetry } from "../telemetry/billing-telemetry.js";
 
-export type { BillingConsumerOptions } from "./consumer/consumer-options.js";
+export type { BillingConsumerOptions } from "./consumer-options.js";
 
 export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequest>(options: BillingConsumerOptions<E, R>): Promise<RunningConsumer> {
   const generic: AnyConsumerOptions = options;

@@ -3,17 +3,17 @@
 // answer). After it the key may be pruned, so the PaymentIntent is looked up first, with `list` (consistent,
 // unlike search), by customer and the metadata the request carries; only when Stripe has none is it charged.
 import type Stripe from "stripe";
-import type { Clock } from "./clock.js";
-import { describeError } from "./describe-error.js";
-import type { BillingGuardPort } from "./billing-handler.js";
-import type { BillingGuard } from "./guard/billing-guard.js";
-import type { BillingTelemetry } from "./telemetry/billing-telemetry.js";
-import type { BillingRecord, Lease } from "./guard/types.js";
-import { classifyStripeError } from "./stripe/classify-error.js";
-import { createPaymentIntent } from "./stripe/create-payment-intent.js";
-import { periodClient, type ExpectedPeriodTotal } from "./stripe/period-client.js";
-import type { StripeAccess } from "./stripe/stripe-access.js";
-import type { PaymentIntentRequest } from "./stripe/payment-intent-params.js";
+import type { Clock } from "../clock.js";
+import { describeError } from "../describe-error.js";
+import type { BillingGuardPort } from "../handler/billing-handler.js";
+import type { BillingGuard } from "../guard/billing-guard.js";
+import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
+import type { BillingRecord, Lease } from "../guard/types.js";
+import { classifyStripeError } from "../stripe/classify-error.js";
+import { createPaymentIntent } from "../stripe/create-payment-intent.js";
+import { periodClient, type ExpectedPeriodTotal } from "../stripe/period-client.js";
+import type { StripeAccess } from "../stripe/stripe-access.js";
+import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 
 /** Stripe prunes idempotency keys once they are at least 24 hours old. */
 export const stripeKeyWindowMs = 24 * 3_600_000;

@@ -4,17 +4,17 @@
 // (PaymentIntents and charges by metadata, invoices and their items by the key in metadata); a meter event past its
 // identifier window cannot be proven sent or not and is reported `unverifiable`, never re-sent.
 import type Stripe from "stripe";
-import type { Clock } from "./clock.js";
-import { describeError } from "./describe-error.js";
-import { chargeFlow } from "./flows/charge-flow.js";
-import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "./flows/flow-adapter.js";
-import { invoiceFlow } from "./flows/invoice-flow.js";
-import { meterEventFlow } from "./flows/meter-event-flow.js";
-import { paymentIntentFlow } from "./flows/payment-intent-flow.js";
-import type { GuardOutcome } from "./guard/guarded-run.js";
-import type { Guard, GuardRecord } from "./guard/record-guard.js";
-import { periodClient, type ExpectedPeriodTotal } from "./stripe/period-client.js";
-import type { StripeAccess } from "./stripe/stripe-access.js";
+import type { Clock } from "../clock.js";
+import { describeError } from "../describe-error.js";
+import { chargeFlow } from "../flows/charge-flow.js";
+import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "../flows/flow-adapter.js";
+import { invoiceFlow } from "../flows/invoice-flow.js";
+import { meterEventFlow } from "../flows/meter-event-flow.js";
+import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
+import type { GuardOutcome } from "../guard/guarded-run.js";
+import type { Guard, GuardRecord } from "../guard/record-guard.js";
+import { periodClient, type ExpectedPeriodTotal } from "../stripe/period-client.js";
+import type { StripeAccess } from "../stripe/stripe-access.js";
 
 export const builtInFlows: Readonly<Record<string, FlowAdapter<never>>> = {
   "payment-intent": paymentIntentFlow as FlowAdapter<never>,

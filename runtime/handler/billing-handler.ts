@@ -2,19 +2,19 @@
 // -> settle, each step in runtime/handler/. One function per message; it never throws and never abandons (see
 // settlement-policy.ts for why).
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import { describeError } from "./describe-error.js";
-import type { FlowResult } from "./handler/flow-result.js";
-import type { BillingHandler, BillingHandlerDeps } from "./handler/handler-deps.js";
-import { guardedCharge } from "./handler/guarded-charge.js";
-import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./handler/handler-settings.js";
-import { isPrepared, prepareBilling } from "./handler/prepare-billing.js";
-import { settleMessage } from "./handler/settle-message.js";
-import { stepBoundaries, Stopped, type StepBoundary } from "./handler/step-boundary.js";
-import { deadlineOf, waitsOf } from "./resilience/event-deadline.js";
+import { describeError } from "../describe-error.js";
+import type { FlowResult } from "./flow-result.js";
+import type { BillingHandler, BillingHandlerDeps } from "./handler-deps.js";
+import { guardedCharge } from "./guarded-charge.js";
+import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./handler-settings.js";
+import { isPrepared, prepareBilling } from "./prepare-billing.js";
+import { settleMessage } from "./settle-message.js";
+import { stepBoundaries, Stopped, type StepBoundary } from "./step-boundary.js";
+import { deadlineOf, waitsOf } from "../resilience/event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { settle } from "./settlement-policy.js";
 
-export type { BillingGuardPort, BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler/handler-deps.js";
+export type { BillingGuardPort, BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler-deps.js";
 
 export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
   const resolved = handlerSettings(deps);

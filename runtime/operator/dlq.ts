@@ -9,9 +9,9 @@
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
 import { isServiceBusError, RetryMode, type ServiceBusClientOptions, type ServiceBusMessage, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
-import { errorMessage } from "./describe-error.js";
-import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "./retry-chain.js";
-import { connectServiceBus } from "./servicebus-connection.js";
+import { errorMessage } from "../describe-error.js";
+import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
+import { connectServiceBus } from "../servicebus-connection.js";
 
 export interface DeadLetterOptions {
   /** Absent: SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential. */
