@@ -10,9 +10,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import pg from "pg";
 import Stripe from "stripe";
-import { type BillingGuardPort } from "../runtime/handler/index.js";
 import { startBillingConsumer, type RunningConsumer, type UsageEvent } from "../runtime/index.js";
-import { BillingGuard } from "../runtime/guard/index.js";
+import { decorateStore, type GuardStore } from "../runtime/guard/index.js";
+import { Guard } from "../runtime/index.js";
 import { createBillingTelemetry } from "../runtime/telemetry/index.js";
 import { startServiceBusEmulator, startStripeEmulator } from "../sandbox/index.js";
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
@@ -68,7 +68,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
   const workload = { events: options.events, stripeLatencyMs: options.stripeLatencyMs ?? 50, periods: options.periods ?? 1 };
   const sandbox = options.sandboxInProcess ? await startLoadedSandbox(workload) : await startSandboxProcess(workload);
   let pglite: PGlite | undefined;
-  let guard: BillingGuard | undefined;
+  let guard: Guard | undefined;
   let consumer: RunningConsumer | undefined;
   let floor: pg.Pool | undefined;
   let sdk: ReturnType<typeof telemetrySdk> | undefined;
@@ -76,7 +76,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
     // Everything slow to open (the database) is opened before the clock starts.
     if (options.withGuard) {
       if (!options.databaseUrl) pglite = await PGlite.create();
-      guard = await BillingGuard.open(
+      guard = await Guard.open(
         // A connection per message in flight plus one for batched completions, as the consumer sizes its own pool.
         options.databaseUrl ? { databaseUrl: options.databaseUrl, poolSize: concurrency + 1 } : { pglite: pglite as PGlite },
       );
@@ -88,7 +88,7 @@ export async function measureConsumerThroughput(options: ConsumerThroughputOptio
     }
     const timings = new Map<string, { calls: number; ms: number }>();
     sdk = options.telemetry ? telemetrySdk() : undefined;
-    const stopObserving = sdk && guard ? sdk.telemetry.observeGuard(() => (guard as BillingGuard).health()) : undefined;
+    const stopObserving = sdk && guard ? sdk.telemetry.observeGuard(() => (guard as Guard).health()) : undefined;
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     const drained = sandbox.drained();
@@ -254,54 +254,28 @@ if (process.env[childFlag] === "1" && process.send && process.argv[1] === fileUR
   await runSandboxChild(JSON.parse(process.argv[2] ?? "{}") as Workload);
 }
 
-/** A guard port that lets every delivery call Stripe and records nothing: fine for a benchmark, unsafe for billing. */
-const passThroughGuard: BillingGuardPort = {
-  claim: async (input, owner) => {
-    const now = new Date();
-    const lease = { customerId: input.customerId, billingPeriod: input.billingPeriod, owner, token: "bench", lockedUntil: now };
-    return {
-      status: "claimed",
-      lease,
-      record: {
-        ...input,
-        state: "pending",
-        fingerprint: "",
-        paymentIntentId: null,
-        attempts: 1,
-        lockedUntil: now,
-        lockOwner: owner,
-        declineReason: null,
-        createdAt: now,
-        updatedAt: now,
-      },
-    };
-  },
-  markCharged: async () => true,
+/** A store that lets every delivery call Stripe and records nothing: fine for a benchmark, unsafe for billing. */
+const passThroughGuard: GuardStore<never> = {
+  claim: async () => ({ status: "claimed", lease: { lockedUntil: new Date(Date.now() + 60_000) } as never, attempt: 1, steps: {}, createdAt: new Date() }),
+  saveStep: async () => {},
+  markDone: async () => true,
   markDeclined: async () => true,
-  releaseLease: async () => {},
-  markCompletedLater: async () => {},
-  flushCompletions: async () => {},
+  release: async () => {},
+  forget: async () => true,
 };
 
-/** The pass-through port plus one durable single-row INSERT where the claim and one where the record would be. */
-function twoInsertsPort(pool: pg.Pool): BillingGuardPort {
+/** The pass-through store plus one durable single-row INSERT where the claim and one where the record would be. */
+function twoInsertsPort(pool: pg.Pool): GuardStore<never> {
   const insert = () => pool.query("INSERT INTO bench_two_inserts VALUES ($1)", [randomUUID()]);
-  return {
-    ...passThroughGuard,
-    claim: async (input, owner) => {
-      await insert();
-      return passThroughGuard.claim(input, owner);
-    },
-    markCharged: async () => {
-      await insert();
-      return true;
-    },
-  };
+  return decorateStore(passThroughGuard, async (method, call) => {
+    if (method === "claim" || method === "markDone") await insert();
+    return call();
+  });
 }
 
-/** The guard, timing each step the handler awaits (the batched completion is not awaited, so not timed). */
-function timed(guard: BillingGuard, timings: Map<string, { calls: number; ms: number }>): BillingGuardPort {
-  const time = async <T>(step: string, call: () => Promise<T>): Promise<T> => {
+/** The guard, timing each step the handler awaits. */
+function timed(guard: Guard, timings: Map<string, { calls: number; ms: number }>): GuardStore<never> {
+  return decorateStore(guard as GuardStore<never>, async (step, call) => {
     const started = performance.now();
     try {
       return await call();
@@ -311,15 +285,7 @@ function timed(guard: BillingGuard, timings: Map<string, { calls: number; ms: nu
       entry.ms += performance.now() - started;
       timings.set(step, entry);
     }
-  };
-  return {
-    claim: (input, owner) => time("claim", () => guard.claim(input, owner)),
-    markCharged: (lease, outcome) => time("markCharged", () => guard.markCharged(lease, outcome)),
-    markDeclined: (lease, outcome) => time("markDeclined", () => guard.markDeclined(lease, outcome)),
-    releaseLease: (lease) => time("releaseLease", () => guard.releaseLease(lease)),
-    markCompletedLater: (key) => guard.markCompletedLater(key),
-    flushCompletions: () => guard.flushCompletions(),
-  };
+  });
 }
 
 /** 0 -> "2026-01", 1 -> "2026-02", ... */

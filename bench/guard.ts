@@ -1,8 +1,8 @@
 // What the billing guard costs. `npm run bench:guard` (PostgreSQL started by scripts/with-postgres.mjs, which sets
 // TEST_DATABASE_URL); `node dist/bench/guard.js [seconds per phase] [end-to-end events] [rounds] [--json]
 // [--sandbox-in-process]` (the emulators in the consumer's process instead of a child process).
-//  1. Guard billings per second (claim + markCharged + markCompletedLater: three commits each, batched with the other
-//     workers', the completion not waiting for the disk flush) on embedded PGlite and
+//  1. Guard billings per second (`Guard.run`: claim + markDone, two commits each, batched with the other workers') on
+//     embedded PGlite and
 //     on the PostgreSQL server, with 1 and 8 workers, beside the same server's raw single-row INSERT commit rate
 //     measured in the same run (the physical limit: one fsync'd commit), as ratios.
 //  2. The billing consumer end to end, with and without the guard, Stripe answering in 50 ms (bench/consumer-throughput.ts),
@@ -15,8 +15,7 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { BillingGuard, type ClaimInput } from "../runtime/guard/index.js";
-import { stableKey } from "../runtime/index.js";
+import { Guard, type GuardRunInput } from "../runtime/index.js";
 import { measureConsumerThroughput, type ConsumerThroughput } from "./consumer-throughput.js";
 
 export interface RateRow {
@@ -49,38 +48,32 @@ async function rate(name: string, phase: Phase, workers: number, operation: (wor
   return { name, operations, seconds, perSecond: operations / seconds };
 }
 
-function billing(run: string, worker: number, n: number, periods: number): ClaimInput {
+function billing(run: string, worker: number, n: number, periods: number): GuardRunInput {
   const customerId = `bench-${run}-${worker}-${n}`;
   const billingPeriod = `2026-10-p${(worker + n) % periods}`;
   const amountCents = 1_000 + (n % 100);
-  const idempotencyKey = stableKey({ customerId, billingPeriod, amountCents, currency: "usd" }, { scope: "billing" });
   return {
-    customerId,
-    billingPeriod,
-    amountCents,
-    currency: "usd",
-    idempotencyKey,
-    request: {
+    scope: "billing",
+    key: { customerId, billingPeriod },
+    flow: "payment-intent",
+    spend: { period: billingPeriod, currency: "usd", amount: amountCents },
+    payload: {
       amount: amountCents,
       currency: "usd",
       customer: "cus_bench",
       payment_method: "pm_card_visa",
       confirm: true,
       off_session: true,
-      metadata: { idempotency_key: idempotencyKey, customer_id: customerId, billing_period: billingPeriod },
+      metadata: { customer_id: customerId, billing_period: billingPeriod },
     },
+    owner: `worker-${worker}`,
   };
 }
 
-/**
- * One billing through the guard as a consumer does it (Stripe left out: this measures the guard alone). The consumer
- * does not wait for the batched completion; here it is awaited, so each billing's three writes are all counted.
- */
-async function guardedBilling(guard: BillingGuard, input: ClaimInput, worker: number): Promise<void> {
-  const claim = await guard.claim(input, `worker-${worker}`);
-  if (claim.status !== "claimed") throw new Error(`bench: expected a claim, got ${claim.status}`);
-  await guard.markCharged(claim.lease, { paymentIntentId: `pi_${input.customerId}` });
-  await guard.markCompletedLater(input);
+/** One billing through the guard as a consumer does it (Stripe left out: this measures the guard alone). */
+async function guardedBilling(guard: Guard, input: GuardRunInput): Promise<void> {
+  const outcome = await guard.run(input, async () => ({ status: "done", objectId: `pi_${String(input.key.customerId)}` }));
+  if (outcome.kind !== "done") throw new Error(`bench: expected a billing done, got ${outcome.kind}`);
 }
 
 const rawTable = `CREATE TABLE IF NOT EXISTS bench_raw_insert (id text PRIMARY KEY, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)`;
@@ -92,10 +85,10 @@ async function measurePglite(phase: Phase): Promise<RateRow[]> {
     const raw = await rate("PGlite (in memory): raw single-row INSERT", phase, 1, async () => {
       await db.query("INSERT INTO bench_raw_insert VALUES ($1, $2, $3)", [randomUUID(), 1200, new Date()]);
     });
-    const guard = await BillingGuard.open({ pglite: db, periodCapCents: Number.MAX_SAFE_INTEGER });
+    const guard = await Guard.open({ pglite: db, periodCapCents: Number.MAX_SAFE_INTEGER });
     const run = randomUUID().slice(0, 8);
     const guarded = await rate("PGlite (in memory): guard billing", phase, 1, (worker, n) =>
-      guardedBilling(guard, billing(run, worker, n, 1), worker),
+      guardedBilling(guard, billing(run, worker, n, 1)),
     );
     await guard.close();
     return [raw, { ...guarded, ratio: guarded.perSecond / raw.perSecond }];
@@ -118,7 +111,7 @@ async function measurePostgres(databaseUrl: string, phase: Phase): Promise<RateR
   }
   await pool.end();
 
-  const guard = await BillingGuard.open({ databaseUrl, poolSize: 8, periodCapCents: Number.MAX_SAFE_INTEGER });
+  const guard = await Guard.open({ databaseUrl, poolSize: 8, periodCapCents: Number.MAX_SAFE_INTEGER });
   try {
     const cases = [
       { workers: 1, periods: 1, label: "1 worker" },
@@ -128,7 +121,7 @@ async function measurePostgres(databaseUrl: string, phase: Phase): Promise<RateR
     for (const { workers, periods, label } of cases) {
       const run = randomUUID().slice(0, 8);
       const guarded = await rate(`PostgreSQL: guard billing, ${label}`, phase, workers, (worker, n) =>
-        guardedBilling(guard, billing(run, worker, n, periods), worker),
+        guardedBilling(guard, billing(run, worker, n, periods)),
       );
       rows.push({ ...guarded, ratio: guarded.perSecond / (rawRates.get(workers) as number) });
     }

@@ -5,7 +5,7 @@ import { brokenExamples, type ExpectedFailure } from "../examples/broken/index.j
 import { faultCatalogue, type FaultName } from "./faults.js";
 import type { ProvingFlow } from "./flows.js";
 import type { ContenderKind } from "./results.js";
-import { runFlowReconciler, runReconciler, type ReconcilerRun } from "./reconciler-run.js";
+import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
 import { harnessDeliveryBudgetMs, type HarnessSettings } from "./settings.js";
 
 export interface Contender {
@@ -63,7 +63,7 @@ export function contenders(): Contender[] {
       kind: "generated",
       flow: "charge",
       load: () => import("../examples/generated-consumer-charge/src/consumer.js"),
-      afterRun: runFlowReconciler,
+      afterRun: runReconciler,
     },
     {
       name: `${generatedConsumerName}-invoice`,
@@ -73,14 +73,14 @@ export function contenders(): Contender[] {
       // item, finalize, pay. Sized for those, a lock lapsed mid-flow waits one such lease for the retry, not 23.
       contextFor: (settings: HarnessSettings) => ({ leaseMs: oneLineInvoiceCalls * harnessDeliveryBudgetMs(settings) }),
       load: () => import("../examples/generated-consumer-invoice/src/consumer.js"),
-      afterRun: runFlowReconciler,
+      afterRun: runReconciler,
     },
     {
       name: `${generatedConsumerName}-meter-event`,
       kind: "generated",
       flow: "meter-event",
       load: () => import("../examples/generated-consumer-meter-event/src/consumer.js"),
-      afterRun: runFlowReconciler,
+      afterRun: runReconciler,
     },
   ];
 }

@@ -1,5 +1,5 @@
 // Reads what a run left behind into the metrics' terms: the dead-letter queue, and the declines the contender
-// recorded in its own billing_records table (if it keeps one). Card attempts are read per flow (flows.ts).
+// recorded (the guard's guard_records, or a seed's own billing_records table, if it keeps one). Card attempts are read per flow (flows.ts).
 import type { QueueSnapshot } from "../sandbox/index.js";
 import type { CustomerDirectory } from "./customers.js";
 import type { DeadLetter } from "./metrics.js";
@@ -27,20 +27,25 @@ export interface RecordedEvents {
   declined: Set<string>;
 }
 
-/**
- * What the contender recorded, by workload event: billing_records rows (the PaymentIntent guard's, or a seed
- * table's) by (customer, period); for the other flows guard_records rows by their identity, a usage id (the event's
- * id) or a (customer, period).
- */
-export async function recordedEvents(database: SqlReader, workload: Workload, flow: ProvingFlow): Promise<RecordedEvents> {
-  const table = flow === "payment-intent" ? "billing_records" : "guard_records";
-  let rows: Record<string, unknown>[];
+/** The rows of `table`, or undefined when the contender keeps no such table. */
+async function rowsOf(database: SqlReader, table: string): Promise<Record<string, unknown>[] | undefined> {
   try {
-    rows = (await database.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows;
+    return (await database.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows;
   } catch (error) {
-    if ((error as { code?: string }).code === "42P01") return { recorded: undefined, declined: new Set() };
+    if ((error as { code?: string }).code === "42P01") return undefined;
     throw error;
   }
+}
+
+/**
+ * What the contender recorded, by workload event: the guard's guard_records rows by their identity, a usage id (the
+ * event's id) or a (customer, period); a seed's own billing_records rows (PaymentIntents) by (customer, period).
+ */
+export async function recordedEvents(database: SqlReader, workload: Workload, flow: ProvingFlow): Promise<RecordedEvents> {
+  const guarded = await rowsOf(database, "guard_records");
+  const table = guarded !== undefined ? "guard_records" : "billing_records";
+  const rows = guarded ?? (flow === "payment-intent" ? await rowsOf(database, table) : undefined);
+  if (rows === undefined) return { recorded: undefined, declined: new Set() };
   const byPeriod = new Map(workload.events.filter((event) => event.usage).map((event) => [`${event.usage?.customerId}|${event.billingPeriod}`, event.id]));
   const eventOf = (row: Record<string, unknown>): string | undefined => {
     if (table === "billing_records") return byPeriod.get(`${String(row.customer_id)}|${String(row.billing_period)}`);

@@ -3,9 +3,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { MeterProvider } from "@opentelemetry/api";
 import { type StripeSettings, EnvironmentKeyProvider, Guard } from "../runtime/index.js";
-import { BillingGuard } from "../runtime/guard/index.js";
 import { createBillingTelemetry } from "../runtime/telemetry/index.js";
-import { reconcile, reconcileFlows, stripeAccess, type StripeAccess } from "../runtime/operator/index.js";
+import { reconcile, stripeAccess, type StripeAccess } from "../runtime/operator/index.js";
 import type { AdjustableClock } from "../sandbox/index.js";
 
 export interface ReconcilerRun {
@@ -24,10 +23,11 @@ export interface ReconcilerRun {
 const cronDelayMs = 15 * 60_000;
 const maxRuns = 50;
 
+/** `chargeguard reconcile` as a cron runs it: until nothing stale is left, or a run finishes nothing. */
 export async function runReconciler(run: ReconcilerRun): Promise<void> {
   run.clock.advance(cronDelayMs);
   const stripe = operatorStripe(run.stripe);
-  const guard = await BillingGuard.open({
+  const guard = await Guard.open({
     ...databaseOf(run),
     clock: run.clock,
     ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
@@ -36,30 +36,6 @@ export async function runReconciler(run: ReconcilerRun): Promise<void> {
   try {
     for (let i = 0; i < maxRuns; i++) {
       const report = await reconcile({ guard, stripe, clock: run.clock, limit: 500, ...(telemetry ? { telemetry } : {}) });
-      if (report.examined === 0) return;
-      run.log(
-        `reconciler: examined ${report.examined}, retried with key ${report.retriedWithKey}, recovered from Stripe ${report.recoveredFromStripe}, ` +
-          `charged after window ${report.chargedAfterWindow}, declined ${report.declined}, still unknown ${report.stillUnknown}`,
-      );
-      if (report.stillUnknown === report.examined) return;
-    }
-  } finally {
-    await guard.close();
-  }
-}
-
-/** The same cron for a flow's consumer (guard_records): `chargeguard reconcile --flow`, until nothing stale is left. */
-export async function runFlowReconciler(run: ReconcilerRun): Promise<void> {
-  run.clock.advance(cronDelayMs);
-  const stripe = operatorStripe(run.stripe);
-  const guard = await Guard.open({
-    ...databaseOf(run),
-    clock: run.clock,
-    ...(run.periodCapCents !== undefined ? { periodCapCents: run.periodCapCents } : {}),
-  });
-  try {
-    for (let i = 0; i < maxRuns; i++) {
-      const report = await reconcileFlows({ guard, stripe, clock: run.clock, limit: 500 });
       if (report.examined === 0) return;
       run.log(
         `reconciler: examined ${report.examined}, completed ${report.completed}, declined ${report.declined}, ` +

@@ -51,8 +51,8 @@ export { invoiceFlow, type InvoiceRequest, type InvoiceItemRequest } from "./flo
 export { meterEventFlow, meterIdentifier, MeterEventUnverifiable, type MeterEventRequest } from "./flows/meter-event-flow.js";
 export { stripeErrorClass } from "./flows/stripe-error-class.js";
 
-// The guard primitive, for a consumer that keeps its own receiver (adoption without startBillingConsumer).
-export { Guard, type GuardOptions } from "./guard/record-guard.js";
+// The guard: every consumer's billing records; its primitive `run` for a consumer that keeps its own receiver.
+export { Guard, type GuardOptions } from "./guard/guard.js";
 export type { GuardRunInput, GuardContext, GuardWork, GuardWorkResult, GuardOutcome } from "./guard/guarded-run.js";
 
 // Vault keys, database sign-in and the queue rights a consumer holds.

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { FlowReconcileReport, ReconcileReport } from "../../runtime/operator/index.js";
+import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { refuseTogether, UsageError } from "../errors.js";
 
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option("--json", "print the report as JSON")
     .option(
       "--flow <flow>",
-      `only this flow: ${flowChoices.join(", ")} (default: all; the default consumer's PaymentIntents and every flow's guard_records)`,
+      `only this flow: ${flowChoices.join(", ")} (default: all)`,
     )
     .addHelpText(
       "after",
@@ -48,43 +48,32 @@ export function register(program: Command): void {
       }
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
-      const [{ Guard }, { BillingGuard }, { builtInFlows, reconcile, reconcileFlows }] = await Promise.all([
-        import("../../runtime/index.js"),
-        import("../../runtime/guard/index.js"),
-        import("../../runtime/operator/index.js"),
-      ]);
-      // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
-      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
+      const [{ Guard }, { builtInFlows, reconcile }] = await Promise.all([import("../../runtime/index.js"), import("../../runtime/operator/index.js")]);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
+      // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
+      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
       const connection = databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string, requireExistingDataDir: true };
-      const limit = options.limit === undefined ? {} : { limit: options.limit };
-      const dryRun = options.dryRun ?? false;
-      // billing_records (the default consumer) first; both share one connection's database.
-      let report: ReconcileReport | undefined;
-      if (options.flow === undefined || options.flow === "payment-intent") {
-        const guard = await BillingGuard.open(connection);
-        try {
-          report = await reconcile({ guard, stripe, dryRun, ...limit, ...expectedPeriodTotalCents });
-        } finally {
-          await guard.close();
-        }
-      }
-      const flowGuard = await Guard.open(connection);
-      let flows: FlowReconcileReport;
+      const guard = await Guard.open(connection);
+      let report: ReconcileReport;
       try {
-        flows = await reconcileFlows({ guard: flowGuard, stripe, dryRun, ...limit, ...expectedPeriodTotalCents, ...(options.flow === undefined ? {} : { flow: options.flow }) });
+        report = await reconcile({
+          guard,
+          stripe,
+          dryRun: options.dryRun ?? false,
+          ...(options.limit === undefined ? {} : { limit: options.limit }),
+          ...expectedPeriodTotalCents,
+          ...(options.flow === undefined ? {} : { flow: options.flow }),
+        });
       } finally {
-        await flowGuard.close();
+        await guard.close();
       }
-      const output = report ? { ...report, flows } : { flows };
-      console.log(options.json ? JSON.stringify(output, null, 2) : [report ? describe(report) : undefined, describeFlows(flows)].filter(Boolean).join("\n"));
-      if ((report?.stillUnknown ?? 0) > 0 || flows.stillUnknown > 0 || flows.unverifiable > 0 || flows.refused > 0) process.exitCode = stillUnknownExitCode;
+      console.log(options.json ? JSON.stringify(report, null, 2) : describe(report));
+      if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
-
 /**
  * Stripe as the consumer reaches it: with KEYBRAKE_URL and KEYBRAKE_API_KEY through per-period vault keys (capped at
  * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a
@@ -109,9 +98,9 @@ async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefi
   };
 }
 
-function describeFlows(report: FlowReconcileReport): string {
+function describe(report: ReconcileReport): string {
   const lines = [
-    `guard_records (invoice, charge, meter-event, team flows): ${report.examined} stale pending record(s) examined`,
+    `${report.dryRun ? "reconcile (dry run: nothing charged or recorded)" : "reconcile"}: ${report.examined} stale pending billing(s) examined`,
     `  completed             ${report.completed}`,
     `  declined              ${report.declined}`,
     `  settled meanwhile     ${report.settledMeanwhile}`,
@@ -123,24 +112,6 @@ function describeFlows(report: FlowReconcileReport): string {
     const object = outcome.objectId ? ` ${outcome.objectId}` : "";
     const detail = outcome.detail ? ` (${outcome.detail})` : "";
     lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
-  }
-  return lines.join("\n");
-}
-
-function describe(report: ReconcileReport): string {
-  const lines = [
-    `${report.dryRun ? "reconcile (dry run: nothing charged or recorded)" : "reconcile"}: ${report.examined} stale pending billing(s) examined`,
-    `  retried with key      ${report.retriedWithKey}`,
-    `  recovered from Stripe ${report.recoveredFromStripe}`,
-    `  charged after window  ${report.chargedAfterWindow}`,
-    `  declined              ${report.declined}`,
-    `  settled meanwhile     ${report.settledMeanwhile}`,
-    `  still unknown         ${report.stillUnknown}`,
-  ];
-  for (const outcome of report.outcomes) {
-    const intent = outcome.paymentIntentId ? ` ${outcome.paymentIntentId}` : "";
-    const detail = outcome.detail ? ` (${outcome.detail})` : "";
-    lines.push(`${outcome.customerId} ${outcome.billingPeriod}: ${outcome.action}${intent}${detail}`);
   }
   return lines.join("\n");
 }

@@ -5,7 +5,6 @@ import type { ConsumerContext } from "./consumer-contract.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { PgTimeouts } from "../guard/pg-client.js";
-import type { BillingGuardPort } from "../handler/handler-deps.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
 import type { UsageEvent } from "../usage-event.js";
@@ -27,17 +26,15 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   keyProvider?: VaultKeyProvider;
   /** A period's expected total, sizing its vault key's cap; default `periodCapCents`. */
   expectedPeriodTotalCents?: number | ((billingPeriod: string) => number);
-  /** An open guard to share (not closed by the consumer, its queued completions flushed); default: one opened from the context. */
-  guard?: BillingGuardPort;
   /**
-   * The Stripe flow (`paymentIntentFlow`, `chargeFlow`, `invoiceFlow`, `meterEventFlow`); default payment-intent.
-   * With the default flow and event, records live in billing_records (BillingGuard); otherwise in guard_records (Guard).
+   * An open guard (`Guard.open`), or a store decorated around one (decorate-store.ts), to share: not closed by the
+   * consumer. Default: a guard opened from the context's database settings, closed with the consumer.
    */
+  guard?: GuardStore<never>;
+  /** The Stripe flow (`paymentIntentFlow`, `chargeFlow`, `invoiceFlow`, `meterEventFlow`); default payment-intent. */
   flow?: FlowAdapter<R>;
   /** The team's events: a schema and a function from event to identity, spend and the flow's request; default UsageEvent. */
   event?: BillingEventDefinition<E, R>;
-  /** An open store to share for a non-default flow or event (e.g. a `Guard`), not closed by the consumer. */
-  guardStore?: GuardStore<never>;
   /** Embedded database directory when neither `databaseUrl` nor `pglite` is given. */
   dataDir?: string;
   /**

@@ -37,7 +37,8 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   // Degraded dependencies (README): the Stripe budget's governor, a breaker per dependency, the guard's calls watched.
   const resilience = await startResilience({ options: generic, settings, stripe, owner, log });
   const telemetry = options.telemetry ?? createBillingTelemetry(providersOf(options));
-  const stopObserving = stores.observed ? telemetry.observeGuard(() => (stores.observed as NonNullable<typeof stores.observed>).health()) : () => {};
+  const observed = stores.observed;
+  const stopObserving = observed ? telemetry.observeGuard(() => observed.health()) : () => {};
   // A queue that is not there or not reachable is a configuration error at start (ConsumerStartError), not a log flood.
   if (options.checkQueueAtStart !== false) {
     await checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName).catch(async (error: unknown) => {
@@ -52,10 +53,9 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   let stopped = false;
   const inFlight = new InFlight();
   // The handler's ports as they are; the telemetry instruments them per delivery (message-intake.ts).
-  const ports: DeliveryPorts = {
+  const ports: HandlerPorts = {
     ...(settings.pipelined ? { stripeSlot: pLimit(settings.stripeSlots) } : {}),
-    ...(stores.guard === undefined ? {} : { guard: resilience.watchGuard(stores.guard) }),
-    ...(stores.store === undefined ? {} : { store: resilience.watchStore(stores.store) as GuardStore<never> }),
+    store: resilience.watchStore(stores.store) as GuardStore<never>,
   };
   const governed = { ...stripe, keys: resilience.watchKeys(stripe.keys) };
   const handler = billingHandlerFor(generic, settings, { stripe: governed, ports, log, inFlight, isStopped: () => stopped, owner, governance: resilience.governance });
@@ -107,11 +107,14 @@ function providersOf(options: ConsumerContext): Parameters<typeof createBillingT
   };
 }
 
+/** The ports every delivery runs through: the guard's store always, a Stripe slot when pipelined. */
+type HandlerPorts = DeliveryPorts & { store: GuardStore<never> };
+
 interface HandlerParts {
   stripe: StripeClients;
   owner: string;
   governance: StripeGovernance;
-  ports: DeliveryPorts;
+  ports: HandlerPorts;
   log: (line: string) => void;
   inFlight: InFlight;
   isStopped: () => boolean;

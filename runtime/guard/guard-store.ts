@@ -1,7 +1,7 @@
 // What the guard primitive (guarded-run.ts) needs from a persistence: a claim that is durable before Stripe is
-// called, recovery points, and the outcome. Two stores: guard_records for any flow and identity (record-guard.ts),
-// and billing_records for the PaymentIntent consumer (billing-store.ts), whose rows, reconciler and group commit
-// predate the primitive.
+// called, recovery points, and the outcome. The guard (guard.ts, over guard_records) is the one store; in-memory
+// stores in tests and the decorators (the database's breaker, telemetry) implement every method, each one
+// required, so a wrapper that leaves one out does not compile (decorate-store.ts).
 
 /** The right to call Stripe for one record, until `lockedUntil` or until released. */
 export interface StoreLease {
@@ -59,7 +59,7 @@ export interface GuardStore<L extends StoreLease = StoreLease> {
    * refusing the request) on the record's first attempt, with no recovery point: removes the record and gives its
    * reservation back, in one statement, so whatever comes next (the dead letter resubmitted, a redelivery) starts
    * from nothing. False, changing nothing, when the record is not that (another attempt, a step recorded, the lease
-   * taken over): then it is released instead and stays for recovery. Absent: always released.
+   * taken over): then it is released instead and stays for recovery.
    */
-  forget?(lease: L): Promise<boolean>;
+  forget(lease: L): Promise<boolean>;
 }

@@ -343,7 +343,7 @@ async function record<L extends StoreLease>(
   // and the reconciler (`stalePending`), which re-runs it and reports what is still refused.
   const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
     const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
-    if (!untouched || conflict || !store.forget) return release(outcome);
+    if (!untouched || conflict) return release(outcome);
     try {
       if (await store.forget(lease)) return outcome;
     } catch {

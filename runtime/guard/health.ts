@@ -31,13 +31,8 @@ export async function readGuardHealth(
   type PendingRow = { pending: string | number; oldest: Date | string | null };
   type SpendRow = { billing_period: string; currency: string; used_cents: string | number; cap_cents: string | number | null };
   const [pendingRows, spendRows] = await Promise.all([
-    // Both kinds of record (the default consumer's and every other flow's), through their partial pending indexes.
-    sql.query<PendingRow>(
-      `SELECT sum(pending) AS pending, min(oldest) AS oldest FROM (
-         SELECT count(*) AS pending, min(created_at) AS oldest FROM billing_records WHERE state = 'pending'
-         UNION ALL
-         SELECT count(*), min(created_at) FROM guard_records WHERE state = 'pending') AS kinds`,
-    ),
+    // Through the partial index of pending records.
+    sql.query<PendingRow>(`SELECT count(*) AS pending, min(created_at) AS oldest FROM guard_records WHERE state = 'pending'`),
     // The ledger the cap is enforced on: reserved plus charged per (period, currency), for every flow; a few rows.
     sql.query<SpendRow>(
       `SELECT billing_period, currency, committed_cents AS used_cents, cap_cents

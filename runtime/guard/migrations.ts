@@ -1,18 +1,13 @@
 // The guard's schema, versioned. Migrations run under a transaction-scoped advisory lock, so replicas that
 // start together apply each step once and the rest wait, then find it done.
+import { oneRecordTable } from "./migration-one-table.js";
+import { overCapSqlState, type Migration } from "./migration.js";
 import type { SqlClient } from "./sql-client.js";
+
+export { overCapSqlState } from "./migration.js";
 
 /** Arbitrary, fixed: the advisory lock id that serialises chargeguard migrations on one database. */
 const migrationLockId = 7_372_020_261;
-
-/** SQLSTATE raised by chargeguard_claim when the amount does not fit under the period cap (rolls the claim back). */
-export const overCapSqlState = "CG001";
-
-interface Migration {
-  version: number;
-  description: string;
-  statements: string[];
-}
 
 export const migrations: readonly Migration[] = [
   {
@@ -286,6 +281,7 @@ export const migrations: readonly Migration[] = [
       $fn$`,
     ],
   },
+  oneRecordTable,
 ];
 
 /** Applies the migrations not yet applied; safe to call from many processes at once. Returns the versions applied. */
@@ -302,7 +298,10 @@ export async function migrate(client: SqlClient, now: Date): Promise<number[]> {
     const newlyApplied: number[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
-      for (const statement of migration.statements) await tx.query(statement);
+      for (const step of migration.statements) {
+        if (typeof step === "string") await tx.query(step);
+        else await step(tx, now);
+      }
       await tx.query("INSERT INTO chargeguard_schema_version (version, description, applied_at) VALUES ($1, $2, $3)", [
         migration.version,
         migration.description,

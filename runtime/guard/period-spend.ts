@@ -1,8 +1,16 @@
 // A period's spend as the ledger and the records tell it: the cap, what is reserved by claims in flight, and what
-// was charged (billing_records and guard_records alike).
+// was charged (done records).
 import type { SpendCapFor } from "./spend-caps.js";
 import type { SqlExecutor } from "./sql-client.js";
-import type { PeriodSpend } from "./types.js";
+
+/** One currency's spend in a period, in its minor units (or, asked without a currency, all of them summed). */
+export interface PeriodSpend {
+  /** The cap in force at the last reservation; null: none (or, summed over currencies, caps that differ). */
+  capCents: number | null;
+  /** Claimed and not yet done or declined. */
+  reservedCents: number;
+  chargedCents: number;
+}
 
 /**
  * A period's cap and spend in one currency (its minor units); without a currency, every currency's summed (a
@@ -14,9 +22,7 @@ export async function readPeriodSpend(sql: SqlExecutor, capFor: SpendCapFor, bil
     `SELECT (SELECT count(DISTINCT cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS caps,
             (SELECT max(cap_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS cap_cents,
             (SELECT sum(committed_cents) FROM spend_ledger WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2)) AS committed_cents,
-            (SELECT COALESCE(SUM(amount_cents), 0) FROM billing_records
-              WHERE billing_period = $1 AND ($2::text IS NULL OR currency = $2) AND state IN ('charged', 'completed'))
-            + (SELECT COALESCE(SUM(spend_amount), 0) FROM guard_records
+            (SELECT COALESCE(SUM(spend_amount), 0) FROM guard_records
               WHERE spend_period = $1 AND ($2::text IS NULL OR spend_currency = $2) AND state = 'done') AS charged_cents`,
     [billingPeriod, currency ?? null],
   );

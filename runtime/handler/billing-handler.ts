@@ -14,7 +14,7 @@ import { deadlineOf, waitsOf } from "../resilience/event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { settle } from "./settlement-policy.js";
 
-export type { BillingGuardPort, BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler-deps.js";
+export type { BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler-deps.js";
 
 export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
   const resolved = handlerSettings(deps);

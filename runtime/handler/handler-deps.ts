@@ -6,21 +6,16 @@ import type { StepHook } from "./consumer-steps.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { StripeCallObserver } from "../flows/stripe-call.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
-import type { BillingGuard } from "../guard/billing-guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { RetryPolicy } from "./settlement-policy.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
 
-export type BillingGuardPort = Pick<BillingGuard, "claim" | "markCharged" | "markDeclined" | "releaseLease" | "markCompletedLater" | "flushCompletions"> &
-  Partial<Pick<BillingGuard, "forgetRefused">>;
 export type MessageSettler = Pick<ServiceBusReceiver, "completeMessage" | "deadLetterMessage">;
 export type RetryScheduler = Pick<ServiceBusSender, "scheduleMessages">;
 
 export interface BillingHandlerDeps {
-  /** billing_records (the default PaymentIntent consumer's store); unused when `store` is given. */
-  guard?: BillingGuardPort;
-  /** Any store for the guard primitive (e.g. `Guard` over guard_records, for other flows and identities). */
-  store?: GuardStore<never>;
+  /** Where the billing records live: the guard (`Guard.open`), or a decorated one (decorate-store.ts). */
+  store: GuardStore<never>;
   /** The Stripe flow; default payment-intent. */
   flow?: FlowAdapter<never>;
   /** The team's events; default UsageEvent (one PaymentIntent per customer and month). */
@@ -60,7 +55,6 @@ export interface BillingHandlerDeps {
  * delivery ports bound to it, so what they report counts for that delivery). An absent field keeps the deps' one.
  */
 export interface DeliveryPorts {
-  guard?: BillingGuardPort;
   store?: GuardStore<never>;
   stripeSlot?: <T>(work: () => Promise<T>) => Promise<T>;
   stripeCall?: StripeCallObserver;

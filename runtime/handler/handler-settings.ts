@@ -3,14 +3,13 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
-import type { BillingGuardPort, BillingHandlerDeps, DeliveryPorts } from "./handler-deps.js";
+import type { BillingHandlerDeps, DeliveryPorts } from "./handler-deps.js";
 import type { StepHook } from "./consumer-steps.js";
 import { ConfigurationError } from "../errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-call.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
-import { billingRecordStore } from "../guard/billing-store.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
@@ -23,8 +22,6 @@ export interface HandlerSettings {
   flow: FlowAdapter<unknown>;
   definition: BillingEventDefinition<unknown, unknown>;
   store: GuardStore;
-  /** billing_records moves charged -> completed after settlement; other stores have no such state. */
-  completions: BillingGuardPort | undefined;
   slot: <T>(work: () => Promise<T>) => Promise<T>;
   stripeCall: StripeCallObserver;
   governance: StripeGovernance | undefined;
@@ -38,7 +35,7 @@ export interface HandlerSettings {
 }
 
 export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
-  if (!deps.store && !deps.guard) throw new ConfigurationError("createBillingHandler needs a guard (billing_records) or a store");
+  if (!deps.store) throw new ConfigurationError("createBillingHandler needs the guard's store (Guard.open)");
   return {
     scope: deps.scope ?? "billing",
     policy: deps.retryPolicy ?? defaultRetryPolicy,
@@ -46,8 +43,7 @@ export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
     now: deps.now ?? Date.now,
     flow: (deps.flow ?? paymentIntentFlow) as FlowAdapter<unknown>,
     definition: (deps.event ?? usageEventBilling) as BillingEventDefinition<unknown, unknown>,
-    store: (deps.store ?? billingRecordStore(deps.guard as BillingGuardPort)) as GuardStore,
-    completions: deps.store ? undefined : deps.guard,
+    store: deps.store as GuardStore,
     slot: deps.stripeSlot ?? runNow,
     stripeCall: deps.stripeCall ?? unobservedStripeCall,
     governance: deps.stripeGovernance,
@@ -63,10 +59,9 @@ export function handlerSettings(deps: BillingHandlerDeps): HandlerSettings {
 
 /** The settings for one delivery that brings its own ports (DeliveryPorts); the rest as resolved once. */
 export function withDeliveryPorts(settings: HandlerSettings, ports: DeliveryPorts): HandlerSettings {
-  const store = ports.store ?? (ports.guard === undefined ? undefined : billingRecordStore(ports.guard));
   return {
     ...settings,
-    ...(store === undefined ? {} : { store: store as GuardStore }),
+    ...(ports.store === undefined ? {} : { store: ports.store as GuardStore }),
     ...(ports.stripeSlot === undefined ? {} : { slot: ports.stripeSlot }),
     ...(ports.stripeCall === undefined ? {} : { stripeCall: ports.stripeCall }),
   };

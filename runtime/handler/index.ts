@@ -4,7 +4,6 @@ export {
   createBillingHandler,
   type BillingHandler,
   type BillingHandlerDeps,
-  type BillingGuardPort,
   type DeliveryPorts,
   type MessageSettler,
   type RetryScheduler,

@@ -30,7 +30,6 @@ export async function settleMessage(settings: HandlerSettings, settlement: Settl
     case "complete": {
       const completed = await settleSafely(settings, who, "complete", () => receiver.completeMessage(message));
       log(`${who}: ${settlement.outcomeKind}${completed ? ", completed" : ""}`);
-      if (completed && action.markCompleted) markCompletedLater(settings, settlement.billing, who);
       return;
     }
     case "dead-letter": {
@@ -79,16 +78,4 @@ async function settleSafely(settings: HandlerSettings, who: string, what: string
     settings.log(`${who}: ${what} failed (${code ?? describeError(error)}): ${onSettleFailure(code).note}`);
     return false;
   }
-}
-
-/**
- * billing_records' charged -> completed, batched with other completions and not awaited: the message is settled, so
- * this delivery's slot is free now. A completion never written leaves the record `charged`, which a replay already
- * treats as billed.
- */
-function markCompletedLater(settings: HandlerSettings, billing: Billable<unknown> | undefined, who: string): void {
-  if (!settings.completions || !billing) return;
-  settings.completions
-    .markCompletedLater({ customerId: String(billing.key.customerId), billingPeriod: String(billing.key.billingPeriod) })
-    .catch((error: unknown) => settings.log(`${who}: marking the record completed failed (it stays charged, which is billed): ${describeError(error)}`));
 }

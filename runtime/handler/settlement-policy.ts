@@ -63,7 +63,7 @@ export interface AttemptInfo {
 }
 
 export type SettlementAction =
-  | { action: "complete"; markCompleted: boolean }
+  | { action: "complete" }
   | { action: "dead-letter"; reason: string; description: string }
   /** `waits`: set when this retry is a wait (not an attempt); the retry carries it. */
   | { action: "retry-later"; attempt: number; delayMs: number; messageId: string; description: string; waits?: number };
@@ -73,9 +73,8 @@ export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: Retry
   switch (outcome.kind) {
     case "charged":
     case "already-billed":
-      return { action: "complete", markCompleted: true };
     case "declined":
-      return { action: "complete", markCompleted: false };
+      return { action: "complete" };
     case "invalid":
       return { action: "dead-letter", reason: outcome.reason, description: outcome.detail };
     case "spend-cap":

@@ -1,5 +1,5 @@
 // chargeguard/runtime/operator: the operators' tools behind the chargeguard CLI: dead-letter inspection and
-// resubmission, and the reconcilers that finish billings a crash left pending.
+// resubmission, and the reconciler that finishes billings a crash left pending.
 export {
   peekDeadLetters,
   resubmitDeadLetters,
@@ -15,21 +15,12 @@ export {
 } from "./dlq.js";
 export {
   reconcile,
-  findPaymentIntent,
-  stripeKeyWindowMs,
+  builtInFlows,
   type ReconcileAction,
   type ReconcileOptions,
   type ReconcileOutcome,
   type ReconcileReport,
 } from "./reconcile.js";
-export {
-  reconcileFlows,
-  builtInFlows,
-  type FlowReconcileAction,
-  type FlowReconcileOptions,
-  type FlowReconcileOutcome,
-  type FlowReconcileReport,
-} from "./reconcile-flows.js";
 // One way to Stripe for the consumer and the reconciler: each period's vault key, under its cap.
 export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
 export type { ExpectedPeriodTotal } from "../stripe/period-client.js";

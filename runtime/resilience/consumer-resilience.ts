@@ -3,7 +3,6 @@
 // and the guard's database calls watched. Breakers tell `onBreaker`, which pauses and resumes intake.
 import pg from "pg";
 import { worstCaseStripeMs } from "../../tuning/index.js";
-import type { BillingGuardPort } from "../handler/handler-deps.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { connectionParams } from "../guard/pg-client.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "../consumer/consumer-settings.js";
@@ -23,8 +22,7 @@ import { watchVault } from "./vault-watch.js";
 export interface ConsumerResilience {
   governance: StripeGovernance;
   breakers: Record<Dependency, CircuitBreaker>;
-  /** The guard's ports with their database calls watched (PostgreSQL only: PGlite has no server to lose). */
-  watchGuard(guard: BillingGuardPort): BillingGuardPort;
+  /** The guard's store with every database call watched (PostgreSQL only: PGlite has no server to lose). */
   watchStore(store: GuardStore): GuardStore;
   /** The vault's key fetches through its breaker: a fetch that fails for want of an answer is a wait, not a refusal. */
   watchKeys(keys: VaultKeyProvider): VaultKeyProvider;
@@ -73,10 +71,8 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
       onThrottled: (limiter) => telemetry.throttled("stripe", limiter),
     },
     breakers,
-    watchGuard: (guard) =>
-      onPostgres ? watchDatabase(guard, ["claim", "markCharged", "markDeclined", "releaseLease", "markCompletedLater", "flushCompletions"], breakers.database) : guard,
     watchKeys: (keys) => watchVault(keys, breakers.vault, () => telemetry.throttled("vault", "global")),
-    watchStore: (store) => (onPostgres ? watchDatabase(store, ["claim", "saveStep", "markDone", "markDeclined", "release"], breakers.database) : store),
+    watchStore: (store) => (onPostgres ? watchDatabase(store, breakers.database) : store),
     get onBreaker() {
       return listeners.onBreaker;
     },

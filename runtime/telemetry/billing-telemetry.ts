@@ -15,7 +15,8 @@ import {
   type TracerProvider,
 } from "@opentelemetry/api";
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import type { BillingGuardPort, DeliveryPorts, MessageSettler, RetryScheduler } from "../handler/billing-handler.js";
+import type { DeliveryPorts, MessageSettler, RetryScheduler } from "../handler/billing-handler.js";
+import type { GuardStore, StoreLease } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";
 import { attemptOf } from "../handler/retry-chain.js";
 import { failedOutcome, outcomeOf, type DeliveryScope } from "./delivery-scope.js";
@@ -144,12 +145,11 @@ export class BillingTelemetry {
 
   /** A delivery's own parts: each reports to its scope. */
   #deliveryParts(parts: DeliveryParts, queue: string, scope: DeliveryScope): DeliveryParts {
-    const { guard, store, stripeSlot } = parts.ports;
+    const { store, stripeSlot } = parts.ports;
     return {
       settler: this.#settlements.settler(parts.settler, queue, scope),
       scheduler: this.#settlements.scheduler(parts.scheduler, queue, scope),
       ports: {
-        ...(guard === undefined ? {} : { guard: this.#guard.guardPort(guard, scope) }),
         ...(store === undefined ? {} : { store: this.#guard.storePort(store, scope) }),
         stripeSlot: this.#stripe.slot(stripeSlot, scope),
         stripeCall: (operation, call) => this.#stripe.call(scope, operation, call),
@@ -157,9 +157,9 @@ export class BillingTelemetry {
     };
   }
 
-  /** The guard port outside any delivery (the reconciler), timed and traced; its answers feed the outcomes. */
-  instrumentGuard(guard: BillingGuardPort): BillingGuardPort {
-    return this.enabled ? this.#guard.guardPort(guard, undefined) : guard;
+  /** The guard's store outside any delivery (the reconciler), timed and traced; its answers feed the outcomes. */
+  instrumentStore<L extends StoreLease>(store: GuardStore<L>): GuardStore<L> {
+    return this.enabled ? this.#guard.storePort(store, undefined) : store;
   }
 
   /** The SDK's lock renewal failed (`processError` with `errorSource: "renewLock"`): the message will be redelivered. */

@@ -1,7 +1,6 @@
 // What one delivery did, gathered while its flow runs, and the billing outcome that amounts to. The scope is passed
 // to the delivery's own instrumented parts (billing-telemetry.ts), never found through async context.
 import type { Context, Span } from "@opentelemetry/api";
-import type { ClaimResult } from "../guard/types.js";
 import type { BillingOutcomeName, DuplicateSource } from "./metric-names.js";
 
 /** What one delivery did, gathered while its flow runs. */
@@ -10,7 +9,8 @@ export interface DeliveryScope {
   readonly span: Span;
   readonly source: DuplicateSource;
   readonly context: Context;
-  claim?: ClaimResult["status"];
+  /** The claim's answer (the store's status, "already-done" read as "already-billed"). */
+  claim?: "claimed" | "busy" | "already-billed" | "declined" | "mismatch" | "cap-exceeded";
   /** A record turned charged or declined in this delivery (counted then), or was found so already (`*-noop`). */
   recorded?: "charged" | "declined" | "charged-noop" | "declined-noop";
   deadLetterReason?: string;

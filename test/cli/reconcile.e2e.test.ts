@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BillingGuard } from "../../runtime/guard/index.js";
+import { Guard } from "../../runtime/index.js";
 import { buildCli, runCli, type BuiltCli } from "../support/built-cli.js";
 
 let cli: BuiltCli;
@@ -53,7 +53,7 @@ describe("chargeguard reconcile --data-dir", () => {
 
   it("refuses a guard database held by another process, naming the holder, then runs once it is free", async () => {
     const dir = join(scratch, "guard");
-    const guard = await BillingGuard.open({ dataDir: dir });
+    const guard = await Guard.open({ dataDir: dir });
     try {
       const busy = await runCli(cli, ["reconcile", "--data-dir", dir], { env });
       expect(busy.code).toBe(2);

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../../infra/database-roles.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import { createScratchDatabase, postgresServerUrl } from "../runtime/guard/databases.js";
 
 async function asUser<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -62,7 +62,7 @@ describe("consumer database roles (PostgreSQL)", () => {
   });
 
   it("lets the consumer's role migrate and claim in its own schema only", async () => {
-    const guard = await BillingGuard.open({ databaseUrl: urlAs(roles[0] as string) });
+    const guard = await Guard.open({ databaseUrl: urlAs(roles[0] as string) });
     await guard.close();
     const placed = await asUser(database.url, (admin) =>
       admin.query<{ table_schema: string }>("SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'billing_records'"),

@@ -7,7 +7,7 @@ import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.j
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
 import { meterEventFlow, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
-import { Guard } from "../../runtime/guard/record-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerSteps, type ConsumerStep } from "../../runtime/handler/consumer-steps.js";
 import { type UsageEvent } from "../../runtime/usage-event.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
@@ -13,13 +13,13 @@ import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox }
 import { drained as queueDrained } from "./support/sandbox-ledger.js";
 
 let sandbox: BillingSandbox;
-let guard: BillingGuard;
+let guard: Guard;
 const logs: string[] = [];
 const running: RunningConsumer[] = [];
 
 beforeAll(async () => {
   sandbox = await startBillingSandbox();
-  guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
+  guard = await Guard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
 });
 afterAll(async () => {
   await Promise.all(running.map((consumer) => consumer.close()));
@@ -42,7 +42,7 @@ const succeeded = (event: UsageEvent) => sandbox.stripe.ledger.paymentIntents(ev
 const drained = (queue: string) => queueDrained(sandbox, queue);
 
 async function settledAs(event: UsageEvent, state: string): Promise<void> {
-  await waitFor(`record ${state}`, async () => (await guard.get(event.customerId, event.billingPeriod))?.state === state);
+  await waitFor(`record ${state}`, async () => (await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state === state);
 }
 
 describe("billing consumer (real SDKs against the sandbox)", () => {
@@ -51,12 +51,12 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     const event = await sandbox.event();
     await start(queue);
     await sandbox.send(queue, { body: event, messageId: "m-success" });
-    await settledAs(event, "completed");
+    await settledAs(event, "done");
     await waitFor("queue drained", () => drained(queue));
     const [intent] = succeeded(event);
     expect(succeeded(event)).toHaveLength(1);
     expect(intent?.metadata).toMatchObject({ customer_id: event.customerId, billing_period: event.billingPeriod });
-    expect((await guard.get(event.customerId, event.billingPeriod))?.paymentIntentId).toBe(intent?.id);
+    expect((await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.objectId).toBe(intent?.id);
 
     // A DLQ resubmission with a new messageId, even after Stripe's 24-hour key window: no second charge.
     sandbox.clock.advance(25 * 3_600_000);
@@ -77,7 +77,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     await waitFor("second delivery settled", () => logs.filter((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: declined, completed`)).length === 2);
     expect(sandbox.stripe.ledger.charges(event.stripeCustomerId)).toHaveLength(1);
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toHaveLength(0);
-    const record = await guard.get(event.customerId, event.billingPeriod);
+    const record = await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod });
     expect(record?.declineReason).toMatch(/generic_decline/);
   });
 
@@ -99,7 +99,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     const events = await Promise.all(Array.from({ length: 16 }, () => sandbox.event()));
     await start(queue, { maxConcurrentCalls: messages, maxConcurrentStripeCalls: stripeCalls });
     await Promise.all(events.map((event, i) => sandbox.send(queue, { body: event, messageId: `slots-${stripeCalls}-${i}` })));
-    for (const event of events) await settledAs(event, "completed");
+    for (const event of events) await settledAs(event, "done");
     hold.remove();
     // Calls that started within one hold of each other overlapped at Stripe (a little slack for the timer).
     const peak = Math.max(...arrivals.map((start) => arrivals.filter((other) => other >= start && other < start + latencyMs - 20).length));
@@ -138,7 +138,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     // The second replica meets the first one's lease: it schedules a retry instead of calling Stripe.
     await waitFor("busy retry scheduled", () => logs.some((l) => l.includes("another consumer holds the billing lease")));
     resume();
-    await settledAs(event, "completed");
+    await settledAs(event, "done");
     await waitFor("queue drained", () => drained(queue));
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
     expect(logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: complete failed (MessageLockLost)`))).toBe(true);
@@ -156,7 +156,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     });
     await start(queue);
     await sandbox.send(queue, { body: event, messageId: "m-drop" });
-    await settledAs(event, "completed");
+    await settledAs(event, "done");
     await waitFor("queue drained", () => drained(queue));
     expect(fault.hits).toBe(2);
     expect(logs.some((l) => l.includes("wait 1 as m-drop:retry:1:wait:1"))).toBe(true);
@@ -188,7 +188,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     const [event, again] = await Promise.all([sandbox.event(), sandbox.event()]);
     await start(queue, { maxConcurrentCalls: 8 });
     await sandbox.send(queue, { body: again, messageId: "together-first" });
-    await settledAs(again, "completed");
+    await settledAs(again, "done");
     // One batch, so the handlers run side by side: the malformed ones settle in the same tick (no Stripe call, no
     // database), next to a charge and an already-billed redelivery.
     const sender = sandbox.client.createSender(queue);
@@ -209,7 +209,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       "together-json": "body",
       "together-currency": "currency",
     });
-    await settledAs(event, "completed");
+    await settledAs(event, "done");
     expect(succeeded(event)).toHaveLength(1);
     expect(succeeded(again)).toHaveLength(1);
   });
@@ -220,7 +220,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     const over = await sandbox.event({ billingPeriod: "2031-01", amountCents: 700 });
     await start(queue, { periodCapCents: 1_000 });
     await sandbox.send(queue, { body: within, messageId: "m-cap-1" });
-    await settledAs(within, "completed");
+    await settledAs(within, "done");
     await sandbox.send(queue, { body: over, messageId: "m-cap-2" });
     const [dead] = await waitFor("dead-lettered", () => {
       const letters = sandbox.serviceBus.inspect(queue).deadLettered;
@@ -241,7 +241,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
         expectedPeriodTotalCents: 1_000,
       });
       await sandbox.send(queue, { body: first, messageId: "m-vault-1" });
-      await settledAs(first, "completed");
+      await settledAs(first, "done");
       await sandbox.send(queue, { body: second, messageId: "m-vault-2" });
       const [dead] = await waitFor("dead-lettered", () => {
         const letters = sandbox.serviceBus.inspect(queue).deadLettered;
@@ -254,7 +254,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       expect(sandbox.stripe.ledger.paymentIntents(second.stripeCustomerId)).toHaveLength(0);
       // The refusal came after the claim and before Stripe: the record ends with its reservation given back, instead
       // of staying pending and reserved behind the dead letter.
-      expect(await guard.get(second.customerId, second.billingPeriod)).toBeUndefined();
+      expect(await guard.get("billing", { customerId: second.customerId, billingPeriod: second.billingPeriod })).toBeUndefined();
       expect(await guard.periodSpend("2032-01", "usd")).toMatchObject({ reservedCents: 0, chargedCents: 700 });
     } finally {
       await keybrake.stop();
@@ -299,7 +299,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       await doomed.close();
       expect(Date.now() - closing).toBeLessThan(15_000);
       await start(queue);
-      await settledAs(event, "completed");
+      await settledAs(event, "done");
       await waitFor("queue drained", () => drained(queue));
       expect(succeeded(event)).toHaveLength(1);
       expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);

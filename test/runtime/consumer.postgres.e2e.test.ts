@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerSteps } from "../../runtime/handler/consumer-steps.js";
 import { type RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import { killAt } from "../support/kill-at.js";
 import { postgresServerUrl } from "../support/postgres-server.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
@@ -12,13 +12,13 @@ import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox }
 describe("billing consumer on PostgreSQL", () => {
   let databaseUrl: string;
   let sandbox: BillingSandbox;
-  let guard: BillingGuard;
+  let guard: Guard;
   const running: RunningConsumer[] = [];
 
   beforeAll(async () => {
     databaseUrl = await postgresServerUrl();
     sandbox = await startBillingSandbox();
-    guard = await BillingGuard.open({ databaseUrl, clock: sandbox.clock });
+    guard = await Guard.open({ databaseUrl, clock: sandbox.clock });
   });
   afterAll(async () => {
     await Promise.all(running.map((consumer) => consumer.close()));
@@ -47,10 +47,10 @@ describe("billing consumer on PostgreSQL", () => {
       await first.close();
       await start(queue);
     }
-    await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
+    await waitFor("record done", async () => (await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state === "done");
     const intents = sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId);
     expect(intents).toHaveLength(1);
     expect(intents[0]?.status).toBe("succeeded");
-    expect((await guard.get(event.customerId, event.billingPeriod))?.paymentIntentId).toBe(intents[0]?.id);
+    expect((await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.objectId).toBe(intents[0]?.id);
   });
 });

@@ -4,17 +4,17 @@ import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.j
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/operator/dlq.js";
 import { operatorQueueRights } from "../../runtime/handler/index.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
-let guard: BillingGuard;
+let guard: Guard;
 const running: RunningConsumer[] = [];
 const logs: string[] = [];
 
 beforeAll(async () => {
   sandbox = await startBillingSandbox({ authorizationRules: { operator: { rights: operatorQueueRights.sasRights } } });
-  guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
+  guard = await Guard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
 });
 afterAll(async () => {
   await Promise.all(running.map((consumer) => consumer.close()));
@@ -171,16 +171,16 @@ describe("DLQ tools", () => {
     expect(dead).toMatchObject({ deadLetterReason: "EventDeadlineExceeded" });
     expect(dead?.messageId).toMatch(/^m-exhausted:retry:1:wait:\d+$/);
     expect(dead?.applicationProperties["chargeguard-attempt"]).toBe(1);
-    expect((await guard.get(event.customerId, event.billingPeriod))?.state).toBe("pending");
+    expect((await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state).toBe("pending");
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
 
     fault.remove();
     const report = await resubmitDeadLetters({ connectionString: operator(), queue, maxWaitTimeInMs: 500 });
     expect(report.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^m-exhausted:retry:1:wait:\d+:resubmit:\d+$/)]);
-    await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
+    await waitFor("record done", async () => (await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state === "done");
     const intents = sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId);
     expect(intents).toHaveLength(1);
     expect(intents[0]?.status).toBe("succeeded");
-    expect((await guard.get(event.customerId, event.billingPeriod))?.paymentIntentId).toBe(intents[0]?.id);
+    expect((await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.objectId).toBe(intents[0]?.id);
   });
 });

@@ -7,8 +7,8 @@ import { chargeFlow, type ChargeRequest } from "../../runtime/flows/charge-flow.
 import { flowContext, type FlowAdapter } from "../../runtime/flows/flow-adapter.js";
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
 import { meterEventFlow, meterIdentifier, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
-import { Guard } from "../../runtime/guard/record-guard.js";
-import { reconcileFlows } from "../../runtime/operator/reconcile-flows.js";
+import { Guard } from "../../runtime/guard/guard.js";
+import { reconcile } from "../../runtime/operator/reconcile.js";
 import type { GuardRunInput } from "../../runtime/guard/guarded-run.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { stripeAccess, type StripeAccess } from "../../runtime/stripe/stripe-access.js";
@@ -185,7 +185,7 @@ describe("charge flow", () => {
   });
 });
 
-describe("reconcileFlows (guard_records)", () => {
+describe("reconcile (every flow)", () => {
   it("finishes a stale invoice from its recovery points, reports a stale meter event past the window as unverifiable, and a dry run changes nothing", async () => {
     const { id: cus } = await customer();
     const invoiceInput = { scope: "recon", key: { usageId: `inv-${cus}` }, spend: { period: "2026-11-01", currency: "usd", amount: 1_250 } };
@@ -196,13 +196,13 @@ describe("reconcileFlows (guard_records)", () => {
     const at = Math.floor(emulator.clock.now() / 1000);
     expect(await run(meterEventFlow, meterInput, { eventName: `recon_${cus}`, stripeCustomerId: cus, value: 3, timestamp: at })).toMatchObject({ kind: "unknown" });
 
-    const dry = await reconcileFlows({ guard, stripe: access, dryRun: true, limit: 1_000 });
+    const dry = await reconcile({ guard, stripe: access, dryRun: true, limit: 1_000 });
     const mine = (report: typeof dry) => report.outcomes.filter((o) => String(o.key.usageId).endsWith(cus));
     expect(mine(dry).map((o) => o.action)).toEqual(["would-rerun", "would-rerun"]);
     expect(emulator.ledger.invoices(cus)[0]?.status).toBe("open");
 
     emulator.clock.advance(25 * hour);
-    const report = await reconcileFlows({ guard, stripe: access, limit: 1_000 });
+    const report = await reconcile({ guard, stripe: access, limit: 1_000 });
     expect(mine(report).map((o) => [o.flow, o.action])).toEqual([["invoice", "completed"], ["meter-event", "unverifiable"]]);
     expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
     expect(emulator.ledger.meterEvents().filter((e) => e.payload["stripe_customer_id"] === cus)).toHaveLength(1);

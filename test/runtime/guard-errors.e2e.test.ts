@@ -3,21 +3,21 @@
 // (InvalidEventError) is dead-lettered as InvalidEvent. Real SDKs against the sandbox, the real guard on PGlite
 // behind a double that throws where the test says.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BillingGuardPort } from "../../runtime/handler/billing-handler.js";
+import type { GuardStore } from "../../runtime/guard/guard-store.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { InvalidEventError } from "../../runtime/errors.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
-let guard: BillingGuard;
+let guard: Guard;
 const logs: string[] = [];
 const running: RunningConsumer[] = [];
 
 beforeAll(async () => {
   sandbox = await startBillingSandbox();
-  guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock, leaseMs: 3_000 });
+  guard = await Guard.open({ pglite: sandbox.pglite, clock: sandbox.clock, leaseMs: 3_000 });
 });
 afterAll(async () => {
   await Promise.all(running.map((consumer) => consumer.close()));
@@ -26,24 +26,18 @@ afterAll(async () => {
 });
 
 /** The real guard, except that `claim` first throws what `failures` yields (one per call) for the given customer. */
-function guardThrowing(customerId: string, failures: Error[]): BillingGuardPort & { claims: number } {
-  const double = {
-    claims: 0,
-    claim: async (...args: Parameters<BillingGuard["claim"]>) => {
-      if (args[0].customerId === customerId) {
-        double.claims += 1;
-        const failure = failures.shift();
-        if (failure) throw failure;
-      }
-      return guard.claim(...args);
-    },
-    markCharged: guard.markCharged.bind(guard),
-    markDeclined: guard.markDeclined.bind(guard),
-    releaseLease: guard.releaseLease.bind(guard),
-    markCompletedLater: guard.markCompletedLater.bind(guard),
-    flushCompletions: guard.flushCompletions.bind(guard),
+function guardThrowing(customerId: string, failures: Error[]): GuardStore<never> & { claims: number } {
+  const double = { claims: 0 };
+  const store: GuardStore = guard;
+  const claim: GuardStore["claim"] = async (request) => {
+    if (request.key.customerId === customerId) {
+      double.claims += 1;
+      const failure = failures.shift();
+      if (failure) throw failure;
+    }
+    return store.claim(request);
   };
-  return double;
+  return Object.assign(double, { ...store, claim }) as unknown as GuardStore<never> & { claims: number };
 }
 
 async function start(queue: string, extra: Partial<BillingConsumerOptions>): Promise<RunningConsumer> {
@@ -60,7 +54,7 @@ describe("errors inside the guard (real SDKs against the sandbox)", () => {
     await start(queue, { guard: double });
     await sandbox.send(queue, { body: event, messageId: "m-type-error" });
 
-    await waitFor("record completed", async () => (await guard.get(event.customerId, event.billingPeriod))?.state === "completed");
+    await waitFor("record done", async () => (await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state === "done");
     await waitFor("queue drained", () => {
       const snapshot = sandbox.serviceBus.inspect(queue);
       return snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length === 0;

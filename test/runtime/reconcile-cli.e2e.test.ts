@@ -7,8 +7,8 @@ import { Command } from "commander";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/reconcile.js";
-import { BillingGuard } from "../../runtime/guard/billing-guard.js";
-import { Guard } from "../../runtime/guard/record-guard.js";
+import { Guard } from "../../runtime/guard/guard.js";
+import { strandBilling } from "./support/stranded-billing.js";
 import { stableKey } from "../../runtime/stable-key.js";
 import { createScratchDatabase } from "./guard/databases.js";
 import { startKeybrakeEmulator } from "../../sandbox/keybrake/index.js";
@@ -72,9 +72,8 @@ describe("chargeguard reconcile", () => {
     const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
     const customer = await stripe.customers.create({ name: "cli" });
     const idempotencyKey = stableKey({ customerId: "cli-1", billingPeriod: "2026-10", amountCents: 4200, currency: "eur" }, { scope: "billing" });
-    const guard = await BillingGuard.open(database.options);
-    const claim = await guard.claim(
-      {
+    const guard = await Guard.open(database.options);
+    await strandBilling(guard, {
         customerId: "cli-1",
         billingPeriod: "2026-10",
         amountCents: 4200,
@@ -89,11 +88,7 @@ describe("chargeguard reconcile", () => {
           off_session: true,
           metadata: { idempotency_key: idempotencyKey, customer_id: "cli-1", billing_period: "2026-10" },
         },
-      },
-      "consumer-that-died",
-    );
-    if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
-    await guard.releaseLease(claim.lease);
+    });
     await guard.close();
 
     const env = { STRIPE_API_KEY: "rk_test_sandbox" };
@@ -102,11 +97,11 @@ describe("chargeguard reconcile", () => {
     expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(0);
 
     const first = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--json"], env);
-    const report = JSON.parse(first.out) as { examined: number; retriedWithKey: number; outcomes: { paymentIntentId?: string }[] };
-    expect(report).toMatchObject({ examined: 1, retriedWithKey: 1, stillUnknown: 0 });
+    const report = JSON.parse(first.out) as { examined: number; completed: number; outcomes: { objectId?: string }[] };
+    expect(report).toMatchObject({ examined: 1, completed: 1, stillUnknown: 0 });
     const intents = emulator.ledger.paymentIntents(customer.id);
     expect(intents).toHaveLength(1);
-    expect(report.outcomes[0]?.paymentIntentId).toBe(intents[0]?.id);
+    expect(report.outcomes[0]?.objectId).toBe(intents[0]?.id);
     expect(first.exitCode).toBeUndefined();
 
     const second = await run([...database.args, "--stripe-api-base", emulator.apiBase], env);
@@ -118,7 +113,7 @@ describe("chargeguard reconcile", () => {
     const keybrake = await startKeybrakeEmulator({ stripeApiBase: emulator.apiBase });
     try {
       const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
-      const guard = await BillingGuard.open(database.options);
+      const guard = await Guard.open(database.options);
       const customers: string[] = [];
       // Two billings of one period stranded by a consumer that died after its claims: 700 + 700 against a vault key
       // sized for a 1,000-cent period (cap 1,100).
@@ -126,18 +121,13 @@ describe("chargeguard reconcile", () => {
         const customer = await stripe.customers.create({ name: customerId });
         customers.push(customer.id);
         const idempotencyKey = stableKey({ customerId, billingPeriod: "2026-11", amountCents: 700, currency: "usd" }, { scope: "billing" });
-        const claim = await guard.claim(
-          {
+        await strandBilling(guard, {
             customerId, billingPeriod: "2026-11", amountCents: 700, currency: "usd", idempotencyKey,
             request: {
               amount: 700, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
               metadata: { idempotency_key: idempotencyKey, customer_id: customerId, billing_period: "2026-11" },
             },
-          },
-          "consumer-that-died",
-        );
-        if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
-        await guard.releaseLease(claim.lease);
+        });
       }
       await guard.close();
 
@@ -146,9 +136,10 @@ describe("chargeguard reconcile", () => {
         KEYBRAKE_API_KEY: keybrake.apiKey,
         BILLING_PERIOD_CAP_CENTS: "1000",
       });
-      const report = JSON.parse(result.out) as { retriedWithKey: number; stillUnknown: number; outcomes: { customerId: string; detail?: string }[] };
-      expect(report).toMatchObject({ retriedWithKey: 1, stillUnknown: 1 });
-      expect(report.outcomes.find((o) => o.customerId === "vault-2")?.detail).toMatch(/spend-cap/);
+      const report = JSON.parse(result.out) as { completed: number; refused: number; outcomes: { key: { customerId: string }; detail?: string }[] };
+      // The second is over the vault key's cap: refused by the vault, before Stripe, and left for an operator.
+      expect(report).toMatchObject({ completed: 1, refused: 1 });
+      expect(report.outcomes.find((o) => o.key.customerId === "vault-2")?.detail).toMatch(/SpendCap|spend.cap/i);
       expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11", capCents: 1_100 })]);
       expect(customers.map((id) => emulator.ledger.paymentIntents(id).length)).toEqual([1, 0]);
       expect(result.exitCode).toBe(3);
@@ -172,9 +163,8 @@ describe("chargeguard reconcile", () => {
 
     const env = { STRIPE_API_KEY: "rk_test_sandbox" };
     const result = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--flow", "invoice", "--json"], env);
-    const report = JSON.parse(result.out) as { flows: { examined: number; completed: number }; examined?: number };
-    expect(report.flows).toMatchObject({ examined: 1, completed: 1 });
-    expect(report.examined).toBeUndefined();
+    const report = JSON.parse(result.out) as { examined: number; completed: number };
+    expect(report).toMatchObject({ examined: 1, completed: 1 });
     expect(emulator.ledger.invoices(customer.id).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 700]]);
     expect(result.exitCode).toBeUndefined();
     await expect(run([...database.args, "--flow", "nope"], env)).rejects.toThrow(/--flow must be one of payment-intent, charge, invoice, meter-event/);

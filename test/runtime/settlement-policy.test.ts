@@ -14,9 +14,9 @@ const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1_000, maxDelayMs: 10
 
 describe("settle: outcome -> action", () => {
   const table: [BillingOutcome, ReturnType<typeof settle>][] = [
-    [{ kind: "charged" }, { action: "complete", markCompleted: true }],
-    [{ kind: "already-billed" }, { action: "complete", markCompleted: true }],
-    [{ kind: "declined" }, { action: "complete", markCompleted: false }],
+    [{ kind: "charged" }, { action: "complete" }],
+    [{ kind: "already-billed" }, { action: "complete" }],
+    [{ kind: "declined" }, { action: "complete" }],
     [
       { kind: "invalid", reason: "InvalidEvent", detail: "amountCents: must be greater than zero" },
       { action: "dead-letter", reason: "InvalidEvent", description: "amountCents: must be greater than zero" },

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { AccessToken, TokenCredential } from "@azure/identity";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
+import { Guard } from "../../../runtime/guard/guard.js";
 import { EntraTokenError } from "../../../runtime/errors.js";
 import { entraPassword, POSTGRES_ENTRA_SCOPE } from "../../../runtime/guard/entra-password.js";
 import { pgClient } from "../../../runtime/guard/pg-client.js";
@@ -161,7 +161,7 @@ describe("the guard's pool signs in with Entra tokens (PostgreSQL)", () => {
     const clock = { now: () => Date.now() };
     const entra = new StandInEntra(serverUrl, role, clock);
     await entra.rotate();
-    const guard = await BillingGuard.open({ databaseUrl: appUrl, databasePassword: entraPassword({ credential: entra, clock }), poolSize: 2 });
+    const guard = await Guard.open({ databaseUrl: appUrl, databasePassword: entraPassword({ credential: entra, clock }), poolSize: 2 });
     try {
       expect(await guard.periodSpend("2026-12")).toMatchObject({ chargedCents: 0 });
       expect(entra.requests).toBe(1);

@@ -1,7 +1,7 @@
 // The guard primitive (Guard.run over guard_records), written once and run on PGlite and on real PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Guard, type GuardOptions } from "../../../runtime/guard/record-guard.js";
+import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardErrorClass, GuardRunInput } from "../../../runtime/guard/guarded-run.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 

@@ -1,19 +1,22 @@
 // Every way out of a claim ends the record or hands it to recovery. A refusal after the claim (the vault's spend cap,
 // the vault refusing the key, a request found invalid late, Stripe refusing the request) used to leave the record
-// pending and reserved for ever while its message went to the dead-letter queue. On both stores (guard_records and
-// the PaymentIntent consumer's billing_records), with the flows' own error classification.
+// pending and reserved for ever while its message went to the dead-letter queue. On both stores (PGlite, and real
+// PostgreSQL as the consumer runs it: behind the database's breaker, whose wrapper once dropped `forget`, so a refused
+// billing stayed pending, reserved, and the reconciler would have charged it), with the flows' own error classification.
 import { PGlite } from "@electric-sql/pglite";
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../../runtime/canonical-json.js";
 import { GuardInputError, SpendCapExceededError, VaultKeyError } from "../../../runtime/errors.js";
 import { stripeErrorClass } from "../../../runtime/flows/stripe-error-class.js";
-import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
-import { billingRecordStore } from "../../../runtime/guard/billing-store.js";
 import type { GuardStore } from "../../../runtime/guard/guard-store.js";
 import { runGuarded, type GuardRunInput, type GuardWork } from "../../../runtime/guard/guarded-run.js";
-import { Guard } from "../../../runtime/guard/record-guard.js";
+import { Guard } from "../../../runtime/guard/guard.js";
+import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
+import { watchDatabase } from "../../../runtime/resilience/database-watch.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
+import { createScratchDatabase, postgresServerUrl } from "./databases.js";
 
 const refusals: Array<[path: string, error: () => Error, outcome: string]> = [
   ["the vault's spend cap (429 from the proxy)", () => new SpendCapExceededError("vault_spend_cap_exceeded: daily cap reached"), "cap-exceeded"],
@@ -34,41 +37,43 @@ interface Backend {
 
 let db: PGlite;
 let guard: Guard;
-let billingGuard: BillingGuard;
+let pgGuard: Guard;
+let breaker: CircuitBreaker;
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 const clock = new AdjustableClock();
 beforeAll(async () => {
   db = await PGlite.create();
   guard = await Guard.open({ pglite: db, clock, leaseMs: 30_000, periodCapCents: 1_000_000 });
-  billingGuard = await BillingGuard.open({ pglite: db, clock, leaseMs: 30_000, periodCapCents: 1_000_000 });
+  scratch = await createScratchDatabase(await postgresServerUrl());
+  pgGuard = await Guard.open({ databaseUrl: scratch.url, clock, leaseMs: 30_000, periodCapCents: 1_000_000 });
+  breaker = new CircuitBreaker({ dependency: "database", probe: async () => {}, log: () => {} });
 });
 afterAll(async () => {
+  breaker?.close();
   await guard?.close();
-  await billingGuard?.close();
+  await pgGuard?.close();
+  await scratch?.drop();
   await db?.close();
 });
 
 const id = () => randomUUID().slice(0, 8);
+const on = (store: GuardStore, records: () => Guard, input: () => GuardRunInput): Backend => ({
+  store,
+  input,
+  state: async (run) => (await records().get(run.scope, run.key))?.state,
+  reserved: async (run) => (await records().spend(run.spend!.period, "usd")).committedCents,
+  stale: async (run) => (await records().stalePending({ limit: 10_000 })).some((record) => canonicalJson(record.key) === canonicalJson(run.key)),
+});
+const invoice = (): GuardRunInput => ({ scope: "usage", flow: "invoice", key: { usageId: `u-${id()}` }, payload: { customer: "cus_a" }, spend: { period: `2026-10-${id()}`, currency: "usd", amount: 700 } });
+const paymentIntent = (): GuardRunInput => {
+  const period = `2026-${id()}`;
+  return { scope: "billing", flow: "payment-intent", key: { customerId: `c-${id()}`, billingPeriod: period }, payload: { amount: 700 }, spend: { period, currency: "usd", amount: 700 } };
+};
 const backends: Record<string, () => Backend> = {
-  guard_records: () => ({
-    store: guard,
-    input: () => ({ scope: "usage", flow: "invoice", key: { usageId: `u-${id()}` }, payload: { customer: "cus_a" }, spend: { period: `2026-10-${id()}`, currency: "usd", amount: 700 } }),
-    state: async (input) => (await guard.get(input.scope, input.key))?.state,
-    reserved: async (input) => (await guard.spend(input.spend!.period, "usd")).committedCents,
-    stale: async (input) => (await guard.stalePending({ limit: 10_000 })).some((record) => JSON.stringify(record.key) === JSON.stringify(input.key)),
-  }),
-  billing_records: () => ({
-    store: billingRecordStore(billingGuard),
-    input: () => {
-      const period = `2026-${id()}`;
-      return { scope: "billing", flow: "payment-intent", key: { customerId: `c-${id()}`, billingPeriod: period }, payload: { amount: 700 }, spend: { period, currency: "usd", amount: 700 } };
-    },
-    state: async (input) => (await billingGuard.get(String(input.key.customerId), String(input.key.billingPeriod)))?.state,
-    reserved: async (input) => {
-      const spend = await billingGuard.periodSpend(input.spend!.period, "usd");
-      return spend.reservedCents + spend.chargedCents;
-    },
-    stale: async (input) => (await billingGuard.stalePending({ limit: 10_000 })).some((record) => record.customerId === input.key.customerId),
-  }),
+  "PGlite (an invoice)": () => on(guard, () => guard, invoice),
+  "PGlite (the default PaymentIntent)": () => on(guard, () => guard, paymentIntent),
+  "PostgreSQL behind the database breaker (an invoice)": () => on(watchDatabase(pgGuard as GuardStore, breaker), () => pgGuard, invoice),
+  "PostgreSQL behind the database breaker (the default PaymentIntent)": () => on(watchDatabase(pgGuard as GuardStore, breaker), () => pgGuard, paymentIntent),
 };
 
 const throwing = (error: () => Error): GuardWork => () => Promise.reject(error());
@@ -113,7 +118,7 @@ describe.each(Object.keys(backends))("a refusal after the claim, on %s", (name) 
 
 describe("a refusal after a recovery point (guard_records)", () => {
   it("hands the record to recovery: the recorded Stripe object is kept for the reconciler", async () => {
-    const { store, input, state, reserved, stale } = backends.guard_records!();
+    const { store, input, state, reserved, stale } = backends["PGlite (an invoice)"]!();
     const run = input();
     const outcome = await runGuarded(
       store,

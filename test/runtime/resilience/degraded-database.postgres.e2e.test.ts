@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer } from "../../../runtime/consumer/consumer.js";
-import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
+import { Guard } from "../../../runtime/guard/guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultMode, type DatabaseFaultProxy } from "../../../sandbox/database/index.js";
 import { createScratchDatabase, postgresServerUrl } from "../guard/databases.js";
@@ -22,14 +22,14 @@ beforeAll(async () => {
 let sandbox: BillingSandbox;
 let database: Awaited<ReturnType<typeof createScratchDatabase>>;
 let proxy: DatabaseFaultProxy;
-let guard: BillingGuard;
+let guard: Guard;
 
 beforeAll(async () => {
   sandbox = await startBillingSandbox();
   database = await createScratchDatabase(serverUrl);
   const url = new URL(database.url);
   proxy = await startDatabaseFaultProxy({ host: url.hostname, port: Number(url.port || 5432) });
-  guard = await BillingGuard.open({ databaseUrl: database.url, clock: sandbox.clock });
+  guard = await Guard.open({ databaseUrl: database.url, clock: sandbox.clock });
 });
 afterAll(async () => {
   await guard?.close();

@@ -5,20 +5,20 @@ import { SpanKind } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
-import { BillingGuard } from "../../../runtime/guard/billing-guard.js";
+import { Guard } from "../../../runtime/guard/guard.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import { attributeNames, billingOutcomes, metricNames } from "../../../runtime/telemetry/metric-names.js";
 import { inMemoryTelemetry, type InMemoryTelemetry } from "../../support/in-memory-telemetry.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
-let guard: BillingGuard;
+let guard: Guard;
 let otel: InMemoryTelemetry;
 const running: RunningConsumer[] = [];
 
 beforeAll(async () => {
   sandbox = await startBillingSandbox();
-  guard = await BillingGuard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
+  guard = await Guard.open({ pglite: sandbox.pglite, clock: sandbox.clock });
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((consumer) => consumer.close()));
@@ -41,7 +41,7 @@ function drained(queue: string): boolean {
 }
 
 async function settledAs(event: UsageEvent, state: string): Promise<void> {
-  await waitFor(`record ${state}`, async () => (await guard.get(event.customerId, event.billingPeriod))?.state === state);
+  await waitFor(`record ${state}`, async () => (await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.state === state);
 }
 
 const outcome = (name: string) => otel.sum(metricNames.outcomes, { [attributeNames.outcome]: name });
@@ -63,7 +63,7 @@ describe("billing telemetry (real SDK, real consumer, sandbox emulators)", () =>
     // The same billing again under a new message id: a producer's resend, stopped by the guard.
     await sandbox.send(queue, { body: good[0], messageId: "t-resend" });
     await sandbox.send(queue, { body: { ...good[1], amountCents: -1 }, messageId: "t-invalid" });
-    for (const event of [...good, euro]) await settledAs(event, "completed");
+    for (const event of [...good, euro]) await settledAs(event, "done");
     for (const event of declined) await settledAs(event, "declined");
     await waitFor("queue drained", () => drained(queue));
 
@@ -152,7 +152,7 @@ describe("billing telemetry (real SDK, real consumer, sandbox emulators)", () =>
     });
     await start(queue);
     await sandbox.send(queue, { body: event, messageId: "t-drop", applicationProperties: { "Diagnostic-Id": diagnosticId } });
-    await settledAs(event, "completed");
+    await settledAs(event, "done");
     await waitFor("queue drained", () => drained(queue));
     expect(fault.hits).toBe(2);
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);

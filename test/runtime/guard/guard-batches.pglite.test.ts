@@ -1,8 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll } from "vitest";
-import { describeGuard } from "./guard-suite.js";
+import { describeGuardBatches } from "./guard-batches-suite.js";
 
-// One embedded database for the file (PGlite takes seconds to start); every test uses its own customers.
+// One embedded database for the file (PGlite takes seconds to start); every test uses its own identities.
 let db: PGlite;
 beforeAll(async () => {
   db = await PGlite.create();
@@ -11,7 +11,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-describeGuard("PGlite", () => ({
+describeGuardBatches("PGlite", () => ({
   connection: () => ({ pglite: db }),
+  competingGuards: 1,
   query: async (sql) => (await db.query<Record<string, unknown>>(sql)).rows,
 }));

@@ -1,18 +1,26 @@
-// The guard for any flow: one row per (scope, identity) in guard_records (PostgreSQL or PGlite), spending against
-// the same (period, currency) ledger as the PaymentIntent consumer's billing_records, so one cap holds across flows.
-// `run()` is the primitive (guarded-run.ts) over this store.
+// The guard: one row per (scope, identity) in guard_records (PostgreSQL or PGlite) decides who may call Stripe (a
+// lease), what was already billed (state, recovery points), and how much of the (period, currency) cap is spoken for
+// (the spend ledger), for every flow, the default PaymentIntent consumer's included. `run()` is the primitive
+// (guarded-run.ts) over this store. Claims and "done" outcomes are group-committed (guard-batches.ts): N concurrent
+// deliveries cost one statement, one commit and one disk flush. Every time comes from the injected clock.
 import { randomUUID } from "node:crypto";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
-import type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease } from "./guard-store.js";
-import { readGuardHealth, type GuardHealth } from "./health.js";
+import { createBatcher, type Batcher } from "./batcher.js";
+import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
+import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";
+import type { GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
+import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
-import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { openSqlClient, type GuardDatabaseOptions } from "./open-sql-client.js";
+import { readPeriodSpend, type PeriodSpend } from "./period-spend.js";
+import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
+
+export type { GuardLease, GuardRecord, GuardRecordState } from "./guard-record.js";
 
 export interface GuardOptions extends SpendCapOptions, GuardDatabaseOptions {
   clock?: Clock;
@@ -21,92 +29,18 @@ export interface GuardOptions extends SpendCapOptions, GuardDatabaseOptions {
    * call the flow makes (`calls`, default 1). Ignored when `leaseMs` is given.
    */
   stripe?: StripeBudget & { calls?: number };
-  /** A fixed lease; default from `stripe`, else 120000. */
+  /** A fixed lease; default from `stripe`, else `defaultLeaseMs`. */
   leaseMs?: number;
 }
 
-export type GuardRecordState = "pending" | "done" | "declined";
-
-export interface GuardRecord {
-  scope: string;
-  key: Record<string, string | number>;
-  flow: string;
-  state: GuardRecordState;
-  idempotencyKey: string;
-  fingerprint: string;
-  payload: Record<string, unknown>;
-  spend: { period: string; currency: string; amount: number } | null;
-  /** Recovery points: step name -> the Stripe object id it produced. */
-  steps: Record<string, string>;
-  objectId: string | null;
-  result: Record<string, unknown> | null;
-  declineReason: string | null;
-  attempts: number;
-  lockedUntil: Date | null;
-  lockOwner: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface GuardLease extends StoreLease {
-  scope: string;
-  recordKey: string;
-  owner: string;
-  token: string;
-}
-
-interface GuardRow {
-  scope: string;
-  record_key: string;
-  flow: string;
-  state: GuardRecordState;
-  idempotency_key: string;
-  fingerprint: string;
-  payload: Record<string, unknown> | string;
-  spend_period: string | null;
-  spend_currency: string | null;
-  spend_amount: string | number | null;
-  steps: Record<string, string> | string;
-  object_id: string | null;
-  result: Record<string, unknown> | string | null;
-  decline_reason: string | null;
-  attempts: string | number;
-  locked_until: Date | string | null;
-  lock_owner: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  [column: string]: unknown;
-}
-
-const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
-const date = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
-
-function toGuardRecord(row: GuardRow): GuardRecord {
-  return {
-    scope: row.scope,
-    key: JSON.parse(row.record_key) as Record<string, string | number>,
-    flow: row.flow,
-    state: row.state,
-    idempotencyKey: row.idempotency_key,
-    fingerprint: row.fingerprint,
-    payload: json(row.payload),
-    spend:
-      row.spend_period === null || row.spend_currency === null || row.spend_amount === null
-        ? null
-        : { period: row.spend_period, currency: row.spend_currency, amount: Number(row.spend_amount) },
-    steps: json(row.steps),
-    objectId: row.object_id,
-    result: row.result === null ? null : json(row.result),
-    declineReason: row.decline_reason,
-    attempts: Number(row.attempts),
-    lockedUntil: row.locked_until === null ? null : date(row.locked_until),
-    lockOwner: row.lock_owner,
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at),
-  };
-}
-
-const recordKeyWhere = "scope = $1 AND record_key = $2";
+export const defaultLeaseMs = 120_000;
+/**
+ * At most this many claims or outcomes share one statement (PostgreSQL keeps up to 64 subtransactions per
+ * transaction in its fast cache), and this many batches are written at a time, each on its own connection: with
+ * one, a delivery arriving while a batch is written waits for it; a few in parallel keep that wait short.
+ */
+const maxBatch = 32;
+const maxInFlight = 4;
 /** What a guard record reserved against its period's cap. */
 const guardReservation: ReservationColumns = { period: "spend_period", currency: "spend_currency", amount: "spend_amount" };
 
@@ -115,12 +49,16 @@ export class Guard implements GuardStore<GuardLease> {
   readonly leaseMs: number;
   readonly #sql: SqlClient;
   readonly #cap: SpendCapFor;
+  readonly #claims: Batcher<QueuedClaim, ClaimAnswer>;
+  readonly #done: Batcher<QueuedDone, boolean>;
 
   private constructor(sql: SqlClient, options: GuardOptions, leaseMs: number) {
     this.#sql = sql;
     this.clock = options.clock ?? systemClock;
     this.leaseMs = leaseMs;
     this.#cap = spendCaps(options);
+    this.#claims = createBatcher((items) => writeClaims(sql, items), { maxBatch, maxInFlight });
+    this.#done = createBatcher((items) => writeDone(sql, items), { maxBatch, maxInFlight });
   }
 
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
@@ -128,7 +66,7 @@ export class Guard implements GuardStore<GuardLease> {
     spendCaps(options);
     const calls = options.stripe?.calls ?? 1;
     if (!Number.isSafeInteger(calls) || calls < 1) throw new ConfigurationError(`stripe.calls must be a positive integer, got ${calls}`);
-    const leaseMs = options.leaseMs ?? (options.stripe ? calls * deliveryBudgetMs({ stripe: options.stripe }) : 120_000);
+    const leaseMs = options.leaseMs ?? (options.stripe ? calls * deliveryBudgetMs({ stripe: options.stripe }) : defaultLeaseMs);
     if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new ConfigurationError(`leaseMs must be a positive integer, got ${leaseMs}`);
     const sql = await openSqlClient(options);
     const guard = new Guard(sql, options, leaseMs);
@@ -145,7 +83,7 @@ export class Guard implements GuardStore<GuardLease> {
     return new Date(this.clock.now());
   }
 
-  /** What operators watch (telemetry gauges): pending records of every kind and the spend of the latest periods. */
+  /** What operators watch (telemetry gauges): pending records and the spend of the latest periods. */
   async health(options: { periods?: number } = {}): Promise<GuardHealth> {
     return readGuardHealth(this.#sql, this.#now(), { periods: options.periods ?? 12, capFor: (period, currency) => this.#cap(period, currency) });
   }
@@ -155,6 +93,12 @@ export class Guard implements GuardStore<GuardLease> {
     return runGuarded(this, input, work, { now: () => this.clock.now(), ...options });
   }
 
+  /**
+   * Decides whether `request.owner` may call Stripe for this record now, in one statement shared with the claims
+   * made meanwhile. A new record is inserted `pending` with a lease, its spend reserved against the (period,
+   * currency) cap; a pending one whose lease lapsed is taken over (no second reservation); anything else is
+   * reported as it stands. Committed and flushed before it resolves: durable before anyone calls Stripe on it.
+   */
   async claim(request: StoreClaimRequest): Promise<StoreClaim<GuardLease>> {
     const now = this.#now();
     const leaseMs = request.leaseMs ?? this.leaseMs;
@@ -163,15 +107,7 @@ export class Guard implements GuardStore<GuardLease> {
     const token = randomUUID();
     const spend = request.spend;
     const cap = spend ? this.#cap(spend.period, spend.currency) : undefined;
-    const [answer] = await this.#sql.query<{ is_claimed: boolean; row_json: GuardRow | string | null; over_cap: boolean }>(
-      `SELECT is_claimed, row_json, over_cap
-         FROM chargeguard_guard_claim($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9::bigint, $10::bigint, $11, $12, $13, $14)`,
-      [
-        request.scope, request.recordKey, request.flow, request.idempotencyKey, request.fingerprint, JSON.stringify(request.payload),
-        spend?.period ?? null, spend?.currency ?? null, spend?.amount ?? null, cap ?? null, now, lockedUntil, request.owner, token,
-      ],
-    );
-    if (!answer) throw new Error("chargeguard_guard_claim returned no row");
+    const answer = await this.#claims.add({ request, cap, now, lockedUntil, token });
     if (answer.over_cap || answer.row_json === null) {
       const committed = await this.#committed(spend?.period ?? "", spend?.currency ?? "");
       const capCents = cap ?? 0;
@@ -238,16 +174,16 @@ export class Guard implements GuardStore<GuardLease> {
     }
   }
 
+  /**
+   * The work is done: in one statement shared with the outcomes recorded meanwhile, committed and flushed before it
+   * resolves. The spend stays committed (reserved at the claim). A Stripe outcome is a fact whoever holds the lease
+   * now, so a holder whose lease was taken over still records it; the same object twice is a no-op (false).
+   */
   async markDone(lease: GuardLease, outcome: { objectId: string; result?: Record<string, unknown> }): Promise<boolean> {
-    const moved = await this.#sql.query(
-      `UPDATE guard_records
-          SET state = 'done', object_id = $3, result = $4::jsonb, locked_until = NULL, lock_owner = NULL, lease_token = NULL,
-              updated_at = $5
-        WHERE ${recordKeyWhere} AND state = 'pending'
-        RETURNING 1`,
-      [lease.scope, lease.recordKey, outcome.objectId, outcome.result === undefined ? null : JSON.stringify(outcome.result), this.#now()],
-    );
-    if (moved.length === 1) return true;
+    if (typeof outcome?.objectId !== "string" || outcome.objectId.length === 0 || outcome.objectId.length > 255) {
+      throw new GuardInputError(`objectId must be a Stripe object id (1-255 characters), got ${JSON.stringify(outcome?.objectId)}`);
+    }
+    if (await this.#done.add({ lease, objectId: outcome.objectId, result: outcome.result, now: this.#now() })) return true;
     const record = await this.#existing(lease);
     if (record.state === "done" && record.objectId === outcome.objectId) return false;
     throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state} (${record.objectId}); cannot record done ${outcome.objectId}`);
@@ -273,6 +209,7 @@ export class Guard implements GuardStore<GuardLease> {
     throw new BillingStateError(`${lease.scope} ${lease.recordKey} is ${record.state}; cannot record a decline`);
   }
 
+  /** Outcome unknown: the record stays pending and reserved, its lease freed for the retry or the reconciler. */
   async release(lease: GuardLease): Promise<void> {
     await this.#sql.query(
       `UPDATE guard_records SET locked_until = NULL, lock_owner = NULL, lease_token = NULL, updated_at = $4
@@ -281,6 +218,7 @@ export class Guard implements GuardStore<GuardLease> {
     );
   }
 
+  /** A first attempt refused before Stripe, with no recovery point: removed, its reservation given back. */
   async forget(lease: GuardLease): Promise<boolean> {
     const [gone] = await this.#sql.query<{ gone: string | number }>(
       givingBackReservation(
@@ -322,12 +260,22 @@ export class Guard implements GuardStore<GuardLease> {
     return rows.map(toGuardRecord);
   }
 
-  /** A (period, currency)'s cap and what is committed against it (reserved + done, every flow and both tables). */
+  /** A (period, currency)'s cap and what is committed against it (reserved + done, every flow). */
   async spend(period: string, currency: string): Promise<{ capCents: number | null; committedCents: number }> {
     return { capCents: this.#cap(period, currency) ?? null, committedCents: await this.#committed(period, currency) };
   }
 
+  /**
+   * A period's cap and spend in one currency (its minor units); without a currency, every currency's summed (a
+   * report only: caps are per currency).
+   */
+  async periodSpend(period: string, currency?: string): Promise<PeriodSpend> {
+    return readPeriodSpend(this.#sql, this.#cap, period, currency);
+  }
+
+  /** Writes what is queued (claims, outcomes), then closes the connection (when the guard opened it). */
   async close(): Promise<void> {
+    await Promise.all([this.#claims.drain(), this.#done.drain()]);
     await this.#sql.close();
   }
 }
