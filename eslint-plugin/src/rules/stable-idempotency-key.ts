@@ -3,7 +3,7 @@ import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
-import { handlesMessages } from "../utils/message-context.js";
+import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { stripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
@@ -36,7 +36,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
       reported.add(key);
       const source = unstableSourceOf(analysis, key);
       if (!source) return;
-      const why = handlesMessages(analysis) ? source.why : source.whyElsewhere;
+      const why = source.why.replace("{repeat}", repeatWording(analysis));
       if (kind === "key") {
         context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why } });
       } else {

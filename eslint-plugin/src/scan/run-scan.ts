@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { astGrepBinary } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
 import type { Finding } from "./finding.js";
+import { reworded } from "./delivery-context.js";
 import { applyProjectFacts, type RuleMetadata } from "./project-facts.js";
 import { springPropertiesMatches } from "./spring-properties.js";
 
@@ -47,8 +48,9 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   } catch (error) {
     throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
   }
+  const texts = new Map<string, string>();
   return applyProjectFacts([...matches, ...springPropertiesMatches(targets, cwd)])
-    .map((match) => toFinding(match, cwd))
+    .map((match) => toFinding({ ...match, message: reworded(match.message, match.file, match.language, cwd, texts) }, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
