@@ -22,9 +22,9 @@ const SIGNALS: Record<string, ReadonlyArray<readonly [ScanContext, RegExp]>> = {
   ],
 };
 
-const REWORDING: ReadonlyArray<readonly [RegExp, Record<Exclude<ScanContext, "message">, string>]> = [
-  [/a redelivered or resubmitted message/g, { request: "a retry of the same request", job: "a rerun of the same job" }],
-  [/\(a redelivery, a resubmitted dead letter\)/g, { request: "(a retry of the same request)", job: "(a rerun of the same job)" }],
+const REWORDING: ReadonlyArray<readonly [string, Record<Exclude<ScanContext, "message">, string>]> = [
+  ["a redelivered or resubmitted message", { request: "a retry of the same request", job: "a rerun of the same job" }],
+  ["(a redelivery, a resubmitted dead letter)", { request: "(a retry of the same request)", job: "(a rerun of the same job)" }],
 ];
 
 export function scanContext(text: string, language: string): ScanContext | null {
@@ -34,7 +34,7 @@ export function scanContext(text: string, language: string): ScanContext | null 
 
 /** The message worded for the file's context; files are read once per scan (`texts`). */
 export function reworded(message: string, file: string, language: string, cwd: string, texts: Map<string, string>): string {
-  if (!REWORDING.some(([pattern]) => pattern.test(message))) return message;
+  if (!REWORDING.some(([phrase]) => message.includes(phrase))) return message;
   const absolute = path.resolve(cwd, file);
   let text = texts.get(absolute);
   if (text === undefined) {
@@ -47,5 +47,5 @@ export function reworded(message: string, file: string, language: string, cwd: s
   }
   const context = scanContext(text, language);
   if (context === null || context === "message") return message;
-  return REWORDING.reduce((result, [pattern, words]) => result.replace(pattern, words[context]), message);
+  return REWORDING.reduce((result, [phrase, words]) => result.replaceAll(phrase, words[context]), message);
 }
