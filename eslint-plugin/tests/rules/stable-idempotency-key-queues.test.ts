@@ -1,8 +1,12 @@
 // Delivery identities of the other brokers billing code runs on (SQS, RabbitMQ/AMQP, Kafka, Pub/Sub, BullMQ/Bull/
 // Bee), as unstable key sources, each in the shape its client hands it to a consumer; and what must stay silent: the
 // same names where the file shows no such broker, and a job id the producer sets itself.
-import rule from "../../src/rules/stable-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { ruleTester } from "../rule-tester.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const stripeHeader = `
 import Stripe from "stripe";

@@ -2,9 +2,13 @@
 // (`Pick<Stripe, ...>`, `Stripe["charges"]`, nested, mapped, string keys, declared in another module of the project)
 // is a Stripe client. Run in both modes: the checker agrees on every case.
 import path from "node:path";
-import rule from "../../src/rules/require-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { fixturesDir } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const filename = path.join(fixturesDir, "file.ts");
 const missing = { messageId: "missingKey" as const, data: { resource: "paymentIntents", method: "create", repeat: "a retry of the same request" } };
