@@ -28,7 +28,21 @@ export default client;`);
   });
 
   it("knows nothing of a module that does not use stripe, whatever its names", () => {
-    expect(stripeFacts(`export class Stripe {}\nexport const stripe = new Stripe();`)).toEqual({ usesStripe: false, subclasses: new Set(), clients: new Set() });
+    expect(stripeFacts(`export class Stripe {}\nexport const stripe = new Stripe();`)).toEqual({ usesStripe: false, subclasses: new Set(), clients: new Set(), clientTypes: new Set() });
+  });
+});
+
+describe("stripeFacts: slices of the client", () => {
+  it("finds interfaces and aliases whose members come from Stripe's own types", () => {
+    const facts = stripeFacts(`
+import type Stripe from "stripe";
+export type Payments = Pick<Stripe, "paymentIntents" | "refunds">;
+export interface Charges { charges: Stripe["charges"]; readonly "refunds"?: Stripe["refunds"] }
+export interface Picked extends Pick<Stripe, "invoices"> {}
+export type Inline = { payouts: Readonly<Stripe["payouts"]> };
+export interface Customers { customers: Stripe["customers"] }
+export type Options = Stripe.RequestOptions;`);
+    expect([...facts.clientTypes].sort()).toEqual(["Charges", "Inline", "Payments", "Picked"]);
   });
 });
 

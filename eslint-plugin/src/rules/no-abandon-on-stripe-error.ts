@@ -1,4 +1,4 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { describe } from "../utils/describe.js";
@@ -10,10 +10,11 @@ import { calleeName, staticName } from "../utils/static-name.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { isFunction } from "../utils/walk.js";
 
-export default createRule<[TypeCheckedOption], "abandonAfterCharge">({
+export default createRule<[TypeCheckedOption], "abandonAfterCharge" | "deadLetterInstead">({
   name: "no-abandon-on-stripe-error",
   meta: {
     type: "problem",
+    hasSuggestions: true,
     docs: {
       description: "Disallow abandoning a Service Bus message when a Stripe charge in the same try may already exist",
       recommended: true,
@@ -21,6 +22,8 @@ export default createRule<[TypeCheckedOption], "abandonAfterCharge">({
     messages: {
       abandonAfterCharge:
         "abandonMessage() after a failed `{{charge}}`: the message is redelivered at once, with no backoff, while the charge may already exist (a timeout does not mean Stripe did nothing). Record the outcome, then complete, dead-letter, or reschedule the event with a backoff.",
+      deadLetterInstead:
+        "Dead-letter the message instead (reason StripeOutcomeUnknown): nothing retries it, so nothing charges again; reconcile with Stripe, then resubmit it with a stable key. chargeguard/runtime's handler (createBillingHandler) schedules such retries with a backoff for you.",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -37,7 +40,13 @@ export default createRule<[TypeCheckedOption], "abandonAfterCharge">({
         for (const node of abandons) {
           if (!isSettlement(analysis, node, "abandonMessage")) continue;
           const charge = chargeThatFailed(analysis, node);
-          if (charge) context.report({ node, messageId: "abandonAfterCharge", data: { charge: describe(analysis.sourceCode, charge) } });
+          if (!charge) continue;
+          context.report({
+            node,
+            messageId: "abandonAfterCharge",
+            data: { charge: describe(analysis.sourceCode, charge) },
+            suggest: deadLetterFix(analysis, node),
+          });
         }
       },
     });
@@ -72,4 +81,30 @@ function promiseHandledBy(handler: TSESTree.Node): TSESTree.Node | null {
   const method = calleeName(call);
   const isHandler = (method === "catch" && call.arguments[0] === handler) || (method === "then" && call.arguments[1] === handler);
   return isHandler ? call.callee.object : null;
+}
+
+const DEAD_LETTER_OPTIONS =
+  '{ deadLetterReason: "StripeOutcomeUnknown", deadLetterErrorDescription: "A Stripe call failed after it may have moved money: reconcile before resubmitting." }';
+
+/**
+ * `receiver.abandonMessage(message)` -> `receiver.deadLetterMessage(message, { deadLetterReason, ... })`: the same
+ * receiver and message, settled where nothing redelivers it. Not offered when the abandon passes properties to
+ * modify (the dead letter would silently drop them) or spreads its arguments.
+ */
+function deadLetterFix(analysis: Analysis, abandon: TSESTree.CallExpression): TSESLint.SuggestionReportDescriptor<"deadLetterInstead">[] {
+  const [message, ...rest] = abandon.arguments;
+  if (!message || message.type === AST_NODE_TYPES.SpreadElement || rest.length > 0 || abandon.callee.type !== AST_NODE_TYPES.MemberExpression) return [];
+  const { property } = abandon.callee;
+  const text = analysis.sourceCode.getText(message);
+  return [
+    {
+      messageId: "deadLetterInstead",
+      fix: (fixer) => [
+        abandon.callee.type === AST_NODE_TYPES.MemberExpression && abandon.callee.computed
+          ? fixer.replaceText(property, '"deadLetterMessage"')
+          : fixer.replaceText(property, "deadLetterMessage"),
+        fixer.replaceText(message, `${text}, ${DEAD_LETTER_OPTIONS}`),
+      ],
+    },
+  ];
 }

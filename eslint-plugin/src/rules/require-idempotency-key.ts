@@ -1,17 +1,19 @@
-import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
-import { analysisFor } from "../utils/analysis.js";
+import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
+import { handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "addStableKey">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
+    hasSuggestions: true,
     docs: {
       description: "Require an idempotency key on every Stripe call that moves money",
       recommended: true,
@@ -25,6 +27,8 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
         "{{resource}}.{{method}}() records {{events}} without an identifier: Stripe then makes up a new one per call, so {{repeat}} counts the usage twice. Set identifier from the event's business fields: it is how Stripe deduplicates meter events (a repeat answers 400 'An event already exists'), and cancelling an event needs it.",
       identifierOnSomePaths:
         "{{resource}}.{{method}}() records {{events}} with an identifier on some paths only: where it is absent, Stripe makes up a new one per call, so {{repeat}} counts the usage twice. Set the same stable identifier on every path.",
+      addStableKey:
+        "Key this call on the message body with stableKey() from chargeguard/runtime (two messages with the same body then count as one for Stripe's 24 hours: the body must identify one billing event, such as an invoice or an order and its period).",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -64,11 +68,28 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
       }
       const lookup = idempotencyKeyOf(analysis, node, info);
       if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
+      const fix = lookup.kind === "missing" ? addKeyFix(analysis, node, handlerKeyExpression(analysis, node, info)) : null;
       context.report({
         node: node.callee.property,
         messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
         data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
+        suggest: fix ? [{ messageId: "addStableKey", fix }] : [],
       });
     }
   },
 });
+
+/**
+ * The options a keyless call gets: `create(params)` -> `create(params, { idempotencyKey: <key> })`, `create(params,
+ * { stripeAccount })` -> `create(params, { idempotencyKey: <key>, stripeAccount })`; nothing else is mechanical.
+ */
+function addKeyFix(analysis: Analysis, call: TSESTree.CallExpression, key: string | null): TSESLint.ReportFixFunction | null {
+  if (key === null) return null;
+  const [params, options, ...rest] = call.arguments;
+  if (!params || rest.length > 0) return null;
+  if (!options) return (fixer) => withStableKeyImport(analysis, fixer, fixer.insertTextAfter(params, `, { idempotencyKey: ${key} }`));
+  if (options.type !== AST_NODE_TYPES.ObjectExpression) return null;
+  const first = options.properties[0];
+  return (fixer) =>
+    withStableKeyImport(analysis, fixer, first ? fixer.insertTextBefore(first, `idempotencyKey: ${key}, `) : fixer.replaceText(options, `{ idempotencyKey: ${key} }`));
+}

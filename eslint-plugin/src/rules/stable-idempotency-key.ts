@@ -3,16 +3,18 @@ import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
-import { handlesMessages } from "../utils/message-context.js";
+import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
-import { stripeCall } from "../utils/stripe-call.js";
+import { deliveryKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
+import { stripeCall, type StripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { unstableSourceOf } from "../utils/unstable-source.js";
 
-export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifier">({
+export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifier" | "useStableKey">({
   name: "stable-idempotency-key",
   meta: {
     type: "problem",
+    hasSuggestions: true,
     docs: {
       description:
         "Require Stripe idempotency keys and meter event identifiers that stay the same when Service Bus redelivers or a message is resubmitted",
@@ -23,6 +25,8 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
         "This Stripe idempotency key derives from {{source}}: {{why}}, and Stripe then charges again. Derive the key from the event's business fields (customer, billing period, amount) only.",
       unstableIdentifier:
         "This Billing Meter event identifier derives from {{source}}: {{why}}, and Stripe then counts the usage again. Derive the identifier from the event's business fields (customer, meter, usage period) only.",
+      useStableKey:
+        "Key this call on the delivery's business payload with stableKey() from chargeguard/runtime (two deliveries with the same payload then count as one for Stripe's 24 hours: the payload must identify one billing event, such as an invoice or an order and its period).",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -31,14 +35,23 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
     const analysis = analysisFor(context, options.typeChecked === true);
     const reported = new Set<TSESTree.Node>();
 
-    function check(key: TSESTree.Node, kind: "key" | "identifier" = "key"): void {
+    function check(key: TSESTree.Node, kind: "key" | "identifier" = "key", call?: { node: TSESTree.CallExpression; info: StripeCall }): void {
       if (reported.has(key)) return;
       reported.add(key);
       const source = unstableSourceOf(analysis, key);
       if (!source) return;
-      const why = handlesMessages(analysis) ? source.why : source.whyElsewhere;
+      const why = source.why.replace("{repeat}", repeatWording(analysis));
       if (kind === "key") {
-        context.report({ node: key, messageId: "unstableKey", data: { source: source.source, why } });
+        // Only a key written in the call's own arguments is replaced: shared options may serve other calls.
+        const inCall = call && call.node.range[0] <= key.range[0] && key.range[1] <= call.node.range[1];
+        const read = source.node.type === AST_NODE_TYPES.MemberExpression ? source.node : null;
+        const replacement = inCall && read ? deliveryKeyExpression(analysis, call.node, call.info, read.object, staticName(read) ?? "") : null;
+        context.report({
+          node: key,
+          messageId: "unstableKey",
+          data: { source: source.source, why },
+          suggest: replacement ? [{ messageId: "useStableKey", fix: (fixer) => withStableKeyImport(analysis, fixer, fixer.replaceText(key, replacement)) }] : [],
+        });
       } else {
         context.report({ node: key, messageId: "unstableIdentifier", data: { source: source.source, why: why.replace(/\bkey\b/, "identifier") } });
       }
@@ -64,7 +77,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
           const info = stripeCall(analysis, node);
           if (!info) continue;
           const lookup = idempotencyKeyOf(analysis, node, info);
-          if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach((key) => check(key));
+          if (lookup.kind === "found" || lookup.kind === "partial") lookup.keys.forEach((key) => check(key, "key", { node, info }));
           const identifier = meterIdentifierOf(analysis, node, info);
           if (identifier?.kind === "found" || identifier?.kind === "partial") identifier.keys.forEach((key) => check(key, "identifier"));
         }

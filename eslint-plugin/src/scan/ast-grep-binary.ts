@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { ScanToolError } from "./errors.js";
+import type { AstGrepMatch } from "./finding.js";
 
 const require = createRequire(import.meta.url);
 
@@ -34,4 +36,26 @@ export function astGrepBinary(): string {
   throw new ScanToolError(
     `ast-grep is not installed for ${process.platform}-${process.arch}: reinstall eslint-plugin-chargeguard (it depends on @ast-grep/cli) with optional dependencies enabled`,
   );
+}
+
+/** Runs ast-grep with `args` in `cwd`; resolves with its output and exit code (a failure to start is a tool error). */
+export function runAstGrep(args: string[], cwd: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(astGrepBinary(), args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error) => reject(new ScanToolError(`could not run ast-grep: ${error.message}`, { cause: error })));
+    child.on("close", (code) => resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), code }));
+  });
+}
+
+/** The matches ast-grep printed with `--json=compact`. */
+export function parseMatches(stdout: string): AstGrepMatch[] {
+  try {
+    return JSON.parse(stdout.trim() || "[]") as AstGrepMatch[];
+  } catch (error) {
+    throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
+  }
 }

@@ -7,7 +7,9 @@
  * lock-renewal` findings carry a literal deadline, kept only when it is shorter than one Stripe call's worst case.
  */
 export interface RuleMetadata {
-  role?: "charges" | "stripe-budget";
+  /** `money-wrapper`: a method of the project that hands its caller's key or options to a charge (java-wrappers.ts). */
+  role?: "charges" | "stripe-budget" | "money-wrapper";
+  passes?: "options" | "key";
   scope?: "project";
   measure?: "lock-renewal";
 }

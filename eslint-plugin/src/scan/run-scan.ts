@@ -1,11 +1,12 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { astGrepBinary } from "./ast-grep-binary.js";
+import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
-import type { Finding } from "./finding.js";
-import { applyProjectFacts, type RuleMetadata } from "./project-facts.js";
+import type { AstGrepMatch, Finding } from "./finding.js";
+import { wrapperCallMatches } from "./java-wrappers.js";
+import { reworded } from "./delivery-context.js";
+import { applyProjectFacts } from "./project-facts.js";
 import { springPropertiesMatches } from "./spring-properties.js";
 
 /** The rules: `eslint-plugin/ast-grep/` beside `src/` and `dist/` alike. */
@@ -16,17 +17,6 @@ export interface ScanOptions {
   cwd?: string;
 }
 
-/** What ast-grep prints per match with `--json=compact` (the fields read here). */
-interface AstGrepMatch {
-  file: string;
-  text: string;
-  lines: string;
-  metadata?: RuleMetadata | null;
-  ruleId: string;
-  message: string;
-  language: string;
-  range: { start: { line: number; column: number } };
-}
 
 /**
  * Runs the Python, Java and Spring YAML and properties rules over `paths` (files or directories; default: the current directory)
@@ -38,17 +28,14 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   const targets = paths.length > 0 ? [...paths] : ["."];
   const missing = targets.filter((target) => !existsSync(path.resolve(cwd, target)));
   if (missing.length > 0) throw new ScanUsageError(`no such file or directory: ${missing.join(", ")}`);
-  const { stdout, stderr, code } = await run(astGrepBinary(), ["scan", "--config", SCAN_CONFIG, "--json=compact", "--include-metadata", "--", ...targets], cwd);
+  const { stdout, stderr, code } = await runAstGrep(["scan", "--config", SCAN_CONFIG, "--json=compact", "--include-metadata", "--", ...targets], cwd);
   // ast-grep exits 1 when it found error-level matches; anything else but 0 is a failure.
   if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
-  let matches: AstGrepMatch[];
-  try {
-    matches = JSON.parse(stdout.trim() || "[]") as AstGrepMatch[];
-  } catch (error) {
-    throw new ScanToolError("ast-grep printed output that is not JSON", { cause: error });
-  }
-  return applyProjectFacts([...matches, ...springPropertiesMatches(targets, cwd)])
-    .map((match) => toFinding(match, cwd))
+  const matches = parseMatches(stdout);
+  const wrapperCalls = await wrapperCallMatches(matches, targets, cwd);
+  const texts = new Map<string, string>();
+  return applyProjectFacts([...matches, ...wrapperCalls, ...springPropertiesMatches(targets, cwd)])
+    .map((match) => toFinding({ ...match, message: reworded(match.message, match.file, match.language, cwd, texts) }, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
@@ -63,16 +50,4 @@ function toFinding(match: AstGrepMatch, cwd: string): Finding {
     message: match.message,
     language: match.language.toLowerCase(),
   };
-}
-
-function run(binary: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", (error) => reject(new ScanToolError(`could not run ast-grep: ${error.message}`, { cause: error })));
-    child.on("close", (code) => resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), code }));
-  });
 }

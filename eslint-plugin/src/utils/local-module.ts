@@ -15,6 +15,11 @@ export interface StripeModuleFacts {
   subclasses: ReadonlySet<string>;
   /** Variables holding a client (`new Stripe(...)`, `Stripe(...)`, `new Subclass(...)`); `default` for a default export. */
   clients: ReadonlySet<string>;
+  /**
+   * Interfaces and type aliases declared here that are a slice of the client, their members taken from Stripe's own
+   * types (`type Payments = Pick<Stripe, "paymentIntents">`, `interface Payments { charges: Stripe["charges"] }`).
+   */
+  clientTypes: ReadonlySet<string>;
 }
 
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
@@ -70,7 +75,7 @@ export function stripeFacts(text: string): StripeModuleFacts {
   for (const match of text.matchAll(STRIPE_REQUIRE)) constructors.add(match[1]!);
   const usesStripe = constructors.size > 0 || /require\(\s*(["'])stripe\1\s*\)/.test(text);
   const subclasses = new Set<string>();
-  if (!usesStripe) return { usesStripe, subclasses, clients: new Set() };
+  if (!usesStripe) return { usesStripe, subclasses, clients: new Set(), clientTypes: new Set() };
   // A subclass of a subclass: repeat until nothing new extends a known client class.
   for (let grew = true; grew; ) {
     grew = false;
@@ -97,5 +102,24 @@ export function stripeFacts(text: string): StripeModuleFacts {
       if (local && exported && clients.has(local)) clients.add(exported);
     }
   }
-  return { usesStripe, subclasses, clients };
+  return { usesStripe, subclasses, clients, clientTypes: clientTypesOf(text, [...constructors]) };
+}
+
+/** The client's resources that move money: a type made of them is a slice of the client worth following. */
+export const CLIENT_RESOURCES: ReadonlySet<string> = new Set(["paymentIntents", "charges", "refunds", "invoices", "payouts", "transfers", "subscriptions"]);
+const RESOURCES = [...CLIENT_RESOURCES].join("|");
+
+function clientTypesOf(text: string, constructors: readonly string[]): Set<string> {
+  const names = constructors.map((name) => name.replace(/\$/g, "\\$")).join("|");
+  const stripeType = `(?:${names})(?:\\.Stripe)?`;
+  const picked = new RegExp(`^(?:Pick|Omit|Partial|Required|Readonly)<\\s*${stripeType}\\s*[,>]`);
+  const member = new RegExp(`["']?\\b(?:${RESOURCES})\\b["']?\\??\\s*:\\s*(?:\\w+<\\s*)?${stripeType}\\s*\\[`);
+  const found = new Set<string>();
+  for (const match of text.matchAll(/\btype\s+(\w+)(?:<[^>=]*>)?\s*=\s*([^;]+)/g)) {
+    if (picked.test(match[2]!.trim()) || member.test(match[2]!)) found.add(match[1]!);
+  }
+  for (const match of text.matchAll(/\binterface\s+(\w+)([^{]*)\{([^}]*)\}/g)) {
+    if (picked.test(match[2]!.replace(/^[^]*?\bextends\s+/, "").trim()) || member.test(match[3]!)) found.add(match[1]!);
+  }
+  return found;
 }

@@ -1,23 +1,37 @@
 import type { Analysis } from "./analysis.js";
 
-/** Service Bus in the file: the SDK's package, or its receiving and settlement methods. */
-const SERVICE_BUS = /@azure\/service-bus|\b(completeMessage|abandonMessage|deadLetterMessage|deferMessage|receiveMessages|processMessage|renewMessageLock)\b/;
-
-const cache = new WeakMap<object, boolean>();
-
 /**
- * Whether the file handles Service Bus messages, so a repeat is "a redelivered message"; elsewhere (an HTTP handler,
- * a job) the same missing or unstable key fails on a retry of the request instead, and messages say so.
+ * Where the code runs, which decides what repeats it: a queue delivery (Service Bus or another broker: a redelivered
+ * message), a scheduled or queued job (cron, a timer trigger, a job queue: a rerun of the job), or else an HTTP
+ * request (a retry of the request). Messages name the repeat that applies.
  */
-export function handlesMessages(analysis: Analysis): boolean {
+export type DeliveryContext = "message" | "job" | "request";
+
+/** Service Bus (the SDK's package, its receiving and settlement methods) or another message broker's client. */
+const MESSAGES =
+  /@azure\/service-bus|\b(completeMessage|abandonMessage|deadLetterMessage|deferMessage|receiveMessages|processMessage|renewMessageLock)\b|["'](@aws-sdk\/client-sqs|sqs-consumer|amqplib(\/callback_api)?|amqp-connection-manager|kafkajs|@confluentinc\/kafka-javascript|node-rdkafka|@google-cloud\/pubsub|@nestjs\/microservices)["']|\bSQSEvent\b|\bSQSHandler\b/;
+
+/** A scheduler or a job queue: cron packages, NestJS `@Cron`/`@Interval`, Azure Functions timers, BullMQ/Bull/Bee/Agenda. */
+const JOBS = /["'](node-cron|cron|node-schedule|agenda|bullmq|bull|bee-queue|@nestjs\/schedule|@nestjs\/bullmq|@nestjs\/bull)["']|@(Cron|Interval|Timeout)\(|\bapp\.timer\(|\bTimerTrigger\b/;
+
+const REPEAT: Record<DeliveryContext, string> = {
+  message: "a redelivered message",
+  job: "a rerun of the same job",
+  request: "a retry of the same request",
+};
+
+const cache = new WeakMap<object, DeliveryContext>();
+
+export function deliveryContext(analysis: Analysis): DeliveryContext {
   const cached = cache.get(analysis.sourceCode);
   if (cached !== undefined) return cached;
-  const result = SERVICE_BUS.test(analysis.sourceCode.text);
+  const { text } = analysis.sourceCode;
+  const result: DeliveryContext = MESSAGES.test(text) ? "message" : JOBS.test(text) ? "job" : "request";
   cache.set(analysis.sourceCode, result);
   return result;
 }
 
 /** The repeat that charges again, worded for the file. */
 export function repeatWording(analysis: Analysis): string {
-  return handlesMessages(analysis) ? "a redelivered message" : "a retry of the same request";
+  return REPEAT[deliveryContext(analysis)];
 }

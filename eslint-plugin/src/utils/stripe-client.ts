@@ -2,6 +2,7 @@ import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
 import { bindingOf } from "./binding.js";
 import { localImportOf } from "./imported-client.js";
+import { CLIENT_RESOURCES } from "./local-module.js";
 import { calledFunction, enclosingClassBody, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
 import { staticName } from "./static-name.js";
@@ -14,7 +15,6 @@ import { walk } from "./walk.js";
 export type ClientVerdict = "stripe" | "other" | "unknown";
 
 /** Resources whose presence in a declared type makes it (a slice of) the Stripe client. */
-const CLIENT_RESOURCES = new Set(["paymentIntents", "charges", "refunds", "invoices", "payouts", "transfers", "subscriptions"]);
 
 /**
  * Follows a value to where it was made: `new Stripe(key)`, `Stripe(key)`, `require("stripe")(key)`, a subclass of
@@ -227,6 +227,8 @@ function typeVerdict(analysis: Analysis, type: TSESTree.TypeNode, depth: number)
       return "unknown";
     case AST_NODE_TYPES.TSTypeLiteral:
       return membersVerdict(analysis, type.members, depth);
+    case AST_NODE_TYPES.TSMappedType:
+      return mappedVerdict(analysis, type, depth);
     case AST_NODE_TYPES.TSTypeReference:
       return referenceVerdict(analysis, type, depth);
     default:
@@ -255,7 +257,7 @@ function referenceVerdict(analysis: Analysis, type: TSESTree.TSTypeReference, de
   }
   const origin = moduleOrigin(analysis.sourceCode, name);
   const imported = origin?.module.startsWith(".") ? localImportOf(analysis, name) : null;
-  if (imported?.facts.subclasses.has(imported.exported)) return "stripe";
+  if (imported?.facts.subclasses.has(imported.exported) || imported?.facts.clientTypes.has(imported.exported)) return "stripe";
   if (imported?.facts.usesStripe) return "unknown"; // a wrapper of the client, or a type of a module that uses it
   if (origin && origin.module !== "<global>") return origin.module === "stripe" ? "stripe" : /stripe/i.test(name.name) ? "stripe" : "other";
   const declaration = typeDeclarationOf(analysis.sourceCode, name);
@@ -288,24 +290,55 @@ function heritageVerdict(analysis: Analysis, expression: TSESTree.Node, argument
   return declaration ? declarationVerdict(analysis, declaration, depth + 1) : "unknown";
 }
 
-/** `{ paymentIntents: Stripe.PaymentIntentsResource }`, `{ charges: Stripe["charges"] }`: a slice of the client. */
+/**
+ * `{ paymentIntents: Stripe.PaymentIntentsResource }`, `{ charges: Stripe["charges"] }`, `{ "refunds": ... }`,
+ * `{ [K in "paymentIntents"]: Stripe[K] }`: a slice of the client, its members taken from Stripe's own types.
+ */
 function membersVerdict(analysis: Analysis, members: readonly TSESTree.TypeElement[], depth: number): ClientVerdict {
   for (const member of members) {
-    if (member.type !== AST_NODE_TYPES.TSPropertySignature || member.key.type !== AST_NODE_TYPES.Identifier) continue;
-    if (!CLIENT_RESOURCES.has(member.key.name)) continue;
+    if (member.type !== AST_NODE_TYPES.TSPropertySignature) continue;
+    const key = member.key.type === AST_NODE_TYPES.Identifier ? member.key.name : member.key.type === AST_NODE_TYPES.Literal ? String(member.key.value) : null;
+    if (key === null || !CLIENT_RESOURCES.has(key)) continue;
     const type = annotationOf(member);
     if (type && mentionsStripe(analysis, type, depth)) return "stripe";
   }
   return "other";
 }
 
+function mappedVerdict(analysis: Analysis, type: TSESTree.TSMappedType, depth: number): ClientVerdict {
+  const keys = type.constraint.type === AST_NODE_TYPES.TSUnionType ? type.constraint.types : [type.constraint];
+  const names = keys.flatMap((key) => (key.type === AST_NODE_TYPES.TSLiteralType && key.literal.type === AST_NODE_TYPES.Literal ? [String(key.literal.value)] : []));
+  if (!names.some((name) => CLIENT_RESOURCES.has(name)) || !type.typeAnnotation) return "other";
+  return mentionsStripe(analysis, type.typeAnnotation, depth) ? "stripe" : "other";
+}
+
+/** Whether a member's type is taken from Stripe's: `Stripe["x"]["create"]`, `Pick<Stripe["x"], "create">`, `{ create: Stripe["x"]["create"] }`. */
 function mentionsStripe(analysis: Analysis, type: TSESTree.TypeNode, depth: number): boolean {
-  if (type.type === AST_NODE_TYPES.TSIndexedAccessType) return typeVerdict(analysis, type.objectType, depth + 1) === "stripe";
-  if (type.type === AST_NODE_TYPES.TSImportType) return importsStripeModule(type);
-  if (type.type !== AST_NODE_TYPES.TSTypeReference) return false;
-  const name = type.typeName;
-  const root = name.type === AST_NODE_TYPES.TSQualifiedName ? name.left : name;
-  return root.type === AST_NODE_TYPES.Identifier && moduleOrigin(analysis.sourceCode, root)?.module === "stripe";
+  if (depth > 8) return false;
+  switch (type.type) {
+    case AST_NODE_TYPES.TSIndexedAccessType:
+      return type.objectType.type === AST_NODE_TYPES.TSIndexedAccessType
+        ? mentionsStripe(analysis, type.objectType, depth + 1)
+        : typeVerdict(analysis, type.objectType, depth + 1) === "stripe";
+    case AST_NODE_TYPES.TSImportType:
+      return importsStripeModule(type);
+    case AST_NODE_TYPES.TSTypeLiteral:
+      return type.members.some((member) => {
+        const inner = member.type === AST_NODE_TYPES.TSPropertySignature ? annotationOf(member) : null;
+        return inner !== null && mentionsStripe(analysis, inner, depth + 1);
+      });
+    case AST_NODE_TYPES.TSTypeReference: {
+      const name = type.typeName;
+      const argument = type.typeArguments?.params[0];
+      if (argument && name.type === AST_NODE_TYPES.Identifier && /^(Pick|Omit|Partial|Required|Readonly|NonNullable)$/.test(name.name)) {
+        return mentionsStripe(analysis, argument, depth + 1);
+      }
+      const root = name.type === AST_NODE_TYPES.TSQualifiedName ? name.left : name;
+      return root.type === AST_NODE_TYPES.Identifier && moduleOrigin(analysis.sourceCode, root)?.module === "stripe";
+    }
+    default:
+      return false;
+  }
 }
 
 function importsStripeModule(type: TSESTree.TSImportType): boolean {

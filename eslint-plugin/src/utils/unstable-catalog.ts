@@ -4,30 +4,16 @@ import type { ModuleOrigin } from "./module-origin.js";
 export interface Instability {
   /** What the code reads, as the message names it: `lockToken`, `crypto.randomUUID()`. */
   source: string;
-  /** Why, where a Service Bus message is handled. */
+  /** Why; `{repeat}` stands for the repeat that applies where the code runs (see message-context). */
   why: string;
-  /** Why, in code that handles no message (an HTTP handler, a job): worded for a retry instead of a redelivery. */
-  whyElsewhere: string;
 }
 
 const PER_DELIVERY = "it changes on every redelivery of the same message";
 const PER_MESSAGE = "it is new when a dead-lettered message is resubmitted or a producer re-sends the event";
 
-const random = (source: string): Instability => ({
-  source,
-  why: "it is random, so a redelivered message gets a new key",
-  whyElsewhere: "it is random, so a retry of the same request gets a new key",
-});
-const clock = (source: string): Instability => ({
-  source,
-  why: "it reads the clock, so a redelivered message gets a new key",
-  whyElsewhere: "it reads the clock, so a retry of the same request gets a new key",
-});
-const timeId = (source: string): Instability => ({
-  source,
-  why: "it is a time-based id, new on every call",
-  whyElsewhere: "it is a time-based id, new on every call",
-});
+const random = (source: string): Instability => ({ source, why: "it is random, so {repeat} gets a new key" });
+const clock = (source: string): Instability => ({ source, why: "it reads the clock, so {repeat} gets a new key" });
+const timeId = (source: string): Instability => ({ source, why: "it is a time-based id, new on every call" });
 
 /** Service Bus message metadata that differs between two deliveries of one billing event. */
 export const UNSTABLE_MESSAGE_PROPERTIES: ReadonlyMap<string, string> = new Map([

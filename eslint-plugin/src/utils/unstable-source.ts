@@ -6,6 +6,7 @@ import { isFromMessageBody } from "./message-body.js";
 import { moduleOrigin } from "./module-origin.js";
 import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "./parameter-binding.js";
 import { patternPath, type PathStep } from "./pattern-path.js";
+import { deliveryIdentity } from "./queue-delivery.js";
 import { staticName } from "./static-name.js";
 import { annotatedTypeName } from "./type-annotation.js";
 import { generatorFactory, NEW_DATE, UNSTABLE_MESSAGE_PROPERTIES, unstableCall, type Instability } from "./unstable-catalog.js";
@@ -199,14 +200,18 @@ function pathSource(
   return trace(analysis, current, currentEnv, depth + 1);
 }
 
-/** An unstable metadata property read from something that may be a Service Bus message. */
+/** An unstable metadata property read from something that may be a Service Bus message, or another broker's delivery identity. */
 function metadataStep(analysis: Analysis, path: readonly PathStep[], object: TSESTree.Node | null, env: Env): Omit<UnstableSource, "node"> | null {
   for (const step of path) {
     if (typeof step !== "string") continue;
     const why = UNSTABLE_MESSAGE_PROPERTIES.get(step);
-    if (why === undefined) continue;
+    if (why === undefined) {
+      const other = deliveryIdentity(analysis, step, object);
+      if (other === null) continue;
+      return object && isFromMessageBody(analysis, object, env) ? null : other;
+    }
     if (object && !mayBeServiceBusMessage(analysis, object, env)) return null;
-    return { source: step, why, whyElsewhere: why };
+    return { source: step, why };
   }
   return null;
 }

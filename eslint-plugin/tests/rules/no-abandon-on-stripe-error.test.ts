@@ -1,5 +1,9 @@
-import rule from "../../src/rules/no-abandon-on-stripe-error.js";
+import ruleWithSuggestions from "../../src/rules/no-abandon-on-stripe-error.js";
+import { detectionOnly } from "../detection-only.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const abandon = (charge: string) => ({ messageId: "abandonAfterCharge" as const, data: { charge } });
 

@@ -1,5 +1,9 @@
-import rule from "../../src/rules/require-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const REDELIVERED = "a redelivered message";
 const RETRIED = "a retry of the same request";

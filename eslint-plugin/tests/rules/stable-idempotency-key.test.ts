@@ -1,5 +1,9 @@
-import rule from "../../src/rules/stable-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const PER_DELIVERY = "it changes on every redelivery of the same message";
 const PER_MESSAGE = "it is new when a dead-lettered message is resubmitted or a producer re-sends the event";

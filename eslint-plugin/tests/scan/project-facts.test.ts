@@ -1,15 +1,17 @@
 // `chargeguard scan` across the files of one project: a receive mode and a lock renewal set in a Spring
 // configuration class, application.yml or a Python receiver module count when another file charges, and the renewal
-// is measured against the Stripe client the project configures (retries, read timeout), not only the SDK's defaults.
+// is measured against the Stripe client the project configures (retries, read timeout), not only the SDK's defaults;
+// a Java wrapper of the project around a charge (java-wrapper) is a charge where it is called, its key checked there.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runScan } from "../../src/scan/index.js";
+import { parameterNames } from "../../src/scan/java-wrappers.js";
 import { lockRenewalSeconds, stripeBudget } from "../../src/scan/project-facts.js";
 import { expectedFindings } from "./expected-findings.js";
 
 const fixtures = fileURLToPath(new URL("../scan-fixtures", import.meta.url));
 
-describe.each(["projects/spring", "projects/python"])("a project's configuration apart from its charge: %s", (directory) => {
+describe.each(["projects/spring", "projects/python", "projects/java-wrapper"])("a project's configuration apart from its charge: %s", (directory) => {
   it("reports the receive mode and the short renewal where they are set, and nothing else", async () => {
     const findings = await runScan([directory], { cwd: fixtures });
     expect(findings.map(({ ruleId, file, line }) => ({ ruleId, file, line }))).toEqual(expectedFindings(fixtures, directory));
@@ -46,4 +48,9 @@ describe("the measures", () => {
     expect(stripeBudget([match("Java", "RequestOptions.builder().setReadTimeout(120_000)"), match("Java", "Stripe.setMaxNetworkRetries(3)")]).seconds).toBe(495);
     expect(stripeBudget([match("Python", "timeout=30")]).seconds).toBe(100);
   });
+});
+
+it("reads a wrapper's parameters whatever their modifiers and generics", () => {
+  expect(parameterNames("public Charge charge(final ChargeCreateParams params, Map<String, List<Object>> extra, @NonNull RequestOptions options) {", "charge")).toEqual(["params", "extra", "options"]);
+  expect(parameterNames("Charge none() {", "none")).toEqual([]);
 });

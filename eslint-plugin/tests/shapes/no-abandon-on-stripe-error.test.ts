@@ -1,6 +1,10 @@
 // Real service shapes: the charge sits behind an injected service, a class method, an object method or an arrow.
-import rule from "../../src/rules/no-abandon-on-stripe-error.js";
+import ruleWithSuggestions from "../../src/rules/no-abandon-on-stripe-error.js";
+import { detectionOnly } from "../detection-only.js";
 import { inBothModes } from "./both-modes.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const abandon = (charge: string) => ({ messageId: "abandonAfterCharge" as const, data: { charge } });
 

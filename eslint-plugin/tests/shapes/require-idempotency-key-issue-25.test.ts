@@ -3,9 +3,13 @@
 // argument, and options whose key is added on some paths only. Each case is the shape of a labelled corpus file
 // (eslint-plugin/corpus/). The fixture modules are beside the RuleTester's file, so both modes read the same project.
 import path from "node:path";
-import rule from "../../src/rules/require-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { fixturesDir, ruleTester, typedRuleTester } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const filename = path.join(fixturesDir, "file.ts");
 const RETRIED = "a retry of the same request";

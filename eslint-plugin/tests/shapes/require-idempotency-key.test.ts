@@ -1,7 +1,11 @@
 // Stripe clients known by their type, whatever their name or origin; options spread or built conditionally;
 // capture and confirm; messages worded for the file (a redelivered message only where there is one).
-import rule from "../../src/rules/require-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { inBothModes } from "./both-modes.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const REDELIVERED = "a redelivered message";
 const RETRIED = "a retry of the same request";

@@ -1,7 +1,11 @@
 // More random and clock sources, fallbacks, keys passed through wrappers, message ids taken in a loop.
-import rule from "../../src/rules/stable-idempotency-key.js";
+import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
+import { detectionOnly } from "../detection-only.js";
 import { esmHeader } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const rule = detectionOnly(ruleWithSuggestions);
 
 const RANDOM = "it is random, so a redelivered message gets a new key";
 const CLOCK = "it reads the clock, so a redelivered message gets a new key";

@@ -1,0 +1,102 @@
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
+import type { Analysis } from "./analysis.js";
+import { annotatedTypeName } from "./type-annotation.js";
+import type { StripeCall } from "./stripe-call.js";
+import { staticName } from "./static-name.js";
+import { isFunction, walk } from "./walk.js";
+
+/** Where the runtime's key helper is imported from (`stableKey(fields, { scope })`, runtime/stable-key.ts). */
+export const STABLE_KEY_MODULE = "chargeguard/runtime";
+
+/**
+ * The business payload of a delivery, by the metadata read off it: what the producer wrote, which survives a
+ * redelivery, a resubmission and a re-added job (Service Bus and an SQS Lambda record: `body`; the AWS SDK's SQS
+ * message: `Body`; a BullMQ/Bull/Bee job: `data`).
+ */
+const PAYLOAD: Readonly<Record<string, string>> = {
+  lockToken: "body",
+  deliveryCount: "body",
+  lockedUntilUtc: "body",
+  messageId: "body",
+  sequenceNumber: "body",
+  enqueuedTimeUtc: "body",
+  receiptHandle: "body",
+  ReceiptHandle: "Body",
+  MessageId: "Body",
+};
+
+/**
+ * `stableKey({ body: message.body }, { scope: "<resource>.<method>" })`: the key a suggestion writes in place of a
+ * per-delivery one, from the business fields of the same delivery. Only where that is mechanical and keeps what the
+ * handler charges: the unstable source is metadata read off a named delivery (`message.messageId`, `job.id`), the key
+ * is written in the call's own arguments, the file is an ES module (the import is added), and the handler makes no
+ * other call of the same resource and method (both would then share one key, and Stripe would answer the second
+ * with the first). `null` otherwise.
+ */
+export function deliveryKeyExpression(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall, delivery: TSESTree.Node, property: string): string | null {
+  const payload = property === "id" ? "data" : PAYLOAD[property];
+  if (payload === undefined || delivery.type !== AST_NODE_TYPES.Identifier) return null;
+  return keyFor(analysis, call, info, `${delivery.name}.${payload}`);
+}
+
+/**
+ * The same for a call with no key at all, inside a Service Bus message handler: the message is the parameter annotated
+ * `ServiceBusReceivedMessage` (or the one `processMessage` receives) of an enclosing function.
+ */
+export function handlerKeyExpression(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): string | null {
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    const [first] = current.params;
+    if (first?.type !== AST_NODE_TYPES.Identifier) continue;
+    const property = current.parent?.type === AST_NODE_TYPES.Property ? staticName(current.parent) : null;
+    const typeName = annotatedTypeName(first);
+    if ((typeName !== null && /^ServiceBus\w*Message$/.test(typeName)) || property === "processMessage") return keyFor(analysis, call, info, `${first.name}.body`);
+  }
+  return null;
+}
+
+function keyFor(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall, payload: string): string | null {
+  if (info.meterEvent !== null || !isModule(analysis) || !alone(analysis, call, info)) return null;
+  const scope = `${info.resource}.${info.method}`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(scope)) return null;
+  return `stableKey({ body: ${payload} }, { scope: "${scope}" })`;
+}
+
+/** No other `<resource>.<method>(...)` in the outermost function around the call. */
+function alone(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): boolean {
+  let outer: TSESTree.Node = analysis.sourceCode.ast;
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) if (isFunction(current)) outer = current;
+  let others = 0;
+  walk(analysis.sourceCode, outer, (node) => {
+    if (node === call || node.type !== AST_NODE_TYPES.CallExpression || node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
+    const object = node.callee.object;
+    if (staticName(node.callee) === info.method && object.type === AST_NODE_TYPES.MemberExpression && staticName(object) === info.resource.split(".").pop()) others += 1;
+  });
+  return others === 0;
+}
+
+function isModule(analysis: Analysis): boolean {
+  const body = analysis.sourceCode.ast.body;
+  if (!body.some((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration)) return false;
+  // `stableKey` bound to something else in the file: the suggestion would call that instead.
+  const variable = analysis.sourceCode.scopeManager?.globalScope?.set.get("stableKey");
+  const moduleScope = analysis.sourceCode.scopeManager?.globalScope?.childScopes[0]?.set.get("stableKey");
+  return [variable, moduleScope].every(
+    (bound) => bound === undefined || bound.defs.every((definition) => definition.parent?.type === AST_NODE_TYPES.ImportDeclaration && definition.parent.source.value === STABLE_KEY_MODULE),
+  );
+}
+
+/** `fix`, plus the import of `stableKey` when the file does not have it. */
+export function withStableKeyImport(analysis: Analysis, fixer: TSESLint.RuleFixer, fix: TSESLint.RuleFix): TSESLint.RuleFix[] {
+  const body = analysis.sourceCode.ast.body;
+  const imported = body.some(
+    (statement) =>
+      statement.type === AST_NODE_TYPES.ImportDeclaration &&
+      statement.source.value === STABLE_KEY_MODULE &&
+      statement.specifiers.some((specifier) => specifier.local.name === "stableKey"),
+  );
+  if (imported) return [fix];
+  const lastImport = [...body].reverse().find((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration);
+  const line = `import { stableKey } from "${STABLE_KEY_MODULE}";`;
+  return [lastImport ? fixer.insertTextAfter(lastImport, `\n${line}`) : fixer.insertTextBeforeRange([0, 0], `${line}\n`), fix];
+}
