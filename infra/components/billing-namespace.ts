@@ -8,14 +8,10 @@ import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
 import type { Sku } from "../stack-config.js";
 import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
+import type { BillingAlertReceivers } from "./alert-receivers.js";
 import { billingActionGroup, newDeadLettersAlert } from "./namespace-alerts.js";
 
-export interface BillingAlertReceivers {
-  emails?: pulumi.Input<string>[];
-  webhooks?: { name: string; url: pulumi.Input<string> }[];
-  /** The action group's short name in SMS and e-mail (Azure allows 12 characters), default "billing". */
-  shortName?: string;
-}
+export type { BillingAlertReceivers };
 
 export interface BillingNamespaceArgs {
   resourceGroupName: pulumi.Input<string>;

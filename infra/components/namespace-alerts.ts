@@ -3,7 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ActionGroup, ScheduledQueryRule, type DiagnosticSetting } from "@pulumi/azure-native/monitor/index.js";
 import { defaultSeverities, NEW_DEAD_LETTERS_COLUMN, newDeadLettersQuery } from "../alert-specs.js";
-import type { BillingAlertReceivers } from "./billing-namespace.js";
+import type { BillingAlertReceivers } from "./alert-receivers.js";
 
 export interface NamespaceAlertsArgs {
   /** The component's resource name; children are named `<name>-billing-alerts` and `<name>-new-dead-letters`. */

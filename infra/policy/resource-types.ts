@@ -25,6 +25,8 @@ export const types = {
   subnet: "azure-native:network:Subnet",
   natGateway: "azure-native:network:NatGateway",
   postgresConfiguration: "azure-native:dbforpostgresql:Configuration",
+  postgresDatabase: "azure-native:dbforpostgresql:Database",
+  postgresFirewallRule: "azure-native:dbforpostgresql:FirewallRule",
   vault: "azure-native:keyvault:Vault",
 } as const;
 

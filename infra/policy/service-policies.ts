@@ -18,7 +18,7 @@ import {
 import { baselineAlerts } from "./alert-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath } from "./network-policies.js";
-import { creationOrder } from "./ordering-policies.js";
+import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
@@ -317,6 +317,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   scaleRuleByIdentity,
   scalerManageRight,
   creationOrder,
+  serverOperationsSerial,
   consumerProbesPolicy,
   baselineAlerts,
   appsEgressPath,

@@ -268,6 +268,7 @@ describe("the policy set", () => {
       "consumer-scale-rule-identity",
       "consumer-scaler-manage-right",
       "creation-order",
+      "postgres-operations-serial",
       "consumer-probes",
       "service-baseline-alerts",
       "consumer-egress-path",
