@@ -20,7 +20,7 @@ import { logsOnce } from "./log-policies.js";
 import { appsEgressPath } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
-import { scalerManageRight } from "./scaler-policies.js";
+import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
 
@@ -316,6 +316,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   deleteLockInProduction,
   scaleRuleByIdentity,
   scalerManageRight,
+  scalerIdentityPlatformOnly,
   creationOrder,
   serverOperationsSerial,
   consumerProbesPolicy,

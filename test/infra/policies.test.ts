@@ -267,6 +267,7 @@ describe("the policy set", () => {
       "delete-lock-in-prod",
       "consumer-scale-rule-identity",
       "consumer-scaler-manage-right",
+      "consumer-scaler-identity-platform-only",
       "creation-order",
       "postgres-operations-serial",
       "consumer-probes",
