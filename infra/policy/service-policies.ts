@@ -15,7 +15,7 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
-import { baselineAlerts } from "./alert-policies.js";
+import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
@@ -321,6 +321,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   serverOperationsSerial,
   consumerProbesPolicy,
   baselineAlerts,
+  alertsCanFire,
   appsEgressPath,
   logsOnce,
   consumerBounds,

@@ -272,6 +272,7 @@ describe("the policy set", () => {
       "postgres-operations-serial",
       "consumer-probes",
       "service-baseline-alerts",
+      "alerts-can-fire",
       "consumer-egress-path",
       "logs-sent-once",
       "consumer-app-bounds",
