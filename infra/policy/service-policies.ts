@@ -17,7 +17,7 @@ import {
 } from "../../tuning/index.js";
 import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
 import { logsOnce } from "./log-policies.js";
-import { appsEgressPath } from "./network-policies.js";
+import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
@@ -323,6 +323,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   baselineAlerts,
   alertsCanFire,
   appsEgressPath,
+  egressZoneRedundant,
   logsOnce,
   consumerBounds,
   guardDatabase,

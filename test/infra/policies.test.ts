@@ -274,6 +274,7 @@ describe("the policy set", () => {
       "service-baseline-alerts",
       "alerts-can-fire",
       "consumer-egress-path",
+      "egress-zone-redundant",
       "logs-sent-once",
       "consumer-app-bounds",
       "guard-database",
