@@ -37,11 +37,49 @@ export interface QueueAlertSpec {
   threshold: number;
   severity: number;
   windowSize: string;
+  /** How often Azure evaluates it (default PT1M). */
+  evaluationFrequency?: string;
+  /**
+   * Default true (stateful: fires once, resolves when the condition clears). False: stateless, it notifies at every
+   * evaluation while the condition holds (Azure Monitor: stateless alerts fire each time the condition is met).
+   */
+  autoMitigate?: boolean;
   description: string;
 }
 
 export const METRIC_NAMESPACE = "Microsoft.ServiceBus/namespaces";
 export const DEAD_LETTER_METRIC = "DeadletteredMessages";
+
+/** The dead-letter pair: which queue holds dead letters (stateful), and a page that repeats while any waits (stateless). */
+function deadLetterSpecs(queueName: string, severity: number): QueueAlertSpec[] {
+  return [
+    {
+      // A gauge: it stays above 0 while the dead-letter queue holds anything. Stateful, it fires once and resolves when
+      // the queue is clean; the stateless dead-letters-waiting alert below keeps paging meanwhile.
+      key: "deadlettered",
+      metricName: DEAD_LETTER_METRIC,
+      timeAggregation: "Maximum",
+      threshold: 0,
+      severity,
+      windowSize: "PT5M",
+      description: `The dead-letter queue of ${queueName} holds billing events: a customer may not have been charged. Inspect them with chargeguard dlq.`,
+    },
+    {
+      // The same gauge, stateless: it notifies every evaluation (15 to 30 min apart) while any dead letter waits, so a
+      // second incident during the first is never silent (a stateful alert stays fired and says nothing new). A
+      // metric alert: diagnostic settings never export DeadletteredMessages (DS Export: No), so no log query sees it.
+      key: "dead-letters-waiting",
+      metricName: DEAD_LETTER_METRIC,
+      timeAggregation: "Maximum",
+      threshold: 0,
+      severity,
+      windowSize: "PT15M",
+      evaluationFrequency: "PT15M",
+      autoMitigate: false,
+      description: `Billing events still wait in the dead-letter queue of ${queueName} (repeats until it is empty): a customer may not have been charged. Inspect them with chargeguard dlq peek, then resubmit or discard.`,
+    },
+  ];
+}
 
 export function queueAlertSpecs(
   queueName: string,
@@ -50,17 +88,7 @@ export function queueAlertSpecs(
   retryBacklogThreshold = DEFAULT_RETRY_BACKLOG_THRESHOLD,
 ): QueueAlertSpec[] {
   return [
-    {
-      // A gauge: it stays above 0 while the dead-letter queue holds anything, so this alert says *which* queue holds
-      // dead letters; the namespace's new-dead-letters log alert (newDeadLettersQuery) pages on each new one.
-      key: "deadlettered",
-      metricName: DEAD_LETTER_METRIC,
-      timeAggregation: "Maximum",
-      threshold: 0,
-      severity: severities.deadLettered,
-      windowSize: "PT5M",
-      description: `The dead-letter queue of ${queueName} holds billing events: a customer may not have been charged. Inspect them with chargeguard dlq.`,
-    },
+    ...deadLetterSpecs(queueName, severities.deadLettered),
     {
       key: "throttled",
       metricName: "ThrottledRequests",
@@ -117,22 +145,3 @@ export function queueAlertSpecs(
     },
   ];
 }
-
-/**
- * KQL for the namespace's new-dead-letters log alert: the rise of the namespace's DeadletteredMessages gauge from
- * one minute to the next, summed over the window. Unlike `Max > 0` on the gauge (fired once, then silent while the
- * dead-letter queue stays non-empty), each new dead letter raises it again. Reads AzureMetrics, which the
- * namespace's diagnostic setting fills (AllMetrics); those rows carry no EntityName, hence namespace-wide.
- */
-export function newDeadLettersQuery(namespaceId: string): string {
-  return [
-    "AzureMetrics",
-    `| where ResourceId =~ "${namespaceId}" and MetricName == "${DEAD_LETTER_METRIC}"`,
-    "| summarize deadLettered = max(Maximum) by bin(TimeGenerated, 1m)",
-    "| sort by TimeGenerated asc",
-    "| extend newDeadLetters = deadLettered - prev(deadLettered)",
-    "| where newDeadLetters > 0",
-    "| summarize newDeadLetters = sum(newDeadLetters)",
-  ].join("\n");
-}
-export const NEW_DEAD_LETTERS_COLUMN = "newDeadLetters";

@@ -13,7 +13,7 @@ import {
   stripeRatePerConsumer,
   type ReplicaBudget,
 } from "../tuning/index.js";
-import type { AppConfig, AppInput, ConsumedQueue, ConsumerConfig, DatabaseConfig } from "./service-config.js";
+import type { AppConfig, AppInput, ConsumedQueue, ConsumerConfig, DatabaseConfig } from "./service-schemas.js";
 
 const PROJECT = "chargeguard";
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8;

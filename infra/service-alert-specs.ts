@@ -70,7 +70,9 @@ export const postgresAlertSpecs = (serverName: string): ResourceAlertSpec[] => [
     metricNamespace: "Microsoft.DBforPostgreSQL/flexibleServers",
     metricName: "is_db_alive",
     operator: "LessThan",
-    timeAggregation: "Minimum",
+    // Sampled every 20 s: Microsoft's monitoring doc aggregates it with MAX (down for the whole minute), so a blip or
+    // a zone-redundant HA failover does not page; Minimum did.
+    timeAggregation: "Maximum",
     threshold: 1,
     severity: 1,
     windowSize: "PT5M",

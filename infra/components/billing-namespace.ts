@@ -1,21 +1,17 @@
 // A Service Bus namespace for billing queues, with secure defaults: TLS 1.2 or later, local (SAS) auth off unless
 // asked, an optional shared action group for the queues' alerts, optional diagnostics to Log Analytics (Dedicated
-// tables) with a log alert on *new* dead letters, and in production a delete lock plus Pulumi's `protect`.
+// tables), and in production a delete lock plus Pulumi's `protect`.
 import * as pulumi from "@pulumi/pulumi";
 import type { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
-import type { ActionGroup, DiagnosticSetting, ScheduledQueryRule } from "@pulumi/azure-native/monitor/index.js";
+import type { ActionGroup, DiagnosticSetting } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
 import type { Sku } from "../stack-config.js";
 import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
-import { billingActionGroup, newDeadLettersAlert } from "./namespace-alerts.js";
+import type { BillingAlertReceivers } from "./alert-receivers.js";
+import { billingActionGroup } from "./namespace-alerts.js";
 
-export interface BillingAlertReceivers {
-  emails?: pulumi.Input<string>[];
-  webhooks?: { name: string; url: pulumi.Input<string> }[];
-  /** The action group's short name in SMS and e-mail (Azure allows 12 characters), default "billing". */
-  shortName?: string;
-}
+export type { BillingAlertReceivers };
 
 export interface BillingNamespaceArgs {
   resourceGroupName: pulumi.Input<string>;
@@ -41,10 +37,8 @@ export interface BillingNamespaceArgs {
   zoneRedundant?: pulumi.Input<boolean>;
   /** Receivers of every queue alert; no receivers, no action group. */
   alerts?: BillingAlertReceivers;
-  /** Send the namespace's logs and metrics to this Log Analytics workspace; also alerts on new dead letters there. */
+  /** Send the namespace's logs and metrics to this Log Analytics workspace. */
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
-  /** Severity of the new-dead-letters alert, default 1. */
-  newDeadLetterSeverity?: number;
   /** Production: a CanNotDelete lock on the namespace (its queues inherit it) and Pulumi's `protect`. */
   protect?: boolean;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -60,7 +54,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
   readonly actionGroup?: ActionGroup;
   readonly actionGroupId?: pulumi.Output<string>;
   readonly diagnostics?: DiagnosticSetting;
-  readonly newDeadLettersAlert?: ScheduledQueryRule;
   readonly lock?: ManagementLockByScope;
   /** Whether children (queues) should be created with `protect`. */
   readonly protect: boolean;
@@ -119,12 +112,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
         { settingName: pulumi.interpolate`${this.namespaceName}-diagnostics`, resourceUri: this.namespaceId, workspaceId: args.logAnalyticsWorkspaceId },
         { parent: this },
       );
-      this.newDeadLettersAlert = newDeadLettersAlert(this, alertArgs, {
-        workspaceId: args.logAnalyticsWorkspaceId,
-        diagnostics: this.diagnostics,
-        severity: args.newDeadLetterSeverity,
-        actionGroupId: this.actionGroupId,
-      });
     }
 
     this.registerOutputs({
@@ -134,7 +121,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
       localAuthEnabled: this.localAuthEnabled,
       actionGroupId: this.actionGroupId,
       diagnosticsId: this.diagnostics?.id,
-      newDeadLettersAlertId: this.newDeadLettersAlert?.id,
       lockId: this.lock?.id,
     });
   }

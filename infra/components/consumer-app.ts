@@ -125,6 +125,13 @@ export class ConsumerApp extends pulumi.ComponentResource {
         identity: { type: "UserAssigned", userAssignedIdentities: [identity.resourceId, scaler.resourceId] },
         configuration: {
           activeRevisionsMode: "Single",
+          // The scaler's identity serves the platform only (the scale rule): the container cannot get a token for it,
+          // so a compromised consumer cannot use its Manage right on the queue. The consumer's identity serves the
+          // main container (and the platform: Key Vault references, image pulls).
+          identitySettings: [
+            { identity: identity.resourceId, lifecycle: "Main" },
+            { identity: scaler.resourceId, lifecycle: "None" },
+          ],
           secrets: args.secrets.map((secret) => ({ name: secret.name, keyVaultUrl: secret.keyVaultUrl, identity: identity.resourceId })),
           ...(args.registryServer ? { registries: [{ server: args.registryServer, identity: identity.resourceId }] } : {}),
         },

@@ -11,7 +11,7 @@ export interface DiagnosticsArgs {
   workspaceId: pulumi.Input<string>;
   /** Default: every log category ("allLogs"). */
   logCategoryGroups?: string[];
-  /** Default true: platform metrics go to the workspace's AzureMetrics table (the new-dead-letters alert reads them). */
+  /** Default true: platform metrics go to the workspace's AzureMetrics table (only those Microsoft marks DS Export: Yes). */
   metrics?: boolean;
 }
 

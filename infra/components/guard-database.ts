@@ -59,6 +59,8 @@ export class GuardDatabase extends pulumi.ComponentResource {
   readonly host: pulumi.Output<string>;
   readonly maxConnections: number;
   readonly administrators: AdministratorsMicrosoftEntra[];
+  /** Every operation on the server (database, firewall rule, configurations, administrators), each after the last. */
+  readonly operations: pulumi.CustomResource[] = [];
   readonly #administratorByKey = new Map<string, AdministratorsMicrosoftEntra>();
 
   constructor(name: string, args: GuardDatabaseArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -95,21 +97,27 @@ export class GuardDatabase extends pulumi.ComponentResource {
     }
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
 
+    // Flexible Server runs one operation at a time and answers the others ServerIsBusy (Azure/azure-postgresql
+    // issue 134): every operation on the server waits for the one before, in the order Azure Verified Modules use
+    // (databases, firewall rules, configurations one at a time, then the Entra administrators).
     this.database = new Database(
       `${name}-db`,
       { resourceGroupName: args.resourceGroupName, serverName: this.server.name, databaseName: args.databaseName, charset: "UTF8", collation: "en_US.utf8" },
       { parent: this, protect: args.production },
     );
-    this.serverParameters(name, args);
-    this.administrators = this.entraAdministrators(name, args);
+    this.operations.push(this.database);
     if (!args.privateAccess) {
       // Development only: public access limited to Azure's own services (the Container Apps environment).
-      new FirewallRule(
-        `${name}-allow-azure`,
-        { resourceGroupName: args.resourceGroupName, serverName: this.server.name, firewallRuleName: "AllowAzureServices", startIpAddress: "0.0.0.0", endIpAddress: "0.0.0.0" },
-        { parent: this },
+      this.operations.push(
+        new FirewallRule(
+          `${name}-allow-azure`,
+          { resourceGroupName: args.resourceGroupName, serverName: this.server.name, firewallRuleName: "AllowAzureServices", startIpAddress: "0.0.0.0", endIpAddress: "0.0.0.0" },
+          { parent: this, dependsOn: [this.lastOperation()] },
+        ),
       );
     }
+    this.serverParameters(name, args);
+    this.administrators = this.entraAdministrators(name, args);
     if (args.logAnalyticsWorkspaceId !== undefined) {
       dedicatedDiagnostics(
         `${name}-diagnostics`,
@@ -120,25 +128,31 @@ export class GuardDatabase extends pulumi.ComponentResource {
     this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
   }
 
-  /** The server parameters the guard relies on: its connection ceiling and the enhanced metrics the alerts read. */
-  private serverParameters(name: string, args: GuardDatabaseArgs): void {
-    new Configuration(
-      `${name}-max-connections`,
-      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "max_connections", value: String(args.maxConnections), source: "user-override" },
-      { parent: this },
-    );
-    // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
-    new Configuration(
-      `${name}-database-activity-metrics`,
-      { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName: "metrics.collector_database_activity", value: "on", source: "user-override" },
-      { parent: this },
-    );
+  /** The last operation queued on the server: the next one waits for it. */
+  private lastOperation(): pulumi.CustomResource {
+    return this.operations[this.operations.length - 1] ?? this.server;
   }
 
-  /** The Entra administrators, each created after the one before (the first after the database). */
+  /** The server parameters the guard relies on, one at a time: its connection ceiling and the enhanced metrics the alerts read. */
+  private serverParameters(name: string, args: GuardDatabaseArgs): void {
+    const parameters: [string, string, string][] = [
+      ["max-connections", "max_connections", String(args.maxConnections)],
+      // The enhanced metrics (maximum_used_transactionIDs, for the wraparound alert) are collected only with this on.
+      ["database-activity-metrics", "metrics.collector_database_activity", "on"],
+    ];
+    for (const [key, configurationName, value] of parameters) {
+      this.operations.push(
+        new Configuration(
+          `${name}-${key}`,
+          { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName, value, source: "user-override" },
+          { parent: this, dependsOn: [this.lastOperation()] },
+        ),
+      );
+    }
+  }
+
+  /** The Entra administrators, each created after the one before (the first after the last configuration). */
   private entraAdministrators(name: string, args: GuardDatabaseArgs): AdministratorsMicrosoftEntra[] {
-    // Entra administrators are added one at a time: the server refuses concurrent administrator changes.
-    let previous: pulumi.Resource = this.database;
     return args.administrators.map(({ key, admin }) => {
       const resource: AdministratorsMicrosoftEntra = new AdministratorsMicrosoftEntra(
         `${name}-entra-${key}`,
@@ -150,9 +164,9 @@ export class GuardDatabase extends pulumi.ComponentResource {
           principalType: admin.principalType,
           tenantId: args.tenantId,
         },
-        { parent: this, dependsOn: [previous] },
+        { parent: this, dependsOn: [this.lastOperation()] },
       );
-      previous = resource;
+      this.operations.push(resource);
       this.#administratorByKey.set(key, resource);
       return resource;
     });

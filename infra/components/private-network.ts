@@ -25,6 +25,12 @@ export interface PrivateNetworkArgs {
   addressSpace: string;
   /** The database server's name: its private DNS zone is named after it. */
   databaseServerName?: string;
+  /**
+   * Egress survives a zone outage: a StandardV2 NAT gateway on a StandardV2 public IP, both across zones 1-3. A
+   * Standard NAT gateway is zonal: without zones Azure places it in one zone it does not show (Microsoft: NAT gateway
+   * and availability zones). Default true; the stack sets it whenever anything else is zone-redundant.
+   */
+  zoneRedundant?: boolean;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -76,13 +82,19 @@ export class PrivateNetwork extends pulumi.ComponentResource {
 
   /** The consumers' one way out: a NAT gateway on a static public IP (the address Stripe's allow-lists see). */
   private egress(name: string, args: PrivateNetworkArgs): { nat: NatGateway; address: PublicIPAddress } {
+    // StandardV2 spans the region's zones (the NAT gateway needs a StandardV2 IP); azure-native 3.28's enums list only
+    // Standard, and the SDK passes the SKU name through.
+    const zoneRedundant = args.zoneRedundant !== false;
+    const sku = zoneRedundant ? "StandardV2" : "Standard";
+    const zones = zoneRedundant ? { zones: ["1", "2", "3"] } : {};
     const egressAddress = new PublicIPAddress(
       `${name}-egress-ip`,
       {
         resourceGroupName: args.resourceGroupName,
         location: args.location,
         publicIpAddressName: `${args.vnetName}-egress`,
-        sku: { name: "Standard", tier: "Regional" },
+        sku: { name: sku, tier: "Regional" },
+        ...zones,
         publicIPAllocationMethod: "Static",
         publicIPAddressVersion: "IPv4",
         tags: args.tags,
@@ -95,7 +107,8 @@ export class PrivateNetwork extends pulumi.ComponentResource {
         resourceGroupName: args.resourceGroupName,
         location: args.location,
         natGatewayName: `${args.vnetName}-nat`,
-        sku: { name: "Standard" },
+        sku: { name: sku },
+        ...zones,
         publicIpAddresses: [{ id: egressAddress.id }],
         idleTimeoutInMinutes: 4,
         tags: args.tags,

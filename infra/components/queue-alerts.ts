@@ -31,9 +31,9 @@ export function queueAlerts(parent: pulumi.Resource, { name, namespace, queueNam
           enabled: true,
           severity: spec.severity,
           scopes: [namespace.namespaceId],
-          evaluationFrequency: "PT1M",
+          evaluationFrequency: spec.evaluationFrequency ?? "PT1M",
           windowSize: spec.windowSize,
-          autoMitigate: true,
+          autoMitigate: spec.autoMitigate ?? true,
           criteria: {
             odataType: "Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria",
             allOf: [

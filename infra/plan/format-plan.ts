@@ -4,6 +4,7 @@ import { basename } from "node:path";
 import { builtInRoles } from "../access.js";
 import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../database-roles.js";
 import { describeMs } from "../../tuning/index.js";
+import { alertSignalSummary } from "./alert-plan.js";
 import { billingPolicies } from "../policy/policies.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
 import type { MockedResource } from "./azure-mocks.js";
@@ -149,7 +150,9 @@ function queueAlertLines(alerts: MockedResource[], queueName: string): string[] 
       const metric = criterion?.metricName ?? "?";
       const threshold = criterion?.threshold ? ` > ${criterion.threshold}` : "";
       const actions = Array.isArray(alert.inputs.actions) && alert.inputs.actions.length > 0 ? "" : " (no action group)";
-      return `${alertLabels[metric] ?? metric}${threshold} sev ${String(alert.inputs.severity)}${actions}`;
+      // A stateless alert repeats at every evaluation while its condition holds.
+      const repeats = alert.inputs.autoMitigate === false ? `, repeating every ${String(alert.inputs.evaluationFrequency).replace(/^PT/, "").toLowerCase()}` : "";
+      return `${alertLabels[metric] ?? metric}${threshold} sev ${String(alert.inputs.severity)}${repeats}${actions}`;
     });
 }
 
@@ -230,6 +233,7 @@ export function formatPlan(plan: Plan): string {
     actionGroup
       ? `Alerts notify action group ${String(actionGroup.inputs.actionGroupName)} (${receivers}).`
       : "Alerts notify nobody: no e-mail or webhook receivers configured.",
+    alertSignalSummary(report.alerts),
     `${report.resources.length} resources: ${resourceCountLine(report)}.`,
     "",
     table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], queueRows(report, ofType)),

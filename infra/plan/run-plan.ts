@@ -9,6 +9,7 @@ import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowNam
 import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
+import { plannedAlerts, type PlannedAlert } from "./alert-plan.js";
 import { plannedSecrets, type PlannedSecret } from "./secret-plan.js";
 
 export interface PlannedResource {
@@ -47,6 +48,8 @@ export interface PlanReport {
   consumers: PlannedConsumer[];
   /** The secrets the apps read: names, phase, readers and the operator's step; never a value. */
   secrets: PlannedSecret[];
+  /** Every alert with the signal it watches: a platform metric, or a log table and what fills it. */
+  alerts: PlannedAlert[];
   violations: Violation[];
 }
 
@@ -177,6 +180,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       queues,
       consumers,
       secrets: plannedSecrets(config, mocked),
+      alerts: plannedAlerts(custom),
       violations,
     },
     file,

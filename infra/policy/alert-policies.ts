@@ -3,6 +3,7 @@
 // Premium namespace's messaging units running hot. A metric alert counts when it is enabled, scoped to the resource
 // and watches the metric. Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { logAlertSignals, logSignalProblems, metricAlertSignals, metricSignalProblems, resourceTypeOfId } from "../alert-signals.js";
 import { list, obj, ofType } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 
@@ -41,6 +42,39 @@ export const baselineAlerts: StackValidationPolicy = {
         const watched = watchedMetrics(args, resource.props.id);
         const missing = metrics.filter((metric) => !watched.has(metric));
         if (missing.length > 0) report(`${what} ${String(resource.props[nameKey] ?? resource.name)}: no enabled metric alert on ${missing.join(", ")}`, resource.urn);
+      }
+    }
+  },
+};
+
+/** Whether some diagnostic setting sends platform metrics into the workspace a log alert reads. */
+function metricsExportedTo(args: StackValidationArgs, workspaceId: unknown): boolean {
+  return ofType(args, types.diagnosticSetting).some(
+    (setting) =>
+      String(setting.props.workspaceId).toLowerCase() === String(workspaceId).toLowerCase() &&
+      list(setting.props.metrics).some((metric) => obj(metric).enabled !== false),
+  );
+}
+
+export const alertsCanFire: StackValidationPolicy = {
+  name: "alerts-can-fire",
+  description:
+    "Every alert reads a signal that arrives: a metric alert a platform metric of its scope's resource type, with an aggregation and dimensions Microsoft's supported-metrics table lists (and the aggregation Microsoft's service docs prescribe); a log alert a table something fills (AzureMetrics only with metrics diagnostic settings export, DS Export: Yes).",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    for (const alert of ofType(args, types.metricAlert)) {
+      const scopeType = resourceTypeOfId(list(alert.props.scopes)[0]);
+      for (const signal of metricAlertSignals(alert.props)) {
+        if (signal.kind !== "platform metric") continue;
+        for (const problem of metricSignalProblems(signal, scopeType)) report(`metric alert ${String(alert.props.ruleName ?? alert.name)} cannot fire as intended: ${problem}`, alert.urn);
+      }
+    }
+    for (const alert of ofType(args, types.scheduledQueryRule)) {
+      for (const signal of logAlertSignals(alert.props)) {
+        if (signal.kind !== "log") continue;
+        const problems = logSignalProblems(signal);
+        if (signal.table === "AzureMetrics" && !metricsExportedTo(args, list(alert.props.scopes)[0])) problems.push("no diagnostic setting exports metrics into the workspace it reads");
+        for (const problem of problems) report(`log alert ${String(alert.props.ruleName ?? alert.name)} cannot fire as intended: ${problem}`, alert.urn);
       }
     }
   },

@@ -29,3 +29,38 @@ export const appsEgressPath: StackValidationPolicy = {
     }
   },
 };
+
+/** Zone-redundant: StandardV2 (zone-redundant by design) or placed in two zones or more. A Standard SKU without zones sits in one hidden zone. */
+const spansZones = (props: Record<string, unknown>) => obj(props.sku).name === "StandardV2" || list(props.zones).length >= 2;
+
+/** Whether anything in the stack was built to survive a zone outage. */
+function zoneRedundantStack(args: Parameters<StackValidationPolicy["validateStack"]>[0]): boolean {
+  return (
+    ofType(args, types.managedEnvironment).some((environment) => environment.props.zoneRedundant === true) ||
+    ofType(args, types.postgresServer).some((server) => obj(server.props.highAvailability).mode === "ZoneRedundant") ||
+    ofType(args, types.namespace).some((namespace) => obj(namespace.props.sku).name === "Premium" && namespace.props.zoneRedundant === true)
+  );
+}
+
+export const egressZoneRedundant: StackValidationPolicy = {
+  name: "egress-zone-redundant",
+  description:
+    "In a stack whose apps, database or namespace are zone-redundant, the consumers' NAT gateway and its public IPs are too (StandardV2, or zones): a Standard NAT gateway without zones sits in one zone Azure does not show, and losing it cuts every consumer off api.stripe.com.",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    if (!zoneRedundantStack(args)) return;
+    const addresses = ofType(args, types.publicIpAddress);
+    for (const nat of ofType(args, types.natGateway)) {
+      const name = String(nat.props.natGatewayName ?? nat.name);
+      if (!spansZones(nat.props)) {
+        report(`NAT gateway ${name}: ${String(obj(nat.props.sku).name ?? "Standard")} with ${list(nat.props.zones).length} zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)`, nat.urn);
+      }
+      for (const reference of list(nat.props.publicIpAddresses).map(obj)) {
+        const address = addresses.find((candidate) => String(candidate.props.id).toLowerCase() === String(reference.id).toLowerCase());
+        if (address && !spansZones(address.props)) {
+          report(`public IP ${String(address.props.publicIpAddressName ?? address.name)} of NAT gateway ${name}: not zone-redundant (sku ${String(obj(address.props.sku).name)}, ${list(address.props.zones).length} zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)`, address.urn);
+        }
+      }
+    }
+  },
+};

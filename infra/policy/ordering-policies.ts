@@ -52,3 +52,56 @@ export const creationOrder: StackValidationPolicy = {
     }
   },
 };
+
+/** The order Azure Verified Modules run a Flexible Server's operations in (configurations one at a time). */
+const SERVER_OPERATION_ORDER = [
+  [types.postgresDatabase, "database"],
+  [types.postgresFirewallRule, "firewall rule"],
+  [types.postgresConfiguration, "configuration"],
+  [types.postgresEntraAdministrator, "Entra administrator"],
+] as const;
+
+/** Everything a resource waits for, directly or through what it waits for. */
+function transitiveDependencies(resource: PolicyResource): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...resource.dependencies];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (seen.has(next.urn)) continue;
+    seen.add(next.urn);
+    pending.push(...next.dependencies);
+  }
+  return seen;
+}
+
+const operationLabel = (resource: PolicyResource, what: string) =>
+  `${what} ${String(resource.props.databaseName ?? resource.props.firewallRuleName ?? resource.props.configurationName ?? resource.props.principalName ?? resource.name)}`;
+
+export const serverOperationsSerial: StackValidationPolicy = {
+  name: "postgres-operations-serial",
+  description:
+    "Operations on one PostgreSQL Flexible Server (databases, firewall rules, configurations, Entra administrators) run one after another in that order (dependsOn): the server answers concurrent ones ServerIsBusy (Azure/azure-postgresql issue 134).",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    for (const server of ofType(args, types.postgresServer)) {
+      const serverName = lower(server.props.serverName ?? server.props.name);
+      const chain = SERVER_OPERATION_ORDER.flatMap(([type, what]) =>
+        ofType(args, type)
+          .filter((operation) => lower(operation.props.serverName) === serverName)
+          .map((resource) => ({ resource, what })),
+      );
+      for (const [index, { resource, what }] of chain.entries()) {
+        const before = transitiveDependencies(resource);
+        for (const earlier of chain.slice(0, index)) {
+          // Two of one kind may run in either order, one after the other; across kinds the order is AVM's.
+          const reverse = earlier.what === what && transitiveDependencies(earlier.resource).has(resource.urn);
+          if (!before.has(earlier.resource.urn) && !reverse) {
+            report(
+              `server ${String(server.props.serverName ?? server.name)}: ${operationLabel(resource, what)} does not wait for ${operationLabel(earlier.resource, earlier.what)} (dependsOn): the server runs one operation at a time and answers the other ServerIsBusy`,
+              resource.urn,
+            );
+          }
+        }
+      }
+    }
+  },
+};

@@ -24,7 +24,10 @@ export const types = {
   virtualNetworkLink: "azure-native:privatedns:VirtualNetworkLink",
   subnet: "azure-native:network:Subnet",
   natGateway: "azure-native:network:NatGateway",
+  publicIpAddress: "azure-native:network:PublicIPAddress",
   postgresConfiguration: "azure-native:dbforpostgresql:Configuration",
+  postgresDatabase: "azure-native:dbforpostgresql:Database",
+  postgresFirewallRule: "azure-native:dbforpostgresql:FirewallRule",
   vault: "azure-native:keyvault:Vault",
 } as const;
 

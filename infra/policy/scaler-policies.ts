@@ -73,3 +73,24 @@ export const scalerManageRight: StackValidationPolicy = {
     }
   },
 };
+
+export const scalerIdentityPlatformOnly: StackValidationPolicy = {
+  name: "consumer-scaler-identity-platform-only",
+  description:
+    "Every azure-servicebus scale rule's identity is listed in its app's configuration.identitySettings with lifecycle None: only the platform (KEDA) uses it, the container cannot request its token and so cannot use its Manage right on the queue.",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    const apps = ofType(args, types.containerApp);
+    for (const scaler of scaleRuleIdentities(args)) {
+      const app = apps.find((candidate) => String(candidate.props.containerAppName ?? candidate.name) === scaler.app);
+      const settings = list(obj(app?.props.configuration).identitySettings).map(obj);
+      const setting = settings.find((entry) => lower(entry.identity) === lower(scaler.identityId));
+      if (setting?.lifecycle !== "None") {
+        report(
+          `app ${scaler.app}: scale rule ${scaler.rule}'s identity is ${setting ? `available to containers (lifecycle ${String(setting.lifecycle ?? "All")})` : "not in configuration.identitySettings, so available to every container"}: give it lifecycle "None" so the consumer's code cannot take its token (Data Owner on the queue)`,
+          app?.urn,
+        );
+      }
+    }
+  },
+};

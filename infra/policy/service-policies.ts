@@ -15,12 +15,12 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
-import { baselineAlerts } from "./alert-policies.js";
+import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
 import { logsOnce } from "./log-policies.js";
-import { appsEgressPath } from "./network-policies.js";
-import { creationOrder } from "./ordering-policies.js";
+import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
+import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
-import { scalerManageRight } from "./scaler-policies.js";
+import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
 
@@ -316,10 +316,14 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   deleteLockInProduction,
   scaleRuleByIdentity,
   scalerManageRight,
+  scalerIdentityPlatformOnly,
   creationOrder,
+  serverOperationsSerial,
   consumerProbesPolicy,
   baselineAlerts,
+  alertsCanFire,
   appsEgressPath,
+  egressZoneRedundant,
   logsOnce,
   consumerBounds,
   guardDatabase,

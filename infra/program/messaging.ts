@@ -36,7 +36,6 @@ export function buildNamespace(
     minimumTlsVersion: ns.minimumTlsVersion,
     ...(ns.zoneRedundant !== undefined ? { zoneRedundant: ns.zoneRedundant } : {}),
     logAnalyticsWorkspaceId: ns.logAnalyticsWorkspaceId ?? workspaceId,
-    newDeadLetterSeverity: config.alerts.severities.deadLettered,
     protect: config.production,
     alerts: {
       emails: config.alerts.emails,

@@ -332,7 +332,7 @@ describe("the components on their own", () => {
     const ns = only(mocked.filter((r) => r.type === "azure-native:servicebus:Namespace")).inputs;
     expect(ns).toMatchObject({ sku: { name: "Basic", tier: "Basic" }, disableLocalAuth: true, minimumTlsVersion: "1.2" });
     const alerts = mocked.filter((r) => r.type === "azure-native:monitor:MetricAlert");
-    expect(alerts).toHaveLength(7);
+    expect(alerts).toHaveLength(8);
     for (const alert of alerts) expect(alert.inputs.actions).toEqual([]);
     expect(mocked.map((r) => r.type)).toEqual(
       expect.arrayContaining(["chargeguard:infra:BillingNamespace", "chargeguard:infra:BillingQueue"]),

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
+import { planTargets } from "./support/plan-targets.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { creationOrder } from "../../infra/policy/ordering-policies.js";
 
@@ -21,19 +22,8 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-function targets(without: (name: string, dependency: string) => boolean = () => false): PolicyTarget[] {
-  const dependsOn = new Map(plan.report.resources.map((r) => [r.name, r.dependsOn]));
-  return plan.mocked
-    .filter((r) => r.custom)
-    .map((r) => ({
-      type: r.type,
-      name: r.name,
-      urn: urnOf("prod", "chargeguard", r.type, r.name),
-      inputs: r.state,
-      outputs: r.state,
-      dependsOn: (dependsOn.get(r.name) ?? []).filter((dependency) => !without(r.name, dependency)),
-    }));
-}
+const targets = (without: (name: string, dependency: string) => boolean = () => false): PolicyTarget[] =>
+  planTargets(plan, (name, dependency) => !without(name, dependency));
 
 async function violations(subjects: PolicyTarget[]): Promise<string[]> {
   const messages: string[] = [];

@@ -8,7 +8,7 @@ import { builtInRoles } from "../../infra/access.js";
 import { stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { dataRolesAtQueueScope } from "../../infra/policy/policies.js";
-import { scalerManageRight } from "../../infra/policy/scaler-policies.js";
+import { scalerIdentityPlatformOnly, scalerManageRight } from "../../infra/policy/scaler-policies.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const ofType = (plan: Plan, type: string) => plan.mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
@@ -79,5 +79,34 @@ describe("the KEDA scaler's identity", () => {
       await validate({ type: wide.type, name: wide.name, urn: wide.urn, props: wide.inputs } as never, (message) => messages.push(message));
     }
     expect(messages).toEqual([expect.stringMatching(/grants Azure Service Bus Data Owner on the whole namespace .* only a KEDA scaler needs it, on its queue/)]);
+  });
+});
+
+describe("the scaler's identity serves KEDA only (identitySettings, issue 35 item 2)", () => {
+  type Settings = { identity: string; lifecycle: string }[];
+  const settingsOf = (subject: PolicyTarget) => (subject.inputs.configuration as { identitySettings: Settings }).identitySettings;
+
+  it("is planned with lifecycle None, the consumer's identity for the main container, and passes the policy", async () => {
+    const subjects = targets();
+    const consumer = app(subjects, "usage-billing-consumer");
+    const scaler = subjects.find((s) => s.inputs.resourceName === "id-usage-billing-consumer-scaler")!;
+    const own = subjects.find((s) => s.inputs.resourceName === "id-usage-billing-consumer")!;
+    expect(settingsOf(consumer)).toEqual([
+      { identity: own.inputs.id, lifecycle: "Main" },
+      { identity: scaler.inputs.id, lifecycle: "None" },
+    ]);
+    expect(await violations(scalerIdentityPlatformOnly, subjects)).toEqual([]);
+  });
+
+  it("fails an app whose scaler identity the container can use: no settings, or lifecycle All", async () => {
+    const subjects = clone(targets());
+    const consumer = app(subjects, "usage-billing-consumer");
+    (consumer.inputs.configuration as { identitySettings?: Settings }).identitySettings = undefined;
+    const invoice = app(subjects, "invoice-settlement-consumer");
+    settingsOf(invoice)[1]!.lifecycle = "All";
+    expect(await violations(scalerIdentityPlatformOnly, subjects)).toEqual([
+      'app usage-billing-consumer: scale rule servicebus-queue\'s identity is not in configuration.identitySettings, so available to every container: give it lifecycle "None" so the consumer\'s code cannot take its token (Data Owner on the queue)',
+      'app invoice-settlement-consumer: scale rule servicebus-queue\'s identity is available to containers (lifecycle All): give it lifecycle "None" so the consumer\'s code cannot take its token (Data Owner on the queue)',
+    ]);
   });
 });

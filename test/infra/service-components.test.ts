@@ -146,21 +146,21 @@ describe("the prod service under mocks", () => {
     expect(JSON.stringify(plan.report)).not.toContain("plan-shared-key");
   });
 
-  it("locks the production namespace, database server and vault against deletion, and alerts on new dead letters from the namespace's metrics", () => {
+  it("locks the production namespace, database server and vault against deletion, and pages on waiting dead letters with a stateless metric alert", () => {
     const ns = only(ofType(plan, "servicebus:Namespace"));
     const server = only(ofType(plan, "dbforpostgresql:Server"));
     const vault = only(ofType(plan, "keyvault:Vault"));
     const locks = ofType(plan, "authorization:ManagementLockByScope").map((lock) => [lock.inputs.scope, lock.inputs.level]);
     expect(locks.sort()).toEqual([[ns.id, "CanNotDelete"], [server.id, "CanNotDelete"], [vault.id, "CanNotDelete"]].sort());
-    // The namespace's own log alert (the billing metrics' alerts scope Application Insights, not the workspace).
-    const rule = only(ofType(plan, "monitor:ScheduledQueryRule").filter((r) => !String(r.name).startsWith("billing-health-")));
-    const workspace = only(ofType(plan, "operationalinsights:Workspace"));
+    // No log alert on the namespace's metrics: diagnostic settings never export DeadletteredMessages (DS Export: No).
+    // Each queue's dead letters page through metric alerts instead, one of them stateless (repeating).
+    expect(ofType(plan, "monitor:ScheduledQueryRule").filter((r) => !String(r.name).startsWith("billing-health-"))).toEqual([]);
     const actionGroup = only(ofType(plan, "monitor:ActionGroup"));
-    expect(rule.inputs).toMatchObject({ kind: "LogAlert", scopes: [workspace.id], autoMitigate: true, severity: 0, actions: { actionGroups: [actionGroup.id] } });
-    const [criterion] = (rule.inputs.criteria as { allOf: { query: string; metricMeasureColumn: string; operator: string; threshold: number }[] }).allOf;
-    expect(criterion).toMatchObject({ metricMeasureColumn: "newDeadLetters", operator: "GreaterThan", threshold: 0 });
-    expect(criterion?.query).toContain(`ResourceId =~ "${String(ns.id)}"`);
-    expect(criterion?.query).toContain("prev(deadLettered)");
+    const waiting = only(ofType(plan, "monitor:MetricAlert").filter((a) => a.inputs.ruleName === "sb-billing-prod-usage-billing-dead-letters-waiting"));
+    expect(waiting.inputs).toMatchObject({ scopes: [ns.id], autoMitigate: false, evaluationFrequency: "PT15M", severity: 0, actions: [{ actionGroupId: actionGroup.id }] });
+    expect((waiting.inputs.criteria as { allOf: unknown[] }).allOf).toEqual([
+      expect.objectContaining({ metricName: "DeadletteredMessages", timeAggregation: "Maximum", threshold: 0, dimensions: [{ name: "EntityName", operator: "Include", values: ["usage-billing"] }] }),
+    ]);
     // Diagnostics for every watched resource, all Dedicated.
     const settings = ofType(plan, "monitor:DiagnosticSetting");
     for (const watched of ["servicebus:Namespace", "dbforpostgresql:Server", "keyvault:Vault", "app:ManagedEnvironment"]) {
