@@ -43,7 +43,10 @@ export function register(program: Command): void {
       "\nExit codes: 0 no duplicate found, 1 duplicates found (refunded or not: run again to see them resolved), 2 usage or\n" +
         "access error (bad flags, no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable).\n" +
         "Refunds are idempotent: each uses the key chargeguard-audit-refund:<duplicate id>, and a duplicate refunded in\n" +
-        "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.",
+        "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.\n" +
+        "Disputes: a payment whose dispute was lost is not money taken (its twin is no longer a duplicate); a group with an\n" +
+        "open or won dispute is reported apart with what to do and never refunded (exit 1 until a person settles it).\n" +
+        "The key needs read access to Disputes when the account has any.",
     )
     .action(async (options: AuditCommandOptions) => {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
@@ -79,7 +82,7 @@ export function register(program: Command): void {
       }
       progress.clear();
       console.log(formatAudit(result, options.format));
-      process.exitCode = result.groups.length > 0 ? exitCodes.failed : exitCodes.ok;
+      process.exitCode = result.groups.length > 0 || result.disputed.length > 0 ? exitCodes.failed : exitCodes.ok;
     });
 }
 

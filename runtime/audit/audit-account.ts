@@ -3,8 +3,9 @@
 import Stripe from "stripe";
 import { parseApiBase } from "../stripe/client.js";
 import { budgetedHttpClient, type RequestCounters, type RetryPolicy } from "./budgeted-http-client.js";
-import { collectPayments, type CollectProgress } from "./collect.js";
-import { detectDuplicates, type DuplicateGroup, type ResolvedDuplicate } from "./detect.js";
+import { collectPayments, readUncoveredPayments, type CollectProgress } from "./collect.js";
+import { detectDuplicates, type DisputedGroup, type DuplicateGroup, type ResolvedDuplicate } from "./detect.js";
+import { DisputeIndex, readDisputes } from "./disputes.js";
 import type { AuditFlow } from "./payment-record.js";
 import { issueRefunds, planRefunds, type PlannedRefund, type RefundOutcome } from "./refund-duplicates.js";
 import type { RequestBudget } from "./request-budget.js";
@@ -35,6 +36,8 @@ export interface AuditOptions {
 export interface AuditResult {
   groups: DuplicateGroup[];
   resolved: ResolvedDuplicate[];
+  /** Duplicate groups an open or won dispute holds back from refunds: for a person. */
+  disputed: DisputedGroup[];
   /** Payments that took money, read and examined. */
   examined: number;
   requests: RequestCounters;
@@ -53,9 +56,13 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
   const spool = new PaymentSpool(options.spool);
   const groups: DuplicateGroup[] = [];
   const resolved: ResolvedDuplicate[] = [];
+  const disputed: DisputedGroup[] = [];
   let examined = 0;
+  // Read once, and only when a payment read says it was disputed: an account without disputes pays no request.
+  let disputes: DisputeIndex | undefined;
+  const disputesIf = async (needed: boolean) => (needed ? (disputes ??= await readDisputes(stripe, options.since)) : (disputes ?? DisputeIndex.empty));
   try {
-    await collectPayments(stripe, spool, {
+    const collected = await collectPayments(stripe, spool, {
       flows: options.flows,
       keyPath: options.keyPath,
       ...(options.since === undefined ? {} : { since: options.since }),
@@ -64,10 +71,13 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
       ...(options.onProgress ? { onProgress: (progress: CollectProgress) => options.onProgress?.({ ...progress, ...requests }) } : {}),
     });
     for await (const records of spool.customers()) {
-      const found = detectDuplicates(records, options.windowSeconds);
+      const support = await readUncoveredPayments(stripe, records, options.keyPath);
+      const index = await disputesIf(collected.disputed > 0 || support.some((record) => record.disputed));
+      const found = detectDuplicates(support.length > 0 ? [...records, ...support] : records, options.windowSeconds, index);
       examined += found.examined;
       groups.push(...found.groups);
       resolved.push(...found.resolved);
+      disputed.push(...found.disputed);
     }
   } finally {
     await spool.close();
@@ -75,7 +85,8 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
   const order = (a: { customer: string; keep: string }, b: { customer: string; keep: string }) => a.customer.localeCompare(b.customer) || a.keep.localeCompare(b.keep);
   groups.sort(order);
   resolved.sort(order);
-  const result: AuditResult = { groups, resolved, examined, requests };
+  disputed.sort(order);
+  const result: AuditResult = { groups, resolved, disputed, examined, requests };
   if (options.refund !== undefined) {
     const planned = planRefunds(groups, options.refundIds ? { likelyIds: options.refundIds } : {});
     result.refunds = { planned, ...(options.refund === "issue" ? { outcomes: await issueRefunds(stripe, planned, options.onRefund) } : {}) };

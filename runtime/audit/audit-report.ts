@@ -14,6 +14,8 @@ export interface AuditSummary {
   duplicates: number;
   customers: number;
   resolved: number;
+  /** Duplicate groups held back by an open or won dispute (never refunded automatically). */
+  disputed: number;
   /** Minor units still to refund per currency (every group, certain and likely). */
   to_refund: Record<string, number>;
   requests: number;
@@ -31,6 +33,7 @@ export function summarize(result: AuditResult): AuditSummary {
     duplicates: result.groups.reduce((sum, group) => sum + group.duplicates.length, 0),
     customers: new Set(result.groups.map((group) => group.customer)).size,
     resolved: result.resolved.length,
+    disputed: result.disputed.length,
     to_refund: toRefund,
     requests: result.requests.requests,
     retries: result.requests.retries,
@@ -54,32 +57,44 @@ function refundable(group: DuplicateGroup): number {
   return group.duplicates.reduce((sum, duplicate) => sum + duplicate.remaining, 0);
 }
 
+/** A group as JSON: its payments by id (the Stripe objects stay in Stripe). */
+function groupJson(group: DuplicateGroup) {
+  return {
+    confidence: group.confidence,
+    customer: group.customer,
+    currency: group.currency,
+    amount: group.amount,
+    keep: group.keep,
+    duplicates: group.duplicates.map((duplicate) => duplicate.id),
+    ...(group.key === undefined ? {} : { key: group.key }),
+  };
+}
+
 function toJson(result: AuditResult) {
   return {
-    groups: result.groups.map((group) => ({
-      confidence: group.confidence,
-      customer: group.customer,
-      currency: group.currency,
-      amount: group.amount,
-      keep: group.keep,
-      duplicates: group.duplicates.map((duplicate) => duplicate.id),
-      ...(group.key === undefined ? {} : { key: group.key }),
-      to_refund: refundable(group),
-    })),
+    groups: result.groups.map((group) => ({ ...groupJson(group), to_refund: refundable(group) })),
     resolved: result.resolved,
+    disputed: result.disputed.map((group) => ({
+      ...groupJson(group),
+      disputes: group.disputes.map(({ payment, dispute }) => ({ payment, ...dispute })),
+      advice: group.advice,
+    })),
     summary: summarize(result),
     ...(result.refunds ? { refunds: result.refunds.outcomes ?? result.refunds.planned.map((plan) => ({ ...plan, planned: true })) } : {}),
   };
 }
 
-const csvHeader = "confidence,customer,currency,amount,keep,duplicate,to_refund,key";
+// A disputed group's rows refund nothing (to_refund 0) and name the disputes (`id status` on `payment`, `;` apart).
+const csvHeader = "confidence,customer,currency,amount,keep,duplicate,to_refund,key,disputes";
 
 function toCsv(result: AuditResult): string {
   const rows = [csvHeader];
-  for (const group of result.groups) {
-    for (const duplicate of group.duplicates) {
-      rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate.id, duplicate.remaining, group.key ?? ""].map(csvField).join(","));
-    }
+  const row = (group: DuplicateGroup, duplicate: string, toRefund: number, disputes: string) =>
+    rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate, toRefund, group.key ?? "", disputes].map(csvField).join(","));
+  for (const group of result.groups) for (const duplicate of group.duplicates) row(group, duplicate.id, duplicate.remaining, "");
+  for (const group of result.disputed) {
+    const disputes = group.disputes.map(({ payment, dispute }) => `${dispute.id} ${dispute.status} on ${payment}`).join("; ");
+    for (const duplicate of group.duplicates) row(group, duplicate.id, 0, disputes);
   }
   return rows.join("\n");
 }
@@ -98,7 +113,14 @@ function toText(result: AuditResult): string {
       `${group.confidence.padEnd(7)} ${group.customer} ${formatAmount(group.amount, group.currency)}${key}: keep ${group.keep}, duplicate ${group.duplicates.map((d) => d.id).join(", ")}`,
     );
   }
-  for (const resolved of result.resolved) lines.push(`resolved ${resolved.customer} ${formatAmount(resolved.amount, resolved.currency)}: ${resolved.refunded} already refunded (kept ${resolved.keep})`);
+  for (const resolved of result.resolved) {
+    const how = resolved.dispute === undefined ? "already refunded" : `returned by lost dispute ${resolved.dispute}`;
+    lines.push(`resolved ${resolved.customer} ${formatAmount(resolved.amount, resolved.currency)}: ${resolved.refunded} ${how} (kept ${resolved.keep})`);
+  }
+  if (result.disputed.length > 0) lines.push("disputed (never refunded automatically; for a person):");
+  for (const group of result.disputed) {
+    lines.push(`  ${group.customer} ${formatAmount(group.amount, group.currency)}: keep ${group.keep}, duplicate ${group.duplicates.map((d) => d.id).join(", ")}: ${group.advice}`);
+  }
   const outcomes = result.refunds?.outcomes ?? [];
   for (const outcome of outcomes) {
     lines.push(outcome.refund ? `refunded ${outcome.duplicate} (${formatAmount(outcome.amount, outcome.currency)}): ${outcome.refund}` : `refund of ${outcome.duplicate} failed: ${outcome.error ?? "unknown"}`);
@@ -112,8 +134,11 @@ function toText(result: AuditResult): string {
     lines.push(`${result.refunds.planned.length} refund(s) planned: run again with --yes to make them`);
   }
   const summary = summarize(result);
-  lines.push(`${summary.examined} payment(s) examined, ${summary.groups} duplicate group(s) (${summary.certain} certain, ${summary.likely} likely), ${summary.resolved} already refunded`);
-  if (summary.groups === 0) lines.push("no customer charged twice");
+  const returned = result.resolved.filter((resolved) => resolved.dispute !== undefined).length;
+  const resolvedText = `${summary.resolved - returned} already refunded${returned > 0 ? `, ${returned} returned by a lost dispute` : ""}`;
+  const held = summary.disputed > 0 ? `, ${summary.disputed} held for a dispute` : "";
+  lines.push(`${summary.examined} payment(s) examined, ${summary.groups} duplicate group(s) (${summary.certain} certain, ${summary.likely} likely), ${resolvedText}${held}`);
+  if (summary.groups === 0) lines.push(summary.disputed === 0 ? "no customer charged twice" : "nothing to refund automatically; the disputed groups above are for a person");
   for (const [currency, minor] of Object.entries(summary.to_refund)) {
     const inCurrency = result.groups.filter((group) => group.currency === currency);
     const customers = new Set(inCurrency.map((group) => group.customer)).size;

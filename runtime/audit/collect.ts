@@ -23,6 +23,8 @@ export interface CollectProgress {
   read: number;
   /** Records kept (payments that took money). */
   kept: number;
+  /** Records whose charge was disputed: when any, the audit reads the account's disputes. */
+  disputed: number;
 }
 
 const pageSize = 100;
@@ -32,11 +34,12 @@ export async function collectPayments(stripe: Stripe, spool: PaymentSpool, optio
   const needs = (flow: AuditFlow) => audited.has(flow) || audited.has("invoices");
   const created = { ...(options.since === undefined ? {} : { gte: options.since }), ...(options.until === undefined ? {} : { lt: options.until }) };
   const filter = { limit: pageSize, ...(Object.keys(created).length > 0 ? { created } : {}), ...(options.customer === undefined ? {} : { customer: options.customer }) };
-  const progress: CollectProgress = { flow: options.flows[0] ?? "paymentintents", read: 0, kept: 0 };
+  const progress: CollectProgress = { flow: options.flows[0] ?? "paymentintents", read: 0, kept: 0, disputed: 0 };
   const keep = async (record: PaymentRecord | undefined) => {
     progress.read++;
     if (record) {
       progress.kept++;
+      if (record.disputed) progress.disputed++;
       await spool.add(record);
     }
     if (progress.read % pageSize === 0) options.onProgress?.(progress);
@@ -60,4 +63,28 @@ export async function collectPayments(stripe: Stripe, spool: PaymentSpool, optio
   }
   options.onProgress?.(progress);
   return progress;
+}
+
+/**
+ * The payments an invoice stands for that the listing did not read: one created at or after `--until` (the invoice
+ * was created before it, the payment after). Read one by one, as support, so the invoice reads as paid by them, with
+ * their refunds and disputes. A PaymentIntent speaks for its charge, so only the PaymentIntent is read.
+ */
+export async function readUncoveredPayments(stripe: Stripe, records: readonly PaymentRecord[], keyPath: readonly string[]): Promise<PaymentRecord[]> {
+  if (!records.some((record) => record.covers !== undefined && record.covers.length > 0)) return [];
+  const read = new Set(records.map((record) => record.id));
+  const found: PaymentRecord[] = [];
+  for (const record of records) {
+    const missing = (record.covers ?? []).filter((id) => !read.has(id));
+    if (missing.length === 0) continue;
+    const intent = missing.find((id) => id.startsWith("pi_"));
+    const support = intent
+      ? fromPaymentIntent(await stripe.paymentIntents.retrieve(intent, { expand: ["latest_charge"] }), keyPath, true)
+      : record.covers?.some((id) => id.startsWith("pi_") && read.has(id))
+        ? undefined
+        : fromCharge(await stripe.charges.retrieve(missing[0] as string), keyPath, true);
+    if (support) found.push(support);
+    for (const id of missing) read.add(id);
+  }
+  return found;
 }

@@ -25,6 +25,8 @@ export interface PaymentRecord {
   covers?: string[];
   /** Read only to complete another record (a charge behind an invoice), never audited itself. */
   supportOnly?: true;
+  /** Its charge says a dispute was opened on it (`charge.disputed`): the audit reads the account's disputes. */
+  disputed?: true;
 }
 
 /** A value at a dotted path (`metadata.usage_id`) of a Stripe object, when it is a non-empty string or a number. */
@@ -59,6 +61,7 @@ export function fromPaymentIntent(intent: Stripe.PaymentIntent, keyPath: readonl
     ...(key === undefined ? {} : { key }),
     refundTarget: { payment_intent: intent.id },
     ...(supportOnly ? { supportOnly: true as const } : {}),
+    ...(charge?.disputed ? { disputed: true as const } : {}),
   };
 }
 
@@ -81,6 +84,7 @@ export function fromCharge(charge: Stripe.Charge, keyPath: readonly string[], su
     ...(key === undefined ? {} : { key }),
     refundTarget: { charge: charge.id },
     ...(supportOnly ? { supportOnly: true as const } : {}),
+    ...(charge.disputed ? { disputed: true as const } : {}),
   };
 }
 

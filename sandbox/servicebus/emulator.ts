@@ -17,7 +17,7 @@ import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
 import { ReplyLinks } from "./reply-links.js";
 import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
-import { lockLostError, serverBusyError, TransferAnswers, type DeliveryInternals } from "./transfer-answers.js";
+import { deadLetterNotAllowed, lockLostError, serverBusyError, TransferAnswers, type DeliveryInternals } from "./transfer-answers.js";
 import { unpackTransfer } from "./wire.js";
 
 export interface ServiceBusEmulatorOptions {
@@ -362,7 +362,7 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const settle = (): void => {
       this.#lockedDeliveries.delete(delivery);
       const result = held.queue.settle(held.entity, held.lock.token, requested);
-      this.#answers.settle(internals, result === "lockLost" ? lockLostError : undefined);
+      this.#answers.settle(internals, result === "settled" ? undefined : result === "lockLost" ? lockLostError : deadLetterNotAllowed);
     };
     if (requested.kind === "release") {
       settle();

@@ -5,6 +5,7 @@ import type { FaultBook, FaultVerdict, SettleOperation } from "./faults.js";
 import { MessageNotFoundError, type EmulatedQueue, type Settlement } from "./queue.js";
 import { headerDeliveryCount } from "./message-record.js";
 import { snapshotOf } from "./snapshot.js";
+import { deadLetterNotAllowed } from "./transfer-answers.js";
 import { decodeMessage, encodeForDelivery, recordState, toLockToken, toSequenceNumber, uuidBytes } from "./wire.js";
 
 /** A $management answer; `statusCode` travels camelCase, as the SDK reads it. */
@@ -20,6 +21,11 @@ const lockLost = (): ManagementReply => ({
   statusCode: 410,
   statusDescription: "The lock supplied is invalid. Either the lock expired, or the message has already been removed.",
   errorCondition: "com.microsoft:message-lock-lost",
+});
+const notAllowed = (): ManagementReply => ({
+  statusCode: 400,
+  statusDescription: deadLetterNotAllowed.description,
+  errorCondition: deadLetterNotAllowed.condition,
 });
 export const serverBusyReply = (): ManagementReply => ({
   statusCode: 503,
@@ -144,7 +150,8 @@ function updateDisposition({ body, queue, entity, faults }: ManagementRequest): 
   if (!disposition) throw new TypeError(`Unknown disposition-status ${status}`);
   const run = (): ManagementReply => {
     for (const token of tokens) {
-      if (queue.settle(entity, token, disposition.settlement(body)) === "lockLost") return lockLost();
+      const result = queue.settle(entity, token, disposition.settlement(body));
+      if (result !== "settled") return result === "lockLost" ? lockLost() : notAllowed();
     }
     return ok();
   };

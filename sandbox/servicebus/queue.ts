@@ -17,7 +17,8 @@ export type Settlement =
   /** AMQP `released`: back to the queue without counting the delivery. */
   | { kind: "release" };
 
-export type SettleResult = "settled" | "lockLost";
+/** `notAllowed`: Service Bus refuses the settlement (dead-lettering a message of the dead-letter subqueue). */
+export type SettleResult = "settled" | "lockLost" | "notAllowed";
 
 export class MessageNotFoundError extends Error {
   constructor(readonly sequenceNumber: number) {
@@ -140,6 +141,12 @@ export class EmulatedQueue {
         entity.deferred.set(record.sequenceNumber, record);
         break;
       case "deadLetter":
+        // Service Bus refuses to dead-letter a dead letter (amqp:not-allowed) and the message is delivered again
+        // (the Azure SDK's "Throws error when dead lettering a dead lettered message").
+        if (entity.isDeadLetter) {
+          this.#release(entity, lock, false);
+          return "notAllowed";
+        }
         modifyApplicationProperties(record, settlement.properties);
         this.#unlock(entity, lock);
         this.#deadLetter(entity, record, settlement.reason, settlement.description);
@@ -342,15 +349,6 @@ export class EmulatedQueue {
 
   #deadLetter(from: Entity, record: MessageRecord, reason: string | undefined, description: string | undefined): void {
     modifyApplicationProperties(record, { DeadLetterReason: reason, DeadLetterErrorDescription: description });
-    if (from.isDeadLetter) {
-      // Dead-lettering a message already in the dead-letter subqueue keeps it there with its new reason.
-      record.deferred = false;
-      record.state = "active";
-      from.deferred.delete(record.sequenceNumber);
-      from.activate(record);
-      this.pump(from);
-      return;
-    }
     this.#remove(from, record);
     const copy: MessageRecord = {
       ...record,

@@ -11,6 +11,12 @@ export const lockLostError: AmqpError = {
   description:
     "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.",
 };
+/** Dead-lettering a dead letter: `amqp:not-allowed`, which the SDK raises as `ServiceBusError` code `GeneralError`
+ * ("InvalidOperationError: ..."), as against Service Bus. */
+export const deadLetterNotAllowed: AmqpError = {
+  condition: "amqp:not-allowed",
+  description: "A message received from a dead-letter queue cannot be dead-lettered again.",
+};
 export const serverBusyError: AmqpError = {
   condition: "com.microsoft:server-busy",
   description: "The server is busy. Please retry the operation later (injected fault).",

@@ -58,6 +58,12 @@ const lastDigits: Record<string, { brand: string; last4: string }> = {
   pm_card_chargeDeclined: { brand: "visa", last4: "0002" },
   tok_chargeDeclined: { brand: "visa", last4: "0002" },
   pm_card_chargeDeclinedInsufficientFunds: { brand: "visa", last4: "9995" },
+  pm_card_createDispute: { brand: "visa", last4: "0259" },
+  tok_createDispute: { brand: "visa", last4: "0259" },
+  pm_card_createDisputeProductNotReceived: { brand: "visa", last4: "2685" },
+  tok_createDisputeProductNotReceived: { brand: "visa", last4: "2685" },
+  pm_card_createDisputeInquiry: { brand: "visa", last4: "1976" },
+  tok_createDisputeInquiry: { brand: "visa", last4: "1976" },
   tok_chargeDeclinedInsufficientFunds: { brand: "visa", last4: "9995" },
   pm_card_authenticationRequired: { brand: "visa", last4: "3184" },
 };

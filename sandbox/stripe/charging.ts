@@ -3,6 +3,7 @@ import type { Charge, Metadata, PaymentError, PaymentIntent } from "./objects.js
 import { bankDebitSettleSeconds, cardBehaviour } from "./payment-methods.js";
 import type { StripeStore } from "./store.js";
 import { cardPaymentMethod, chargePaymentMethodDetails, emptyBillingDetails } from "./card-details.js";
+import { openDisputeLater } from "./disputes.js";
 
 export interface ChargeAttempt {
   amount: number;
@@ -25,6 +26,12 @@ export type ChargeOutcome =
   /** A bank debit: the charge is `pending` until `settlePendingCharge` finds its time has come. */
   | { kind: "processing"; charge: Charge }
   | { kind: "requiresAction" };
+
+/**
+ * The issuer's advice and the network's own codes: Stripe sends them (null when the bank gave none) on every outcome;
+ * the test cards' banks give none, so the sandbox never makes one up.
+ */
+const noNetworkAdvice = { advice_code: null, network_advice_code: null, network_decline_code: null } as const;
 
 /** Runs a test card and records the charge (succeeded or failed) it produces. */
 export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): ChargeOutcome {
@@ -59,8 +66,8 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
     livemode: false,
     metadata: attempt.metadata,
     outcome: decline
-      ? { network_status: "declined_by_network", reason: decline.declineCode, seller_message: "The bank did not return any further details with this decline.", type: "issuer_declined" }
-      : { network_status: "approved_by_network", reason: null, seller_message: "Payment complete.", type: "authorized" },
+      ? { ...noNetworkAdvice, network_status: "declined_by_network", reason: decline.declineCode, seller_message: "The bank did not return any further details with this decline.", type: "issuer_declined" }
+      : { ...noNetworkAdvice, network_status: "approved_by_network", reason: null, seller_message: "Payment complete.", type: "authorized" },
     paid: !decline,
     payment_intent: attempt.paymentIntent,
     payment_method: attempt.paymentMethod,
@@ -74,6 +81,7 @@ export function attemptCharge(store: StripeStore, attempt: ChargeAttempt): Charg
     return { kind: "processing", charge };
   }
   store.charges.add(charge);
+  if (behaviour.outcome === "succeed" && behaviour.dispute && charge.captured) openDisputeLater(store, charge, behaviour.dispute);
   if (!decline) return { kind: "charged", charge };
   return {
     kind: "declined",

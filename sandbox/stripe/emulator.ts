@@ -7,6 +7,7 @@ import { AdjustableClock } from "../clock.js";
 import { billingMeterRoutes } from "./billing-meters.js";
 import { chargeRoutes } from "./charges.js";
 import { customerRoutes } from "./customers.js";
+import { disputeRoutes } from "./disputes.js";
 import { answerDegraded } from "./degraded-answer.js";
 import { StripeDegradation } from "./degradation.js";
 import { StripeFailure, type StripeErrorBody } from "./errors.js";
@@ -35,6 +36,11 @@ export interface StripeEmulatorOptions<C extends Clock = AdjustableClock> {
   rateLimit?: StripeRateLimit;
   /** Start inside an outage window (degradation.ts). */
   outage?: StripeOutageSpec;
+  /**
+   * How long after a charge on a dispute test card (`pm_card_createDispute` ...) its dispute opens, on the emulator's
+   * clock; default 0: with the first request after the charge's answer (Stripe: "shortly after").
+   */
+  disputeDelayMs?: number;
 }
 
 export interface StripeEmulator<C extends Clock = AdjustableClock> {
@@ -56,7 +62,8 @@ export interface StripeEmulator<C extends Clock = AdjustableClock> {
 const host = "127.0.0.1";
 const maxBodyBytes = 1024 * 1024;
 const routes: Route[] = [
-  ...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...invoicePaymentRoutes, ...billingMeterRoutes,
+  ...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...disputeRoutes, ...invoiceRoutes, ...invoicePaymentRoutes,
+  ...billingMeterRoutes,
 ];
 
 /**
@@ -68,6 +75,9 @@ export async function startStripeEmulator<C extends Clock = AdjustableClock>(opt
   const searchLagMs = options.searchLagMs ?? 0;
   if (!Number.isFinite(searchLagMs) || searchLagMs < 0) throw new RangeError(`searchLagMs must be a finite, non-negative number, got ${searchLagMs}`);
   const store = new StripeStore(clock);
+  const disputeDelayMs = options.disputeDelayMs ?? 0;
+  if (!Number.isFinite(disputeDelayMs) || disputeDelayMs < 0) throw new RangeError(`disputeDelayMs must be a finite, non-negative number, got ${disputeDelayMs}`);
+  store.disputeDelayMs = disputeDelayMs;
   const keys = new IdempotencyKeys(clock, idempotencyWindowMs);
   const faults = new StripeFaults();
   const degradation = new StripeDegradation({ ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}), ...(options.outage ? { outage: options.outage } : {}) });
@@ -243,6 +253,7 @@ async function execute(
   }
   try {
     const expansions = expansionPaths(params, matched.route.returns);
+    context.store.runDue();
     const result = matched.route.handle({ store: context.store, params, pathParams: matched.pathParams, searchLagMs: context.searchLagMs });
     const body = JSON.stringify(expand(result, expansions, matched.route.returns, context.store));
     return { response: { status: 200, body, requestId }, saved: true };

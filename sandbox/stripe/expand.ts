@@ -11,6 +11,7 @@ export type ObjectKind =
   | "payment_intent"
   | "charge"
   | "refund"
+  | "dispute"
   | "invoice"
   | "invoiceitem"
   | "invoice_payment"
@@ -29,6 +30,7 @@ const links: Record<ObjectKind, Partial<Record<string, ObjectKind>>> = {
   payment_intent: { customer: "customer", latest_charge: "charge" },
   charge: { customer: "customer", payment_intent: "payment_intent" },
   refund: { charge: "charge", payment_intent: "payment_intent" },
+  dispute: { charge: "charge", payment_intent: "payment_intent" },
   invoice: { customer: "customer" },
   invoiceitem: { customer: "customer", invoice: "invoice" },
   invoice_payment: { invoice: "invoice" },

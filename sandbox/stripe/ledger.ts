@@ -1,3 +1,4 @@
+import type { Dispute } from "./dispute-objects.js";
 import type { Invoice, InvoiceItem } from "./invoice-objects.js";
 import type { BillingMeterEvent, Charge, PaymentIntent, Refund } from "./objects.js";
 import type { StripeStore } from "./store.js";
@@ -29,6 +30,7 @@ export class StripeLedger {
   }
 
   charges(customer?: string): Charge[] {
+    this.store.runDue();
     return structuredClone(this.store.charges.all(customer));
   }
 
@@ -47,6 +49,12 @@ export class StripeLedger {
 
   refunds(): Refund[] {
     return structuredClone(this.store.refunds.all());
+  }
+
+  /** Every dispute opened so far (one due now opens first), oldest first. */
+  disputes(): Dispute[] {
+    this.store.runDue();
+    return structuredClone(this.store.disputes.all());
   }
 
   /** Charges with status `succeeded` (captured or only authorised, refunded or not), per customer. */

@@ -1,7 +1,8 @@
-import type { CreatedRange, ListQuery } from "./collection.js";
+import type { Collection, CreatedRange, ListQuery } from "./collection.js";
 import { invalidRequest } from "./errors.js";
 import type { FormObject } from "./form.js";
-import { optionalInteger, optionalString } from "./params.js";
+import type { StripeList } from "./objects.js";
+import { optionalInteger, optionalString, rejectUnknown } from "./params.js";
 
 export const listParamNames = ["limit", "starting_after", "ending_before", "created", "expand"] as const;
 
@@ -21,6 +22,29 @@ export function listQuery(params: FormObject): ListQuery {
     ...(created ? { created } : {}),
   };
 }
+
+/**
+ * A list of objects that belong to a charge (refunds, disputes), newest first: by `charge` (through the index
+ * `chargeKey` names), by `payment_intent` (those of its charges) or all, with `created` and pagination.
+ */
+export function chargeScopedList<T extends { id: string; payment_intent: string | null }>(
+  collection: Collection<T>,
+  params: FormObject,
+  chargeKey: (charge: string) => string,
+  url: string,
+): StripeList<T> {
+  rejectUnknown(params, chargeScopedListParams);
+  const chargeId = optionalString(params, "charge");
+  const paymentIntentId = optionalString(params, "payment_intent");
+  const query = listQuery(params);
+  const page =
+    chargeId !== undefined
+      ? collection.list(query, { index: chargeKey(chargeId) })
+      : collection.list(query, paymentIntentId !== undefined ? { where: (object: T) => object.payment_intent === paymentIntentId } : {});
+  return { object: "list", data: page.data, has_more: page.hasMore, url };
+}
+
+const chargeScopedListParams: ReadonlySet<string> = new Set([...listParamNames, "charge", "payment_intent"]);
 
 function createdRange(params: FormObject): CreatedRange | undefined {
   const created = params["created"];

@@ -102,7 +102,15 @@ export interface Charge {
   failure_message: string | null;
   livemode: false;
   metadata: Metadata;
-  outcome: { network_status: string; reason: string | null; seller_message: string; type: "authorized" | "issuer_declined" };
+  outcome: {
+    advice_code: null;
+    network_advice_code: null;
+    network_decline_code: null;
+    network_status: string;
+    reason: string | null;
+    seller_message: string;
+    type: "authorized" | "issuer_declined";
+  };
   paid: boolean;
   payment_intent: string | null;
   payment_method: string;

@@ -13,6 +13,7 @@ import {
   requiredInteger,
   requiredString,
 } from "./params.js";
+import { openDisputeLater } from "./disputes.js";
 import { cardBehaviour } from "./payment-methods.js";
 import { route, type Route } from "./routes.js";
 import { matches, narrowingIndexKey, parseSearchQuery } from "./search.js";
@@ -154,6 +155,8 @@ export const paymentIntentRoutes: Route[] = [
     const charge = store.charge(intent.latest_charge ?? "", "intent");
     charge.captured = true;
     charge.amount_captured = amountToCapture;
+    const behaviour = cardBehaviour(charge.payment_method, "payment_method");
+    if (behaviour.outcome === "succeed" && behaviour.dispute) openDisputeLater(store, charge, behaviour.dispute);
     intent.amount_received = amountToCapture;
     intent.amount_capturable = 0;
     intent.status = "succeeded";

@@ -1,8 +1,10 @@
+import { disputeInquiry, fraudulentDispute, productNotReceivedDispute, type DisputeKind } from "./dispute-objects.js";
 import { invalidRequest } from "./errors.js";
 
 /** What a test card does when charged: Stripe's documented test ids, so code written against the sandbox runs in test mode. */
 export type CardBehaviour =
-  | { outcome: "succeed" }
+  /** `dispute`: the charge succeeds, then the cardholder's bank disputes it (Stripe's dispute test cards). */
+  | { outcome: "succeed"; dispute?: DisputeKind }
   | { outcome: "decline"; declineCode: string; message: string }
   | { outcome: "authenticate" }
   /** A bank debit: accepted, then `processing` until the money arrives (`bankDebitSettleSeconds` on the store's clock). */
@@ -25,10 +27,16 @@ const testCards = new Map<string, CardBehaviour>([
   ["pm_card_authenticationRequired", { outcome: "authenticate" }],
   // Stripe's documented ACH Direct Debit test method (account 000123456789): the payment succeeds, after processing.
   ["pm_usBankAccount_success", { outcome: "process" }],
+  ["pm_card_createDispute", { outcome: "succeed", dispute: fraudulentDispute }],
+  ["pm_card_createDisputeProductNotReceived", { outcome: "succeed", dispute: productNotReceivedDispute }],
+  ["pm_card_createDisputeInquiry", { outcome: "succeed", dispute: disputeInquiry }],
   ["tok_visa", { outcome: "succeed" }],
   ["tok_mastercard", { outcome: "succeed" }],
   ["tok_chargeDeclined", declined],
   ["tok_chargeDeclinedInsufficientFunds", insufficientFunds],
+  ["tok_createDispute", { outcome: "succeed", dispute: fraudulentDispute }],
+  ["tok_createDisputeProductNotReceived", { outcome: "succeed", dispute: productNotReceivedDispute }],
+  ["tok_createDisputeInquiry", { outcome: "succeed", dispute: disputeInquiry }],
 ]);
 
 export const testPaymentMethodIds: readonly string[] = [...testCards.keys()];

@@ -1,12 +1,23 @@
+import { chargebackOf, closeInquiriesOf } from "./disputes.js";
 import { invalidRequest, resourceMissing, unexpectedState } from "./errors.js";
-import { listParamNames, listQuery } from "./list-params.js";
-import type { Refund, StripeList } from "./objects.js";
+import { chargeScopedList } from "./list-params.js";
+import type { Charge, PaymentIntent, Refund } from "./objects.js";
 import { metadata, optionalEnum, optionalInteger, optionalString, rejectUnknown } from "./params.js";
 import { route, type Route } from "./routes.js";
 import { refundsOfChargeKey } from "./store.js";
 
 const createParams = new Set(["charge", "payment_intent", "amount", "reason", "metadata", "expand", "instructions_email"]);
-const listParams = new Set([...listParamNames, "charge", "payment_intent"]);
+
+/** A captured charge refunds what was captured; an uncaptured one releases its authorization (Stripe allows both). */
+function refundableAmount(charge: Charge): number {
+  return (charge.captured ? charge.amount_captured : charge.amount) - charge.amount_refunded;
+}
+
+/** With its authorization released, the PaymentIntent can no longer be captured: Stripe cancels it. */
+function releaseAuthorization(intent: PaymentIntent | undefined, now: number): void {
+  if (!intent || intent.status !== "requires_capture") return;
+  Object.assign(intent, { status: "canceled", amount_capturable: 0, canceled_at: now, cancellation_reason: "automatic" });
+}
 
 export const refundRoutes: Route[] = [
   route("POST", "/v1/refunds", { object: "refund" }, ({ store, params }) => {
@@ -18,14 +29,18 @@ export const refundRoutes: Route[] = [
     }
     const intent = paymentIntentId === undefined ? undefined : store.paymentIntent(paymentIntentId, "payment_intent");
     const charge = store.charge(chargeId ?? intent?.latest_charge ?? "", chargeId !== undefined ? "charge" : "payment_intent");
-    if (!charge.captured || charge.status !== "succeeded") {
-      throw unexpectedState("charge_not_refundable", `Charge ${charge.id} has no captured funds to refund (status ${charge.status}, captured ${charge.captured}).`);
+    if (charge.status !== "succeeded") {
+      throw unexpectedState("charge_not_refundable", `Charge ${charge.id} has no funds to refund (status ${charge.status}).`);
     }
-    const refundable = charge.amount_captured - charge.amount_refunded;
+    if (chargebackOf(store, charge.id)) throw unexpectedState("charge_disputed", `Charge ${charge.id} has been charged back; cannot issue a refund.`);
+    const refundable = refundableAmount(charge);
     if (refundable === 0) throw unexpectedState("charge_already_refunded", `Charge ${charge.id} has already been refunded.`);
     const amount = optionalInteger(params, "amount", { min: 1 }) ?? refundable;
     if (amount > refundable) {
       throw invalidRequest(`Refund amount (${amount}) is greater than unrefunded amount on charge (${refundable})`, { code: "amount_too_large", param: "amount" });
+    }
+    if (!charge.captured && amount !== refundable) {
+      throw invalidRequest(`A refund of uncaptured charge ${charge.id} releases its whole authorization (${refundable}); omit amount.`, { param: "amount" });
     }
     const refund: Refund = {
       id: store.ids.next("re"),
@@ -47,7 +62,9 @@ export const refundRoutes: Route[] = [
       transfer_reversal: null,
     };
     charge.amount_refunded += amount;
-    charge.refunded = charge.amount_refunded === charge.amount_captured;
+    charge.refunded = charge.amount_refunded === (charge.captured ? charge.amount_captured : charge.amount);
+    if (!charge.captured) releaseAuthorization(charge.payment_intent ? store.paymentIntents.get(charge.payment_intent) : undefined, store.nowSeconds());
+    if (charge.refunded) closeInquiriesOf(store, charge.id);
     store.refunds.add(refund);
     return refund;
   }),
@@ -59,17 +76,6 @@ export const refundRoutes: Route[] = [
   }),
 
   // Newest first, by `charge` or `payment_intent` (a PaymentIntent's refunds are those of its charges) and `created`.
-  route("GET", "/v1/refunds", { object: "refund", list: true }, ({ store, params }) => {
-    rejectUnknown(params, listParams);
-    const chargeId = optionalString(params, "charge");
-    const paymentIntentId = optionalString(params, "payment_intent");
-    const query = listQuery(params);
-    const page =
-      chargeId !== undefined
-        ? store.refunds.list(query, { index: refundsOfChargeKey(chargeId) })
-        : store.refunds.list(query, paymentIntentId !== undefined ? { where: (refund: Refund) => refund.payment_intent === paymentIntentId } : {});
-    const body: StripeList<Refund> = { object: "list", data: page.data, has_more: page.hasMore, url: "/v1/refunds" };
-    return body;
-  }),
+  route("GET", "/v1/refunds", { object: "refund", list: true }, ({ store, params }) => chargeScopedList(store.refunds, params, refundsOfChargeKey, "/v1/refunds")),
 ];
 

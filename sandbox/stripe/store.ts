@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import { Collection } from "./collection.js";
 import { resourceMissing } from "./errors.js";
 import { IdGenerator } from "./ids.js";
+import type { Dispute } from "./dispute-objects.js";
 import type { Invoice, InvoiceItem, InvoicePayment } from "./invoice-objects.js";
 import type { BillingMeter, BillingMeterEvent, Charge, Customer, PaymentIntent, Refund } from "./objects.js";
 import { paymentIntentIndexKeys } from "./search.js";
@@ -13,6 +14,7 @@ export class StripeStore {
   readonly paymentIntents = new Collection<PaymentIntent>(paymentIntentIndexKeys);
   readonly charges = new Collection<Charge>((charge) => (charge.payment_intent ? [paymentIntentChargesKey(charge.payment_intent)] : []));
   readonly refunds = new Collection<Refund>((refund) => [refundsOfChargeKey(refund.charge)]);
+  readonly disputes = new Collection<Dispute>((dispute) => [disputesOfChargeKey(dispute.charge)]);
   readonly invoices = new Collection<Invoice>();
   /** Invoice items have no `created`: their `date` orders them. */
   readonly invoiceItems = new Collection<InvoiceItem>((item) => (item.invoice ? [invoiceItemsKey(item.invoice)] : []), (item) => item.date);
@@ -24,7 +26,26 @@ export class StripeStore {
   /** Meter event identifiers and when (unix seconds) they were accepted: Stripe's dedupe window. */
   readonly meterIdentifiers = new Map<string, number>();
 
+  /** What Stripe does shortly after a request (a dispute opening, evidence judged): run by `runDue()`. */
+  readonly #later: Array<{ atMs: number; run: () => void }> = [];
+  /** How long after a charge on a dispute test card its dispute opens (and evidence is judged). */
+  disputeDelayMs = 0;
+
   constructor(readonly clock: Clock) {}
+
+  later(delayMs: number, run: () => void): void {
+    this.#later.push({ atMs: this.clock.now() + delayMs, run });
+  }
+
+  /** Runs what has come due, in the order it was scheduled; every request and ledger read calls it first. */
+  runDue(): void {
+    if (this.#later.length === 0) return;
+    const now = this.clock.now();
+    const due = this.#later.filter((action) => action.atMs <= now);
+    if (due.length === 0) return;
+    this.#later.splice(0, this.#later.length, ...this.#later.filter((action) => action.atMs > now));
+    for (const action of due) action.run();
+  }
 
   /** Unix seconds on the emulator's clock, like every `created` field. */
   nowSeconds(): number {
@@ -66,6 +87,10 @@ export function invoiceItemsKey(invoice: string): string {
 
 export function refundsOfChargeKey(charge: string): string {
   return `charge\u0000${charge}`;
+}
+
+export function disputesOfChargeKey(charge: string): string {
+  return `disputes\u0000${charge}`;
 }
 
 export function invoicePaymentsKey(invoice: string): string {

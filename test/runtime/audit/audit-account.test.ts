@@ -6,9 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditAccount, TokenBucket, type AuditOptions, type AuditResult } from "../../../runtime/audit/index.js";
+import type { AuditOptions, AuditResult } from "../../../runtime/audit/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
 import { buildAccountElsewhere, type AccountTruth } from "./account-built-elsewhere.js";
+import { auditOn } from "./audit-on.js";
 
 let emulator: StripeEmulator;
 let truth: AccountTruth;
@@ -20,16 +21,7 @@ beforeAll(async () => {
 afterAll(() => emulator.stop());
 
 const audit = (options: Partial<AuditOptions> = {}): Promise<AuditResult> =>
-  auditAccount({
-    apiKey: "rk_test_sandbox",
-    apiBase: emulator.apiBase,
-    budget: new TokenBucket(1_000),
-    flows: ["paymentintents", "charges", "invoices"],
-    keyPath: ["metadata", "usage_id"],
-    windowSeconds: 3_600,
-    retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 },
-    ...options,
-  });
+  auditOn(emulator, { retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 }, ...options });
 
 /** Duplicate id -> kept id, per confidence. */
 function found(result: AuditResult, confidence: "certain" | "likely"): Map<string, string> {

@@ -68,3 +68,38 @@ describe("charges and PaymentIntents carry what Stripe sends", () => {
     expect(method).toMatchObject({ id: "pm_card_chargeDeclined", type: "card", customer, card: { brand: "visa", last4: "0002" } });
   });
 });
+
+describe("refunds of uncaptured charges and the charge's outcome", () => {
+  it("refunding an uncaptured charge releases the authorization: the refund succeeds and the charge shows refunded", async () => {
+    const { id: customer } = await stripe.customers.create({});
+    const held = await stripe.paymentIntents.create({ amount: 1800, currency: "usd", customer, payment_method: "pm_card_visa", capture_method: "manual", confirm: true, off_session: true });
+    expect(held.status).toBe("requires_capture");
+    const refund = await stripe.refunds.create({ charge: held.latest_charge as string });
+    expect(refund).toMatchObject({ status: "succeeded", amount: 1800, payment_intent: held.id });
+    const charge = await stripe.charges.retrieve(held.latest_charge as string);
+    expect(charge).toMatchObject({ captured: false, amount_captured: 0, amount_refunded: 1800, refunded: true });
+    const intent = await stripe.paymentIntents.retrieve(held.id);
+    expect(intent).toMatchObject({ status: "canceled", amount_capturable: 0 });
+    expect(await failure(stripe.paymentIntents.capture(held.id))).toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state" });
+    expect(await failure(stripe.refunds.create({ charge: held.latest_charge as string }))).toMatchObject({ statusCode: 400, code: "charge_already_refunded" });
+  });
+
+  it("an uncaptured legacy charge is released in full; a partial amount is refused", async () => {
+    const { id: customer } = await stripe.customers.create({});
+    const charge = await stripe.charges.create({ amount: 700, currency: "usd", source: "tok_visa", customer, capture: false });
+    expect(await failure(stripe.refunds.create({ charge: charge.id, amount: 300 }))).toMatchObject({ statusCode: 400, param: "amount" });
+    await stripe.refunds.create({ charge: charge.id });
+    expect(await stripe.charges.retrieve(charge.id)).toMatchObject({ refunded: true, amount_refunded: 700 });
+  });
+
+  it("gives a charge's outcome advice_code, network_advice_code and network_decline_code (null when the bank gave none)", async () => {
+    const { id: customer } = await stripe.customers.create({});
+    const paid = await payment(customer);
+    const declined = (await failure(payment(customer, "pm_card_chargeDeclined"))) as Stripe.errors.StripeCardError;
+    for (const id of [paid.latest_charge as string, declined.charge ?? ""]) {
+      const { outcome } = await stripe.charges.retrieve(id);
+      expect(outcome).toMatchObject({ advice_code: null, network_advice_code: null, network_decline_code: null });
+      expect(Object.keys(outcome ?? {}).sort()).toEqual(["advice_code", "network_advice_code", "network_decline_code", "network_status", "reason", "seller_message", "type"]);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingMeterRoutes } from "../../../../sandbox/stripe/billing-meters.js";
 import { chargeRoutes } from "../../../../sandbox/stripe/charges.js";
 import { customerRoutes } from "../../../../sandbox/stripe/customers.js";
+import { disputeRoutes } from "../../../../sandbox/stripe/disputes.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../../sandbox/stripe/index.js";
 import { invoicePaymentRoutes } from "../../../../sandbox/stripe/invoice-payments.js";
 import { invoiceRoutes } from "../../../../sandbox/stripe/invoices.js";
@@ -14,7 +15,7 @@ import { refundRoutes } from "../../../../sandbox/stripe/refunds.js";
 import { recordingHttpClient, type RecordedExchange } from "./recording-http-client.js";
 import { sdkShape, sdkVersions, shapeProblems, type SdkShape } from "./sdk-shapes.js";
 
-const allRoutes = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...invoiceRoutes, ...invoicePaymentRoutes, ...billingMeterRoutes];
+const allRoutes = [...customerRoutes, ...paymentIntentRoutes, ...chargeRoutes, ...refundRoutes, ...disputeRoutes, ...invoiceRoutes, ...invoicePaymentRoutes, ...billingMeterRoutes];
 
 /** The SDK interface for each `object` value the emulator sends. */
 const interfaces: Record<string, [file: string, name: string]> = {
@@ -22,6 +23,7 @@ const interfaces: Record<string, [file: string, name: string]> = {
   payment_intent: ["PaymentIntents", "PaymentIntent"],
   charge: ["Charges", "Charge"],
   refund: ["Refunds", "Refund"],
+  dispute: ["Disputes", "Dispute"],
   invoice: ["Invoices", "Invoice"],
   invoiceitem: ["InvoiceItems", "InvoiceItem"],
   line_item: ["InvoiceLineItems", "InvoiceLineItem"],
@@ -81,6 +83,7 @@ async function exerciseEveryRoute(client: Stripe): Promise<void> {
   await client.refunds.retrieve(refund.id);
   await client.refunds.list({ charge: charge.id });
   await client.refunds.list({ payment_intent: intent.id });
+  await exerciseDisputes(client, customer.id);
   const invoice = await client.invoices.create({ customer: customer.id, currency: "usd", pending_invoice_items_behavior: "exclude" });
   const item = await client.invoiceItems.create({ customer: customer.id, invoice: invoice.id, amount: 1200, currency: "usd" });
   await client.invoiceItems.retrieve(item.id);
@@ -96,6 +99,21 @@ async function exerciseEveryRoute(client: Stripe): Promise<void> {
   await client.billing.meters.retrieve(meter.id);
   await client.billing.meterEvents.create({ event_name: "calls", payload: { stripe_customer_id: customer.id, value: "3" }, identifier: "evt-1" });
   await client.billing.meters.listEventSummaries(meter.id, { customer: customer.id, start_time: 0, end_time: 4_000_000_000 });
+}
+
+/** A chargeback and an inquiry (each opens with the next request), evidence, a close, a refused and a released refund. */
+async function exerciseDisputes(client: Stripe, customer: string): Promise<void> {
+  const disputed = await client.paymentIntents.create({ amount: 2100, currency: "usd", customer, payment_method: "pm_card_createDispute", confirm: true, off_session: true });
+  const inquired = await client.charges.create({ amount: 600, currency: "usd", source: "tok_createDisputeInquiry", customer });
+  const [dispute] = (await client.disputes.list({ payment_intent: disputed.id, expand: ["data.charge"] })).data;
+  await client.disputes.retrieve(dispute?.id ?? "dp_missing", { expand: ["payment_intent"] });
+  await client.refunds.create({ payment_intent: disputed.id }).catch(() => undefined);
+  const [inquiry] = (await client.disputes.list({ charge: inquired.id })).data;
+  await client.disputes.update(inquiry?.id ?? "dp_missing", { evidence: { uncategorized_text: "winning_evidence" }, metadata: { case: "1" } });
+  await client.disputes.close(dispute?.id ?? "dp_missing");
+  await client.disputes.list({ limit: 3 });
+  const held = await client.paymentIntents.create({ amount: 400, currency: "usd", customer, payment_method: "pm_card_visa", capture_method: "manual", confirm: true, off_session: true });
+  await client.refunds.create({ payment_intent: held.id });
 }
 
 describe(`Stripe emulator against stripe ${sdkVersions().sdk} (API ${sdkVersions().api})`, () => {
