@@ -1,4 +1,5 @@
-// A vault key's daily spend cap. Only creating a PaymentIntent spends; its amount is reserved before forwarding so
+// A vault key's daily spend cap. Creating what moves money spends (a PaymentIntent, a Charge, an invoice item: the
+// `amount` each carries); its amount is reserved before forwarding so
 // concurrent calls cannot overshoot together, and released unless Stripe accepted it. A replay under an idempotency
 // key already counted is not a new spend.
 import type { VaultKey } from "./vault-keys.js";
@@ -14,9 +15,12 @@ export interface SpendRequest {
 
 export type SpendReservation = { refused: string } | { release(): void };
 
+/** The create calls whose `amount` is money the key spends. */
+const spendingPaths = new Set(["/v1/payment_intents", "/v1/charges", "/v1/invoiceitems"]);
+
 export function reserveSpend(key: VaultKey, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
   let reserved = 0;
-  if (method === "POST" && path === "/v1/payment_intents") {
+  if (method === "POST" && spendingPaths.has(path)) {
     const amount = Number(new URLSearchParams(body.toString("utf8")).get("amount"));
     const alreadyCounted = idempotencyKey !== undefined && key.counted.has(idempotencyKey);
     if (!alreadyCounted && Number.isSafeInteger(amount) && amount > 0) {
