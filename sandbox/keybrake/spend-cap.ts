@@ -2,7 +2,16 @@
 // `amount` each carries); its amount is reserved before forwarding so
 // concurrent calls cannot overshoot together, and released unless Stripe accepted it. A replay under an idempotency
 // key already counted is not a new spend.
-import type { VaultKey } from "./vault-keys.js";
+// A key created into a shared budget spends the budget's (vault-keys.ts): one cap for all of them.
+
+/** What a cap counts: a key's own, or a budget its keys share. */
+export interface SpendAccount {
+  capCents: number;
+  /** Cents charged (or in flight) per UTC day, `YYYY-MM-DD`. */
+  spentCentsByDay: Record<string, number>;
+  /** Idempotency keys whose amount is counted against the cap: a replay is not a new spend. */
+  counted: Set<string>;
+}
 
 export interface SpendRequest {
   method: string | undefined;
@@ -18,7 +27,7 @@ export type SpendReservation = { refused: string } | { release(): void };
 /** The create calls whose `amount` is money the key spends. */
 const spendingPaths = new Set(["/v1/payment_intents", "/v1/charges", "/v1/invoiceitems"]);
 
-export function reserveSpend(key: VaultKey, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
+export function reserveSpend(key: SpendAccount, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
   let reserved = 0;
   if (method === "POST" && spendingPaths.has(path)) {
     const amount = Number(new URLSearchParams(body.toString("utf8")).get("amount"));
@@ -26,7 +35,7 @@ export function reserveSpend(key: VaultKey, { method, path, body, idempotencyKey
     if (!alreadyCounted && Number.isSafeInteger(amount) && amount > 0) {
       const spent = key.spentCentsByDay[day] ?? 0;
       if (spent + amount > key.capCents) {
-        return { refused: `charging ${amount} would take today's spend to ${spent + amount}, over the vault key's cap of ${key.capCents} cents` };
+        return { refused: `charging ${amount} would take today's spend to ${spent + amount}, over the cap of ${key.capCents} cents` };
       }
       reserved = amount;
       key.spentCentsByDay[day] = spent + amount;
