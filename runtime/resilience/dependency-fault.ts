@@ -36,6 +36,8 @@ export function stripeFault(error: unknown): DependencyFault | undefined {
   if (Object.values<string | undefined>(vaultErrorCodes).includes(error.code)) return undefined;
   if (error instanceof Stripe.errors.StripeRateLimitError || error.statusCode === 429) {
     const limiter = error.headers?.["stripe-rate-limited-reason"];
+    // Another request holds the object (lock_timeout, Stripe's resource-specific limiter): about that object only.
+    if (error.code === "lock_timeout" || limiter === "resource-specific") return { dependency: "stripe", cause: "throttled", limiter: "object" };
     return { dependency: "stripe", cause: "throttled", ...(typeof limiter === "string" && limiter !== "" ? { limiter } : {}) };
   }
   if (error instanceof Stripe.errors.StripeConnectionError) return { dependency: "stripe", cause: "outage" };
