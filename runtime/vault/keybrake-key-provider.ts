@@ -5,6 +5,7 @@
 // (403), see `./vault-refusal.ts`.
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
+import { accountLabel } from "../stripe/account-label.js";
 import { ConfigurationError, VaultKeyError } from "../errors.js";
 import { retryAfterMs, VaultThrottledError } from "./vault-throttled.js";
 
@@ -56,6 +57,8 @@ interface CreateKeyResponse {
 
 export class KeybrakeKeyProvider implements VaultKeyProvider {
   readonly apiBase: string;
+  /** The Keybrake account (its URL and account key, hashed): one vault account is bound to one Stripe key. */
+  readonly account: string;
   readonly #apiKey: string;
   readonly #capMargin: number;
   readonly #graceDays: number;
@@ -76,6 +79,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     const capMargin = options.capMargin ?? 1.1;
     if (!(capMargin >= 1)) throw new ConfigurationError(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
     this.apiBase = url.origin;
+    this.account = accountLabel(`keybrake ${url.origin} ${options.apiKey}`);
     this.#apiKey = options.apiKey;
     this.#capMargin = capMargin;
     this.#graceDays = options.graceDays ?? 7;
