@@ -4,7 +4,6 @@
 import Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
-import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls } from "../../tuning/flow-calls.js";
@@ -48,11 +47,7 @@ export const chargeFlow: FlowAdapter<ChargeRequest> = {
       const found = await context.stripeCall("charges.list", () => findChargeByKey(stripe, request, context.idempotencyKey, context.createdAt));
       if (found) return chargeResult(found);
     }
-    try {
-      return chargeResult(await context.stripeCall("charges.create", () => stripe.charges.create(request, { idempotencyKey: context.idempotencyKey })));
-    } catch (error) {
-      throw fromVaultRefusal(error);
-    }
+    return chargeResult(await context.stripeCall("charges.create", () => stripe.charges.create(request, { idempotencyKey: context.idempotencyKey })));
   },
   classify(error) {
     // A declined charge is a StripeCardError carrying the failed charge's id.

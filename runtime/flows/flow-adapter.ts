@@ -4,6 +4,7 @@
 import type Stripe from "stripe";
 import type { GuardContext, GuardErrorClass, GuardWorkResult } from "../guard/guarded-run.js";
 import { unobservedStripeCall, type StripeCallObserver } from "./stripe-call.js";
+import { vaultAnswered } from "../vault/vault-refusal.js";
 
 // The flows' names and their Stripe calls are tuning's (flow-calls.ts): the infra tunes a queue by the same count.
 export { flowNames, type FlowName } from "../../tuning/flow-calls.js";
@@ -33,9 +34,14 @@ export interface FlowAdapter<R> {
   classify(error: unknown, request: R, idempotencyKey: string): GuardErrorClass;
 }
 
-/** Builds a FlowContext from the guard's, on the caller's clock; Stripe calls unobserved unless told otherwise. */
+/**
+ * Builds a FlowContext from the guard's, on the caller's clock; Stripe calls unobserved unless told otherwise. Every
+ * flow's every call answers a vault's refusal as the vault's error inside the observer (vault/vault-refusal.ts), so
+ * the rate governor and the breaker never see a vault's cap as Stripe's 429: the one place for all flows.
+ */
 export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs, stripeCall = unobservedStripeCall): FlowContext {
-  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs, stripeCall };
+  const vaultAware: StripeCallObserver = (operation, call) => stripeCall(operation, () => vaultAnswered(call));
+  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs, stripeCall: vaultAware };
 }
 
 /** Unix seconds to look back from, for list-by-`created` look-ups: an hour of slack for clock skew. */

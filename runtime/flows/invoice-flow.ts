@@ -6,9 +6,7 @@
 // still open after pay is not declined: its payment may be processing, so the record stays pending until Stripe says.
 import Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
-import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
-import type { StripeOperation } from "./stripe-call.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls, maxInvoiceItems } from "../../tuning/flow-calls.js";
 
@@ -57,7 +55,7 @@ class InvoicePaymentPending extends Error {
  * paid it) is done. Inside the key window the pay call itself is safe to repeat (Stripe replays its answer); past it
  * an open invoice that was already attempted is not paid again (a second debit), it stays pending until Stripe says.
  */
-async function pay(stripe: Stripe, request: InvoiceRequest, context: FlowContext, invoiceId: string, key: string, calling: Calling): Promise<string> {
+async function pay(stripe: Stripe, request: InvoiceRequest, context: FlowContext, invoiceId: string, key: string): Promise<string> {
   if (context.attempt > 1) {
     const current = await context.stripeCall("invoices.retrieve", () => stripe.invoices.retrieve(invoiceId));
     if (current.status === "paid") return invoiceId;
@@ -65,7 +63,7 @@ async function pay(stripe: Stripe, request: InvoiceRequest, context: FlowContext
   }
   let status: string | null = "paid";
   await unlessAlready(stripe, context, invoiceId, ["paid"], async () => {
-    const paid = await calling("invoices.pay", () =>
+    const paid = await context.stripeCall("invoices.pay", () =>
       stripe.invoices.pay(invoiceId, { off_session: true, ...(request.paymentMethod ? { payment_method: request.paymentMethod } : {}) }, { idempotencyKey: key }),
     );
     status = paid.status;
@@ -74,8 +72,6 @@ async function pay(stripe: Stripe, request: InvoiceRequest, context: FlowContext
   if (status !== "paid") throw new InvoiceNotPaid(invoiceId, status);
   return invoiceId;
 }
-
-type Calling = <T>(operation: StripeOperation, call: () => Promise<T>) => Promise<T>;
 
 async function findInvoice(stripe: Stripe, request: InvoiceRequest, context: FlowContext): Promise<string | undefined> {
   for await (const invoice of stripe.invoices.list({ customer: request.customer, created: { gte: lookupFrom(context.createdAt) }, limit: 100 })) {
@@ -115,17 +111,10 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
   async execute(stripe, request, context) {
     const problem = this.check?.(request, context.now);
     if (problem) throw new GuardInputError(problem);
-    const calling: Calling = async <T>(operation: StripeOperation, call: () => Promise<T>): Promise<T> => {
-      try {
-        return await context.stripeCall(operation, call);
-      } catch (error) {
-        throw fromVaultRefusal(error);
-      }
-    };
     const invoiceId = await context.step("invoice", async (key) => {
       const found = context.pastKeyWindow && context.attempt > 1 ? await context.stripeCall("invoices.list", () => findInvoice(stripe, request, context)) : undefined;
       if (found) return found;
-      const invoice = await calling("invoices.create", () =>
+      const invoice = await context.stripeCall("invoices.create", () =>
         stripe.invoices.create(
           {
             customer: request.customer,
@@ -146,7 +135,7 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
       await context.step(`item-${index}`, async (key) => {
         const found = context.pastKeyWindow && context.attempt > 1 ? await context.stripeCall("invoiceitems.list", () => findItem(stripe, request, invoiceId, key)) : undefined;
         if (found) return found;
-        const created = await calling("invoiceitems.create", () =>
+        const created = await context.stripeCall("invoiceitems.create", () =>
           stripe.invoiceItems.create(
             {
               customer: request.customer,
@@ -164,11 +153,11 @@ export const invoiceFlow: FlowAdapter<InvoiceRequest> = {
     }
     await context.step("finalize", async (key) => {
       await unlessAlready(stripe, context, invoiceId, ["open", "paid", "uncollectible"], () =>
-        calling("invoices.finalize_invoice", () => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
+        context.stripeCall("invoices.finalize_invoice", () => stripe.invoices.finalizeInvoice(invoiceId, { auto_advance: false }, { idempotencyKey: key })),
       );
       return invoiceId;
     });
-    await context.step("pay", (key) => pay(stripe, request, context, invoiceId, key, calling));
+    await context.step("pay", (key) => pay(stripe, request, context, invoiceId, key));
     return { status: "done", objectId: invoiceId };
   },
   classify(error) {

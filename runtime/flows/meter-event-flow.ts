@@ -6,7 +6,6 @@
 // summaries), never re-sent, because a second event would be counted twice.
 import { createHash } from "node:crypto";
 import Stripe from "stripe";
-import { fromVaultRefusal } from "../stripe/create-payment-intent.js";
 import type { FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls } from "../../tuning/flow-calls.js";
@@ -53,21 +52,17 @@ export const meterEventFlow: FlowAdapter<MeterEventRequest> = {
     if (context.pastKeyWindow && context.attempt > 1) {
       throw new MeterEventUnverifiable(identifier);
     }
-    try {
-      await context.stripeCall("billing.meter_events.create", () =>
-        stripe.billing.meterEvents.create(
-          {
-            event_name: request.eventName,
-            payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
-            identifier,
-            timestamp: request.timestamp,
-          },
-          { idempotencyKey: context.idempotencyKey },
-        ),
-      );
-    } catch (error) {
-      throw fromVaultRefusal(error);
-    }
+    await context.stripeCall("billing.meter_events.create", () =>
+      stripe.billing.meterEvents.create(
+        {
+          event_name: request.eventName,
+          payload: { stripe_customer_id: request.stripeCustomerId, value: String(request.value) },
+          identifier,
+          timestamp: request.timestamp,
+        },
+        { idempotencyKey: context.idempotencyKey },
+      ),
+    );
     return { status: "done", objectId: identifier };
   },
   classify(error, request, idempotencyKey) {

@@ -73,7 +73,8 @@ export type GuardErrorClass =
   | { kind: "done"; objectId: string }
   | { kind: "invalid"; reason: string; detail: string }
   | { kind: "cap-exceeded"; reason: string }
-  | { kind: "unknown"; detail: string; fault?: DependencyFault };
+  /** `nothingSent`: a dependency refused before any request left (a breaker open, a wait past the lease). */
+  | { kind: "unknown"; detail: string; fault?: DependencyFault; nothingSent?: boolean };
 
 export type GuardOutcome =
   /** Done now and recorded. */
@@ -312,7 +313,7 @@ function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): 
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
   // Nothing was sent (a breaker open, a rate limit past the lease): what the flow would make of it does not matter.
-  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describeError(error), fault: error.fault };
+  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describeError(error), fault: error.fault, nothingSent: true };
   if (!classify) return { kind: "unknown", detail: describeError(error) };
   try {
     return classify(error);
@@ -341,15 +342,17 @@ async function record<L extends StoreLease>(
   // found invalid late, Stripe refusing it) on an untouched record ends it: removed, reservation given back, so the
   // dead letter does not leave it pending and reserved for ever. Anything else is released: pending for the retry
   // and the reconciler (`stalePending`), which re-runs it and reports what is still refused.
-  const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
-    const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
-    if (!untouched || conflict) return release(outcome);
+  const forgetOrRelease = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
     try {
       if (await store.forget(lease)) return outcome;
     } catch {
       // Not removed: released below, so recovery finds it.
     }
     return release(outcome);
+  };
+  const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
+    const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
+    return !untouched || conflict ? release(outcome) : forgetOrRelease(outcome);
   };
   const kind = "status" in answer ? answer.status : answer.kind;
   switch (kind) {
@@ -381,8 +384,11 @@ async function record<L extends StoreLease>(
     case "cap-exceeded":
       return refused({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
     default: {
-      const fault = (answer as { fault?: DependencyFault }).fault;
-      return release({ kind: "unknown", detail: (answer as { detail?: string }).detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) });
+      const { fault, detail, nothingSent } = answer as { fault?: DependencyFault; detail?: string; nothingSent?: boolean };
+      const outcome: GuardOutcome = { kind: "unknown", detail: detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) };
+      // A wait that sent nothing on an untouched record leaves no record: its attempts and age count only what
+      // reached Stripe (a meter event waiting out a 24 h outage is not "past the window, maybe sent" afterwards).
+      return nothingSent === true && untouched ? forgetOrRelease(outcome) : release(outcome);
     }
   }
 }

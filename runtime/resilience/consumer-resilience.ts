@@ -87,7 +87,11 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
   return resilience;
 }
 
-/** The fleet's shared budget when the replicas share PostgreSQL; a database that is down at start: the replica's own. */
+/**
+ * The fleet's shared budget when the replicas share PostgreSQL; a database that is down at start: the replica's own.
+ * Per Stripe account, as the key provider names it (a Keybrake account with vault keys, where the consumer's own key
+ * is empty), else the consumer's key or API base.
+ */
 async function fleetShare(parts: ResilienceParts): Promise<FleetShare | undefined> {
   const { options, settings } = parts;
   if (options.databaseUrl === undefined || options.fleetBudget === false) return undefined;
@@ -95,7 +99,7 @@ async function fleetShare(parts: ResilienceParts): Promise<FleetShare | undefine
     return await openFleetBudget({
       databaseUrl: options.databaseUrl,
       ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
-      account: accountLabel(options.stripe.apiKey || options.stripe.apiBase || "stripe"),
+      account: parts.stripe.keys.account ?? accountLabel(options.stripe.apiKey || options.stripe.apiBase || "stripe"),
       member: parts.owner,
       ...(settings.stripeRequestsPerSecond === undefined ? {} : { ceilingPerSecond: settings.stripeRequestsPerSecond }),
     });

@@ -1,6 +1,7 @@
 // Which failures are a dependency being throttled or down, rather than anything about the event: those never count
 // as an attempt and never dead-letter an event (README, "Degraded dependencies").
 import Stripe from "stripe";
+import { vaultErrorCodes } from "../vault/errors.js";
 
 export type Dependency = "stripe" | "database" | "vault";
 export type DegradationCause = "throttled" | "outage";
@@ -31,8 +32,12 @@ export class DependencyUnavailableError extends Error {
 export function stripeFault(error: unknown): DependencyFault | undefined {
   if (error instanceof DependencyUnavailableError) return error.fault;
   if (!(error instanceof Stripe.errors.StripeError)) return undefined;
+  // A vault's refusal in Stripe's shape (its cap answers 429): an answer about this request, never Stripe throttling.
+  if (Object.values<string | undefined>(vaultErrorCodes).includes(error.code)) return undefined;
   if (error instanceof Stripe.errors.StripeRateLimitError || error.statusCode === 429) {
     const limiter = error.headers?.["stripe-rate-limited-reason"];
+    // Another request holds the object (lock_timeout, Stripe's resource-specific limiter): about that object only.
+    if (error.code === "lock_timeout" || limiter === "resource-specific") return { dependency: "stripe", cause: "throttled", limiter: "object" };
     return { dependency: "stripe", cause: "throttled", ...(typeof limiter === "string" && limiter !== "" ? { limiter } : {}) };
   }
   if (error instanceof Stripe.errors.StripeConnectionError) return { dependency: "stripe", cause: "outage" };

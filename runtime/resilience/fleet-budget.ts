@@ -3,7 +3,6 @@
 // that replica's last period. Each replica syncs once a period, off the message path, on a connection of its own
 // (never one a delivery waits for): its counts go in, the fleet's step (fleet-step.ts, on the live replicas' counts)
 // is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
-import { createHash } from "node:crypto";
 import pg from "pg";
 import { FLEET_BUDGET_CONNECTIONS } from "../../tuning/index.js";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
@@ -33,10 +32,7 @@ CREATE TABLE IF NOT EXISTS chargeguard_stripe_budget_members (
   PRIMARY KEY (account, member, limiter));
 ALTER TABLE chargeguard_stripe_budget_members ADD COLUMN IF NOT EXISTS estimate_per_second double precision;`;
 
-/** A label for a Stripe key that is not the key: its hash. */
-export function accountLabel(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("hex").slice(0, 16);
-}
+export { accountLabel } from "../stripe/account-label.js";
 
 export async function openFleetBudget(options: FleetBudgetOptions): Promise<FleetShare> {
   const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };

@@ -1,11 +1,18 @@
 // Every Stripe call of a delivery through the fleet's budget and Stripe's breaker: wait for the governor's token,
 // call, and on a 429 (not executed, so the same key is safe) wait for the next token and call again, within the
-// delivery's lease. An outage failure tells the breaker; while it is open nothing is sent. Faults leave as
-// DependencyUnavailableError, so the outcome says a dependency, not the event, failed.
+// delivery's lease. A 429 about one object (lock_timeout) cuts no rate: the call waits a moment (the other request
+// holding the object ends) and goes again. An outage failure tells the breaker; while it is open nothing is sent.
+// Faults leave as DependencyUnavailableError, so the outcome says a dependency, not the event, failed.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { StripeCallObserver } from "../flows/stripe-call.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import { DependencyUnavailableError, stripeFault } from "./dependency-fault.js";
-import type { RateGovernor } from "./rate-governor.js";
+import { objectLimiter, type RateGovernor } from "./rate-governor.js";
+
+/** The wait before retrying a call whose object was locked: 100 ms, doubling, at most 1 s. */
+function objectLockWaitMs(retries: number): number {
+  return Math.min(1_000, 100 * 2 ** retries);
+}
 
 export interface StripeGovernance {
   governor: RateGovernor;
@@ -24,7 +31,7 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
   // On the governor's clock: the last instant a call may start and still end inside the lease.
   const deadline = leaseUntil === undefined ? undefined : now() + (leaseUntil - Date.now()) - governance.callWorstCaseMs;
   return async (operation, call) => {
-    for (;;) {
+    for (let lockedRetries = 0; ; ) {
       breaker.check();
       const sentAt = await governor.acquire(operation, deadline === undefined ? {} : { deadline });
       try {
@@ -34,6 +41,15 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
         return result;
       } catch (error) {
         const fault = stripeFault(error);
+        if (fault?.cause === "throttled" && fault.limiter === objectLimiter) {
+          governor.answered(operation, objectLimiter, sentAt);
+          const waitMs = objectLockWaitMs(lockedRetries++);
+          if (deadline !== undefined && now() + waitMs > deadline) {
+            throw new DependencyUnavailableError(fault, `Stripe's object stays locked past the lease: ${describe(error)}`, { cause: error });
+          }
+          await sleep(waitMs);
+          continue;
+        }
         if (fault?.cause === "throttled") {
           // Stripe did not execute it: cut the rate, then take the next token and try the same call again.
           governor.answered(operation, fault.limiter ?? "global", sentAt);

@@ -9,6 +9,19 @@ import { SlowStart, slowStartPerSecond, slowStartUnboundedPerSecond } from "./sl
 
 /** The account's limiter; endpoint limiters are `endpoint:<operation>`. */
 export const accountLimiter = "account";
+/**
+ * What a 429 names when it is about one object, not a budget (`lock_timeout`: another request holds the object):
+ * no limiter's rate is cut, the call is retried after a short wait (governed-stripe-call.ts).
+ */
+export const objectLimiter = "object";
+/**
+ * The stated bound: a 429 that said nothing about the budget (demand below the rate, or the first request of slow
+ * start) leaves the learned rate as it was, so it serves again within this time of demand returning (a second's
+ * slow start at most); tested in test/runtime/resilience/governor-low-demand.test.ts.
+ */
+export const rateRecoveryMs = 1_000;
+/** 429s at low demand that, this many and a tenth of what got through in the period, say the budget is below even that demand. */
+const sustainedLowDemandThrottles = 3;
 
 export interface LimiterReport {
   limiter: string;
@@ -64,6 +77,10 @@ class Limiter {
   saturated = false;
   /** Saturated since slow start last doubled the rate. */
   waitedSinceGrowth = false;
+  /** When a caller last waited its turn (the governor's clock): a request sent then met the rate with its demand. */
+  saturatedAt = -Infinity;
+  /** 429s this period to requests sent at low demand (not counted as the budget unless they are most of it). */
+  lowDemandThrottled = 0;
   /** The last cut (this replica's or the fleet's), on the governor's clock: a 429 to a request sent before it is stale. */
   cutAt = -Infinity;
   /** While nothing is learned: what got through since the start, for the first cut (slow-start.ts). */
@@ -82,6 +99,7 @@ class Limiter {
     this.admitted = 0;
     this.throttled = 0;
     this.saturated = false;
+    this.lowDemandThrottled = 0;
     return report;
   }
 }
@@ -137,7 +155,9 @@ export class RateGovernor {
       if (went === true) continue;
       limiter.saturated = true;
       limiter.waitedSinceGrowth = true;
+      limiter.saturatedAt = this.#now();
       await went;
+      limiter.saturatedAt = this.#now();
     }
     const sentAt = this.#now();
     endpoint.slowStart?.went(sentAt);
@@ -147,7 +167,10 @@ export class RateGovernor {
 
   /**
    * Told after each call: answered (anything but 429) or throttled, with the limiter Stripe named and when the request
-   * went (from `acquire`). A 429 to a request sent before the last cut is stale: the cut already answered it.
+   * went (from `acquire`). A 429 to a request sent before the last cut is stale: the cut already answered it. A 429
+   * says where the budget is only when demand met the rate (a caller waited its turn when the request went); at low
+   * demand (another system on the account took the bucket a moment) it is retried and cuts nothing, unless such
+   * 429s are most of what went (the budget is below even that demand). One about an object (lock_timeout) never cuts.
    */
   answered(operation: string, throttledBy?: string, sentAt = this.#now()): void {
     const account = this.#limiter(accountLimiter);
@@ -158,18 +181,41 @@ export class RateGovernor {
       endpoint.admitted += 1;
       return;
     }
+    if (throttledBy === objectLimiter) return;
     // Stripe names the limiter: an endpoint's 429 slows that endpoint only.
     const limiter = throttledBy.startsWith("endpoint") ? endpoint : account;
     limiter.slowStart?.throttled(sentAt);
-    if (sentAt < limiter.cutAt) return;
+    if (sentAt < limiter.cutAt || !this.#demandMet(limiter, sentAt)) return;
+    const bounds = limiter.slowStart?.bounds(now);
+    if (limiter.slowStart && bounds === undefined) {
+      // Nothing got through yet: no estimate of the budget, so no cut to learn from; slow start backs off instead.
+      this.#backOff(limiter, now);
+      return;
+    }
     limiter.throttled += 1;
     // At most one cut a quarter period: the first requests after a cut may meet a bucket still empty.
     if (now - limiter.cutAt < this.#periodMs / 4) return;
     const inSlowStart = limiter.slowStart !== undefined;
-    this.#cut(limiter, now, limiter.slowStart?.bounds(now));
+    this.#cut(limiter, now, bounds);
     // The fleet's first 429: tell the fleet now (one statement, not the period's sync), so that the replicas still in
     // slow start stop doubling before each meets a 429 of its own (they peek for it, #listen).
     if (inSlowStart && this.#fleet) void this.#fleet.firstThrottled(limiter === account ? accountLimiter : `endpoint:${operation}`).catch(() => undefined);
+  }
+
+  /** The request went while callers waited their turn, or 429s at low demand are most of what went this period. */
+  #demandMet(limiter: Limiter, sentAt: number): boolean {
+    if (sentAt - limiter.saturatedAt <= this.#periodMs / 4) return true;
+    limiter.lowDemandThrottled += 1;
+    return limiter.lowDemandThrottled >= sustainedLowDemandThrottles && limiter.lowDemandThrottled * 10 >= limiter.admitted;
+  }
+
+  /** Slow start met a 429 before anything got through: half the fleet's slow start rate, still in slow start. */
+  #backOff(limiter: Limiter, now: number): void {
+    limiter.cutAt = now;
+    if (limiter.pacer.rate === undefined) return;
+    limiter.waitedSinceGrowth = false;
+    limiter.fleetSlowStartRate = Math.max(minRate, limiter.fleetSlowStartRate / 2);
+    this.#shareSlowStart(limiter);
   }
 
   /** Cuts at once, from slow start's estimate while nothing is learned (a replica's own bounds are its share already). */
@@ -339,7 +385,8 @@ export class RateGovernor {
   /** Alone (no fleet, or the database degraded): the period's AIMD step on this replica's own counts. */
   #stepAlone(report: LimiterReport): void {
     const limiter = this.#limiter(report.limiter);
-    if (limiter.slowStart && report.throttled === 0) return;
+    // Slow start ends at a counted 429 (#cut); until then its rate is slow start's, not the period step's.
+    if (limiter.slowStart) return;
     const perSecond = 1000 / this.#periodMs;
     const ceiling = report.limiter === accountLimiter && this.#ceiling !== undefined ? this.#ceiling / this.#members : undefined;
     const news = { admittedPerSecond: report.admitted * perSecond, throttledPerSecond: report.throttled * perSecond, saturated: report.saturated, slowStart: report.slowStart };

@@ -12,6 +12,7 @@ import { DependencyUnavailableError } from "./dependency-fault.js";
 export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker, onThrottled: () => void = () => {}): VaultKeyProvider {
   return {
     ...(keys.apiBase === undefined ? {} : { apiBase: keys.apiBase }),
+    ...(keys.account === undefined ? {} : { account: keys.account }),
     ...(keys.forget === undefined ? {} : { forget: (period: string) => keys.forget?.(period) }),
     async keyFor(billingPeriod, request) {
       breaker.check();

@@ -1,6 +1,7 @@
 // A Stripe key from the environment, the same for every period. Meant for a restricted key (`rk_...`) that can do
 // nothing but create PaymentIntents; it cannot cap amounts, so the guard's spend ledger is the only cap.
 import { ConfigurationError } from "../errors.js";
+import { accountLabel } from "../stripe/account-label.js";
 import type { VaultKeyProvider } from "./key-provider.js";
 
 export interface EnvironmentKeyProviderOptions {
@@ -12,6 +13,8 @@ export interface EnvironmentKeyProviderOptions {
 }
 
 export class EnvironmentKeyProvider implements VaultKeyProvider {
+  /** The key's hash: the same label the fleet's budget had before providers named their account. */
+  readonly account: string;
   readonly #apiKey: string;
 
   constructor(options: EnvironmentKeyProviderOptions = {}) {
@@ -33,6 +36,7 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
       throw new ConfigurationError("STRIPE_API_KEY does not look like a Stripe key: expected a restricted key (rk_...)");
     }
     this.#apiKey = apiKey;
+    this.account = accountLabel(apiKey);
   }
 
   /** The same key for every period. */

@@ -1,9 +1,11 @@
 // Per-period vault keys from a Keybrake-compatible proxy: each key is bound (at the proxy) to the real Stripe key,
-// capped at the period's expected total x 1.10, allowed only the PaymentIntents endpoint, and expires after the
-// period. The Stripe SDK then talks to the proxy with the vault key; the proxy refuses over the cap (429) and
-// outside the allowlist (403), see `../stripe/create-payment-intent.ts`.
+// spends the period's one budget (capped at the period's expected total x 1.10 a day, shared by every key of the
+// period: refreshes and replicas), allowed only the PaymentIntents endpoint, and expires after the period. The Stripe
+// SDK then talks to the proxy with the vault key; the proxy refuses over the cap (429) and outside the allowlist
+// (403), see `./vault-refusal.ts`.
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
+import { accountLabel } from "../stripe/account-label.js";
 import { ConfigurationError, VaultKeyError } from "../errors.js";
 import { retryAfterMs, VaultThrottledError } from "./vault-throttled.js";
 
@@ -25,24 +27,38 @@ export interface KeybrakeKeyProviderOptions {
   fetchTimeoutMs?: number;
 }
 
+interface MintedKey {
+  key: string;
+  /** The vault confirmed the key spends the period's shared budget (it echoed `budget`). */
+  sharedBudget: boolean;
+}
+
 interface CachedKey {
-  key: Promise<string>;
+  key: Promise<MintedKey>;
   /** Fetched at (clock ms): from 80% of the lifetime on a fresh key is fetched in the background. */
   fetchedAt: number;
   /** Not used past this (clock ms). */
   usableUntil: number;
   refreshing: boolean;
+  /** Known once the key came: only a key of a shared budget is refreshed (a fresh one spends the same cap). */
+  sharedBudget: boolean;
 }
 
 /** From this share of a key's lifetime on, a fresh key is fetched in the background (refresh ahead). */
 const refreshAheadShare = 0.8;
 
+/** A period the vault can name a key and a budget after: `YYYY-MM`, "unpriced", a custom period such as `2026-W41`. */
+const periodName = /^[A-Za-z0-9][\w.-]{0,63}$/;
+
 interface CreateKeyResponse {
   vault_key?: unknown;
+  budget?: unknown;
 }
 
 export class KeybrakeKeyProvider implements VaultKeyProvider {
   readonly apiBase: string;
+  /** The Keybrake account (its URL and account key, hashed): one vault account is bound to one Stripe key. */
+  readonly account: string;
   readonly #apiKey: string;
   readonly #capMargin: number;
   readonly #graceDays: number;
@@ -63,6 +79,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     const capMargin = options.capMargin ?? 1.1;
     if (!(capMargin >= 1)) throw new ConfigurationError(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
     this.apiBase = url.origin;
+    this.account = accountLabel(`keybrake ${url.origin} ${options.apiKey}`);
     this.#apiKey = options.apiKey;
     this.#capMargin = capMargin;
     this.#graceDays = options.graceDays ?? 7;
@@ -74,16 +91,27 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
 
   /**
    * The period's key: cached for its lifetime; past 80% of it a fresh one is fetched in the background while the
-   * cached one still serves (a refresh that fails costs no message anything); past its lifetime, fetched now.
+   * cached one still serves (a refresh that fails costs no message anything); past its lifetime, fetched now. Every
+   * key of a period spends the period's one budget at the vault (`budget: chargeguard-<period>`), so refreshes and
+   * replicas share one cap; a vault that does not confirm the budget gets no refresh (each key would be a whole cap
+   * more): the key serves to its expiry. Never throws: every failure is the answer's rejection.
    */
   keyFor(billingPeriod: string, request: KeyRequest): Promise<string> {
-    const now = this.#clock.now();
-    const cached = this.#keys.get(billingPeriod);
-    if (cached && now < cached.usableUntil) {
-      if (!cached.refreshing && now >= cached.fetchedAt + (cached.usableUntil - cached.fetchedAt) * refreshAheadShare) this.#refresh(billingPeriod, request, cached);
-      return cached.key;
+    try {
+      if (!periodName.test(billingPeriod)) {
+        throw new VaultKeyError(`the billing period must be YYYY-MM or a name of letters, digits and . _ - (at most 64), got "${billingPeriod}"`);
+      }
+      const now = this.#clock.now();
+      const cached = this.#keys.get(billingPeriod);
+      if (cached && now < cached.usableUntil) {
+        const refreshAt = cached.fetchedAt + (cached.usableUntil - cached.fetchedAt) * refreshAheadShare;
+        if (cached.sharedBudget && !cached.refreshing && now >= refreshAt) this.#refresh(billingPeriod, request, cached);
+        return cached.key.then((minted) => minted.key);
+      }
+      return this.#fetch(billingPeriod, request).key.then((minted) => minted.key);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.#fetch(billingPeriod, request).key;
   }
 
   forget(billingPeriod: string): void {
@@ -91,13 +119,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
   }
 
   #fetch(billingPeriod: string, request: KeyRequest): CachedKey {
-    const now = this.#clock.now();
-    const entry: CachedKey = {
-      key: this.#create(billingPeriod, request),
-      fetchedAt: now,
-      usableUntil: Math.min(now + this.#lifetimeMs, keyExpiry(billingPeriod, this.#graceDays, now).getTime()),
-      refreshing: false,
-    };
+    const entry = this.#entry(this.#create(billingPeriod, request), billingPeriod);
     this.#keys.set(billingPeriod, entry);
     // A failed creation is not cached: the next message asks again.
     entry.key.catch(() => {
@@ -106,19 +128,27 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     return entry;
   }
 
+  /** A cache entry for a key on its way: used for the lifetime, or to its expiry when its budget is not shared. */
+  #entry(key: Promise<MintedKey>, billingPeriod: string): CachedKey {
+    const now = this.#clock.now();
+    const expiry = keyExpiry(billingPeriod, this.#graceDays, now).getTime();
+    const entry: CachedKey = { key, fetchedAt: now, usableUntil: Math.min(now + this.#lifetimeMs, expiry), refreshing: false, sharedBudget: false };
+    key.then(
+      (minted) => {
+        entry.sharedBudget = minted.sharedBudget;
+        if (!minted.sharedBudget) entry.usableUntil = expiry;
+      },
+      () => undefined,
+    );
+    return entry;
+  }
+
   #refresh(billingPeriod: string, request: KeyRequest, cached: CachedKey): void {
     cached.refreshing = true;
     const fresh = this.#create(billingPeriod, request);
     fresh.then(
       () => {
-        if (this.#keys.get(billingPeriod) !== cached) return;
-        const now = this.#clock.now();
-        this.#keys.set(billingPeriod, {
-          key: fresh,
-          fetchedAt: now,
-          usableUntil: Math.min(now + this.#lifetimeMs, keyExpiry(billingPeriod, this.#graceDays, now).getTime()),
-          refreshing: false,
-        });
+        if (this.#keys.get(billingPeriod) === cached) this.#keys.set(billingPeriod, this.#entry(fresh, billingPeriod));
       },
       // The cached key serves on; the next message past the refresh point tries again.
       () => {
@@ -127,13 +157,16 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     );
   }
 
-  async #create(billingPeriod: string, request: KeyRequest): Promise<string> {
+  async #create(billingPeriod: string, request: KeyRequest): Promise<MintedKey> {
     if (!Number.isSafeInteger(request.expectedTotalCents) || request.expectedTotalCents <= 0) {
       throw new VaultKeyError(`expectedTotalCents must be a positive integer, got ${request.expectedTotalCents}`);
     }
+    const label = `chargeguard-${billingPeriod}`;
     const body = {
       vendor: "stripe",
-      label: `chargeguard-${billingPeriod}`,
+      label,
+      // One budget per period at the vault, spent by every key minted for it (refreshes, replicas): one cap.
+      budget: label,
       daily_usd_cap: capCents(request.expectedTotalCents, this.#capMargin) / 100,
       allowed_endpoints: this.#allowedEndpoints,
       expires_at: keyExpiry(billingPeriod, this.#graceDays, this.#clock.now()).toISOString(),
@@ -163,23 +196,23 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     if (typeof parsed.vault_key !== "string" || parsed.vault_key === "") {
       throw new VaultKeyError("Keybrake's answer has no vault_key");
     }
-    return parsed.vault_key;
+    return { key: parsed.vault_key, sharedBudget: parsed.budget === label };
   }
 }
 
 /**
  * When a period's key expires: the grace days after the period's month, or, for a late event of a period already
- * past that, one day from now (a short-lived key for the stragglers).
+ * past that, one day from now (a short-lived key for the stragglers). A period that is not a month ("unpriced", a
+ * custom period) has no end the vault knows: its keys live one day from minting, refreshed like any other.
  */
 export function keyExpiry(billingPeriod: string, graceDays: number, now: number): Date {
-  return new Date(Math.max(periodExpiry(billingPeriod, graceDays).getTime(), now + 86_400_000));
+  return new Date(Math.max(periodExpiry(billingPeriod, graceDays)?.getTime() ?? 0, now + 86_400_000));
 }
 
-/** The first instant after `YYYY-MM`'s month, plus the grace days (UTC). */
-export function periodExpiry(billingPeriod: string, graceDays: number): Date {
+/** The first instant after `YYYY-MM`'s month, plus the grace days (UTC); undefined for a period that is not a month. */
+export function periodExpiry(billingPeriod: string, graceDays: number): Date | undefined {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(billingPeriod);
-  if (!match) throw new VaultKeyError(`billingPeriod must be YYYY-MM, got "${billingPeriod}"`);
-  return new Date(Date.UTC(Number(match[1]), Number(match[2]), 1 + graceDays));
+  return match ? new Date(Date.UTC(Number(match[1]), Number(match[2]), 1 + graceDays)) : undefined;
 }
 
 /** expected x margin in whole cents, rounded up; the rounding to 1e-6 keeps 1000 x 1.1 at 1100, not 1101. */

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { systemClock, type Clock } from "../clock.js";
 import { readBody, sendJson } from "./http.js";
 import { proxyVaultCall } from "./proxy.js";
-import { createVaultKey, type VaultKey, type VaultKeyState } from "./vault-keys.js";
+import type { SpendAccount } from "./spend-cap.js";
+import { createVaultKey, spendAccount, type VaultKey, type VaultKeyState } from "./vault-keys.js";
 
 export type { VaultKeyState };
 
@@ -47,10 +48,11 @@ export async function startKeybrakeEmulator(options: KeybrakeEmulatorOptions): P
   const apiKey = options.apiKey ?? "kb_test_sandbox";
   const clock = options.clock ?? systemClock;
   const keys = new Map<string, VaultKey>();
+  const budgets = new Map<string, SpendAccount>();
   const refusals: Record<string, number> = {};
   let keyService: KeyServiceMode = "up";
   const keyServiceStats = { unavailable: 0, throttled: 0, issued: 0 };
-  const proxy = { upstream: new URL(options.stripeApiBase), stripeApiKey: options.stripeApiKey ?? "rk_test_sandbox", clock, keys, refusals };
+  const proxy = { upstream: new URL(options.stripeApiBase), stripeApiKey: options.stripeApiKey ?? "rk_test_sandbox", clock, keys, budgets, refusals };
 
   const server = createServer((req, res) => {
     readBody(req)
@@ -59,7 +61,7 @@ export async function startKeybrakeEmulator(options: KeybrakeEmulatorOptions): P
         if (req.method === "POST" && path === "/vault/keys") {
           if (keyService === "up") {
             keyServiceStats.issued += 1;
-            createVaultKey({ apiKey, clock, keys }, req, body, res);
+            createVaultKey({ apiKey, clock, keys, budgets }, req, body, res);
           } else {
             keyServiceStats[keyService] += 1;
             answerDegradedKeyService(keyService, res);
@@ -81,7 +83,10 @@ export async function startKeybrakeEmulator(options: KeybrakeEmulatorOptions): P
     baseUrl: `http://127.0.0.1:${port}`,
     apiKey,
     keys: () =>
-      [...keys.values()].map(({ counted: _counted, ...state }) => ({ ...state, spentCentsByDay: { ...state.spentCentsByDay } })),
+      [...keys.values()].map((key) => {
+        const { counted: _counted, ...state } = key;
+        return { ...state, spentCentsByDay: { ...spendAccount(key, budgets).spentCentsByDay } };
+      }),
     refusals: () => ({ ...refusals }),
     degradeKeyService(mode) {
       if (mode !== "up" && mode !== "unavailable" && mode !== "throttled") throw new RangeError(`key service mode must be up, unavailable or throttled, got ${String(mode)}`);

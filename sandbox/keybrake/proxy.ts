@@ -5,14 +5,15 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { request as httpsRequest } from "node:https";
 import type { Clock } from "../clock.js";
 import { headerValue, sendJson } from "./http.js";
-import { reserveSpend } from "./spend-cap.js";
-import type { VaultKey } from "./vault-keys.js";
+import { reserveSpend, type SpendAccount } from "./spend-cap.js";
+import { spendAccount, type VaultKey } from "./vault-keys.js";
 
 export interface VaultProxy {
   upstream: URL;
   stripeApiKey: string;
   clock: Clock;
   keys: ReadonlyMap<string, VaultKey>;
+  budgets: ReadonlyMap<string, SpendAccount>;
   refusals: Record<string, number>;
 }
 
@@ -32,7 +33,7 @@ export async function proxyVaultCall(proxy: VaultProxy, req: IncomingMessage, bo
   }
   const idempotencyKey = headerValue(req.headers["idempotency-key"]);
   const day = new Date(clock.now()).toISOString().slice(0, 10);
-  const reservation = reserveSpend(key, { method: req.method, path, body, idempotencyKey, day });
+  const reservation = reserveSpend(spendAccount(key, proxy.budgets), { method: req.method, path, body, idempotencyKey, day });
   if ("refused" in reservation) return refuse(429, "vault_spend_cap_exceeded", reservation.refused, { "stripe-should-retry": "false" });
   try {
     const answer = await forward(proxy.upstream, req, body, proxy.stripeApiKey);

@@ -1,7 +1,17 @@
-// A vault key's daily spend cap. Only creating a PaymentIntent spends; its amount is reserved before forwarding so
+// A vault key's daily spend cap. Creating what moves money spends (a PaymentIntent, a Charge, an invoice item: the
+// `amount` each carries); its amount is reserved before forwarding so
 // concurrent calls cannot overshoot together, and released unless Stripe accepted it. A replay under an idempotency
 // key already counted is not a new spend.
-import type { VaultKey } from "./vault-keys.js";
+// A key created into a shared budget spends the budget's (vault-keys.ts): one cap for all of them.
+
+/** What a cap counts: a key's own, or a budget its keys share. */
+export interface SpendAccount {
+  capCents: number;
+  /** Cents charged (or in flight) per UTC day, `YYYY-MM-DD`. */
+  spentCentsByDay: Record<string, number>;
+  /** Idempotency keys whose amount is counted against the cap: a replay is not a new spend. */
+  counted: Set<string>;
+}
 
 export interface SpendRequest {
   method: string | undefined;
@@ -14,15 +24,18 @@ export interface SpendRequest {
 
 export type SpendReservation = { refused: string } | { release(): void };
 
-export function reserveSpend(key: VaultKey, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
+/** The create calls whose `amount` is money the key spends. */
+const spendingPaths = new Set(["/v1/payment_intents", "/v1/charges", "/v1/invoiceitems"]);
+
+export function reserveSpend(key: SpendAccount, { method, path, body, idempotencyKey, day }: SpendRequest): SpendReservation {
   let reserved = 0;
-  if (method === "POST" && path === "/v1/payment_intents") {
+  if (method === "POST" && spendingPaths.has(path)) {
     const amount = Number(new URLSearchParams(body.toString("utf8")).get("amount"));
     const alreadyCounted = idempotencyKey !== undefined && key.counted.has(idempotencyKey);
     if (!alreadyCounted && Number.isSafeInteger(amount) && amount > 0) {
       const spent = key.spentCentsByDay[day] ?? 0;
       if (spent + amount > key.capCents) {
-        return { refused: `charging ${amount} would take today's spend to ${spent + amount}, over the vault key's cap of ${key.capCents} cents` };
+        return { refused: `charging ${amount} would take today's spend to ${spent + amount}, over the cap of ${key.capCents} cents` };
       }
       reserved = amount;
       key.spentCentsByDay[day] = spent + amount;

@@ -1,9 +1,13 @@
 // Keybrake's key API (`POST /vault/keys`): the account key creates a vault key with a daily USD cap, an endpoint
-// allowlist and an expiry; every field is checked and all problems are named in one 400.
+// allowlist and an expiry; every field is checked and all problems are named in one 400. With `budget` (a name) the
+// key spends a budget shared by every key created into it, capped at the latest key's `daily_usd_cap`: keys minted
+// one after another (refreshes, replicas) spend one cap, not one each. The answer echoes `budget`, so a client knows
+// the vault shares it.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../clock.js";
 import { sendJson } from "./http.js";
+import type { SpendAccount } from "./spend-cap.js";
 
 export interface VaultKeyState {
   vaultKey: string;
@@ -11,13 +15,17 @@ export interface VaultKeyState {
   capCents: number;
   allowedEndpoints: string[];
   expiresAt: Date;
-  /** Cents charged (or in flight) per UTC day, `YYYY-MM-DD`. */
+  /** Cents charged (or in flight) per UTC day, `YYYY-MM-DD`, through this key (its budget's when it has one). */
   spentCentsByDay: Record<string, number>;
+  /** The shared budget the key spends, when created into one. */
+  budget?: string;
 }
 
-export interface VaultKey extends VaultKeyState {
-  /** Idempotency keys whose amount is counted against the cap: a replay is not a new spend. */
-  counted: Set<string>;
+export interface VaultKey extends VaultKeyState, SpendAccount {}
+
+/** The cap a key's spend counts against: its budget's, or its own. */
+export function spendAccount(key: VaultKey, budgets: ReadonlyMap<string, SpendAccount>): SpendAccount {
+  return (key.budget === undefined ? undefined : budgets.get(key.budget)) ?? key;
 }
 
 export interface VaultKeyApi {
@@ -25,9 +33,10 @@ export interface VaultKeyApi {
   apiKey: string;
   clock: Clock;
   keys: Map<string, VaultKey>;
+  budgets: Map<string, SpendAccount>;
 }
 
-export function createVaultKey({ apiKey, clock, keys }: VaultKeyApi, req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+export function createVaultKey({ apiKey, clock, keys, budgets }: VaultKeyApi, req: IncomingMessage, body: Buffer, res: ServerResponse): void {
   if (req.headers.authorization !== `Bearer ${apiKey}`) {
     sendJson(res, 401, { error: { type: "authentication_error", message: "invalid Keybrake API key" } });
     return;
@@ -44,14 +53,22 @@ export function createVaultKey({ apiKey, clock, keys }: VaultKeyApi, req: Incomi
     sendJson(res, 400, { error: { type: "invalid_request_error", message: problems.join("; ") } });
     return;
   }
+  const capCents = Math.round((input.daily_usd_cap as number) * 100);
+  const budget = typeof input.budget === "string" ? input.budget : undefined;
+  if (budget !== undefined) {
+    const shared = budgets.get(budget) ?? { capCents, spentCentsByDay: {}, counted: new Set<string>() };
+    shared.capCents = capCents;
+    budgets.set(budget, shared);
+  }
   const key: VaultKey = {
     vaultKey: `vk_test_${randomBytes(12).toString("hex")}`,
     label: typeof input.label === "string" ? input.label : "",
-    capCents: Math.round((input.daily_usd_cap as number) * 100),
+    capCents,
     allowedEndpoints: input.allowed_endpoints as string[],
     expiresAt: new Date(input.expires_at as string),
     spentCentsByDay: {},
     counted: new Set(),
+    ...(budget === undefined ? {} : { budget }),
   };
   keys.set(key.vaultKey, key);
   sendJson(res, 201, {
@@ -60,6 +77,7 @@ export function createVaultKey({ apiKey, clock, keys }: VaultKeyApi, req: Incomi
     daily_usd_cap: input.daily_usd_cap,
     allowed_endpoints: key.allowedEndpoints,
     expires_at: key.expiresAt.toISOString(),
+    ...(budget === undefined ? {} : { budget }),
   });
 }
 
@@ -76,5 +94,8 @@ function keyRequestProblems(input: Record<string, unknown>, clock: Clock): strin
   const expiresAt = new Date(typeof input.expires_at === "string" ? input.expires_at : Number.NaN);
   if (Number.isNaN(expiresAt.getTime())) problems.push("expires_at must be an ISO 8601 date");
   else if (expiresAt.getTime() <= clock.now()) problems.push("expires_at is in the past");
+  if (input.budget !== undefined && (typeof input.budget !== "string" || !/^[\w.:-]{1,200}$/.test(input.budget))) {
+    problems.push("budget must be a name of 1-200 letters, digits and . _ : -");
+  }
   return problems;
 }

@@ -6,8 +6,9 @@ import type { BillingEventDefinition } from "../../runtime/billing-event.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import { invoiceFlow, type InvoiceRequest } from "../../runtime/flows/invoice-flow.js";
-import { meterEventFlow, type MeterEventRequest } from "../../runtime/flows/meter-event-flow.js";
+import { meterEventFlow } from "../../runtime/flows/meter-event-flow.js";
 import { Guard } from "../../runtime/guard/guard.js";
+import { meteredCustomer } from "./support/metered.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;
@@ -68,15 +69,7 @@ describe("billing consumer with the team's events", () => {
 
   it("meter-event flow: one event per usage id in the meter's summary, however often it is delivered", async () => {
     const queue = sandbox.queue();
-    const customer = await sandbox.admin.customers.create({ name: "metered" });
-    const meter = await sandbox.admin.billing.meters.create({ display_name: "calls", event_name: `calls_${customer.id}`, default_aggregation: { formula: "sum" } });
-    const metered: BillingEventDefinition<{ usageId: string; calls: number; at: number }, MeterEventRequest> = {
-      schema: z.strictObject({ usageId: z.string().min(1), calls: z.number().int().positive(), at: z.number().int() }),
-      toBilling: (event) => ({
-        key: { usageId: event.usageId },
-        request: () => ({ eventName: meter.event_name, stripeCustomerId: customer.id, value: event.calls, timestamp: event.at }),
-      }),
-    };
+    const { customer, meter, event: metered } = await meteredCustomer(sandbox.admin);
     await start(queue, { flow: meterEventFlow, event: metered });
     const at = Math.floor(sandbox.clock.now() / 1000) - 60;
     for (const [i, usageId] of ["a", "b", "a", "a"].entries()) {

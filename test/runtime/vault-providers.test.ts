@@ -93,8 +93,9 @@ describe("KeybrakeKeyProvider against the Keybrake stand-in", () => {
   it("computes the cap and expiry exactly", () => {
     expect(capCents(1_000, 1.1)).toBe(1_100);
     expect(capCents(999, 1.1)).toBe(1_099);
-    expect(periodExpiry("2026-12", 7).toISOString()).toBe("2027-01-08T00:00:00.000Z");
-    expect(() => periodExpiry("2026-13", 7)).toThrow(/YYYY-MM/);
+    expect(periodExpiry("2026-12", 7)?.toISOString()).toBe("2027-01-08T00:00:00.000Z");
+    // Not a month ("2026-13", "unpriced"): no period end, a key for a day (issue 30, defect 5: it threw).
+    expect(periodExpiry("2026-13", 7)).toBeUndefined();
     const now = Date.UTC(2027, 5, 1);
     expect(keyExpiry("2027-09", 7, now).toISOString()).toBe("2027-10-08T00:00:00.000Z");
     expect(keyExpiry("2026-10", 7, now).getTime()).toBe(now + 86_400_000);

@@ -92,7 +92,9 @@ describe("fleet budget", () => {
       const until = performance.now() + 1_200;
       const work = busy(first, until);
       await sleep(300);
-      first.answered("payment_intents.create", "global-rate");
+      // Slow start has grown past this one caller's demand: a lone 429 would say nothing of the budget (issue 30,
+      // defect 6); a run of them, a tenth of what went, does.
+      for (let i = 0; i < 8; i += 1) first.answered("payment_intents.create", "global-rate");
       await work;
     } finally {
       await first.close();

@@ -1,0 +1,125 @@
+// Issue 30, defect 4: a vault spend-cap refusal must classify as SpendCapExceeded in every flow, as the PaymentIntent
+// flow's does, and never reach the rate governor as a Stripe 429 (which cut the account's rate toward the floor and
+// kept the event waiting until its TTL). Each flow runs governed, as the consumer runs it, with the real SDK through
+// the Keybrake emulator (the meter event through a vault that caps calls: the emulator's caps count money only).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chargeFlow } from "../../runtime/flows/charge-flow.js";
+import { flowContext, type FlowAdapter } from "../../runtime/flows/flow-adapter.js";
+import { invoiceFlow } from "../../runtime/flows/invoice-flow.js";
+import { meterEventFlow } from "../../runtime/flows/meter-event-flow.js";
+import { paymentIntentFlow } from "../../runtime/flows/payment-intent-flow.js";
+import { unobservedStripeCall } from "../../runtime/flows/stripe-call.js";
+import type { GuardContext } from "../../runtime/guard/guarded-run.js";
+import { CircuitBreaker } from "../../runtime/resilience/circuit-breaker.js";
+import { governedStripeCall } from "../../runtime/resilience/governed-stripe-call.js";
+import { accountLimiter, RateGovernor } from "../../runtime/resilience/rate-governor.js";
+import { createStripeClient } from "../../runtime/stripe/client.js";
+import { KeybrakeKeyProvider } from "../../runtime/vault/keybrake-key-provider.js";
+import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../sandbox/keybrake/index.js";
+import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
+
+let stripe: StripeEmulator;
+let keybrake: KeybrakeEmulator;
+let admin: Stripe;
+/** A vault that caps calls, not money: every call over its cap answers as the emulator's proxy does. */
+let cappedCalls: Server;
+
+beforeAll(async () => {
+  stripe = await startStripeEmulator();
+  keybrake = await startKeybrakeEmulator({ stripeApiBase: stripe.apiBase });
+  admin = new Stripe("rk_test_sandbox", { ...stripe.stripeConfig, maxNetworkRetries: 0 });
+  cappedCalls = createServer((_req, res) => {
+    const body = JSON.stringify({ error: { type: "invalid_request_error", code: "vault_spend_cap_exceeded", message: "over the vault key's cap" } });
+    res.writeHead(429, { "content-type": "application/json", "stripe-should-retry": "false" }).end(body);
+  });
+  await new Promise<void>((resolve) => cappedCalls.listen(0, "127.0.0.1", () => resolve()));
+});
+afterAll(async () => {
+  cappedCalls.closeAllConnections();
+  await new Promise<void>((resolve) => cappedCalls.close(() => resolve()));
+  await keybrake?.stop();
+  await stripe?.stop();
+});
+
+const period = new Date().toISOString().slice(0, 7);
+const allowed = ["/v1/payment_intents", "/v1/charges", "/v1/invoices", "/v1/invoiceitems", "/v1/billing/meter_events"];
+
+/** A vault key capped at 1,100 cents: every flow below asks for 2,000. */
+async function cappedClient(): Promise<Stripe> {
+  const keys = new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: keybrake.apiKey, allowedEndpoints: allowed });
+  return createStripeClient({ apiKey: await keys.keyFor(period, { expectedTotalCents: 1_000 }), apiBase: keybrake.baseUrl, timeoutMs: 5_000, maxNetworkRetries: 0 });
+}
+
+function guardContext(key: string): GuardContext {
+  const stepKey = (step: string) => `${key}:${step}`;
+  return {
+    idempotencyKey: key,
+    signal: new AbortController().signal,
+    leaseUntil: new Date(Date.now() + 3_000),
+    attempt: 1,
+    createdAt: new Date(),
+    steps: {},
+    stepKey,
+    step: (name, call) => call(stepKey(name)),
+  };
+}
+
+/** Runs the flow as the consumer does: every Stripe call through the governor and Stripe's breaker, within a 3 s lease. */
+async function governedRun<R>(flow: FlowAdapter<R>, client: Stripe, request: R, key: string) {
+  const governor = new RateGovernor({ ceilingPerSecond: 50 });
+  const breaker = new CircuitBreaker({ dependency: "stripe", probe: async () => {} });
+  const context = guardContext(key);
+  const governance = { governor, breaker, now: () => performance.now(), callWorstCaseMs: 500 };
+  const stripeCall = governedStripeCall(unobservedStripeCall, governance, context.leaseUntil?.getTime());
+  const started = performance.now();
+  try {
+    const error = await flow.execute(client, request, flowContext(context, Date.now(), undefined, stripeCall)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    return { verdict: flow.classify(error, request, key), rate: governor.rateOf(accountLimiter), ms: performance.now() - started, breaker: breaker.state };
+  } finally {
+    breaker.close();
+    await governor.close();
+  }
+}
+
+describe("a vault spend-cap refusal is SpendCapExceeded in every flow, never a Stripe 429 for the governor (issue 30, defect 4)", () => {
+  it("payment-intent flow", async () => {
+    const customer = await admin.customers.create({ name: "pi" });
+    const request = { amount: 2_000, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true, metadata: { idempotency_key: "cap-pi" } };
+    const run = await governedRun(paymentIntentFlow, await cappedClient(), request as never, "cap-pi");
+    expect(run.verdict).toMatchObject({ kind: "cap-exceeded", reason: expect.stringContaining("SpendCapExceeded") });
+    expect(run.rate).toBe(50);
+  });
+
+  it("charge flow", async () => {
+    const customer = await admin.customers.create({ name: "charge", source: "tok_visa" } as Stripe.CustomerCreateParams);
+    const request = { amount: 2_000, currency: "usd", customer: customer.id, metadata: { idempotency_key: "cap-charge" } };
+    const run = await governedRun(chargeFlow, await cappedClient(), request, "cap-charge");
+    expect(run.verdict).toMatchObject({ kind: "cap-exceeded", reason: expect.stringContaining("SpendCapExceeded") });
+    expect(run.rate).toBe(50);
+    expect(run.ms).toBeLessThan(1_000);
+  });
+
+  it("invoice flow", async () => {
+    const customer = await admin.customers.create({ invoice_settings: { default_payment_method: "pm_card_visa" } });
+    const request = { customer: customer.id, currency: "usd", items: [{ amount: 2_000 }] };
+    const run = await governedRun(invoiceFlow, await cappedClient(), request, "cap-invoice");
+    expect(run.verdict).toMatchObject({ kind: "cap-exceeded", reason: expect.stringContaining("SpendCapExceeded") });
+    expect(run.rate).toBe(50);
+    expect(run.ms).toBeLessThan(1_000);
+  });
+
+  it("meter-event flow", async () => {
+    const client = createStripeClient({ apiKey: "vk_test_capped", apiBase: `http://127.0.0.1:${(cappedCalls.address() as AddressInfo).port}`, timeoutMs: 5_000, maxNetworkRetries: 0 });
+    const request = { eventName: "calls", stripeCustomerId: "cus_x", value: 3, timestamp: Math.floor(Date.now() / 1000) };
+    const run = await governedRun(meterEventFlow, client, request, "cap-meter");
+    expect(run.verdict).toMatchObject({ kind: "cap-exceeded", reason: expect.stringContaining("SpendCapExceeded") });
+    expect(run.rate).toBe(50);
+    expect(run.ms).toBeLessThan(1_000);
+  });
+});
