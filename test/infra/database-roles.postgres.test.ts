@@ -65,7 +65,7 @@ describe("consumer database roles (PostgreSQL)", () => {
     const guard = await Guard.open({ databaseUrl: urlAs(roles[0] as string) });
     await guard.close();
     const placed = await asUser(database.url, (admin) =>
-      admin.query<{ table_schema: string }>("SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'billing_records'"),
+      admin.query<{ table_schema: string }>("SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'guard_records'"),
     );
     expect(placed.rows.map((row) => row.table_schema)).toEqual([consumerSchemaName(`queue-0-${suffix}`)]);
 
@@ -73,7 +73,7 @@ describe("consumer database roles (PostgreSQL)", () => {
       await expect(client.query("CREATE TABLE public.stray (id int)")).rejects.toThrow(/permission denied for schema public/);
     });
     await asUser(urlAs(roles[1] as string), async (client) => {
-      await expect(client.query(`SELECT * FROM ${consumerSchemaName(`queue-0-${suffix}`)}.billing_records`)).rejects.toThrow(/permission denied for schema/);
+      await expect(client.query(`SELECT * FROM ${consumerSchemaName(`queue-0-${suffix}`)}.guard_records`)).rejects.toThrow(/permission denied for schema/);
     });
   });
 });
