@@ -34,8 +34,8 @@ export interface DatabaseFaultProxy {
   drop(): void;
   /** From now on, cuts connections idle for `afterMs`; `undefined` stops cutting. */
   idleCut(cut: IdleCut | undefined): void;
-  /** Connections accepted and refused so far; connections cut for being idle. */
-  readonly stats: { accepted: number; refused: number; idleCut: number };
+  /** Connections accepted and refused so far; closed by a mode change's `cut`; cut for being idle. */
+  readonly stats: { accepted: number; refused: number; cut: number; idleCut: number };
   stop(): Promise<void>;
 }
 
@@ -51,7 +51,7 @@ interface Pair {
 export async function startDatabaseFaultProxy(target: { host: string; port: number }): Promise<DatabaseFaultProxy> {
   let current: DatabaseFaultMode = "pass";
   const pairs = new Set<Pair>();
-  const stats = { accepted: 0, refused: 0, idleCut: 0 };
+  const stats = { accepted: 0, refused: 0, cut: 0, idleCut: 0 };
   const reset = (pair: Pair) => {
     pair.client.resetAndDestroy();
     pair.server?.resetAndDestroy();
@@ -63,6 +63,7 @@ export async function startDatabaseFaultProxy(target: { host: string; port: numb
   // A server that goes away (a standby takes over) closes its sockets: the client reads an end, not a reset.
   const closeAll = () => {
     for (const pair of [...pairs]) {
+      stats.cut += 1;
       // Nothing more passes; a FIN each way (a close with bytes unread would be a reset), destroyed if never acknowledged.
       pair.severed = true;
       pair.client.end();

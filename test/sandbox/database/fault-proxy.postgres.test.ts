@@ -54,6 +54,7 @@ describe("database fault proxy", () => {
   it("ends a hang by cutting every connection: a client held through it gets 'Connection terminated unexpectedly', new ones pass", async () => {
     const held = client();
     await held.connect();
+    const cutBefore = proxy.stats.cut;
     proxy.mode("hang");
     const hung = held.query("SELECT 1").then(
       () => "answered",
@@ -64,6 +65,7 @@ describe("database fault proxy", () => {
     const [error] = (await terminated) as [Error];
     expect(error.message).toMatch(/Connection terminated unexpectedly/);
     expect(await hung).toMatch(/Connection terminated unexpectedly/);
+    expect(proxy.stats.cut - cutBefore).toBe(1);
     const again = client();
     await again.connect();
     expect((await again.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
