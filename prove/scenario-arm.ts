@@ -97,11 +97,17 @@ function degrader(spec: ScenarioSpec, sandbox: Pick<ContenderSandbox, "stripe">,
     case "database-hang": {
       const proxy = database!.proxy;
       const before = { ...proxy.stats };
+      // Idle connections cut for the whole run, as Azure's gateway and NAT do (scaled like the window).
+      if (spec.idleCutVirtualMs !== undefined) proxy.idleCut({ afterMs: wallMsOf(spec.idleCutVirtualMs) });
       return {
         start: () => proxy.mode(spec.name === "database-hang" ? "hang" : "refuse"),
         half: nothing,
-        end: () => proxy.mode("pass"),
-        counts: () => ({ metDegradation: proxy.stats.refused - before.refused + (spec.name === "database-hang" ? proxy.stats.accepted - before.accepted : 0) }),
+        end: () => proxy.mode("pass", { cut: spec.endsWithCut === true }),
+        counts: () => ({
+          metDegradation: proxy.stats.refused - before.refused + (spec.name === "database-hang" ? proxy.stats.accepted - before.accepted : 0),
+          connectionsCut: proxy.stats.cut - before.cut,
+          idleCut: proxy.stats.idleCut - before.idleCut,
+        }),
       };
     }
     case "vault-outage":
@@ -152,7 +158,9 @@ function windowed(spec: ScenarioSpec, context: Record<string, unknown>, database
     },
     busy: () => recoveredAt === undefined || !sendsDone,
     figures(drainedAt, replicas, pausedSeconds, lastAttemptAt) {
-      const counts = windowMs === 0 ? degrade.counts() : (countsAtEnd ?? degrade.counts());
+      // What met the window, as it ended; the connections cut (at the recovery, for being idle), to the drain.
+      const now = degrade.counts();
+      const counts = windowMs === 0 ? now : { ...now, metDegradation: (countsAtEnd ?? now).metDegradation };
       return scenarioFigures({ spec, counts, began, recoveredAt, drainedAt, windowMs, replicas, pausedSeconds, factor: virtualTimeFactor, neededRequests, lastAttemptAt });
     },
   };

@@ -8,6 +8,9 @@ export interface DegradationCounts {
   metDegradation: number;
   /** Stripe requests the rate limiter admitted. */
   admitted?: number;
+  /** The database scenarios: connections the fault proxy closed at the recovery (a standby takeover), and cut for being idle. */
+  connectionsCut?: number;
+  idleCut?: number;
 }
 
 export interface ScenarioFigures {
@@ -20,6 +23,8 @@ export interface ScenarioFigures {
   requestsWhileDegraded: number;
   /** The same per replica per wall second of the window (absent for the rate limit, which has no window). */
   requestsPerReplicaSecond?: number;
+  /** The database scenarios, to the drain: connections closed at the recovery, and cut for being idle. */
+  connectionsCut?: { atRecovery: number; idle: number };
   /** Seconds intake stood paused for the dependency, summed over the replicas (the contender's telemetry; absent without). */
   pausedSeconds?: number;
   /** Wall ms from the dependency's recovery (the rate limit: the fleet's start) to the queue drained. */
@@ -70,6 +75,7 @@ export function scenarioFigures(inputs: FigureInputs): ScenarioFigures {
     requestsWhileDegraded: counts.metDegradation,
   };
   if (windowMs > 0) figures.requestsPerReplicaSecond = round(counts.metDegradation / inputs.replicas / (windowMs / 1000), 2);
+  if (counts.connectionsCut !== undefined || counts.idleCut !== undefined) figures.connectionsCut = { atRecovery: counts.connectionsCut ?? 0, idle: counts.idleCut ?? 0 };
   if (inputs.pausedSeconds !== undefined) figures.pausedSeconds = round(inputs.pausedSeconds, 1);
   if (inputs.recoveredAt !== undefined) {
     figures.drainAfterRecoveryMs = Math.max(0, inputs.drainedAt - inputs.recoveredAt);
@@ -111,6 +117,7 @@ export function describeScenarioFigures(figures: ScenarioFigures): [string, stri
     const r = figures.rateLimit;
     rows.push(["Stripe budget", `${r.perSecond}/s: ${Math.round(r.budgetUsed * 100)}% used, ${(r.throttledShare * 100).toFixed(1)}% of requests answered 429 (${r.throttled.toLocaleString("en-US")}); the ideal drain ${seconds(r.idealDrainMs)}`]);
   }
+  if (figures.connectionsCut) rows.push(["connections cut", `${figures.connectionsCut.atRecovery} at the recovery, ${figures.connectionsCut.idle} for being idle`]);
   if (figures.pausedSeconds !== undefined) rows.push(["intake paused", `${figures.pausedSeconds} replica-seconds (telemetry, summed over the replicas)`]);
   const since = figures.windowMs > 0 ? "after recovery" : "after start";
   if (figures.billedAfterRecoveryMs !== undefined) rows.push([`billed ${since}`, `${seconds(figures.billedAfterRecoveryMs)} (the last card attempt at Stripe, whole seconds)`]);

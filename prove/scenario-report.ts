@@ -53,6 +53,7 @@ export function scenariosToJson(outcomes: readonly ScenarioOutcome[]): ScenarioJ
 const naiveExpectation = {
   deadLettered: "its pattern dead-letters valid events here",
   lostBillings: "its pattern holds deliveries on a hung connection here (no timeouts): billings lost",
+  heldUntilCut: "its pattern holds deliveries on the hung connections (no timeouts) until the takeover cuts them, then retries: billed late, the verdict counts nothing",
   survives: "the window is shorter than its retry schedule: it spends attempts and requests, the verdict counts nothing",
 } as const;
 

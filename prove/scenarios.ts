@@ -17,8 +17,9 @@ export const virtualTimeFactor = 24;
 export const scenarioCatalogue = {
   "stripe-outage": "Stripe answers 503 to every request for 30 minutes (virtual), from 2 minutes in; half the events arrive during it",
   "stripe-rate-limit": "Stripe's account budget is 10 requests/s with a burst of 10 (real time), far below the fleet's concurrency (4 x 8 calls), for the whole run",
-  "database-failover": "PostgreSQL refuses connections and resets open ones for 3 minutes (virtual), from 2 minutes in (PostgreSQL only)",
-  "database-hang": "PostgreSQL accepts connections and never answers for 3 minutes (virtual), from 2 minutes in (PostgreSQL only)",
+  "database-failover": "PostgreSQL refuses connections and resets open ones for 3 minutes (virtual), from 2 minutes in; idle connections cut after 4 minutes (PostgreSQL only)",
+  "database-hang":
+    "PostgreSQL accepts connections and never answers for 3 minutes (virtual), from 2 minutes in, then every connection is cut (a standby takes over); idle connections cut after 4 minutes (PostgreSQL only)",
   "vault-outage": "the vault's key service answers 503 for 10 minutes, then 429 (throttled) for 10 minutes (virtual), from the fleet's start",
 } as const;
 
@@ -44,10 +45,16 @@ export interface ScenarioSpec {
   postgresWhenGiven?: boolean;
   /**
    * What the naive contender's pattern (8 attempts, giving up 5 to 11 minutes into a failure) does here: dead-letter
-   * valid events (a window past 5 minutes), lose them (a hang: no timeout, the deliveries are held until the run
-   * gives up), or nothing the verdict counts (a window shorter than its schedule: it only spends attempts and requests).
+   * valid events (a window past 5 minutes), lose them (a hang that never ends its connections: no timeout, the
+   * deliveries are held until the run gives up), hold them until the takeover cuts the connections and bill late (a
+   * hang ended by a cut), or nothing the verdict counts (a window shorter than its schedule: it only spends attempts
+   * and requests).
    */
-  naiveExpected: "deadLettered" | "lostBillings" | "survives";
+  naiveExpected: "deadLettered" | "lostBillings" | "heldUntilCut" | "survives";
+  /** The database scenarios: the window ends with every open connection closed (a standby takeover), not answering again. */
+  endsWithCut?: boolean;
+  /** The database scenarios: connections idle this long are reset, the whole run (Azure's gateway and NAT: 4 min). Virtual ms. */
+  idleCutVirtualMs?: number;
   /** For stripe-rate-limit: Stripe's limiter, real time. */
   rateLimit?: { global: { perSecond: number; burst: number } };
 }
@@ -67,8 +74,27 @@ export const scenarioSpecs: Record<ScenarioName, ScenarioSpec> = {
     naiveExpected: "survives",
     rateLimit: { global: { perSecond: 10, burst: 10 } },
   },
-  "database-failover": { name: "database-failover", dependency: "database", startsAtVirtualMs: 2 * minute, lastsVirtualMs: 3 * minute, sentDuringShare: 0.5, needsPostgres: true, naiveExpected: "survives" },
-  "database-hang": { name: "database-hang", dependency: "database", startsAtVirtualMs: 2 * minute, lastsVirtualMs: 3 * minute, sentDuringShare: 0.5, needsPostgres: true, naiveExpected: "lostBillings" },
+  "database-failover": {
+    name: "database-failover",
+    dependency: "database",
+    startsAtVirtualMs: 2 * minute,
+    lastsVirtualMs: 3 * minute,
+    sentDuringShare: 0.5,
+    needsPostgres: true,
+    naiveExpected: "survives",
+    idleCutVirtualMs: 4 * minute,
+  },
+  "database-hang": {
+    name: "database-hang",
+    dependency: "database",
+    startsAtVirtualMs: 2 * minute,
+    lastsVirtualMs: 3 * minute,
+    sentDuringShare: 0.5,
+    needsPostgres: true,
+    naiveExpected: "heldUntilCut",
+    endsWithCut: true,
+    idleCutVirtualMs: 4 * minute,
+  },
   "vault-outage": { name: "vault-outage", dependency: "vault", startsAtVirtualMs: 0, lastsVirtualMs: 20 * minute, sentDuringShare: 0, needsPostgres: false, naiveExpected: "deadLettered" },
 };
 

@@ -1,5 +1,6 @@
 // SqlClient over a `pg` connection pool: PostgreSQL servers, competing consumers across processes.
 import pg from "pg";
+import { listenForPgErrors, type PgErrorLog } from "./pg-errors.js";
 import type { SqlClient, SqlExecutor, SqlRow } from "./sql-client.js";
 
 interface Runner {
@@ -50,14 +51,22 @@ export const pgTimeouts: Readonly<PgTimeouts> = {
   keepAliveInitialDelayMillis: 10_000,
 };
 
-export function pgClient(databaseUrl: string, options: { poolSize?: number; password?: DatabasePassword; timeouts?: PgTimeouts } = {}): SqlClient {
+export interface PgClientOptions {
+  poolSize?: number;
+  password?: DatabasePassword;
+  timeouts?: PgTimeouts;
+  /** Where a lost connection is logged (pg-errors.ts); default console.warn. */
+  log?: PgErrorLog;
+}
+
+export function pgClient(databaseUrl: string, options: PgClientOptions = {}): SqlClient {
   const max = options.poolSize ?? 10;
   const settings = { ...pgTimeouts, ...options.timeouts, max };
   const pool = new pg.Pool(
     options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings },
   );
-  // An idle connection that dies (server restart) must not crash the process; the next query reconnects.
-  pool.on("error", () => {});
+  // A connection that dies (a server restart, a failover, an idle cut), idle or checked out, must not crash the process.
+  listenForPgErrors(pool, "the guard's pool", options.log);
 
   const execute = async <R extends SqlRow>(runner: Runner, sql: string, params: readonly unknown[] = []) => {
     const result = await runner.query(sql, [...params]);

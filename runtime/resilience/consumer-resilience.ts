@@ -102,6 +102,7 @@ async function fleetShare(parts: ResilienceParts): Promise<FleetShare | undefine
       account: parts.stripe.keys.account ?? accountLabel(options.stripe.apiKey || options.stripe.apiBase || "stripe"),
       member: parts.owner,
       ...(settings.stripeRequestsPerSecond === undefined ? {} : { ceilingPerSecond: settings.stripeRequestsPerSecond }),
+      log: parts.log,
     });
   } catch (error) {
     parts.log(`Stripe budget: cannot share it through the database (${error instanceof Error ? error.message : String(error)}); this replica adapts alone`);
@@ -130,6 +131,7 @@ function databaseProbe(options: AnyConsumerOptions): () => Promise<void> {
         ? { connectionString: options.databaseUrl }
         : { ...connectionParams(options.databaseUrl), password: options.databasePassword };
     const client = new pg.Client({ ...base, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+    // Its failures reach the probe through connect and query; the listener keeps a cut mid-probe from crashing.
     client.on("error", () => {});
     try {
       await client.connect();

@@ -6,6 +6,7 @@
 import pg from "pg";
 import { FLEET_BUDGET_CONNECTIONS } from "../../tuning/index.js";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
+import { listenForPgErrors, type PgErrorLog } from "../guard/pg-errors.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
 import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
@@ -19,6 +20,8 @@ export interface FleetBudgetOptions {
   member: string;
   /** The account's ceiling for the fleet, requests per second. */
   ceilingPerSecond?: number;
+  /** Where a lost connection is logged (pg-errors.ts); default console.warn. */
+  log?: PgErrorLog;
 }
 
 const schema = `
@@ -39,7 +42,7 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   // Connections of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery. Two:
   // in slow start a peek, or the mark of the fleet's first 429, must not queue behind a sync under way.
   const pool = new pg.Pool({ ...base, max: FLEET_BUDGET_CONNECTIONS, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
-  pool.on("error", () => {});
+  listenForPgErrors(pool, "the Stripe budget's pool", options.log);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -143,11 +146,16 @@ async function syncOnce(pool: pg.Pool, options: FleetBudgetOptions, reports: rea
     }
     await client.query(`DELETE FROM chargeguard_stripe_budget_members WHERE account = $1 AND seen_at < $2`, [account, now - 60 * periodMs]);
     await client.query("COMMIT");
+    client.release();
     return { rates: new Map([...stored].map(([limiter, state]) => [limiter, state.rate])), members: replicas };
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    // A connection whose ROLLBACK failed may still be busy with a statement its timeout gave up on (a hung server):
+    // destroyed, not handed to the next sync to queue behind it.
+    const broken = await client.query("ROLLBACK").then(
+      () => undefined,
+      (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+    );
+    client.release(broken);
     throw error;
-  } finally {
-    client.release();
   }
 }

@@ -1,8 +1,8 @@
 // The degraded scenarios (issue 21) at a small scale, all five at once on real emulators, real SDKs and a real
 // PostgreSQL (TEST_DATABASE_URL, or one started for this file): the generated consumer bills every valid event once
 // through each (0 duplicates, 0 lost, 0 dead-lettered), and the naive contender fails where its pattern says it will
-// (dead letters after a 30-minute Stripe outage and a 20-minute vault outage, billings lost on a hung database), and
-// presses a throttled Stripe and a failing-over database harder.
+// (dead letters after a 30-minute Stripe outage and a 20-minute vault outage, deliveries held on a hung database until
+// the takeover cuts its connections), and presses a throttled Stripe and a failing-over database harder.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ContenderResult } from "../../prove/results.js";
 import { runScenarios, type ScenarioOutcome } from "../../prove/scenario-run.js";
@@ -65,10 +65,12 @@ describe("degraded scenarios, 100 events each", () => {
     expect(contender("vault-outage", "generated").scenario?.pausedSeconds).toBeGreaterThan(0);
   });
 
-  it("database-hang: the naive contender (no pg timeouts) holds its deliveries on the hung connections and loses billings", () => {
+  it("database-hang, ended by a takeover's cut: the naive contender (no pg timeouts) holds its deliveries on the hung connections until the cut; no replica of either exits", () => {
     const naive = contender("database-hang", "example");
-    expect(naive.metrics.lostBillings).toBeGreaterThan(0);
-    expect(naive.verdict).toMatch(/^FAIL/);
+    expect(scenarioSpecs["database-hang"].naiveExpected).toBe("heldUntilCut");
+    expect(naive.scenario!.connectionsCut!.atRecovery).toBeGreaterThan(0);
+    expect(naive.metrics.duplicateCharges).toBe(0);
+    expect(contender("database-hang", "generated").verdict).toMatch(/^PASS/);
   });
 
   it("stripe-rate-limit and database-failover: shorter than its retry schedule, the naive contender survives with more 429s and connection attempts", () => {

@@ -20,6 +20,12 @@ describe("scenario catalogue", () => {
     expect(scaled(5_000, 1_000)).toBe(1_000);
   });
 
+  it("the database scenarios cut idle connections after Azure's 4 minutes (10 s wall); the hang ends with every connection cut", () => {
+    for (const name of ["database-failover", "database-hang"] as const) expect(wallMsOf(scenarioSpecs[name].idleCutVirtualMs ?? 0)).toBe(10_000);
+    expect(scenarioSpecs["database-hang"].endsWithCut).toBe(true);
+    expect(scenarioSpecs["database-failover"].endsWithCut).toBeUndefined();
+  });
+
   it("parses lists, all and none, and refuses unknown names", () => {
     expect(parseScenarioNames("all")).toEqual(scenarioNames);
     expect(parseScenarioNames("none")).toEqual([]);
@@ -56,6 +62,24 @@ describe("scenario figures", () => {
     });
     expect(figures).toMatchObject({ windowVirtualMs: 1_800_000, requestsPerReplicaSecond: 1, pausedSeconds: 280, drainAfterRecoveryMs: 3_000, billedAfterRecoveryMs: 2_000 });
     expect(figures.rateLimit).toBeUndefined();
+    expect(figures.connectionsCut).toBeUndefined();
+  });
+
+  it("counts the connections the database scenarios cut: at the recovery and for being idle", () => {
+    const figures = scenarioFigures({
+      spec: scenarioSpecs["database-hang"],
+      counts: { metDegradation: 17, connectionsCut: 40, idleCut: 3 },
+      began: 0,
+      recoveredAt: 12_500,
+      drainedAt: 20_000,
+      windowMs: 7_500,
+      replicas: 4,
+      pausedSeconds: 1,
+      factor: 24,
+      neededRequests: 174,
+      lastAttemptAt: 19_000,
+    });
+    expect(figures.connectionsCut).toEqual({ atRecovery: 40, idle: 3 });
   });
 
   it("gives the rate limit's budget used over the billing time, its 429 share and the ideal drain", () => {
