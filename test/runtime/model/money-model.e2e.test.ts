@@ -1,0 +1,48 @@
+// The money model, small size (`npm test`, the money project): fast-check draws a cell of the matrix (flow x vault,
+// each store in its own test, so every run of `npm test` meets both stores) and a sequence of up to 8 commands
+// (deliveries of valid, declining and unknown-customer events, producer duplicates, dead-letter resubmission, a
+// replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
+// throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing) and
+// drives two in-process replicas of startBillingConsumer against the sandbox through the real SDKs. After each run:
+// every valid event billed exactly once at Stripe, refused ones never, the spend ledger equal to the billed and
+// pending reservations, nothing pending after the reconciler, no unhandled error in the fleet, and fresh demand
+// billed within 15 s of the faults ending (model-invariants.ts). The large size is money-model-matrix.e2e.test.ts.
+//
+// Replay a failure: the report prints `seed` and `path`; run
+//   CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> node scripts/with-postgres.mjs -- \
+//     npx vitest run test/runtime/model/money-model.e2e.test.ts -t "<the failing test's name>"
+// which replays exactly the shrunk counterexample (fast-check's `seed` and `path`).
+// PostgreSQL is required, never skipped: without TEST_DATABASE_URL a server is started for this file or it fails.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { postgresServerUrl } from "../../support/postgres-server.js";
+import { modelFlows, modelStores, modelVaults } from "./model-cells.js";
+import { checkMoneyModel } from "./money-model.js";
+import { startModelInfra, type ModelInfra } from "./model-world.js";
+
+/** Runs per store and commands per run: the small size (about 60 s for the file on two cores). */
+const runsPerStore = 3;
+const maxCommands = 8;
+const timeLimitMs = 150_000;
+
+let infra: ModelInfra;
+beforeAll(async () => {
+  infra = await startModelInfra(await postgresServerUrl());
+});
+afterAll(async () => {
+  await infra?.stop();
+});
+
+describe("the money invariants across the matrix (model-based, small)", () => {
+  for (const store of modelStores) {
+    it(`on ${store}, flow x vault drawn by fast-check`, async () => {
+      await checkMoneyModel({
+        infra,
+        cells: fc.record({ flow: fc.constantFrom(...modelFlows), store: fc.constant(store), vault: fc.constantFrom(...modelVaults) }),
+        numRuns: runsPerStore,
+        maxCommands,
+        timeLimitMs,
+      });
+    }, timeLimitMs + 120_000);
+  }
+});
