@@ -14,30 +14,22 @@
 // which replays exactly the shrunk counterexample (fast-check's `seed` and `path`).
 // PostgreSQL is required, never skipped: without TEST_DATABASE_URL a server is started for this file or it fails.
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { postgresServerUrl } from "../../support/postgres-server.js";
+import { describe, it } from "vitest";
 import { modelFlows, modelStores, modelVaults } from "./model-cells.js";
-import { checkMoneyModel } from "./money-model.js";
-import { startModelInfra, type ModelInfra } from "./model-world.js";
+import { checkMoneyModel, modelInfraForFile } from "./money-model.js";
 
 /** Runs per store and commands per run: the small size (about 60 s for the file on two cores). */
 const runsPerStore = 3;
 const maxCommands = 8;
 const timeLimitMs = 150_000;
 
-let infra: ModelInfra;
-beforeAll(async () => {
-  infra = await startModelInfra(await postgresServerUrl());
-});
-afterAll(async () => {
-  await infra?.stop();
-});
+const infra = modelInfraForFile();
 
 describe("the money invariants across the matrix (model-based, small)", () => {
   for (const store of modelStores) {
     it(`on ${store}, flow x vault drawn by fast-check`, async () => {
       await checkMoneyModel({
-        infra,
+        infra: infra(),
         cells: fc.record({ flow: fc.constantFrom(...modelFlows), store: fc.constant(store), vault: fc.constantFrom(...modelVaults) }),
         numRuns: runsPerStore,
         maxCommands,

@@ -3,10 +3,12 @@
 // and check the money invariants (model-invariants.ts). fast-check shrinks a failure to a short sequence and reports
 // its seed and path; CHARGEGUARD_MODEL_SEED and CHARGEGUARD_MODEL_PATH replay exactly that counterexample.
 import fc from "fast-check";
+import { afterAll, beforeAll } from "vitest";
+import { postgresServerUrl } from "../../support/postgres-server.js";
 import { cellName, type ModelCell } from "./model-cells.js";
 import { makeEvent, moneyCommands } from "./model-commands.js";
 import { drainAndCheck, type MoneyModel } from "./model-invariants.js";
-import { ModelWorld, type ModelInfra } from "./model-world.js";
+import { ModelWorld, startModelInfra, type ModelInfra } from "./model-world.js";
 
 export interface MoneyModelCheck {
   infra: ModelInfra;
@@ -98,4 +100,22 @@ export async function checkMoneyModel(check: MoneyModelCheck): Promise<void> {
   if (details.interrupted || (replaying?.path === undefined && details.numRuns < check.numRuns)) {
     throw new Error(`the money model ran ${details.numRuns} of ${check.numRuns} runs within ${check.timeLimitMs} ms (seed ${details.seed}): raise the time limit or lower the runs`);
   }
+}
+
+/**
+ * The emulators and PostgreSQL server for a test file's model runs, started before its tests and stopped after.
+ * PostgreSQL is required, never skipped: without TEST_DATABASE_URL a server is started for the file, or it fails.
+ */
+export function modelInfraForFile(): () => ModelInfra {
+  let infra: ModelInfra | undefined;
+  beforeAll(async () => {
+    infra = await startModelInfra(await postgresServerUrl());
+  });
+  afterAll(async () => {
+    await infra?.stop();
+  });
+  return () => {
+    if (infra === undefined) throw new Error("the model's emulators did not start (see the beforeAll error)");
+    return infra;
+  };
 }
