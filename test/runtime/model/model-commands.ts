@@ -89,28 +89,60 @@ const stripeAction = (kind: StripeFaultKind): StripeFaultAction => {
 
 /** The next `times` money-moving requests meet the fault; `times` absent: every one until healed (an outage). */
 const stripeFault = (kind: StripeFaultKind, times: number | undefined) =>
-  command(`stripe ${kind} x${times ?? "all"}`, async (_m, r) => {
+  command(`stripe ${kind} x${times ?? "all"}`, async (m, r) => {
+    m.faults.add("stripe");
     r.sandbox.stripe.faults.inject({ method: "POST", path: moneyPaths[r.cell.flow], ...(times === undefined ? {} : { times }), ...stripeAction(kind) });
   });
 
-export type VaultFaultKind = "cap" | "throttled" | "unavailable";
+export type VaultFaultKind = "throttled" | "unavailable";
 
+/** The vault's key service throttles or is down (keys already issued keep working until they are refreshed). */
 const vaultFault = (kind: VaultFaultKind) =>
   command(
     `vault ${kind}`,
-    async (_m, r) => {
-      if (kind === "cap") r.infra.front.capRefusing = true;
-      else r.infra.keybrake.degradeKeyService(kind);
+    async (m, r) => {
+      r.infra.keybrake.degradeKeyService(kind);
+      m.faults.add("vault");
     },
     (m) => m.cell.vault === "keybrake",
   );
+
+/** How long an event refused by the vault's cap may take to be dead-lettered (a refusal is no wait). */
+const capRefusalMs = 15_000;
+
+/**
+ * The vault's cap refuses every spend from now until healed. With no other fault on, an event sent meanwhile must be
+ * dead-lettered SpendCapExceeded within a bound: a refusal taken for Stripe throttling (a wait, and a cut of the
+ * learned rate) instead would retry until the event's deadline.
+ */
+const vaultCap = command(
+  "vault cap refuses",
+  async (m, r) => {
+    r.infra.front.capRefusing = true;
+    const alone = m.faults.size === 0 && !r.kill.armed;
+    m.faults.add("vault cap");
+    if (!alone) return;
+    const event = await makeEvent(r, "valid", 80_000 + m.events.length);
+    m.events.push(event);
+    await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+    const until = Date.now() + capRefusalMs;
+    while (Date.now() < until) {
+      const letter = r.sandbox.serviceBus.inspect(r.queue).deadLettered.find((l) => JSON.stringify(l.body ?? "").includes(event.body.customerId));
+      if (letter?.deadLetterReason === "SpendCapExceeded") return;
+      if (letter) throw new Error(`the vault's cap refused ${event.body.customerId}, dead-lettered ${letter.deadLetterReason} instead of SpendCapExceeded`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the vault's cap refused ${event.body.customerId}, and ${capRefusalMs} ms later it was not dead-lettered SpendCapExceeded: the refusal was taken for a wait`);
+  },
+  (m) => m.cell.vault === "keybrake",
+);
 
 const databaseRefuse = command(
   "database refuses connections",
   async (m, r) => {
     if (r.store.kind !== "postgres") return;
     r.store.proxy.mode("refuse");
-    m.databaseRefusing = true;
+    m.faults.add("database");
   },
   (m) => m.cell.store === "postgres",
 );
@@ -124,7 +156,7 @@ const databaseHangThenCut = (holdMs: number) =>
       r.store.proxy.mode("hang");
       await new Promise((resolve) => setTimeout(resolve, holdMs));
       r.store.proxy.drop();
-      r.store.proxy.mode(m.databaseRefusing ? "refuse" : "pass");
+      r.store.proxy.mode(m.faults.has("database") ? "refuse" : "pass");
     },
     (m) => m.cell.store === "postgres",
   );
@@ -139,7 +171,7 @@ const pause = (ms: number) => command(`pause ${ms} ms`, async () => new Promise(
 
 const heal = command("heal every fault", async (m, r) => {
   r.heal();
-  m.databaseRefusing = false;
+  m.faults.clear();
 });
 
 const amount = () => fc.integer({ min: 100, max: 5_000 });
@@ -155,7 +187,8 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.tuple(fc.constantFrom<StripeFaultKind>("rateLimit", "serverError", "timeout", "dropped"), fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 })).map(([k, times]) =>
       stripeFault(k, times ?? undefined),
     ),
-    fc.constantFrom<VaultFaultKind>("cap", "throttled", "unavailable").map(vaultFault),
+    fc.constantFrom<VaultFaultKind>("throttled", "unavailable").map(vaultFault),
+    fc.constant(vaultCap),
     fc.constant(databaseRefuse),
     fc.integer({ min: 1_000, max: 3_000 }).map(databaseHangThenCut),
     fc.constant(leaseExpiry),

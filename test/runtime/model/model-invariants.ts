@@ -21,7 +21,8 @@ export interface MoneyModel {
   cell: ModelCell;
   events: ModelEvent[];
   messages: number;
-  databaseRefusing: boolean;
+  /** The faults on now (by dependency), until healed. */
+  faults: Set<string>;
 }
 
 /** Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay. */

@@ -63,6 +63,10 @@ class KillSwitch {
     this.#armed = undefined;
   }
 
+  get armed(): boolean {
+    return this.#armed !== undefined;
+  }
+
   hookFor(replica: number): StepHook {
     return (step) => {
       const armed = this.#armed;

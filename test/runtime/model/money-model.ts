@@ -60,7 +60,7 @@ async function oneRun(infra: ModelInfra, cell: ModelCell, cmds: Iterable<fc.Asyn
   const lap = (what: string) => trace(`run ${run} ${cellName(cell)}: ${what} at ${Math.round(performance.now() - started)} ms`);
   lap("opened");
   try {
-    const model: MoneyModel = { cell, events: [], messages: 0, databaseRefusing: false };
+    const model: MoneyModel = { cell, events: [], messages: 0, faults: new Set() };
     await fc.asyncModelRun(() => ({ model, real: world }), cmds);
     lap(`commands run (${[...cmds].map(String).join(", ")})`);
     let extra = 0;
