@@ -8,18 +8,26 @@
 // pending reservations, nothing pending after the reconciler, no unhandled error in the fleet, and fresh demand
 // billed within 15 s of the faults ending (model-invariants.ts). The large size is money-model-matrix.e2e.test.ts.
 //
-// Replay a failure: the report prints `seed` and `path`; run
-//   CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> node scripts/with-postgres.mjs -- \
-//     npx vitest run test/runtime/model/money-model.e2e.test.ts -t "<the failing test's name>"
-// which replays exactly the shrunk counterexample (fast-check's `seed` and `path`).
+// Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
+// must be dead-lettered SpendCapExceeded within 15 s; after every command no billing may be charged twice.
+//
+// Replay a failure: the report prints fast-check's `seed` and `path`, the commands' `replayPath`, and the line:
+//   CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' \
+//     node scripts/with-postgres.mjs -- npx vitest run test/runtime/model/money-model.e2e.test.ts -t "<test name>"
+// which replays exactly the shrunk counterexample; CHARGEGUARD_MODEL_TRACE=1 prints each run's commands and phases.
 // PostgreSQL is required, never skipped: without TEST_DATABASE_URL a server is started for this file or it fails.
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { modelFlows, modelStores, modelVaults } from "./model-cells.js";
 import { checkMoneyModel, modelInfraForFile } from "./money-model.js";
 
-/** Runs per store and commands per run: the small size (about 60 s for the file on two cores). */
-const runsPerStore = 3;
+/**
+ * Runs per store and commands per run: the small size. Measured on the 2-core machine shared with other work: about
+ * 60 s for the file when the invariants hold (30 s of it starting the emulators, PGlite and PostgreSQL; 3-7 s a run).
+ * A failure costs more: each shrinking step is a run, bounded by `timeLimitMs`. Four runs per store: a defect on the
+ * refusal path of any flow but meter events (which Stripe does not refuse) is met by a run with odds 255 in 256.
+ */
+const runsPerStore = 4;
 const maxCommands = 8;
 const timeLimitMs = 150_000;
 
