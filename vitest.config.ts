@@ -12,7 +12,8 @@ const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
  * The end-to-end files that guard the money, which `npm test` runs beside the fast set (under five minutes on two
  * cores): the consumer per flow through the real SDKs against the emulators, a replica killed at every step boundary
  * (PGlite and PostgreSQL), the rights the infra deploys, settlements that must keep their own outcome, errors inside
- * the guard, and the reconciler. `npm run test:all` runs every project.
+ * the guard, the reconciler, and the money model (fast-check's model-based test across flow x store x vault, small
+ * size: test/runtime/model/). `npm run test:all` runs every project (the model's large size among the e2e files).
  */
 const moneyGuards = [
   "test/runtime/consumer.e2e.test.ts",
@@ -24,6 +25,7 @@ const moneyGuards = [
   "test/runtime/settlement-gate.e2e.test.ts",
   "test/runtime/guard-errors.e2e.test.ts",
   "test/runtime/reconcile.e2e.test.ts",
+  "test/runtime/model/money-model.e2e.test.ts",
 ];
 
 export default defineConfig({

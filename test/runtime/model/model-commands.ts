@@ -1,0 +1,198 @@
+// The commands fast-check draws sequences of (`fc.commands`): deliveries, duplicates, dead-letter resubmission,
+// crashes at a step, Stripe's, the vault's and the database's faults, lease expiry, time passing, healing. Each one
+// acts on the real system (ModelWorld) and updates the model; after each, no billing may have been charged twice.
+import fc from "fast-check";
+import { consumerSteps, type ConsumerStep } from "../../../runtime/handler/consumer-steps.js";
+import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
+import { type StripeFaultAction } from "../../../sandbox/index.js";
+import { moneyPaths } from "./model-cells.js";
+import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
+import { modelTimings, type ModelWorld } from "./model-world.js";
+
+type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
+
+/** A fresh billing of the given kind: its own Stripe customer (one whose card works or declines), or none at all. */
+export async function makeEvent(world: ModelWorld, kind: EventKind, amountCents: number): Promise<ModelEvent> {
+  const { admin, clock } = world.sandbox;
+  let customer: string;
+  if (kind === "unknown-customer") customer = `cus_model_missing_${world.run}_${amountCents}`;
+  else {
+    const [source, method] = kind === "declined" ? ["tok_chargeDeclined", "pm_card_chargeDeclined"] : ["tok_visa", "pm_card_visa"];
+    customer = (await admin.customers.create({ name: "model", source, invoice_settings: { default_payment_method: method } })).id;
+  }
+  const body = {
+    customerId: `acct-${customer}`,
+    stripeCustomerId: customer,
+    paymentMethodId: kind === "declined" ? "pm_card_chargeDeclined" : "pm_card_visa",
+    billingPeriod: "2026-10",
+    amountCents,
+    currency: "usd",
+    ...(world.cell.flow === "meter-event" ? { at: Math.floor(clock.now() / 1000) - 60 } : {}),
+  };
+  return { kind, body };
+}
+
+/** Runs a command's action, then checks the invariant that holds at every moment. */
+async function acting(m: MoneyModel, r: ModelWorld, what: string, act: () => Promise<void>): Promise<void> {
+  r.log(`model: ${what}`);
+  await act();
+  const twice = chargedTwice(r, m);
+  if (twice.length > 0) throw new Error(`after ${what}: ${twice.join("; ")}`);
+}
+
+const command = (name: string, run: (m: MoneyModel, r: ModelWorld) => Promise<void>, check: (m: Readonly<MoneyModel>) => boolean = () => true): Cmd => ({
+  check,
+  run: (m, r) => acting(m, r, name, () => run(m, r)),
+  toString: () => name,
+});
+
+const send = (kind: EventKind, base: number) =>
+  command(`send(${kind}, ${base})`, async (m, r) => {
+    // Unique in the run (the position in the model), so a charge or a ledger entry leads back to its event.
+    const event = await makeEvent(r, kind, base * 100 + m.events.length);
+    m.events.push(event);
+    await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+  });
+
+/** A producer's duplicate of an event already sent (a new messageId: duplicate detection does not drop it). */
+const duplicate = (pick: number) =>
+  command(
+    `duplicate(#${pick})`,
+    async (m, r) => {
+      const event = m.events[pick % m.events.length] as ModelEvent;
+      await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+    },
+    (m) => m.events.length > 0,
+  );
+
+const resubmit = command("resubmit dead letters", async (_m, r) => {
+  await resubmitDeadLetters({ connectionString: r.sandbox.serviceBus.connectionString, queue: r.queue, filter: { reasons: resubmittedReasons }, maxWaitTimeInMs: 300 });
+});
+
+const crash = (replica: number, step: ConsumerStep) =>
+  command(`crash(replica ${replica} at ${step})`, async (_m, r) => r.armCrash(replica, step));
+
+export type StripeFaultKind = "rateLimit" | "serverError" | "timeout" | "dropped";
+
+const stripeAction = (kind: StripeFaultKind): StripeFaultAction => {
+  switch (kind) {
+    case "rateLimit":
+      return { action: "rateLimit" };
+    case "serverError":
+      return { action: "serverError", saved: false };
+    case "timeout":
+      return { action: "latency", ms: modelTimings.stripeLatencyMs };
+    case "dropped":
+      return { action: "commitThenDrop" };
+  }
+};
+
+/** The next `times` money-moving requests meet the fault; `times` absent: every one until healed (an outage). */
+const stripeFault = (kind: StripeFaultKind, times: number | undefined) =>
+  command(`stripe ${kind} x${times ?? "all"}`, async (m, r) => {
+    m.faults.add("stripe");
+    r.sandbox.stripe.faults.inject({ method: "POST", path: moneyPaths[r.cell.flow], ...(times === undefined ? {} : { times }), ...stripeAction(kind) });
+  });
+
+export type VaultFaultKind = "throttled" | "unavailable";
+
+/** The vault's key service throttles or is down (keys already issued keep working until they are refreshed). */
+const vaultFault = (kind: VaultFaultKind) =>
+  command(
+    `vault ${kind}`,
+    async (m, r) => {
+      r.infra.keybrake.degradeKeyService(kind);
+      m.faults.add("vault");
+    },
+    (m) => m.cell.vault === "keybrake",
+  );
+
+/** How long an event refused by the vault's cap may take to be dead-lettered (a refusal is no wait). */
+const capRefusalMs = 15_000;
+
+/**
+ * The vault's cap refuses every spend from now until healed. With no other fault on, an event sent meanwhile must be
+ * dead-lettered SpendCapExceeded within a bound: a refusal taken for Stripe throttling (a wait, and a cut of the
+ * learned rate) instead would retry until the event's deadline.
+ */
+const vaultCap = command(
+  "vault cap refuses",
+  async (m, r) => {
+    r.infra.front.capRefusing = true;
+    const alone = m.faults.size === 0 && !r.kill.armed;
+    m.faults.add("vault cap");
+    if (!alone) return;
+    const event = await makeEvent(r, "valid", 80_000 + m.events.length);
+    m.events.push(event);
+    await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+    const until = Date.now() + capRefusalMs;
+    while (Date.now() < until) {
+      const letter = r.sandbox.serviceBus.inspect(r.queue).deadLettered.find((l) => JSON.stringify(l.body ?? "").includes(event.body.customerId));
+      if (letter?.deadLetterReason === "SpendCapExceeded") return;
+      if (letter) throw new Error(`the vault's cap refused ${event.body.customerId}, dead-lettered ${letter.deadLetterReason} instead of SpendCapExceeded`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the vault's cap refused ${event.body.customerId}, and ${capRefusalMs} ms later it was not dead-lettered SpendCapExceeded: the refusal was taken for a wait`);
+  },
+  (m) => m.cell.vault === "keybrake",
+);
+
+const databaseRefuse = command(
+  "database refuses connections",
+  async (m, r) => {
+    if (r.store.kind !== "postgres") return;
+    r.store.proxy.mode("refuse");
+    m.faults.add("database");
+  },
+  (m) => m.cell.store === "postgres",
+);
+
+/** The database stops answering, then every connection is cut (a standby takeover), then it answers again. */
+const databaseHangThenCut = (holdMs: number) =>
+  command(
+    `database hangs ${holdMs} ms, then every connection is cut`,
+    async (m, r) => {
+      if (r.store.kind !== "postgres") return;
+      r.store.proxy.mode("hang");
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+      r.store.proxy.drop();
+      r.store.proxy.mode(m.faults.has("database") ? "refuse" : "pass");
+    },
+    (m) => m.cell.store === "postgres",
+  );
+
+/** Every guard lease held now lapses (virtual time): a twin delivery may take a billing over mid-flight. */
+const leaseExpiry = command("leases expire", async (_m, r) => {
+  r.sandbox.clock.advance(modelTimings.leaseMs + 500);
+});
+
+/** Time passes while the fleet works (what a producer's quiet moment is). */
+const pause = (ms: number) => command(`pause ${ms} ms`, async () => new Promise((resolve) => setTimeout(resolve, ms)));
+
+const heal = command("heal every fault", async (m, r) => {
+  r.heal();
+  m.faults.clear();
+});
+
+const amount = () => fc.integer({ min: 100, max: 5_000 });
+
+export function moneyCommands(): fc.Arbitrary<Cmd>[] {
+  const kind = fc.constantFrom<EventKind>("valid", "valid", "declined", "unknown-customer");
+  return [
+    fc.tuple(kind, amount()).map(([k, a]) => send(k, a)),
+    fc.tuple(kind, amount()).map(([k, a]) => send(k, a)),
+    fc.nat().map(duplicate),
+    fc.constant(resubmit),
+    fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(...consumerSteps)).map(([replica, step]) => crash(replica, step)),
+    fc.tuple(fc.constantFrom<StripeFaultKind>("rateLimit", "serverError", "timeout", "dropped"), fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 })).map(([k, times]) =>
+      stripeFault(k, times ?? undefined),
+    ),
+    fc.constantFrom<VaultFaultKind>("throttled", "unavailable").map(vaultFault),
+    fc.constant(vaultCap),
+    fc.constant(databaseRefuse),
+    fc.integer({ min: 1_000, max: 3_000 }).map(databaseHangThenCut),
+    fc.constant(leaseExpiry),
+    fc.integer({ min: 200, max: 1_500 }).map(pause),
+    fc.constant(heal),
+  ];
+}

@@ -1,0 +1,187 @@
+// What the money model checks. During a run: no billing charged twice, ever (safety holds at every step). After the
+// run: every fault healed, the fleet run until the queue is empty, dead letters a dependency caused resubmitted (as an
+// operator does once it is fixed), a burst of fresh demand billed within a stated time, the fleet stopped, the
+// reconciler run over what is left pending; then each valid event billed exactly once at Stripe (the emulator's
+// ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
+// to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error.
+import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
+import { runFlowReconciler, runReconciler } from "../../../prove/reconciler-run.js";
+import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
+import type { ModelWorld } from "./model-world.js";
+
+export type EventKind = "valid" | "declined" | "unknown-customer";
+
+export interface ModelEvent {
+  kind: EventKind;
+  body: ModelEventBody;
+}
+
+/** The model: what was sent, and which faults are on (commands' preconditions read it). */
+export interface MoneyModel {
+  cell: ModelCell;
+  events: ModelEvent[];
+  messages: number;
+  /** The faults on now (by dependency), until healed. */
+  faults: Set<string>;
+}
+
+/** Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay. */
+export const resubmittedReasons = ["SpendCapExceeded", "EventDeadlineExceeded", "RetryAttemptsExhausted", "VaultKeyRefused", "StripeConfigurationError"];
+
+/** Fresh demand after the faults end (the learned rate must come back): this many valid events, billed within this time. */
+export const demandReturns = { events: 6, withinMs: 15_000 };
+/** The fleet must drain within this once every fault is healed (waits back off to 10 s at most). */
+const quiescenceTimeoutMs = 30_000;
+
+/** How many times Stripe should have billed the event once every dependency is back. */
+export function expectedBillings(world: ModelWorld, event: ModelEvent): number {
+  if (event.kind === "unknown-customer" && refusesUnknownCustomer[world.cell.flow]) return 0;
+  if (event.kind === "declined" && declinesCards[world.cell.flow]) return 0;
+  return 1;
+}
+
+/** Safety, at any moment: no billing charged more than once. */
+export function chargedTwice(world: ModelWorld, model: MoneyModel): string[] {
+  return model.events.flatMap((event) => {
+    const times = timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId);
+    return times > 1 ? [`${event.kind} event for ${event.body.stripeCustomerId} billed ${times} times`] : [];
+  });
+}
+
+/** Polls until the queue holds nothing active, locked or scheduled (twice in a row), within a bound. */
+export async function quiescent(world: ModelWorld, timeoutMs = quiescenceTimeoutMs): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let calm = 0;
+  while (calm < 2) {
+    const counts = world.sandbox.serviceBus.counts(world.queue);
+    calm = counts.active + counts.locked + counts.scheduled === 0 ? calm + 1 : 0;
+    if (Date.now() > until) throw new Error(`the fleet did not drain the queue within ${timeoutMs} ms of every fault healed: ${JSON.stringify(counts)}\nthe fleet's last lines:\n${world.logs.slice(-25).join("\n")}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Heals, drains, resubmits, offers fresh demand, stops the fleet and reconciles; returns the violations found. */
+export type MakeEvent = (kind: EventKind) => Promise<ModelEvent>;
+
+export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
+  const violations: string[] = [];
+  world.heal();
+  world.kill.disarm();
+  for (const [i, replica] of world.replicas.entries()) if (replica === undefined) world.startReplica(i);
+  await Promise.all(world.replicas);
+  for (let round = 0; round < 3; round++) {
+    await quiescent(world);
+    const report = await resubmitDeadLetters({
+      connectionString: world.sandbox.serviceBus.connectionString,
+      queue: world.queue,
+      filter: { reasons: resubmittedReasons },
+      maxWaitTimeInMs: 500,
+    });
+    if (report.moved.length === 0) break;
+  }
+  world.log("model: drained");
+  violations.push(...(await demandReturnsCheck(world, model, makeEvent)));
+  world.log("model: demand billed");
+  await quiescent(world);
+  await world.stopReplicas();
+  world.log("model: fleet stopped");
+  await reconcileLeftovers(world);
+  world.log("model: reconciled");
+  violations.push(...(await outcomeViolations(world, model)));
+  violations.push(...world.failures);
+  return violations;
+}
+
+async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
+  const burst: ModelEvent[] = [];
+  for (let i = 0; i < demandReturns.events; i++) burst.push(await makeEvent("valid"));
+  // Every run also meets a declining card and a customer Stripe does not have (a refusal), whatever it drew.
+  const refused = [await makeEvent("declined"), await makeEvent("unknown-customer")];
+  model.events.push(...burst, ...refused);
+  const started = performance.now();
+  const sender = world.sandbox.client.createSender(world.queue);
+  try {
+    await sender.sendMessages([...burst, ...refused].map((event, i) => ({ body: event.body, messageId: `demand-${world.run}-${i}` })));
+  } finally {
+    await sender.close();
+  }
+  const until = started + demandReturns.withinMs;
+  const done = () => burst.filter((event) => timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId) >= 1).length;
+  while (done() < burst.length && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  const billed = done();
+  return billed === burst.length ? [] : [`demand returned after the faults: ${billed} of ${burst.length} fresh events billed within ${demandReturns.withinMs} ms (the rate did not come back)`];
+}
+
+/** The operator's cron over what the fleet left pending (prove/reconciler-run.ts: past every lease, until none is left). */
+async function reconcileLeftovers(world: ModelWorld): Promise<void> {
+  const { sandbox } = world;
+  const run = {
+    database: world.store.kind === "pglite" ? world.store.pglite : (undefined as never),
+    ...(world.store.kind === "postgres" ? { databaseUrl: world.store.url } : {}),
+    clock: sandbox.clock,
+    stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 5_000 },
+    periodCapCents: 10_000_000,
+    log: (line: string) => world.log(line),
+  };
+  await (world.cell.flow === "payment-intent" ? runReconciler(run) : runFlowReconciler(run));
+}
+
+interface RecordRow {
+  who: string;
+  period: string | null;
+  currency: string | null;
+  amount: string | number | null;
+  state: string;
+}
+
+/** Every record of both record tables (whichever exist: the guards are being merged into one). */
+async function records(world: ModelWorld): Promise<RecordRow[]> {
+  const tables = await world.query<{ billing: string | null; guard: string | null }>(
+    "SELECT to_regclass('billing_records')::text AS billing, to_regclass('guard_records')::text AS guard",
+  );
+  const parts: string[] = [];
+  if (tables[0]?.billing) parts.push("SELECT customer_id AS who, billing_period AS period, currency, amount_cents AS amount, state FROM billing_records");
+  if (tables[0]?.guard) parts.push("SELECT record_key AS who, spend_period AS period, spend_currency AS currency, spend_amount AS amount, state FROM guard_records");
+  return parts.length === 0 ? [] : world.query<RecordRow>(parts.join(" UNION ALL "));
+}
+
+async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<string[]> {
+  const violations: string[] = [];
+  const { ledger } = world.sandbox.stripe;
+  const dead = world.sandbox.serviceBus.inspect(world.queue).deadLettered;
+  const rows = await records(world);
+  let expectedSpend = 0;
+  for (const event of model.events) {
+    const times = timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
+    const expected = expectedBillings(world, event);
+    if (expected === 1 && reservesSpend[world.cell.flow]) expectedSpend += event.body.amountCents;
+    if (times === expected) continue;
+    const who = event.body.customerId;
+    const record = rows.find((row) => row.who.includes(who));
+    const letter = dead.find((message) => JSON.stringify(message.body ?? "").includes(who));
+    violations.push(
+      `${event.kind} event ${who} (${event.body.amountCents} ${event.body.currency}) billed ${times} times, expected ${expected}` +
+        ` (record: ${record ? record.state : "none"}; dead letter: ${letter ? `${letter.deadLetterReason}: ${letter.deadLetterDescription}` : "none"})`,
+    );
+  }
+  for (const row of rows.filter((r) => r.state === "pending")) {
+    violations.push(`record ${row.who} still pending after the drain and the reconciler (${row.amount ?? "no"} reserved): recovery cannot reach it`);
+  }
+  const ledgerRows = await world.query<{ period: string; currency: string; committed: string | number }>(
+    "SELECT billing_period AS period, currency, committed_cents AS committed FROM spend_ledger",
+  );
+  const billedOrPending = new Set(["pending", "charged", "completed", "done"]);
+  let committedTotal = 0;
+  for (const entry of ledgerRows) {
+    const committed = Number(entry.committed);
+    committedTotal += committed;
+    const reserved = rows
+      .filter((row) => row.period === entry.period && row.currency === entry.currency && billedOrPending.has(row.state))
+      .reduce((sum, row) => sum + Number(row.amount ?? 0), 0);
+    if (committed !== reserved) violations.push(`spend ledger ${entry.period}/${entry.currency} holds ${committed}, its billed and pending records ${reserved}`);
+  }
+  if (committedTotal !== expectedSpend) {
+    violations.push(`spend ledger holds ${committedTotal} in all, the valid billings ${expectedSpend}: ${committedTotal - expectedSpend} reserved for billings that never happened`);
+  }
+  return violations;
+}
