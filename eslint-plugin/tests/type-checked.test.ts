@@ -1,10 +1,16 @@
 // The typed config's confirmations: with a TypeScript program the rules ask the checker whether an object really
 // is a Service Bus message or receiver, or a Stripe client, and stay silent where names alone would report.
-import noAbandonOnStripeError from "../src/rules/no-abandon-on-stripe-error.js";
+import noAbandonWithSuggestions from "../src/rules/no-abandon-on-stripe-error.js";
 import recordBeforeSettle from "../src/rules/record-before-settle.js";
-import requireIdempotencyKey from "../src/rules/require-idempotency-key.js";
-import stableIdempotencyKey from "../src/rules/stable-idempotency-key.js";
+import requireKeyWithSuggestions from "../src/rules/require-idempotency-key.js";
+import stableKeyWithSuggestions from "../src/rules/stable-idempotency-key.js";
+import { detectionOnly } from "./detection-only.js";
 import { ruleTester, typedRuleTester } from "./rule-tester.js";
+
+// Detection only: the suggestions are asserted in tests/rules/suggestions.test.ts.
+const noAbandonOnStripeError = detectionOnly(noAbandonWithSuggestions);
+const requireIdempotencyKey = detectionOnly(requireKeyWithSuggestions);
+const stableIdempotencyKey = detectionOnly(stableKeyWithSuggestions);
 
 const typed = [{ typeChecked: true }] as const;
 
