@@ -5,7 +5,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { contenders, selectContenders } from "./contenders.js";
 import { planFaults, type FaultName } from "./faults.js";
 import { FreshDatabases, type DatabaseTemplate } from "./fresh-databases.js";
-import type { ContenderResult } from "./results.js";
+import type { ContenderResult } from "./run-types.js";
 import { runContender } from "./run-contender.js";
 import type { HarnessSettings } from "./settings.js";
 import { generateWorkload } from "./workload.js";

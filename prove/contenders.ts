@@ -4,7 +4,7 @@ import type { ConsumerContext, StartConsumer } from "../runtime/index.js";
 import { brokenExamples, type ExpectedFailure } from "../examples/broken/index.js";
 import { faultCatalogue, type FaultName } from "./faults.js";
 import type { ProvingFlow } from "./flows.js";
-import type { ContenderKind } from "./results.js";
+import type { ContenderKind } from "./run-types.js";
 import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
 import { harnessDeliveryBudgetMs, type HarnessSettings } from "./settings.js";
 

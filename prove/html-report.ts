@@ -1,7 +1,7 @@
 // `--report FILE.html`: the same results as a self-contained page (no scripts, no external assets) with an inline
 // SVG bar chart of succeeded charges per contender, the duplicate part of each bar highlighted.
 import { formatCents } from "./metrics.js";
-import type { ProvingGroundResult } from "./results.js";
+import type { ProvingGroundResult } from "./run-types.js";
 import { describeScale } from "./run-scale.js";
 import { renderScenarioHtml } from "./scenario-report.js";
 

@@ -9,7 +9,7 @@ import type { FaultPlan } from "./faults.js";
 import { deadLetteredEventIds, measure, verdict } from "./metrics.js";
 import { deadLetters, recordedEvents, type SqlReader } from "./observe.js";
 import type { ReplicaFleet } from "./replica-fleet.js";
-import type { ContenderResult } from "./results.js";
+import type { ContenderResult } from "./run-types.js";
 import type { Workload } from "./workload.js";
 
 export interface ContenderJudgement {

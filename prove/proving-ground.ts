@@ -6,32 +6,13 @@ import { Worker } from "node:worker_threads";
 import type { ContenderJob, ParentMessage, WorkerMessage } from "./contender-worker.js";
 import { contenders as allContenders, selectContenders, type Contender } from "./contenders.js";
 import { FreshDatabases, type DatabaseTemplate } from "./fresh-databases.js";
-import type { FaultName } from "./faults.js";
 import { runInLanes } from "./lanes.js";
-import { OverallProgress, type OverallProgressUpdate } from "./overall-progress.js";
-import type { ContenderResult, ProvingGroundResult } from "./results.js";
+import { OverallProgress } from "./overall-progress.js";
+import type { ContenderResult, ProvingGroundOptions, ProvingGroundResult } from "./run-types.js";
 import { runContender } from "./run-contender.js";
 import { prepareRunInputs, type RunInputs } from "./run-inputs.js";
-import type { HarnessSettings } from "./settings.js";
 
-export interface ProvingGroundOptions {
-  events?: number;
-  /**
-   * Events for the contenders of the other flows (charge, invoice, meter-event): at most `events`. They run their
-   * own workload of this size from the same seed, so the default run keeps them at a fraction of its cost.
-   */
-  flowEvents?: number;
-  replicas?: number;
-  seed?: number;
-  faults?: readonly FaultName[];
-  /** Contender names; absent: all. */
-  only?: readonly string[];
-  settings?: Partial<HarnessSettings>;
-  /** Contenders run at once, each in a worker thread (built JavaScript only; from TypeScript sources: one at a time). */
-  parallel?: number;
-  onProgress?(update: OverallProgressUpdate): void;
-  log?(line: string): void;
-}
+export type { ProvingGroundOptions } from "./run-types.js";
 
 /**
  * `flowEvents`: the other flows' contenders run 1,000 events by default. An invoice takes four Stripe calls and five

@@ -15,7 +15,7 @@ import type { FaultPlan } from "./faults.js";
 import { judgeContender } from "./judge-contender.js";
 import { sendAll, workloadMessages } from "./producer.js";
 import type { ReplicaFleet } from "./replica-fleet.js";
-import type { ContenderResult } from "./results.js";
+import type { ContenderResult } from "./run-types.js";
 import type { HarnessSettings } from "./settings.js";
 import type { Workload } from "./workload.js";
 import { armScenario, type ArmedScenario, type ScenarioRun } from "./scenario-arm.js";

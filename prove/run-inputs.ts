@@ -3,7 +3,7 @@
 // other flows' contenders `flowEvents` (their own workload and plan, from the same seed and faults).
 import type { Contender } from "./contenders.js";
 import { faultNames, planFaults, type FaultPlan } from "./faults.js";
-import type { ProvingGroundOptions } from "./proving-ground.js";
+import type { ProvingGroundOptions } from "./run-types.js";
 import { provingGroundDefaults } from "./run-scale.js";
 import { harnessSettings, type HarnessSettings } from "./settings.js";
 import { generateWorkload, type Workload } from "./workload.js";

@@ -5,7 +5,7 @@ import { KeybrakeKeyProvider } from "../runtime/index.js";
 import { startKeybrakeEmulator, type AdjustableClock, type KeybrakeEmulator } from "../sandbox/index.js";
 import type { BoundedCleanup } from "./bounded-cleanup.js";
 import { sandboxStripeKey, type ContenderSandbox } from "./contender-sandbox.js";
-import type { ContenderKind } from "./results.js";
+import type { ContenderKind } from "./run-types.js";
 import { scaled, scenarioContextFor } from "./scenario-context.js";
 import { startScenarioDatabase, type ScenarioDatabase } from "./scenario-database.js";
 import { scenarioSpecs, virtualTimeFactor, wallMsOf, type ScenarioName, type ScenarioSpec } from "./scenarios.js";

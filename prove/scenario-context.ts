@@ -1,6 +1,6 @@
 // What a contender's replicas get on top of the harness's context in a degraded scenario: their own durations that
 // race against the window, scaled to virtual time like the window itself (scenarios.ts says what is and is not).
-import type { ContenderKind } from "./results.js";
+import type { ContenderKind } from "./run-types.js";
 import { virtualTimeFactor } from "./scenarios.js";
 
 /** A production duration run in virtual time: 1/24 of it, at least `floorMs`. */

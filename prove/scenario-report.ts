@@ -1,32 +1,8 @@
 // The degraded scenarios in the three output forms: a block per scenario in the table, `scenarios` in the JSON, a
 // table of rows in the HTML page. Each row is one contender in one scenario: its verdict and the scenario's figures.
-import { describeScenarioFigures, type ScenarioFigures } from "./scenario-figures.js";
-import type { ScenarioOutcome } from "./scenario-run.js";
-import { scenarioCatalogue, scenarioSpecs, virtualTimeFactor, type ScenarioName } from "./scenarios.js";
-
-export interface ScenarioContenderJson {
-  name: string;
-  kind: "example" | "generated";
-  verdict: string;
-  /** For the naive contender: what its pattern does in this scenario (deadLettered, lostBillings, survives). */
-  expected?: string;
-  events: number;
-  eventsCharged: number;
-  duplicateCharges: number;
-  lostBillings: number;
-  /** Valid events dead-lettered (a failure in a degraded scenario). */
-  validDeadLettered: number;
-  deadLettered: Record<string, number>;
-  figures?: ScenarioFigures;
-  wallMs: number;
-}
-
-export interface ScenarioJson {
-  scenario: ScenarioName;
-  description: string;
-  skipped?: string;
-  contenders: ScenarioContenderJson[];
-}
+import { describeScenarioFigures } from "./scenario-figures.js";
+import type { ScenarioJson, ScenarioOutcome } from "./run-types.js";
+import { scenarioCatalogue, scenarioSpecs, virtualTimeFactor } from "./scenarios.js";
 
 export function scenariosToJson(outcomes: readonly ScenarioOutcome[]): ScenarioJson[] {
   return outcomes.map((outcome) => ({

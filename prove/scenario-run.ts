@@ -7,13 +7,15 @@ import { FreshDatabases } from "./fresh-databases.js";
 import { planFaults } from "./faults.js";
 import { runInLanes } from "./lanes.js";
 import { failedToRun } from "./proving-ground.js";
-import type { ContenderResult } from "./results.js";
+import type { ScenarioOutcome } from "./run-types.js";
 import { runContender } from "./run-contender.js";
 import { scenarioSpecs, wallMsOf, type ScenarioName } from "./scenarios.js";
 import { harnessSettings } from "./settings.js";
 import { generateWorkload } from "./workload.js";
 
 /** 200 events: half of them arrive during a window, enough for the naive contender to show its failure by the dozens. */
+export type { ScenarioOutcome } from "./run-types.js";
+
 export const scenarioDefaults = { events: 200, replicas: 4 } as const;
 
 export interface ScenarioRunOptions {
@@ -27,13 +29,6 @@ export interface ScenarioRunOptions {
   databaseUrl?: string;
   onProgress?(done: number, total: number): void;
   log?(line: string): void;
-}
-
-export interface ScenarioOutcome {
-  scenario: ScenarioName;
-  /** Why it did not run (the database scenarios without PostgreSQL); its contenders are then empty. */
-  skipped?: string;
-  contenders: ContenderResult[];
 }
 
 export function naiveRetryContender(): Contender {

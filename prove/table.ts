@@ -1,7 +1,7 @@
 // The human-readable output: one table per contender and its one-line verdict.
 import { describeAccountAudit } from "./account-audit.js";
 import { formatCents } from "./metrics.js";
-import type { ContenderResult, ProvingGroundResult } from "./results.js";
+import type { ContenderResult, ProvingGroundResult } from "./run-types.js";
 import { describeScale } from "./run-scale.js";
 import { renderScenarioTables } from "./scenario-report.js";
 

@@ -5,7 +5,7 @@
 // ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
 // to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
-import { runFlowReconciler, runReconciler } from "../../../prove/reconciler-run.js";
+import { runReconciler } from "../../../prove/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
 import type { ModelWorld } from "./model-world.js";
 
@@ -123,7 +123,7 @@ async function reconcileLeftovers(world: ModelWorld): Promise<void> {
     periodCapCents: 10_000_000,
     log: (line: string) => world.log(line),
   };
-  await (world.cell.flow === "payment-intent" ? runReconciler(run) : runFlowReconciler(run));
+  await runReconciler(run);
 }
 
 interface RecordRow {
