@@ -3,6 +3,7 @@
 // (InvalidEventError) is dead-lettered as InvalidEvent. Real SDKs against the sandbox, the real guard on PGlite
 // behind a double that throws where the test says.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decorateStore } from "../../runtime/guard/decorate-store.js";
 import type { GuardStore } from "../../runtime/guard/guard-store.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../runtime/consumer/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
@@ -28,7 +29,8 @@ afterAll(async () => {
 /** The real guard, except that `claim` first throws what `failures` yields (one per call) for the given customer. */
 function guardThrowing(customerId: string, failures: Error[]): GuardStore<never> & { claims: number } {
   const double = { claims: 0 };
-  const store: GuardStore = guard;
+  // Every method of the real guard (a plain object, so it spreads), then claim replaced.
+  const store = decorateStore(guard as GuardStore, (_method, call) => call());
   const claim: GuardStore["claim"] = async (request) => {
     if (request.key.customerId === customerId) {
       double.claims += 1;
