@@ -84,3 +84,33 @@ describe("chargeguard audit", () => {
     expect(refunded.sort()).toEqual([...truth.certain.keys()].sort());
   });
 });
+
+describe("chargeguard audit and disputes", () => {
+  it("--refund --yes twice: the control refunded once, a lost dispute's twin and an open dispute's duplicate never; exit 1 while a dispute holds a group", async () => {
+    const disputes = await startStripeEmulator();
+    try {
+      const stripe = new Stripe("rk_test_sandbox", { ...disputes.stripeConfig, maxNetworkRetries: 0 });
+      const pay = async (customer: string, usageId: string, paymentMethod = "pm_card_visa") =>
+        (await stripe.paymentIntents.create({ amount: 990, currency: "usd", customer, payment_method: paymentMethod, confirm: true, off_session: true, metadata: { usage_id: usageId } })).id;
+      const [lostCustomer, openCustomer, controlCustomer] = await Promise.all([0, 1, 2].map(async () => (await stripe.customers.create({})).id));
+      const lost = await pay(lostCustomer as string, "u-lost", "pm_card_createDispute");
+      await pay(lostCustomer as string, "u-lost");
+      await stripe.disputes.close((await stripe.disputes.list({ payment_intent: lost })).data[0]?.id ?? "");
+      await pay(openCustomer as string, "u-open");
+      const openDuplicate = await pay(openCustomer as string, "u-open", "pm_card_createDispute");
+      await pay(controlCustomer as string, "u-control");
+      const controlDuplicate = await pay(controlCustomer as string, "u-control");
+      const run = () => audit(["--refund", "--yes", "--format", "json"], { STRIPE_API_BASE: disputes.apiBase });
+      const first = await run();
+      const second = await run();
+      expect([first.code, second.code]).toEqual([1, 1]);
+      const report = JSON.parse(second.stdout) as { disputed: { duplicates: string[] }[]; resolved: { refunded: string; dispute?: string }[]; refunds: unknown[] };
+      expect(report.disputed.map((group) => group.duplicates)).toEqual([[openDuplicate]]);
+      expect(report.resolved.map((resolved) => [resolved.refunded, resolved.dispute !== undefined]).sort()).toEqual([[controlDuplicate, false], [lost, true]].sort());
+      expect(report.refunds).toEqual([]);
+      expect(disputes.ledger.refunds().map((refund) => refund.payment_intent)).toEqual([controlDuplicate]);
+    } finally {
+      await disputes.stop();
+    }
+  });
+});
