@@ -17,7 +17,8 @@ export interface MockedResource {
   state: Record<string, unknown>;
 }
 
-const AZURE_NAME_INPUT: Record<string, string> = {
+/** Each type's Azure name input: a change to it replaces the resource. */
+export const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:servicebus:Namespace": "namespaceName",
   "azure-native:servicebus:Queue": "queueName",
   "azure-native:servicebus:QueueAuthorizationRule": "authorizationRuleName",
