@@ -43,6 +43,7 @@ export const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:network:PrivateEndpoint": "privateEndpointName",
   "azure-native:network:PublicIPAddress": "publicIpAddressName",
   "azure-native:network:NatGateway": "natGatewayName",
+  "azure-native:app:Job": "jobName",
   "azure-native:network:PrivateDnsZoneGroup": "privateDnsZoneGroupName",
   "azure-native:privatedns:PrivateZone": "privateZoneName",
   "azure-native:privatedns:VirtualNetworkLink": "virtualNetworkLinkName",
@@ -65,6 +66,7 @@ const PROVIDER_PATH: Record<string, string> = {
   "azure-native:privatedns:PrivateZone": "Microsoft.Network/privateDnsZones",
   "azure-native:app:ManagedEnvironment": "Microsoft.App/managedEnvironments",
   "azure-native:app:ContainerApp": "Microsoft.App/containerApps",
+  "azure-native:app:Job": "Microsoft.App/jobs",
 };
 
 /** Pulumi's wire marker of a secret value (what mocks receive for `pulumi.secret(...)` inputs). */

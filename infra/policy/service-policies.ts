@@ -17,6 +17,7 @@ import {
   type ReplicaBudget,
 } from "../../tuning/index.js";
 import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
+import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
@@ -342,6 +343,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   consumerProbesPolicy,
   baselineAlerts,
   alertsCanFire,
+  nightlyAudit,
   appsEgressPath,
   egressZoneRedundant,
   logsOnce,

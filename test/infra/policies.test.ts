@@ -274,6 +274,7 @@ describe("the policy set", () => {
       "consumer-probes",
       "service-baseline-alerts",
       "alerts-can-fire",
+      "nightly-audit",
       "consumer-egress-path",
       "egress-zone-redundant",
       "logs-sent-once",
