@@ -17,6 +17,8 @@ import type { AppConfig, AppInput, ConsumedQueue, ConsumerConfig, DatabaseConfig
 
 const PROJECT = "chargeguard";
 export const DEFAULT_MAX_CONCURRENT_CALLS = 8;
+/** The nightly audit: every night at 03:00 UTC (Container Apps Jobs read cron in UTC). */
+export const DEFAULT_AUDIT_SCHEDULE = "0 3 * * *";
 
 type ConsumerInput = AppInput["consumers"][number];
 type StripeLimits = AppConfig["stripe"];
@@ -147,5 +149,9 @@ export function consumerAppConfig(appInput: AppInput, database: DatabaseConfig, 
     ...(appInput.registry ? { registry: appInput.registry } : {}),
     stripe: shared.stripe,
     consumers,
+    audit: {
+      schedule: appInput.audit?.schedule ?? DEFAULT_AUDIT_SCHEDULE,
+      image: appInput.audit?.image ?? appInput.consumers[0]?.image ?? "",
+    },
   };
 }

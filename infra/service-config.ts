@@ -84,6 +84,7 @@ function vaultConfig(vaultInput: VaultInput): VaultConfig {
     secrets: {
       stripeApiKey: vaultInput.secrets?.stripeApiKey ?? "stripe-api-key",
       ...(vaultInput.secrets?.keybrakeApiKey !== undefined ? { keybrakeApiKey: vaultInput.secrets.keybrakeApiKey } : {}),
+      stripeAuditKey: vaultInput.secrets?.stripeAuditKey ?? "stripe-audit-key",
     },
   };
 }

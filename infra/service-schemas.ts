@@ -46,6 +46,8 @@ export const vaultSchema = z.strictObject({
   secrets: z.strictObject({
     stripeApiKey: z.string().regex(/^[A-Za-z0-9-]{1,127}$/).optional(),
     keybrakeApiKey: z.string().regex(/^[A-Za-z0-9-]{1,127}$/).optional(),
+    /** The nightly audit's restricted read-only Stripe key (rk_...), never the consumers' write key. */
+    stripeAuditKey: z.string().regex(/^[A-Za-z0-9-]{1,127}$/).optional(),
   }).optional(),
 }, { error: "expected a map { name, softDeleteRetentionInDays?, secrets? }" });
 
@@ -97,7 +99,12 @@ export const appSchema = z.strictObject({
     fastestCallMs: whole("milliseconds").min(1).optional(),
   }).optional(),
   consumers: z.array(consumerSchema, { error: "expected a list of consumers" }).min(1, { error: "expected at least one consumer" }),
-}, { error: "expected a map { environmentName, registry?, stripe?, consumers }" });
+  /** The nightly double-charge audit (a Container Apps Job): cron in UTC, and the image holding the chargeguard CLI. */
+  audit: z.strictObject({
+    schedule: z.string().regex(/^(\S+\s+){4}\S+$/, { error: 'expected a five-field cron expression such as "0 3 * * *"' }).optional(),
+    image: z.string().regex(/^[^\s:]+(:[\w.-]+|@sha256:[a-f0-9]{64})$/, { error: "expected an image reference with a tag or digest" }).optional(),
+  }, { error: "expected a map { schedule?, image? }" }).optional(),
+}, { error: "expected a map { environmentName, registry?, stripe?, consumers, audit? }" });
 
 export type ObservabilityInput = z.infer<typeof observabilitySchema>;
 export type NetworkConfig = z.infer<typeof networkSchema>;
@@ -109,7 +116,7 @@ export type VaultInput = z.infer<typeof vaultSchema>;
 export interface VaultConfig {
   name: string;
   softDeleteRetentionInDays: number;
-  secrets: { stripeApiKey: string; keybrakeApiKey?: string };
+  secrets: { stripeApiKey: string; keybrakeApiKey?: string; stripeAuditKey: string };
 }
 
 export interface DatabaseConfig {
@@ -145,6 +152,8 @@ export interface AppConfig {
   registry?: { server: string; resourceId: string };
   stripe: { rateLimitPerSecond: number; endpointRateLimitPerSecond: number; utilization: number; fastestCallMs: number };
   consumers: ConsumerConfig[];
+  /** The nightly audit job: its schedule (default every night at 03:00 UTC) and image (default the first consumer's). */
+  audit: { schedule: string; image: string };
 }
 
 export interface ServiceConfig {

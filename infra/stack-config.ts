@@ -161,6 +161,8 @@ export interface StackConfig extends ServiceConfig {
    * an app reads them. See infra/README.md, "Deploy".
    */
   bootstrap: boolean;
+  /** A maintenance window: the data resources' delete locks are lifted so a day-two change may delete under them. */
+  maintenance: boolean;
   location: string;
   resourceGroupName: string;
   namespace: NamespaceConfig;
@@ -169,7 +171,7 @@ export interface StackConfig extends ServiceConfig {
 }
 
 
-const KNOWN_KEYS = ["resourceGroupName", "production", "bootstrap", "namespace", "alerts", "queues", "observability", "network", "vault", "database", "app"] as const;
+const KNOWN_KEYS = ["resourceGroupName", "production", "bootstrap", "maintenance", "namespace", "alerts", "queues", "observability", "network", "vault", "database", "app"] as const;
 /** The only places a `{ secure: ... }` value is accepted: everything else is not a secret and must stay readable. */
 const SECURE_PATH = /^chargeguard:alerts\.webhooks\[\d+\]\.url$/;
 const LOCATION_KEY = "azure-native:location";
@@ -348,6 +350,8 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   if (typeof production !== "boolean") problems.push(`${PROJECT}:production: expected true or false`);
   const bootstrap = values[`${PROJECT}:bootstrap`] ?? false;
   if (typeof bootstrap !== "boolean") problems.push(`${PROJECT}:bootstrap: expected true (the first phase: no consumer apps yet) or false`);
+  const maintenance = values[`${PROJECT}:maintenance`] ?? false;
+  if (typeof maintenance !== "boolean") problems.push(`${PROJECT}:maintenance: expected true (lift the delete locks for a day-two change) or false`);
   problems.push(...keyNameProblems(values));
   const location = values[LOCATION_KEY];
   const resourceGroupName = values[`${PROJECT}:resourceGroupName`];
@@ -365,6 +369,7 @@ export function parseStackConfig(values: Record<string, unknown>, source = "stac
   return {
     production: production === true,
     bootstrap: bootstrap === true,
+    maintenance: maintenance === true,
     ...service.config,
     location: location as string,
     resourceGroupName: resourceGroupName as string,

@@ -6,6 +6,7 @@ interface PlanFlags {
   stack?: string;
   configFile?: string;
   json?: boolean;
+  baseline?: string;
 }
 
 // `chargeguard plan`: thin; the engine is infra/plan. Loaded lazily so other commands never load Pulumi.
@@ -18,7 +19,11 @@ export function register(program: Command): void {
     )
     .option("-s, --stack <name>", "stack to plan: reads Pulumi.<name>.yaml in the current directory")
     .option("-c, --config-file <path>", "plan this stack config file instead (same shape as Pulumi.<stack>.yaml)")
-    .option("--json", "print { stack, resources, queues, violations } as JSON")
+    .option("--json", "print { stack, resources, queues, consumers, secrets, alerts, violations } as JSON")
+    .option(
+      "--baseline <file>",
+      "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one",
+    )
     .action(async (flags: PlanFlags) => {
       if (!flags.stack && !flags.configFile) throw new UsageError("plan: give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
       checkStackFlags(flags.stack, flags.configFile);
@@ -27,6 +32,7 @@ export function register(program: Command): void {
         const plan = await planStack({
           ...(flags.stack ? { stack: flags.stack } : {}),
           ...(flags.configFile ? { configFile: flags.configFile } : {}),
+          ...(flags.baseline ? { baseline: flags.baseline } : {}),
         });
         console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan));
         process.exitCode = planExitCode(plan.report);

@@ -1,12 +1,10 @@
 // A Service Bus namespace for billing queues, with secure defaults: TLS 1.2 or later, local (SAS) auth off unless
 // asked, an optional shared action group for the queues' alerts, optional diagnostics to Log Analytics (Dedicated
-// tables), and in production a delete lock plus Pulumi's `protect`.
+// tables), and in production Pulumi's `protect` (no delete lock: its children change on day two, infra/locks.ts).
 import * as pulumi from "@pulumi/pulumi";
-import type { ManagementLockByScope } from "@pulumi/azure-native/authorization/index.js";
 import type { ActionGroup, DiagnosticSetting } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
 import type { Sku } from "../stack-config.js";
-import { deleteLock } from "./delete-lock.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 import type { BillingAlertReceivers } from "./alert-receivers.js";
 import { billingActionGroup } from "./namespace-alerts.js";
@@ -39,7 +37,7 @@ export interface BillingNamespaceArgs {
   alerts?: BillingAlertReceivers;
   /** Send the namespace's logs and metrics to this Log Analytics workspace. */
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
-  /** Production: a CanNotDelete lock on the namespace (its queues inherit it) and Pulumi's `protect`. */
+  /** Production: Pulumi's `protect` on the namespace and its queues (no lock: infra/locks.ts). */
   protect?: boolean;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
@@ -54,7 +52,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
   readonly actionGroup?: ActionGroup;
   readonly actionGroupId?: pulumi.Output<string>;
   readonly diagnostics?: DiagnosticSetting;
-  readonly lock?: ManagementLockByScope;
   /** Whether children (queues) should be created with `protect`. */
   readonly protect: boolean;
 
@@ -87,9 +84,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
       { parent: this, protect: this.protect },
     );
     this.namespaceName = this.namespace.name;
-    if (this.protect) {
-      this.lock = deleteLock(`${name}-delete-lock`, this.namespace.id, "production billing namespace; its queues hold customers' billing events.", { parent: this });
-    }
     this.namespaceId = this.namespace.id;
 
     const alertArgs = {
@@ -121,7 +115,6 @@ export class BillingNamespace extends pulumi.ComponentResource {
       localAuthEnabled: this.localAuthEnabled,
       actionGroupId: this.actionGroupId,
       diagnosticsId: this.diagnostics?.id,
-      lockId: this.lock?.id,
     });
   }
 }

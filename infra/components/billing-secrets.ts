@@ -15,6 +15,8 @@ export interface BillingSecretsArgs {
   tenantId: pulumi.Input<string>;
   /** Production: purge protection, public access off (reached through a private endpoint). */
   production: boolean;
+  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/locks.ts). */
+  deleteLock?: boolean;
   /** Days a deleted secret stays recoverable, 7..90, default 90. */
   softDeleteRetentionInDays?: number;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
@@ -52,7 +54,7 @@ export class BillingSecrets extends pulumi.ComponentResource {
       { parent: this, protect: args.production },
     );
     this.vaultId = this.vault.id;
-    if (args.production) {
+    if (args.deleteLock ?? args.production) {
       // Purge protection keeps a deleted vault recoverable; the lock stops the delete itself.
       deleteLock(`${name}-delete-lock`, this.vaultId, "production vault of the consumers' Stripe keys.", { parent: this });
     }

@@ -46,6 +46,8 @@ export interface GuardDatabaseArgs {
     zoneLink?: pulumi.Resource;
   };
   production: boolean;
+  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/locks.ts). */
+  deleteLock?: boolean;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
@@ -92,7 +94,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
       },
       { parent: this, protect: args.production, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
     );
-    if (args.production) {
+    if (args.deleteLock ?? args.production) {
       deleteLock(`${name}-delete-lock`, this.server.id, "production guard database; its records are what keeps charges exactly once.", { parent: this });
     }
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);

@@ -17,7 +17,8 @@ export interface MockedResource {
   state: Record<string, unknown>;
 }
 
-const AZURE_NAME_INPUT: Record<string, string> = {
+/** Each type's Azure name input: a change to it replaces the resource. */
+export const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:servicebus:Namespace": "namespaceName",
   "azure-native:servicebus:Queue": "queueName",
   "azure-native:servicebus:QueueAuthorizationRule": "authorizationRuleName",
@@ -42,6 +43,7 @@ const AZURE_NAME_INPUT: Record<string, string> = {
   "azure-native:network:PrivateEndpoint": "privateEndpointName",
   "azure-native:network:PublicIPAddress": "publicIpAddressName",
   "azure-native:network:NatGateway": "natGatewayName",
+  "azure-native:app:Job": "jobName",
   "azure-native:network:PrivateDnsZoneGroup": "privateDnsZoneGroupName",
   "azure-native:privatedns:PrivateZone": "privateZoneName",
   "azure-native:privatedns:VirtualNetworkLink": "virtualNetworkLinkName",
@@ -64,6 +66,7 @@ const PROVIDER_PATH: Record<string, string> = {
   "azure-native:privatedns:PrivateZone": "Microsoft.Network/privateDnsZones",
   "azure-native:app:ManagedEnvironment": "Microsoft.App/managedEnvironments",
   "azure-native:app:ContainerApp": "Microsoft.App/containerApps",
+  "azure-native:app:Job": "Microsoft.App/jobs",
 };
 
 /** Pulumi's wire marker of a secret value (what mocks receive for `pulumi.secret(...)` inputs). */

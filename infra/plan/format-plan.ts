@@ -5,6 +5,7 @@ import { builtInRoles } from "../access.js";
 import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../database-roles.js";
 import { describeMs } from "../../tuning/index.js";
 import { alertSignalSummary } from "./alert-plan.js";
+import { dayTwoLines } from "./lock-plan.js";
 import { billingPolicies } from "../policy/policies.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
 import type { MockedResource } from "./azure-mocks.js";
@@ -239,6 +240,7 @@ export function formatPlan(plan: Plan): string {
     table(["QUEUE", "LOCK", "MAX DELIVERIES", "RENEWAL DEADLINE", "STRIPE WORST CASE", "ALERTS", "ACCESS"], queueRows(report, ofType)),
     "",
     ...serviceLines(plan),
+    ...dayTwoLines(report.dayTwo),
     ...policyLines(report),
   ].join("\n");
 }

@@ -9,5 +9,6 @@ import type { PlanReport } from "./run-plan.js";
 
 /** 0: clean (advisories allowed); 1: a mandatory policy failed. Invalid config is 2 (see the CLI). */
 export function planExitCode(report: PlanReport): number {
-  return report.violations.some((violation) => violation.level === "mandatory") ? 1 : 0;
+  // A delete a lock refuses fails `pulumi up` as surely as a mandatory policy.
+  return report.violations.some((violation) => violation.level === "mandatory") || (report.dayTwo?.lockConflicts ?? 0) > 0 ? 1 : 0;
 }

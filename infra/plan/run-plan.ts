@@ -1,5 +1,7 @@
 // The offline plan: runs the stack program under Pulumi mocks with a stack's config, collects what it would
 // create, and checks it with the policy pack. No cloud credentials, no Pulumi CLI.
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from "../load-stack-config.js";
 import { billingPolicies } from "../policy/policies.js";
@@ -10,6 +12,7 @@ import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 import { plannedAlerts, type PlannedAlert } from "./alert-plan.js";
+import { dayTwoPlan, exportedResources, type DayTwoPlan, type DeployedResource } from "./lock-plan.js";
 import { plannedSecrets, type PlannedSecret } from "./secret-plan.js";
 
 export interface PlannedResource {
@@ -51,6 +54,8 @@ export interface PlanReport {
   /** Every alert with the signal it watches: a platform metric, or a log table and what fills it. */
   alerts: PlannedAlert[];
   violations: Violation[];
+  /** With a baseline (--baseline): the deletes this change makes, which a delete lock or protect refuses, and the procedure. */
+  dayTwo?: DayTwoPlan;
 }
 
 export interface Plan {
@@ -59,11 +64,15 @@ export interface Plan {
   config: StackConfig;
   /** Every registered resource with what the mocks answered (ids, Azure names). */
   mocked: MockedResource[];
+  /** Pulumi names of the resources the program protects (`protect`: Pulumi refuses deleting them). */
+  protectedNames: Set<string>;
 }
 
 export interface PlanOptions extends StackConfigLocation {
   /** Per-policy config, as in a policy pack's config file, e.g. { "servicebus-local-auth-disabled-in-prod": { productionStacks: ["prod"] } }. */
   policyConfig?: Record<string, Record<string, unknown>>;
+  /** The deployed stack to plan the change against: the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON. */
+  baseline?: string;
 }
 
 interface StackOutputs {
@@ -87,10 +96,11 @@ function withSecurePlaceholders(value: unknown): unknown {
 }
 
 /** Records each resource's declared dependsOn by Pulumi name (plain resources, as this program passes them). */
-function recordDependsOn(into: Map<string, string[]>): pulumi.ResourceTransformation {
+function recordDependsOn(into: Map<string, string[]>, protectedNames: Set<string>): pulumi.ResourceTransformation {
   const names = new WeakMap<pulumi.Resource, string>();
   return (args) => {
     names.set(args.resource, args.name);
+    if (args.opts.protect === true) protectedNames.add(args.name);
     const declared = args.opts.dependsOn;
     const list = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
     const named = list.flatMap((dependency) => {
@@ -108,9 +118,28 @@ const byTypeThenName = (a: PlannedResource, b: PlannedResource) =>
 // Pulumi mocks are process-wide: plans in one process run one after another.
 let previous: Promise<unknown> = Promise.resolve();
 
+/** The plan's resources as deployed resources (the baseline of a later change, or its target). */
+export const deployedOf = (plan: Plan): DeployedResource[] =>
+  plan.mocked
+    .filter((resource) => resource.custom)
+    .map((resource) => ({ type: resource.type, name: resource.name, id: resource.id, inputs: resource.state, protect: plan.protectedNames.has(resource.name) }));
+
+/** The baseline's resources: a stack export as it is, a previous stack file planned under the same mocks. */
+async function baselineResources(baseline: string, stack: string): Promise<DeployedResource[]> {
+  if (baseline.endsWith(".json")) return exportedResources(JSON.parse(readFileSync(baseline, "utf8")));
+  return deployedOf(await planUnderMocks({ stack, configFile: baseline }));
+}
+
 /** Plans a stack offline. Throws a StackConfigError (every problem listed) for an invalid config. */
 export function planStack(options: PlanOptions): Promise<Plan> {
-  const run = previous.then(() => planUnderMocks(options));
+  const run = previous.then(async () => {
+    if (options.baseline === undefined) return planUnderMocks(options);
+    const { stack } = readStackConfigFile(options);
+    const deployed = await baselineResources(options.baseline, stack);
+    const plan = await planUnderMocks(options);
+    plan.report.dayTwo = dayTwoPlan(stack, basename(options.baseline), deployed, deployedOf(plan));
+    return plan;
+  });
   previous = run.catch(() => undefined);
   return run;
 }
@@ -125,10 +154,11 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   pulumi.runtime.setAllConfig(toPulumiConfig(withSecurePlaceholders(values) as Record<string, unknown>), secretKeys);
   // Every child's id is among the outputs, so once they resolve every resource has been registered.
   const dependsOn = new Map<string, string[]>();
+  const protectedNames = new Set<string>();
   // Inside a stack resource, as `pulumi up` runs the program: a stack transformation sees every resource's options,
   // so the plan records what each one waits for (dependsOn), which the mocks never see.
   const outputs = (await pulumi.runtime.runInPulumiStack(async () => {
-    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn));
+    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn, protectedNames));
     return defineStack();
   })) as unknown as StackOutputs;
   // Resolved outputs are not the end: a resource that waits for another (dependsOn, e.g. the database's Entra
@@ -186,5 +216,6 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     file,
     config,
     mocked,
+    protectedNames,
   };
 }

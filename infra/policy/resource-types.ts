@@ -17,6 +17,7 @@ export const types = {
   roleAssignment: "azure-native:authorization:RoleAssignment",
   privateEndpoint: "azure-native:network:PrivateEndpoint",
   containerApp: "azure-native:app:ContainerApp",
+  job: "azure-native:app:Job",
   managedEnvironment: "azure-native:app:ManagedEnvironment",
   postgresServer: "azure-native:dbforpostgresql:Server",
   postgresEntraAdministrator: "azure-native:dbforpostgresql:AdministratorsMicrosoftEntra",

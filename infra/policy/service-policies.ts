@@ -2,6 +2,7 @@
 // the guard database, the vault, and no secrets in plain inputs. Plain policy objects like ./policies.ts; only type
 // imports from @pulumi/policy. Resources are matched by type including aliases (isType).
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { MAINTENANCE_TAG } from "../locks.js";
 import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
 import {
@@ -16,6 +17,7 @@ import {
   type ReplicaBudget,
 } from "../../tuning/index.js";
 import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
+import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
@@ -100,26 +102,44 @@ export const diagnosticsInProduction: StackValidationPolicy = {
   },
 };
 
+const tagged = (resource: PolicyResource) => obj(resource.props.tags)[MAINTENANCE_TAG] !== undefined;
+/** A lock on the resource or any scope above it (resource group, subscription) covers it. */
+const lockedBy = (locks: PolicyResource[], resource: PolicyResource) =>
+  locks.filter((lock) => typeof lock.props.scope === "string" && String(resource.props.id ?? "").toLowerCase().startsWith(lock.props.scope.toLowerCase()));
+
 export const deleteLockInProduction: StackValidationPolicy = {
   name: "delete-lock-in-prod",
-  description: "In production stacks every namespace (its queues inherit it), guard database server and Key Vault carries a CanNotDelete lock.",
+  description:
+    "In production stacks the data carries a CanNotDelete lock (the guard database server, the Key Vault) unless a maintenance window lifted it (tag chargeguard-maintenance), and the namespace carries none: its queues, rules, grants and diagnostics change on day two and a lock would refuse each delete (ScopeLocked).",
   enforcementLevel: "mandatory",
   configSchema: productionConfigSchema,
   validateStack: (args, report) => {
     if (!production(args)) return;
     const locks = ofType(args, types.lock).filter((lock) => lock.props.level === "CanNotDelete");
     const guarded = [
-      { type: types.namespace, nameKey: "namespaceName", what: "namespace", loses: "every billing event in its queues" },
       { type: types.postgresServer, nameKey: "serverName", what: "server", loses: "the billing records that keep charges exactly once" },
       { type: types.vault, nameKey: "vaultName", what: "vault", loses: "the consumers' Stripe keys (purge protection keeps them recoverable, not usable)" },
     ];
     for (const { type, nameKey, what, loses } of guarded) {
-      for (const resource of ofType(args, type)) {
-        const id = String(resource.props.id ?? "").toLowerCase();
-        // A lock on the resource or any scope above it (resource group, subscription) covers it.
-        const covered = locks.some((lock) => typeof lock.props.scope === "string" && id.startsWith(lock.props.scope.toLowerCase()));
-        if (!covered) report(`${what} ${label(resource, nameKey)}: production ${what}s carry a CanNotDelete lock: deleting one loses ${loses}`, resource.urn);
+      for (const resource of ofType(args, type).filter((candidate) => !tagged(candidate))) {
+        if (lockedBy(locks, resource).length === 0) report(`${what} ${label(resource, nameKey)}: production ${what}s carry a CanNotDelete lock: deleting one loses ${loses}`, resource.urn);
       }
+    }
+    for (const namespace of ofType(args, types.namespace)) {
+      if (locks.some((lock) => same(lock.props.scope, namespace.props.id))) {
+        report(`namespace ${label(namespace, "namespaceName")}: no delete lock on the namespace: removing a queue or rotating a grant under it would fail ScopeLocked; Pulumi's protect guards it`, namespace.urn);
+      }
+    }
+  },
+};
+
+export const maintenanceWindowOpen: StackValidationPolicy = {
+  name: "maintenance-window-open",
+  description: "Says which production data resources have their delete lock lifted for a maintenance window (chargeguard:maintenance): close it once the change is through.",
+  enforcementLevel: "advisory",
+  validateStack: (args, report) => {
+    for (const resource of [...ofType(args, types.postgresServer), ...ofType(args, types.vault)].filter(tagged)) {
+      report(`${String(resource.props.serverName ?? resource.props.vaultName ?? resource.name)}: delete lock lifted for a maintenance window: after the change, pulumi config set chargeguard:maintenance false and pulumi up`, resource.urn);
     }
   },
 };
@@ -314,6 +334,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   diagnosticsDedicated,
   diagnosticsInProduction,
   deleteLockInProduction,
+  maintenanceWindowOpen,
   scaleRuleByIdentity,
   scalerManageRight,
   scalerIdentityPlatformOnly,
@@ -322,6 +343,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   consumerProbesPolicy,
   baselineAlerts,
   alertsCanFire,
+  nightlyAudit,
   appsEgressPath,
   egressZoneRedundant,
   logsOnce,

@@ -13,6 +13,8 @@ import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import type { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
 import { ScalerIdentity } from "../components/scaler-identity.js";
+import type { AuditIdentity } from "../components/audit-job.js";
+import { buildAuditJob } from "./audit.js";
 import type { StackConfig } from "../stack-config.js";
 
 export interface ConsumerAppsArgs {
@@ -30,6 +32,9 @@ export interface ConsumerAppsArgs {
   database?: GuardDatabase;
   logAnalytics: { workspaceId: pulumi.Input<string> };
   appInsightsConnectionString: pulumi.Input<string>;
+  /** The nightly audit's identity (phase one): its job comes with the apps. */
+  auditIdentity?: AuditIdentity;
+  actionGroupId?: pulumi.Input<string>;
 }
 
 /**
@@ -70,6 +75,18 @@ export function buildConsumerApps(args: ConsumerAppsArgs): ConsumerApp[] {
     tags,
   });
   const secretReferences = vaultSecrets(args);
+  if (args.auditIdentity && args.secrets && config.vault) {
+    buildAuditJob(
+      { config, resourceGroupName: rg, location: args.location, tags },
+      {
+        identity: args.auditIdentity,
+        environmentId: environment.environmentId,
+        stripeKeyUrl: presentSecretUrl(config, args.secrets, config.vault.secrets.stripeAuditKey),
+        actionGroupId: args.actionGroupId,
+        dependsOn: [...(args.vaultPrivateLink ?? []), ...(args.network?.links ?? [])],
+      },
+    );
+  }
   return consumers.map((consumer, index) => {
     const queue = args.queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
     const identity = args.identities[index] as ConsumerIdentity;

@@ -4,7 +4,7 @@ import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
 import type { DatabaseConfig } from "../service-config.js";
-import type { StackContext } from "./stack-context.js";
+import { maintenanceTags, type StackContext } from "./stack-context.js";
 
 /**
  * With an administrator of its own (production requires one), each consumer gets a role owning only its schema
@@ -58,7 +58,8 @@ export function buildGuardDatabase(
     geoRedundantBackup: database.geoRedundantBackup,
     ...privateAccess(network),
     production: config.production,
+    deleteLock: config.production && !config.maintenance,
     logAnalyticsWorkspaceId: workspaceId,
-    tags,
+    tags: maintenanceTags(config, tags),
   });
 }

@@ -14,6 +14,7 @@ import type { GuardDatabase } from "../components/guard-database.js";
 import { Observability } from "../components/observability.js";
 import { PrivateNetwork } from "../components/private-network.js";
 import { fromPulumiConfig } from "../load-stack-config.js";
+import { buildAuditIdentity } from "./audit.js";
 import { buildConsumerApps } from "./consumer-apps.js";
 import { buildConsumerIdentities } from "./consumer-identities.js";
 import { buildGuardDatabase } from "./guard-database.js";
@@ -69,6 +70,7 @@ export function buildStack(config: StackConfig): BuiltStack {
   const { secrets, privateLink: vaultPrivateLink } = buildVault(context, tenantId, network, workspaceId);
   const identities = buildConsumerIdentities(context, queues, secrets);
   const database = buildGuardDatabase(context, tenantId, identities, network, workspaceId);
+  const auditIdentity = buildAuditIdentity(context, secrets);
 
   const apps = buildConsumerApps({
     config,
@@ -83,6 +85,8 @@ export function buildStack(config: StackConfig): BuiltStack {
     ...(database ? { database } : {}),
     logAnalytics: { workspaceId },
     appInsightsConnectionString: observability.appInsightsConnectionString,
+    ...(auditIdentity ? { auditIdentity } : {}),
+    ...(namespace.actionGroupId ? { actionGroupId: namespace.actionGroupId } : {}),
   });
   buildServiceAlerts(context, namespace, apps, database);
   return { namespace, queues, observability, health, apps, ...(database ? { database } : {}), ...(secrets ? { secrets } : {}) };

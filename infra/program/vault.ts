@@ -4,7 +4,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { BillingSecrets } from "../components/billing-secrets.js";
 import { PrivateLink } from "../components/private-link.js";
 import type { PrivateNetwork } from "../components/private-network.js";
-import type { StackContext } from "./stack-context.js";
+import { maintenanceTags, type StackContext } from "./stack-context.js";
 
 export interface StackVault {
   secrets?: BillingSecrets;
@@ -25,9 +25,10 @@ export function buildVault(
           vaultName: config.vault.name,
           tenantId,
           production: config.production,
+          deleteLock: config.production && !config.maintenance,
           softDeleteRetentionInDays: config.vault.softDeleteRetentionInDays,
           logAnalyticsWorkspaceId: workspaceId,
-          tags,
+          tags: maintenanceTags(config, tags),
         })
       : undefined;
   const privateLink =

@@ -146,12 +146,12 @@ describe("the prod service under mocks", () => {
     expect(JSON.stringify(plan.report)).not.toContain("plan-shared-key");
   });
 
-  it("locks the production namespace, database server and vault against deletion, and pages on waiting dead letters with a stateless metric alert", () => {
+  it("locks the production data (database server and vault, not the namespace) against deletion, and pages on waiting dead letters with a stateless metric alert", () => {
     const ns = only(ofType(plan, "servicebus:Namespace"));
     const server = only(ofType(plan, "dbforpostgresql:Server"));
     const vault = only(ofType(plan, "keyvault:Vault"));
     const locks = ofType(plan, "authorization:ManagementLockByScope").map((lock) => [lock.inputs.scope, lock.inputs.level]);
-    expect(locks.sort()).toEqual([[ns.id, "CanNotDelete"], [server.id, "CanNotDelete"], [vault.id, "CanNotDelete"]].sort());
+    expect(locks.sort()).toEqual([[server.id, "CanNotDelete"], [vault.id, "CanNotDelete"]].sort());
     // No log alert on the namespace's metrics: diagnostic settings never export DeadletteredMessages (DS Export: No).
     // Each queue's dead letters page through metric alerts instead, one of them stateless (repeating).
     expect(ofType(plan, "monitor:ScheduledQueryRule").filter((r) => !String(r.name).startsWith("billing-health-"))).toEqual([]);

@@ -10,6 +10,7 @@ import { isType, types } from "../../infra/policy/resource-types.js";
 import {
   consumerBounds,
   deleteLockInProduction,
+  maintenanceWindowOpen,
   diagnosticsDedicated,
   diagnosticsInProduction,
   guardDatabase,
@@ -19,6 +20,7 @@ import {
   vaultProtection,
 } from "../../infra/policy/service-policies.js";
 import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
+import { MAINTENANCE_TAG } from "../../infra/locks.js";
 import { REPLICA_BUDGET_TAG_NAME } from "../../infra/replica-budget-tag.js";
 import { tuneQueue } from "../../tuning/index.js";
 
@@ -89,14 +91,13 @@ describe("diagnostics", () => {
 });
 
 describe("delete-lock-in-prod", () => {
-  it("requires a CanNotDelete lock on (or above) each production namespace", async () => {
+  it("refuses a lock on a production namespace: its children change on day two (ScopeLocked)", async () => {
     const lock = (scope: string, level = "CanNotDelete") => target(types.lock, "lock", { scope, level }, "prod");
-    expect(await stackViolations(deleteLockInProduction, [namespace({}, "prod"), lock(NS_ID)])).toEqual([]);
-    expect(await stackViolations(deleteLockInProduction, [namespace({}, "prod"), lock("/subscriptions/s/resourceGroups/rg")])).toEqual([]);
-    expect(await stackViolations(deleteLockInProduction, [namespace({}, "prod"), lock(NS_ID, "ReadOnly")])).toEqual([
-      "namespace sb-billing: production namespaces carry a CanNotDelete lock: deleting one loses every billing event in its queues",
+    expect(await stackViolations(deleteLockInProduction, [namespace({}, "prod")])).toEqual([]);
+    expect(await stackViolations(deleteLockInProduction, [namespace({}, "prod"), lock(NS_ID)])).toEqual([
+      "namespace sb-billing: no delete lock on the namespace: removing a queue or rotating a grant under it would fail ScopeLocked; Pulumi's protect guards it",
     ]);
-    expect(await stackViolations(deleteLockInProduction, [namespace({}, "dev")])).toEqual([]);
+    expect(await stackViolations(deleteLockInProduction, [namespace({}, "dev"), lock(NS_ID)])).toEqual([]);
   });
 
   it("requires one on each production database server and vault too", async () => {
@@ -108,6 +109,14 @@ describe("delete-lock-in-prod", () => {
     ]);
     expect(await stackViolations(deleteLockInProduction, [server, vault])).toHaveLength(2);
     expect(await stackViolations(deleteLockInProduction, [server, vault, lock(server.inputs.id), lock(vault.inputs.id)])).toEqual([]);
+    // A lock above them (the resource group) covers them too.
+    expect(await stackViolations(deleteLockInProduction, [server, vault, lock(GROUP.replace(/\/providers$/, ""))])).toEqual([]);
+    // In a maintenance window (tagged) the lock may be lifted; the advisory policy says the window is open.
+    const open = (resource: typeof server) => ({ ...resource, inputs: { ...resource.inputs, tags: { [MAINTENANCE_TAG]: "lifted" } }, outputs: { ...resource.outputs, tags: { [MAINTENANCE_TAG]: "lifted" } } });
+    expect(await stackViolations(deleteLockInProduction, [open(server), open(vault)])).toEqual([]);
+    expect(await stackViolations(maintenanceWindowOpen, [open(server), vault])).toEqual([
+      "psql: delete lock lifted for a maintenance window: after the change, pulumi config set chargeguard:maintenance false and pulumi up",
+    ]);
   });
 });
 

@@ -111,7 +111,7 @@ describe("loadStackConfig", () => {
     );
     const problems = problemsOf(() => loadStackConfig({ configFile: file }));
     expect(problems).toEqual([
-      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:production, chargeguard:bootstrap, chargeguard:namespace, chargeguard:alerts, chargeguard:queues, chargeguard:observability, chargeguard:network, chargeguard:vault, chargeguard:database, chargeguard:app)',
+      'chargeguard:colour: unknown key (known: chargeguard:resourceGroupName, chargeguard:production, chargeguard:bootstrap, chargeguard:maintenance, chargeguard:namespace, chargeguard:alerts, chargeguard:queues, chargeguard:observability, chargeguard:network, chargeguard:vault, chargeguard:database, chargeguard:app)',
       "chargeguard:namespace.disableLocalAuth: expected true or false",
       "chargeguard:alerts.emails[0]: expected an e-mail address",
       "chargeguard:alerts.severities.deadLettered: Azure Monitor severities run from 0 (critical) to 4 (verbose)",

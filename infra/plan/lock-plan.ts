@@ -1,0 +1,127 @@
+// Day two against the locks: which deletes a planned change makes (removed resources, and replacements: an input
+// Azure cannot update in place), which of them a CanNotDelete lock of the deployed stack refuses (the lock covers
+// the resource's children and extension resources: ScopeLocked), which Pulumi's `protect` refuses, and the procedure
+// that gets the change through. The deployed stack is a baseline: the previous Pulumi.<stack>.yaml (planned under
+// the same mocks) or `pulumi stack export` (the real state).
+import { LOCK_NAME } from "../locks.js";
+import { isType, types } from "../policy/resource-types.js";
+import { AZURE_NAME_INPUT } from "./azure-mocks.js";
+
+/** A resource as deployed (or as the baseline plan built it). */
+export interface DeployedResource {
+  type: string;
+  /** The Pulumi name. */
+  name: string;
+  id?: string | undefined;
+  inputs: Record<string, unknown>;
+  protect: boolean;
+  /** Known from a stack export; a planned baseline has none. */
+  urn?: string | undefined;
+}
+
+export interface PlannedDelete {
+  resource: string;
+  type: string;
+  why: string;
+  /** The locks (their scope's last segment) that refuse it. */
+  lockedBy: string[];
+  protect: boolean;
+}
+
+export interface DayTwoPlan {
+  baseline: string;
+  deletes: PlannedDelete[];
+  /** Deletes a lock refuses. */
+  lockConflicts: number;
+  /** What to do, step by step; empty when nothing is refused. */
+  procedure: string[];
+}
+
+/** Inputs besides the Azure name that Azure cannot change in place: a change replaces (deletes) the resource. */
+const REPLACED_ON: [string, string[]][] = [
+  [types.roleAssignment, ["principalId", "roleDefinitionId", "scope"]],
+  [types.queue, ["requiresDuplicateDetection", "requiresSession", "enablePartitioning"]],
+  [types.diagnosticSetting, ["resourceUri"]],
+  [types.lock, ["scope"]],
+];
+
+const lower = (value: unknown) => String(value ?? "").toLowerCase();
+
+function replacedBy(before: DeployedResource, after: DeployedResource): string | undefined {
+  const nameKey = Object.entries(AZURE_NAME_INPUT).find(([type]) => isType(before.type, type))?.[1];
+  const keys = [...(nameKey ? [nameKey] : []), "resourceGroupName", ...(REPLACED_ON.find(([type]) => isType(before.type, type))?.[1] ?? [])];
+  const changed = keys.filter((key) => JSON.stringify(before.inputs[key]) !== JSON.stringify(after.inputs[key]));
+  return changed.length > 0 ? `replaced: ${changed.join(", ")} cannot change in place` : undefined;
+}
+
+/** The scopes a lock covers: the resource itself, its children, and extension resources on it. */
+function coveredBy(resource: DeployedResource, lockScope: string): boolean {
+  const scope = lower(lockScope);
+  const under = (value: unknown) => lower(value) === scope || lower(value).startsWith(`${scope}/`);
+  return under(resource.id) || under(resource.inputs.scope) || under(resource.inputs.resourceUri);
+}
+
+function procedure(stack: string, deletes: PlannedDelete[]): string[] {
+  const locked = deletes.filter((d) => d.lockedBy.length > 0);
+  const protectedDeletes = deletes.filter((d) => d.protect);
+  const steps: string[] = [];
+  if (protectedDeletes.length > 0) {
+    steps.push(
+      `Pulumi's protect refuses deleting ${protectedDeletes.map((d) => d.resource).join(", ")}: after reading what it holds (a queue's messages are lost with it), pulumi state unprotect each (pulumi stack --stack ${stack} --show-urns lists their URNs).`,
+    );
+  }
+  if (locked.length > 0) {
+    const scopes = [...new Set(locked.flatMap((d) => d.lockedBy))];
+    steps.push(
+      `Open a maintenance window, keeping your change in the file: pulumi config set chargeguard:maintenance true --stack ${stack}.`,
+      `Lift only the locks on ${scopes.join(", ")}: pulumi up --stack ${stack} --target <URN of each ${LOCK_NAME} lock> (pulumi stack --stack ${stack} --show-urns | grep delete-lock); nothing else changes, and a lock may delete itself.`,
+      `Apply the change: pulumi up --stack ${stack} (nothing is locked now; Pulumi's protect still guards the server and the vault).`,
+      `Close the window: pulumi config set chargeguard:maintenance false --stack ${stack} and pulumi up --stack ${stack}: the locks come back.`,
+    );
+  }
+  return steps;
+}
+
+/** The deletes going from the deployed baseline to the planned resources, and what refuses them. */
+export function dayTwoPlan(stack: string, baselineName: string, deployed: DeployedResource[], planned: DeployedResource[]): DayTwoPlan {
+  const locks = deployed.filter((resource) => isType(resource.type, types.lock) && resource.inputs.level === "CanNotDelete");
+  const deletes = deployed.flatMap((before): PlannedDelete[] => {
+    const after = planned.find((candidate) => candidate.name === before.name && isType(candidate.type, before.type));
+    const why = after ? replacedBy(before, after) : "removed from the stack";
+    if (why === undefined) return [];
+    const lockedBy = isType(before.type, types.lock)
+      ? []
+      : locks.filter((lock) => coveredBy(before, String(lock.inputs.scope))).map((lock) => String(lock.inputs.scope).split("/").pop() as string);
+    return [{ resource: before.name, type: before.type.split(":").pop() as string, why, lockedBy, protect: before.protect }];
+  });
+  return { baseline: baselineName, deletes, lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length, procedure: procedure(stack, deletes) };
+}
+
+/** `pulumi stack export` as deployed resources (providers and the stack itself left out). */
+export function exportedResources(exported: unknown): DeployedResource[] {
+  const resources = (exported as { deployment?: { resources?: Record<string, unknown>[] } }).deployment?.resources;
+  if (!Array.isArray(resources)) throw new Error("not a `pulumi stack export`: no deployment.resources");
+  return resources
+    .filter((resource) => resource.custom === true && !String(resource.type).startsWith("pulumi:"))
+    .map((resource) => ({
+      type: String(resource.type),
+      name: String(resource.urn).split("::").pop() as string,
+      id: typeof resource.id === "string" ? resource.id : undefined,
+      inputs: (resource.inputs ?? {}) as Record<string, unknown>,
+      protect: resource.protect === true,
+      urn: String(resource.urn),
+    }));
+}
+
+/** The plan's text: each delete and what refuses it, then the procedure. */
+export function dayTwoLines(dayTwo: DayTwoPlan | undefined): string[] {
+  if (!dayTwo) return [];
+  const refused = (d: PlannedDelete) =>
+    [d.lockedBy.length > 0 ? `REFUSED by the delete lock on ${d.lockedBy.join(", ")} (ScopeLocked)` : "", d.protect ? "refused by Pulumi's protect" : ""].filter(Boolean).join("; ");
+  return [
+    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock.`,
+    ...dayTwo.deletes.map((d) => `  ${d.type} ${d.resource}: ${d.why}${refused(d) ? `: ${refused(d)}` : ""}.`),
+    ...(dayTwo.procedure.length > 0 ? ["  Procedure (infra/README.md, Day two):", ...dayTwo.procedure.map((step, index) => `    ${index + 1}. ${step}`)] : []),
+    "",
+  ];
+}
