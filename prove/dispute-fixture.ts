@@ -3,7 +3,7 @@
 // things. The first pair's first payment was disputed and the dispute lost (the bank returned the money: one payment
 // taken, no duplicate); the second pair's duplicate is under an open chargeback (held for a person, never refunded).
 import Stripe from "stripe";
-import { parseApiBase } from "../runtime/stripe/client.js";
+import { stripeHostFor } from "../runtime/stripe/key-destination.js";
 import type { ProvingFlow } from "./flows.js";
 
 export interface DisputeFixture {
@@ -17,7 +17,7 @@ const lostAmount = 7_701;
 const heldAmount = 7_702;
 
 export async function seedDisputes(stripe: { apiKey: string; apiBase: string }, flow: Exclude<ProvingFlow, "meter-event">): Promise<DisputeFixture> {
-  const client = new Stripe(stripe.apiKey, { ...parseApiBase(stripe.apiBase), maxNetworkRetries: 0 });
+  const client = new Stripe(stripe.apiKey, { ...stripeHostFor(stripe.apiKey, stripe.apiBase), maxNetworkRetries: 0 });
   const { id: customer } = await client.customers.create({ metadata: { chargeguard_proving_ground: "dispute-fixture" } });
   const pay = payIn(client, flow, customer);
   const lost = await pay(lostAmount, "disputed");

@@ -3,6 +3,7 @@
 import { minorUnitsPerMajor } from "../currency.js";
 import type { AuditResult } from "./audit-account.js";
 import type { DuplicateGroup } from "./detect.js";
+import { csvCell } from "../text/csv-cell.js";
 
 export type AuditFormat = "text" | "json" | "csv";
 
@@ -90,7 +91,7 @@ const csvHeader = "confidence,customer,currency,amount,keep,duplicate,to_refund,
 function toCsv(result: AuditResult): string {
   const rows = [csvHeader];
   const row = (group: DuplicateGroup, duplicate: string, toRefund: number, disputes: string) =>
-    rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate, toRefund, group.key ?? "", disputes].map(csvField).join(","));
+    rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate, toRefund, group.key ?? "", disputes].map(csvCell).join(","));
   for (const group of result.groups) for (const duplicate of group.duplicates) row(group, duplicate.id, duplicate.remaining, "");
   for (const group of result.disputed) {
     const disputes = group.disputes.map(({ payment, dispute }) => `${dispute.id} ${dispute.status} on ${payment}`).join("; ");
@@ -99,11 +100,6 @@ function toCsv(result: AuditResult): string {
   return rows.join("\n");
 }
 
-/** RFC 4180: quote a field holding a comma, quote or line break (a business key may). */
-function csvField(value: string | number): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 function toText(result: AuditResult): string {
   const lines: string[] = [];

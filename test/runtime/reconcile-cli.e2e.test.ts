@@ -1,6 +1,6 @@
 // `chargeguard reconcile` as an operator runs it: the command's own argument parsing, the billing database (real
 // PostgreSQL when the test server is there, else embedded PGlite on disk) and the real SDK on the Stripe emulator.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -16,6 +16,7 @@ import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/i
 
 let emulator: StripeEmulator;
 let dataDir: string;
+let secrets: string;
 let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
 /** The command's database option, and the same database for the guard the test opens. */
 let database: { args: string[]; options: { databaseUrl: string } | { dataDir: string } };
@@ -23,11 +24,15 @@ let database: { args: string[]; options: { databaseUrl: string } | { dataDir: st
 beforeAll(async () => {
   emulator = await startStripeEmulator();
   dataDir = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-cli-"));
+  secrets = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-secrets-"));
   // Under with-postgres.mjs a PostgreSQL database, else an embedded PGlite directory: both are the reconciler's.
   const testDatabaseUrl = process.env.TEST_DATABASE_URL;
   if (testDatabaseUrl) {
     scratch = await createScratchDatabase(testDatabaseUrl);
-    database = { args: ["--database-url", scratch.url], options: { databaseUrl: scratch.url } };
+    // The URL carries the test server's password: an operator passes it in a file (a flag would show it in ps).
+    const urlFile = join(secrets, "database-url");
+    writeFileSync(urlFile, scratch.url, { mode: 0o600 });
+    database = { args: ["--database-url-file", urlFile], options: { databaseUrl: scratch.url } };
   } else {
     database = { args: ["--data-dir", dataDir], options: { dataDir } };
   }
@@ -36,6 +41,7 @@ afterAll(async () => {
   await emulator?.stop();
   await scratch?.drop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(secrets, { recursive: true, force: true });
 });
 
 /** The consumer's Stripe settings the command reads; each run sets exactly the ones it is given. */
@@ -176,5 +182,39 @@ describe("chargeguard reconcile", () => {
     );
     await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs the consumer.s Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY .*or STRIPE_API_KEY/);
     await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/positive integer/);
+    // A password on the command line shows in ps: refused, naming the alternatives and not the password.
+    const refused = run(["--database-url", "postgres://app:pa55word@127.0.0.1:9/billing"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    await expect(refused).rejects.toThrow(/--database-url carries a secret.*DATABASE_URL.*--database-url-file/);
+    await expect(refused).rejects.not.toThrow(/pa55word/);
+  });
+
+  it("sends a live key only to Stripe: a loopback http base (a leftover sandbox port) is refused before any request", async () => {
+    const live = ["rk", "live", "51LiveRestricted00"].join("_");
+    const before = emulator.ledger.paymentIntents().length;
+    await expect(run([...database.args, "--stripe-api-base", emulator.apiBase], { STRIPE_API_KEY: live })).rejects.toThrow(/plain http: only a test key/);
+    await expect(run([...database.args], { KEYBRAKE_URL: emulator.apiBase, KEYBRAKE_API_KEY: "kb_account_key", BILLING_PERIOD_CAP_CENTS: "1000" })).rejects.toThrow(/KEYBRAKE_URL uses plain http/);
+    expect(emulator.ledger.paymentIntents()).toHaveLength(before);
+  });
+
+  it("prints customer ids and details with their control characters escaped", async () => {
+    const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+    const customer = await stripe.customers.create({ name: "escapes" });
+    const customerId = "evil\u001b]0;pwned\u0007\u001b[2J\u202e";
+    const idempotencyKey = stableKey({ customerId, billingPeriod: "2026-09", amountCents: 300, currency: "usd" }, { scope: "billing" });
+    const guard = await Guard.open(database.options);
+    await strandBilling(guard, {
+      customerId, billingPeriod: "2026-09", amountCents: 300, currency: "usd", idempotencyKey,
+      request: {
+        amount: 300, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
+        metadata: { idempotency_key: idempotencyKey, customer_id: "escapes", billing_period: "2026-09" },
+      },
+    });
+    await guard.close();
+    const text = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    expect(text.out).toContain("evil\\u001b]0;pwned\\u0007");
+    expect(text.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    const json = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run", "--json"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    expect(json.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect((JSON.parse(json.out) as { outcomes: { key: { customerId: string } }[] }).outcomes.map((o) => o.key.customerId)).toContain(customerId);
   });
 });
