@@ -7,8 +7,9 @@ export { StackConfigError } from "../stack-config.js";
 
 import type { PlanReport } from "./run-plan.js";
 
-/** 0: clean (advisories allowed); 1: a mandatory policy failed. Invalid config is 2 (see the CLI). */
+/** 0: clean (advisories allowed); 1: a mandatory policy failed, or (with a baseline) a lock refuses a delete or a queue would be replaced. Invalid config is 2 (see the CLI). */
 export function planExitCode(report: PlanReport): number {
-  // A delete a lock refuses fails `pulumi up` as surely as a mandatory policy.
-  return report.violations.some((violation) => violation.level === "mandatory") || (report.dayTwo?.lockConflicts ?? 0) > 0 ? 1 : 0;
+  // A delete a lock refuses fails `pulumi up` as surely as a mandatory policy; a replaced queue loses its messages.
+  const dayTwo = report.dayTwo;
+  return report.violations.some((violation) => violation.level === "mandatory") || (dayTwo?.lockConflicts ?? 0) + (dayTwo?.queueReplacements ?? 0) > 0 ? 1 : 0;
 }

@@ -33,6 +33,8 @@ export interface DayTwoPlan {
   deletes: PlannedDelete[];
   /** Deletes a lock refuses. */
   lockConflicts: number;
+  /** Queues replaced in place (an immutable setting changed): their messages would be lost; refused like a lock conflict. */
+  queueReplacements: number;
   /** What to do, step by step; empty when nothing is refused. */
   procedure: string[];
 }
@@ -65,6 +67,11 @@ function procedure(stack: string, deletes: PlannedDelete[]): string[] {
   const locked = deletes.filter((d) => d.lockedBy.length > 0);
   const protectedDeletes = deletes.filter((d) => d.protect);
   const steps: string[] = [];
+  for (const queue of deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced"))) {
+    steps.push(
+      `Queue ${queue.resource} would be replaced (${queue.why}) and its messages lost: keep it as it is; create a queue under a new name with the new settings, move the producers, drain the old one, then remove it.`,
+    );
+  }
   if (protectedDeletes.length > 0) {
     steps.push(
       `Pulumi's protect refuses deleting ${protectedDeletes.map((d) => d.resource).join(", ")}: after reading what it holds (a queue's messages are lost with it), pulumi state unprotect each (pulumi stack --stack ${stack} --show-urns lists their URNs).`,
@@ -94,7 +101,8 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
       : locks.filter((lock) => coveredBy(before, String(lock.inputs.scope))).map((lock) => String(lock.inputs.scope).split("/").pop() as string);
     return [{ resource: before.name, type: before.type.split(":").pop() as string, why, lockedBy, protect: before.protect }];
   });
-  return { baseline: baselineName, deletes, lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length, procedure: procedure(stack, deletes) };
+  const queueReplacements = deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced")).length;
+  return { baseline: baselineName, deletes, lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length, queueReplacements, procedure: procedure(stack, deletes) };
 }
 
 /** `pulumi stack export` as deployed resources (providers and the stack itself left out). */
@@ -119,7 +127,7 @@ export function dayTwoLines(dayTwo: DayTwoPlan | undefined): string[] {
   const refused = (d: PlannedDelete) =>
     [d.lockedBy.length > 0 ? `REFUSED by the delete lock on ${d.lockedBy.join(", ")} (ScopeLocked)` : "", d.protect ? "refused by Pulumi's protect" : ""].filter(Boolean).join("; ");
   return [
-    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock.`,
+    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}.`,
     ...dayTwo.deletes.map((d) => `  ${d.type} ${d.resource}: ${d.why}${refused(d) ? `: ${refused(d)}` : ""}.`),
     ...(dayTwo.procedure.length > 0 ? ["  Procedure (infra/README.md, Day two):", ...dayTwo.procedure.map((step, index) => `    ${index + 1}. ${step}`)] : []),
     "",

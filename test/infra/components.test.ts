@@ -202,7 +202,9 @@ describe("the prod stack under mocks, planned in the same process after dev", ()
     const queues = ofType(plan, "servicebus:Queue");
     const roles = ofType(plan, "authorization:RoleAssignment");
     const identities = ofType(plan, "managedidentity:UserAssignedIdentity");
+    // The consumers' own and KEDA's, and the nightly audit's (it holds nothing on any queue).
     expect(identities.map((identity) => identity.inputs.resourceName).sort()).toEqual([
+      "id-chargeguard-audit",
       "id-invoice-settlement-consumer",
       "id-invoice-settlement-consumer-scaler",
       "id-usage-billing-consumer",

@@ -130,6 +130,22 @@ describe("chargeguard plan --baseline", () => {
   });
 });
 
+describe("a deployed queue's immutable settings (issue 31 item 6)", () => {
+  it("a change of requiresDuplicateDetection or requiresSession is named as a replacement that loses messages, and refused", () => {
+    const after = deployedOf(deployedPlan).map((r) =>
+      r.type === "azure-native:servicebus:Queue" && r.name === "usage-billing" ? { ...r, inputs: { ...r.inputs, requiresDuplicateDetection: false, requiresSession: true } } : r,
+    );
+    const dayTwo = dayTwoPlan("prod", "baseline", deployedOf(deployedPlan), after);
+    expect(dayTwo.deletes).toEqual([
+      { resource: "usage-billing", type: "Queue", why: "replaced: requiresDuplicateDetection, requiresSession cannot change in place", lockedBy: [], protect: true },
+    ]);
+    expect(dayTwo.queueReplacements).toBe(1);
+    expect(planExitCode({ ...deployedPlan.report, dayTwo })).toBe(1);
+    expect(dayTwo.procedure[0]).toMatch(/^Queue usage-billing would be replaced .* create a queue under a new name/);
+    expect(between(deployedPlan, deployedPlan)).toMatchObject({ deletes: [], queueReplacements: 0 });
+  });
+});
+
 describe("a `pulumi stack export` as the baseline", () => {
   it("reads the deployed resources, their protect and URNs, and finds the same conflict", async () => {
     const prod = await planStack({ stack: "prod", cwd: root });

@@ -48,11 +48,11 @@ describe("chargeguard plan", () => {
     expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
   });
 
-  it("prints exactly { stack, resources, queues, consumers, secrets, violations } with --json", async () => {
+  it("prints exactly { stack, resources, queues, consumers, secrets, alerts, violations } with --json", async () => {
     const { code, stdout } = await plan("--stack", "prod", "--json");
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "secrets", "violations"]);
+    expect(Object.keys(report)).toEqual(["stack", "resources", "queues", "consumers", "secrets", "alerts", "violations"]);
     expect((report.consumers as { app: string; bounds: Record<string, unknown> }[]).map((c) => [c.app, c.bounds.maxReplicas, c.bounds.terminationGracePeriodSeconds, c.bounds.messageCount])).toEqual([
       ["usage-billing-consumer", 2, 207, 2],
       ["invoice-settlement-consumer", 2, 377, 1],
