@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
+import { terminalSafe } from "../../runtime/text/terminal-safe.js";
 import { CliError, exitCodes, UsageError } from "../errors.js";
 
 interface AuditCommandOptions {
@@ -24,7 +25,7 @@ export function register(program: Command): void {
     .command("audit")
     .description(
       "find the customers a Stripe account charged twice for one thing (PaymentIntents, Charges, invoices), and refund the duplicates " +
-        "safely (STRIPE_API_KEY from the environment; a restricted read-only key is enough without --refund)",
+        "safely (STRIPE_API_KEY from the environment: a restricted read key, rk_..., by default; write rights to Refunds only with --refund)",
     )
     .addOption(new Option("--flow <flow>", "which payments to audit").choices(flowNames).default("all"))
     .option("--since <date>", "payments created on or after this date (YYYY-MM-DD or ISO 8601, UTC)", unixSeconds)
@@ -43,7 +44,11 @@ export function register(program: Command): void {
       "\nExit codes: 0 no duplicate found, 1 duplicates found (refunded or not: run again to see them resolved), 2 usage or\n" +
         "access error (bad flags, no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable).\n" +
         "Refunds are idempotent: each uses the key chargeguard-audit-refund:<duplicate id>, and a duplicate refunded in\n" +
-        "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.",
+        "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.\n" +
+        "Keys: without --refund the audit only reads, so it runs on a restricted key (rk_live_...) with read access to\n" +
+        "PaymentIntents, Charges and Invoices and refuses a live secret key (sk_live_...); --refund asks for write access to\n" +
+        "Refunds as well. A live key goes only to https://api.stripe.com or an https origin listed in STRIPE_ALLOWED_ORIGINS;\n" +
+        "--stripe-api-base over plain http is for loopback and test keys only (the sandbox).",
     )
     .action(async (options: AuditCommandOptions) => {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
@@ -51,6 +56,9 @@ export function register(program: Command): void {
       if (options.since !== undefined && options.until !== undefined && options.since >= options.until) throw new UsageError("--since must be before --until");
       const apiKey = process.env.STRIPE_API_KEY;
       if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
+      if (apiKey.startsWith("sk_live_") && !options.refund) {
+        throw new UsageError("audit only reads without --refund: give a restricted key (rk_live_...) with read access, not a live secret key (sk_live_...) with every write right");
+      }
       const keyPath = options.key.split(".");
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
@@ -78,7 +86,8 @@ export function register(program: Command): void {
         throw await accessError(error);
       }
       progress.clear();
-      console.log(formatAudit(result, options.format));
+      // Customer ids and business keys are bytes from the account: control characters escaped (CSV cells: csv-cell.ts).
+      console.log(terminalSafe(formatAudit(result, options.format), { multiline: true }));
       process.exitCode = result.groups.length > 0 ? exitCodes.failed : exitCodes.ok;
     });
 }

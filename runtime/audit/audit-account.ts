@@ -1,7 +1,7 @@
 // `chargeguard audit`'s engine: read the account (within a request budget), find duplicates customer by customer
 // from a bounded spool, and optionally refund them. The result holds the groups found, never the payments read.
 import Stripe from "stripe";
-import { parseApiBase } from "../stripe/client.js";
+import { stripeHostFor } from "../stripe/key-destination.js";
 import { budgetedHttpClient, type RequestCounters, type RetryPolicy } from "./budgeted-http-client.js";
 import { collectPayments, type CollectProgress } from "./collect.js";
 import { detectDuplicates, type DuplicateGroup, type ResolvedDuplicate } from "./detect.js";
@@ -48,7 +48,7 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
     maxNetworkRetries: 0,
     timeout: 30_000,
     httpClient: budgetedHttpClient(options.budget, requests, options.retry),
-    ...(options.apiBase === undefined ? {} : parseApiBase(options.apiBase)),
+    ...stripeHostFor(options.apiKey, options.apiBase),
   });
   const spool = new PaymentSpool(options.spool);
   const groups: DuplicateGroup[] = [];

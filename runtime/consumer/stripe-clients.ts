@@ -1,5 +1,6 @@
 // The consumer's Stripe keys and clients: per-period keys from the vault (or the one key of the environment), and one
 // client per key, made once with the consumer's timeout and retries (stripe/stripe-access.ts, as the reconciler's).
+import { assertKeyDestination } from "../stripe/key-destination.js";
 import { stripeAccess, type StripeAccess } from "../stripe/stripe-access.js";
 import { EnvironmentKeyProvider } from "../vault/environment-key-provider.js";
 import type { VaultKeyProvider } from "../vault/key-provider.js";
@@ -9,6 +10,8 @@ export type StripeClients = Pick<StripeAccess, "keys" | "stripeFor">;
 
 export function stripeClients(options: AnyConsumerOptions, settings: ConsumerSettings, log: (line: string) => void): StripeClients {
   const keys: VaultKeyProvider = options.keyProvider ?? new EnvironmentKeyProvider({ apiKey: options.stripe.apiKey, warn: log });
+  // The environment's one key is known now: refuse a destination it must not go to at start, not at the first message.
+  if (options.keyProvider === undefined) assertKeyDestination(options.stripe.apiKey, options.stripe.apiBase);
   return stripeAccess({
     keys,
     timeoutMs: settings.stripeTimeoutMs,

@@ -1,7 +1,9 @@
 // A Stripe client whose timeout and retries fit the queue's lock budget (see chargeguard/tuning), optionally pointed at
-// a local or proxy API base such as the sandbox emulator or a Keybrake-compatible vault proxy.
+// a local or proxy API base such as the sandbox emulator or a Keybrake-compatible vault proxy (where the key may go is
+// key-destination.ts's decision).
 import Stripe from "stripe";
 import { ConfigurationError } from "../errors.js";
+import { stripeHostFor } from "./key-destination.js";
 
 export interface StripeClientOptions {
   apiKey: string;
@@ -22,25 +24,7 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
   return new Stripe(options.apiKey, {
     timeout: options.timeoutMs,
     maxNetworkRetries: options.maxNetworkRetries,
-    ...(options.apiBase === undefined ? {} : parseApiBase(options.apiBase)),
+    // The key goes only where it belongs (key-destination.ts): a live key to Stripe or an allowed https origin.
+    ...stripeHostFor(options.apiKey, options.apiBase),
   });
-}
-
-/** `http://127.0.0.1:12111` -> `{ host, port, protocol }` as the SDK wants them (since v22 host is client-only). */
-export function parseApiBase(apiBase: string): { host: string; port: number; protocol: "http" | "https" } {
-  let url: URL;
-  try {
-    url = new URL(apiBase);
-  } catch {
-    throw new ConfigurationError(`STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111, got "${apiBase}"`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigurationError(`STRIPE_API_BASE must use http or https, got "${url.protocol}"`);
-  }
-  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
-    throw new ConfigurationError(`STRIPE_API_BASE must be an origin without a path, got "${apiBase}"`);
-  }
-  const protocol = url.protocol === "http:" ? "http" : "https";
-  const port = url.port === "" ? (protocol === "http" ? 80 : 443) : Number(url.port);
-  return { host: url.hostname, port, protocol };
 }

@@ -5,6 +5,7 @@
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 import { systemClock, type Clock } from "../clock.js";
 import { ConfigurationError, VaultKeyError } from "../errors.js";
+import { assertKeyDestination } from "../stripe/key-destination.js";
 import { retryAfterMs, VaultThrottledError } from "./vault-throttled.js";
 
 export interface KeybrakeKeyProviderOptions {
@@ -57,9 +58,11 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     try {
       url = new URL(options.baseUrl);
     } catch {
-      throw new ConfigurationError(`KeybrakeKeyProvider: baseUrl must be a URL, got "${options.baseUrl}"`);
+      throw new ConfigurationError("KeybrakeKeyProvider: baseUrl (KEYBRAKE_URL) must be a URL such as https://proxy.keybrake.com");
     }
     if (options.apiKey.trim() === "") throw new ConfigurationError("KeybrakeKeyProvider: apiKey is empty");
+    // The account key mints capped vault keys: it goes over https, or to loopback only when it is a test key.
+    assertKeyDestination(options.apiKey, url.origin, { variable: "KEYBRAKE_URL" });
     const capMargin = options.capMargin ?? 1.1;
     if (!(capMargin >= 1)) throw new ConfigurationError(`KeybrakeKeyProvider: capMargin must be >= 1, got ${capMargin}`);
     this.apiBase = url.origin;

@@ -44,11 +44,11 @@ describe("chargeguard audit", () => {
     const noKey = await audit([], { STRIPE_API_KEY: undefined });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("audit needs STRIPE_API_KEY");
-    // A live-mode key the emulator refuses, put together at run time so no key-shaped literal sits in the repository.
-    const refused = await audit([], { STRIPE_API_KEY: ["sk", "live", "notatestkey000000"].join("_") });
+    // A key the emulator refuses, put together at run time so no key-shaped literal sits in the repository.
+    const refused = await audit([], { STRIPE_API_KEY: ["pk", "test", "notasecretkey000000"].join("_") });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("Stripe refused STRIPE_API_KEY");
-    expect(refused.stderr).not.toContain("notatestkey");
+    expect(refused.stderr).not.toContain("notasecretkey");
   });
 
   it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { UsageEvent } from "../../runtime/usage-event.js";
 import { buildPaymentIntentParams, contentHash } from "../../runtime/stripe/payment-intent-params.js";
-import { createStripeClient, parseApiBase } from "../../runtime/stripe/client.js";
+import { createStripeClient } from "../../runtime/stripe/client.js";
+import { stripeHostFor } from "../../runtime/stripe/key-destination.js";
 
 const event: UsageEvent = {
   customerId: "acct-42",
@@ -48,11 +49,12 @@ describe("buildPaymentIntentParams", () => {
 
 describe("Stripe client settings", () => {
   it("parses STRIPE_API_BASE into host, port and protocol", () => {
-    expect(parseApiBase("http://127.0.0.1:12111")).toEqual({ host: "127.0.0.1", port: 12111, protocol: "http" });
-    expect(parseApiBase("https://api.stripe.com")).toEqual({ host: "api.stripe.com", port: 443, protocol: "https" });
-    expect(() => parseApiBase("127.0.0.1:12111")).toThrow(/STRIPE_API_BASE must/);
-    expect(() => parseApiBase("ftp://127.0.0.1")).toThrow(/http or https/);
-    expect(() => parseApiBase("http://127.0.0.1:1/v1")).toThrow(/without a path/);
+    const key = "rk_test_sandbox";
+    expect(stripeHostFor(key, "http://127.0.0.1:12111")).toEqual({ host: "127.0.0.1", port: 12111, protocol: "http" });
+    expect(stripeHostFor(key, "https://api.stripe.com")).toEqual({ host: "api.stripe.com", port: 443, protocol: "https" });
+    expect(() => stripeHostFor(key, "127.0.0.1:12111")).toThrow(/STRIPE_API_BASE must/);
+    expect(() => stripeHostFor(key, "ftp://127.0.0.1")).toThrow(/http or https/);
+    expect(() => stripeHostFor(key, "http://127.0.0.1:1/v1")).toThrow(/without a path/);
   });
 
   it("refuses nonsense timeouts and retries", () => {

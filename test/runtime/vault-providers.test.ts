@@ -77,7 +77,7 @@ describe("KeybrakeKeyProvider against the Keybrake stand-in", () => {
   });
 
   it("a wrong Keybrake API key is a clear VaultKeyError, and is not cached", async () => {
-    const provider = new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: "kb_wrong" });
+    const provider = new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: "kb_test_wrong" });
     await expect(provider.keyFor("2026-10", { expectedTotalCents: 100 })).rejects.toThrow(VaultKeyError);
     await expect(provider.keyFor("2026-10", { expectedTotalCents: 100 })).rejects.toThrow(/refused to create a vault key for 2026-10 \(401\)/);
     await expect(provider.keyFor("2026-10", { expectedTotalCents: 0 })).rejects.toThrow(/expectedTotalCents/);
