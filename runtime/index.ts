@@ -60,4 +60,8 @@ export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./va
 export { KeybrakeKeyProvider, type KeybrakeKeyProviderOptions } from "./vault/keybrake-key-provider.js";
 export type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
 export { entraPassword, type EntraPasswordOptions } from "./guard/entra-password.js";
+// Where a key may go, and text an operator reads: secrets redacted, control characters escaped.
+export { keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
+export { redactSecrets } from "./text/redact.js";
+export { terminalSafe } from "./text/terminal-safe.js";
 export { consumerQueueRights, type QueueRights } from "../tuning/index.js";

@@ -1,5 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
+import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { secretFlagValue } from "../secret-flag.js";
 import { operatorQueueRights, parseIsoDuration } from "../../tuning/index.js";
 
 // The runtime (the Service Bus SDK and the rest) loads when a command runs, not for --help or a usage error.
@@ -11,6 +13,7 @@ const runtime = async () => {
 interface DlqOptions {
   queue: string;
   connectionString?: string;
+  connectionStringFile?: string;
   max?: number;
   json?: boolean;
   dryRun?: boolean;
@@ -24,7 +27,8 @@ export function register(program: Command): void {
   const common = (command: Command) =>
     command
       .requiredOption("--queue <name>", "the queue whose dead-letter subqueue to read")
-      .option("--connection-string <string>", "Service Bus connection string (default: env SERVICEBUS_CONNECTION_STRING, else SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential)")
+      .option("--connection-string <string>", "Service Bus connection string without a key (one with SharedAccessKey is refused: it would show in ps; default: env SERVICEBUS_CONNECTION_STRING, else SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential)")
+      .option("--connection-string-file <path>", "read the Service Bus connection string from this file (e.g. a mounted secret)")
       .option("--max <n>", "at most this many messages (default 100)", positiveInteger)
       .option("--reason <reason>", "only dead letters with this DeadLetterReason (repeatable)", collect, [])
       .option("--message-id <id>", "only the dead letter with this messageId (repeatable)", collect, [])
@@ -34,7 +38,7 @@ export function register(program: Command): void {
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
     const { peekDeadLetters } = await runtime();
     const messages = await explained(options.queue, () => peekDeadLetters(connection(options)));
-    if (options.json) return print(JSON.stringify(messages, null, 2));
+    if (options.json) return print(JSON.stringify(messages, null, 2), { json: true });
     if (messages.length === 0) return print(`${options.queue}/$DeadLetterQueue is empty`);
     for (const message of messages) print(describe(message));
   });
@@ -48,7 +52,7 @@ export function register(program: Command): void {
     .action(async (options: DlqOptions) => {
       const { ConfigurationError, resubmitDeadLetters } = await runtime();
       const report = await explained(options.queue, () => resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
-      if (options.json) print(JSON.stringify(report, null, 2));
+      if (options.json) print(JSON.stringify(report, null, 2), { json: true });
       else {
         const verb = report.dryRun ? "would send" : "sent";
         const skipped = report.skipped > 0 ? `; ${report.skipped} left in place (filter)` : "";
@@ -87,7 +91,8 @@ function notAuthorized(queue: string): string {
 }
 
 function connection(options: DlqOptions) {
-  const connectionString = options.connectionString ?? process.env.SERVICEBUS_CONNECTION_STRING;
+  const flag = { flag: "--connection-string", envName: "SERVICEBUS_CONNECTION_STRING", value: options.connectionString, file: options.connectionStringFile };
+  const connectionString = secretFlagValue(flag) ?? process.env.SERVICEBUS_CONNECTION_STRING;
   const filter: DeadLetterFilter = {
     ...(options.reason.length > 0 ? { reasons: options.reason } : {}),
     ...(options.messageId.length > 0 ? { messageIds: options.messageId } : {}),
@@ -105,8 +110,12 @@ function describe(message: DeadLetterSummary): string {
   return `#${message.sequenceNumber} ${message.messageId ?? "(no id)"} ${message.deadLetterReason ?? "(no reason)"}: ${message.deadLetterErrorDescription ?? ""}`;
 }
 
-function print(line: string): void {
-  process.stdout.write(`${line}\n`);
+/**
+ * Every line goes out terminal-safe (runtime/text/terminal-safe.ts): message ids, reasons and descriptions are bytes a
+ * sender chose. JSON keeps its line feeds and stays JSON (the escapes are JSON's own \uXXXX).
+ */
+function print(line: string, options: { json?: boolean } = {}): void {
+  process.stdout.write(`${terminalSafe(line, { multiline: options.json === true })}\n`);
 }
 
 function positiveInteger(value: string): number {

@@ -1,10 +1,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { FlowReconcileReport, ReconcileReport } from "../../runtime/operator/index.js";
+import { terminalSafe } from "../../runtime/text/terminal-safe.js";
 import { flowChoices } from "../../templates/index.js";
 import { refuseTogether, UsageError } from "../errors.js";
+import { secretFlagValue } from "../secret-flag.js";
 
 interface ReconcileCommandOptions {
   databaseUrl?: string;
+  databaseUrlFile?: string;
   dataDir?: string;
   stripeApiBase?: string;
   limit?: number;
@@ -24,7 +27,8 @@ export function register(program: Command): void {
         "look the PaymentIntent (charge, invoice) up by customer and metadata after it, charge only when Stripe has none; a meter event " +
         "past the window is reported unverifiable, never re-sent (STRIPE_API_KEY from the environment)",
     )
-    .option("--database-url <url>", "PostgreSQL URL of the billing records (default: env DATABASE_URL)")
+    .option("--database-url <url>", "PostgreSQL URL of the billing records, without a password (one with a password is refused: it would show in ps; default: env DATABASE_URL)")
+    .option("--database-url-file <path>", "read the PostgreSQL URL from this file (e.g. a mounted secret)")
     .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (the consumer's ./.data: must already be a guard database; locked while in use, so stop the consumer first)")
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
     .option("--limit <n>", "examine at most this many stale billings (default 100)", positiveInteger)
@@ -41,8 +45,9 @@ export function register(program: Command): void {
         "outcome, or meter events past the key window that cannot be verified.",
     )
     .action(async (options: ReconcileCommandOptions) => {
-      refuseTogether(["--database-url", options.databaseUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
-      const databaseUrl = options.databaseUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
+      const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
+      refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
+      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
       if (!databaseUrl && !options.dataDir) {
         throw new UsageError("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
       }
@@ -80,7 +85,8 @@ export function register(program: Command): void {
         await flowGuard.close();
       }
       const output = report ? { ...report, flows } : { flows };
-      console.log(options.json ? JSON.stringify(output, null, 2) : [report ? describe(report) : undefined, describeFlows(flows)].filter(Boolean).join("\n"));
+      // Customer ids, keys and details are bytes from events and Stripe: each line terminal-safe (JSON stays JSON).
+      console.log(options.json ? terminalSafe(JSON.stringify(output, null, 2), { multiline: true }) : [report ? describe(report) : undefined, describeFlows(flows)].filter(Boolean).join("\n"));
       if ((report?.stillUnknown ?? 0) > 0 || flows.stillUnknown > 0 || flows.unverifiable > 0 || flows.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
@@ -93,13 +99,16 @@ export function register(program: Command): void {
 async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
   const { EnvironmentKeyProvider, KeybrakeKeyProvider } = await import("../../runtime/index.js");
   const { stripeAccess } = await import("../../runtime/stripe/stripe-access.js");
+  const { assertKeyDestination } = await import("../../runtime/stripe/key-destination.js");
   const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
   if (vault && !(env.KEYBRAKE_URL && env.KEYBRAKE_API_KEY)) throw new UsageError("reconcile through the vault needs both KEYBRAKE_URL and KEYBRAKE_API_KEY");
   if (!vault && !env.STRIPE_API_KEY) {
     throw new UsageError("reconcile needs the consumer's Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY (vault keys), or STRIPE_API_KEY (a restricted rk_ key with PaymentIntents read/write)");
   }
   const cap = env.BILLING_PERIOD_CAP_CENTS;
-  if (cap !== undefined && !/^[1-9]\d*$/.test(cap)) throw new UsageError(`BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, got "${cap}"`);
+  if (cap !== undefined && !/^[1-9]\d*$/.test(cap)) throw new UsageError("BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents");
+  // The environment's key is known now: a destination it must not go to is refused before any record is touched.
+  if (!vault) assertKeyDestination(env.STRIPE_API_KEY as string, apiBase);
   const keys = vault
     ? new KeybrakeKeyProvider({ baseUrl: env.KEYBRAKE_URL as string, apiKey: env.KEYBRAKE_API_KEY as string })
     : new EnvironmentKeyProvider({ apiKey: env.STRIPE_API_KEY as string, warn: (line) => console.error(line) });
@@ -124,7 +133,7 @@ function describeFlows(report: FlowReconcileReport): string {
     const detail = outcome.detail ? ` (${outcome.detail})` : "";
     lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
   }
-  return lines.join("\n");
+  return lines.map((line) => terminalSafe(line)).join("\n");
 }
 
 function describe(report: ReconcileReport): string {
@@ -142,7 +151,7 @@ function describe(report: ReconcileReport): string {
     const detail = outcome.detail ? ` (${outcome.detail})` : "";
     lines.push(`${outcome.customerId} ${outcome.billingPeriod}: ${outcome.action}${intent}${detail}`);
   }
-  return lines.join("\n");
+  return lines.map((line) => terminalSafe(line)).join("\n");
 }
 
 function positiveInteger(value: string): number {

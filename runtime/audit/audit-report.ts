@@ -3,6 +3,7 @@
 import { minorUnitsPerMajor } from "../currency.js";
 import type { AuditResult } from "./audit-account.js";
 import type { DuplicateGroup } from "./detect.js";
+import { csvCell } from "../text/csv-cell.js";
 
 export type AuditFormat = "text" | "json" | "csv";
 
@@ -78,17 +79,12 @@ function toCsv(result: AuditResult): string {
   const rows = [csvHeader];
   for (const group of result.groups) {
     for (const duplicate of group.duplicates) {
-      rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate.id, duplicate.remaining, group.key ?? ""].map(csvField).join(","));
+      rows.push([group.confidence, group.customer, group.currency, group.amount, group.keep, duplicate.id, duplicate.remaining, group.key ?? ""].map(csvCell).join(","));
     }
   }
   return rows.join("\n");
 }
 
-/** RFC 4180: quote a field holding a comma, quote or line break (a business key may). */
-function csvField(value: string | number): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 function toText(result: AuditResult): string {
   const lines: string[] = [];

@@ -24,12 +24,17 @@ import { startResilience } from "../resilience/consumer-resilience.js";
 import { connectServiceBus } from "../servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
 import { createBillingTelemetry } from "../telemetry/billing-telemetry.js";
+import { redactSecrets } from "../text/redact.js";
+import { terminalSafe } from "../text/terminal-safe.js";
 
 export type { BillingConsumerOptions } from "./consumer-options.js";
 
 export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequest>(options: BillingConsumerOptions<E, R>): Promise<RunningConsumer> {
   const generic: AnyConsumerOptions = options;
-  const log = options.log ?? ((line: string) => console.log(line));
+  const write = options.log ?? ((line: string) => console.log(line));
+  // Every line the consumer logs is read by an operator: secrets redacted, control characters escaped (a message's
+  // bytes reach some lines, e.g. a receiver error quoting a field).
+  const log = (line: string) => write(terminalSafe(redactSecrets(line)));
   const settings = consumerSettings(generic);
   const stripe = stripeClients(generic, settings, log);
   const stores = await openGuardStores(generic, settings, log);

@@ -6,6 +6,7 @@ import type { BillingHandler, DeliveryPorts } from "../handler/billing-handler.j
 import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
 import { IntakePause } from "../resilience/intake-pause.js";
 import { gateSettlements } from "./settlement-gate.js";
+import { safeDeadLetters } from "./safe-dead-letter.js";
 import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
@@ -41,7 +42,7 @@ export interface IntakeParts {
 export function startMessageIntake(parts: IntakeParts): MessageIntake {
   const { options, log, handler, telemetry, inFlight } = parts;
   // Every settlement of this receiver, the pause's abandons included, through the gate: one outcome per AMQP flush.
-  const receiver = gateSettlements(parts.receiver);
+  const receiver = gateSettlements(safeDeadLetters(parts.receiver));
   const queue = options.serviceBus.queueName;
   const errorLog = receiverErrorLog(log);
   // Stripe refusing the key pauses intake instead of dead-lettering the backlog (configuration-fault.ts).

@@ -1,4 +1,7 @@
 // `chargeguard dlq` against the Service Bus emulator: thin over runtime/operator/dlq.ts, so these check the wiring and output.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -39,7 +42,24 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-async function run(...args: string[]): Promise<string> {
+const secrets = mkdtempSync(join(tmpdir(), "chargeguard-dlq-secrets-"));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+let secretFiles = 0;
+
+/** A connection string with a key goes in a file (--connection-string-file), as an operator must pass it. */
+function asFile(connectionString: string): string[] {
+  const file = join(secrets, `connection-${secretFiles++}`);
+  writeFileSync(file, connectionString, { mode: 0o600 });
+  return ["--connection-string-file", file];
+}
+
+async function run(...given: string[]): Promise<string> {
+  const at = given.indexOf("--connection-string");
+  const args = at === -1 ? given : [...given.slice(0, at), ...asFile(given[at + 1] as string), ...given.slice(at + 2)];
+  return runAsGiven(...args);
+}
+
+async function runAsGiven(...args: string[]): Promise<string> {
   const program = new Command("chargeguard").exitOverride();
   register(program);
   const output: string[] = [];
@@ -128,6 +148,13 @@ describe("chargeguard dlq", () => {
     expect((error as Error).message).toMatch(/^not authorized on queue billing: .*dlq resubmit Listen and Send/);
     expect(await exitCodeFor(error)).toBe(exitCodes.usage);
     expect(await peek()).toEqual(before);
+  });
+
+  it("refuses a connection string with a key on the command line (every user sees it in ps), naming the alternatives", async () => {
+    const error = await runAsGiven("dlq", "peek", "--queue", "billing", "--connection-string", emulator.connectionStringFor("operator")).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/--connection-string carries a secret.*SERVICEBUS_CONNECTION_STRING.*--connection-string-file/);
+    expect((error as Error).message).not.toContain("SharedAccessKey=");
+    expect(await exitCodeFor(error)).toBe(exitCodes.usage);
   });
 
   it("has no --derive-message-id (every resubmission gets a fresh derived id)", async () => {

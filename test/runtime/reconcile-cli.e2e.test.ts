@@ -187,4 +187,39 @@ describe("chargeguard reconcile", () => {
     await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs the consumer.s Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY .*or STRIPE_API_KEY/);
     await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/positive integer/);
   });
+
+  it("sends a live key only to Stripe: a loopback http base (a leftover sandbox port) is refused before any request", async () => {
+    const live = ["rk", "live", "51LiveRestricted00"].join("_");
+    const before = emulator.ledger.paymentIntents().length;
+    await expect(run([...database.args, "--stripe-api-base", emulator.apiBase], { STRIPE_API_KEY: live })).rejects.toThrow(/plain http: only a test key/);
+    await expect(run([...database.args], { KEYBRAKE_URL: emulator.apiBase, KEYBRAKE_API_KEY: "kb_account_key", BILLING_PERIOD_CAP_CENTS: "1000" })).rejects.toThrow(/KEYBRAKE_URL uses plain http/);
+    expect(emulator.ledger.paymentIntents()).toHaveLength(before);
+  });
+
+  it("prints customer ids and details with their control characters escaped", async () => {
+    const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+    const customer = await stripe.customers.create({ name: "escapes" });
+    const customerId = "evil\u001b]0;pwned\u0007\u001b[2J\u202e";
+    const idempotencyKey = stableKey({ customerId, billingPeriod: "2026-09", amountCents: 300, currency: "usd" }, { scope: "billing" });
+    const guard = await BillingGuard.open(database.options);
+    const claim = await guard.claim(
+      {
+        customerId, billingPeriod: "2026-09", amountCents: 300, currency: "usd", idempotencyKey,
+        request: {
+          amount: 300, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
+          metadata: { idempotency_key: idempotencyKey, customer_id: "escapes", billing_period: "2026-09" },
+        },
+      },
+      "consumer-that-died",
+    );
+    if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
+    await guard.releaseLease(claim.lease);
+    await guard.close();
+    const text = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    expect(text.out).toContain("evil\\u001b]0;pwned\\u0007");
+    expect(text.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    const json = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run", "--json"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    expect(json.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect((JSON.parse(json.out) as { outcomes: { customerId: string }[] }).outcomes.map((o) => o.customerId)).toContain(customerId);
+  });
 });
