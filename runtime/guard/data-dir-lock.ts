@@ -5,9 +5,10 @@
 // lock names the holder, for the error message only.
 import lockfile from "proper-lockfile";
 import { hostname } from "node:os";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { DataDirectoryError } from "../errors.js";
+import { redactSecrets } from "../text/redact.js";
 
 /** The lock (a directory) inside the data directory; PostgreSQL ignores entries it does not know there. */
 export const dataDirLockFile = "chargeguard.lock";
@@ -58,8 +59,9 @@ export async function lockDataDirectory(path: string, onLost: (error: Error) => 
     );
   }
   const release = await acquire(path, lockPath, onLost, waits);
-  const me: LockHolder = { pid: process.pid, host: hostname(), command: process.argv.slice(1).join(" "), since: new Date().toISOString() };
-  writeFileSync(holderFile, JSON.stringify(me));
+  // The command line may carry a secret passed as a flag: the holder file (read back in errors) keeps it redacted.
+  const me: LockHolder = { pid: process.pid, host: hostname(), command: redactSecrets(process.argv.slice(1).join(" ")), since: new Date().toISOString() };
+  writeHolder(holderFile, JSON.stringify(me));
   let released = false;
   return {
     async release() {
@@ -106,6 +108,22 @@ function inUse(path: string): DataDirectoryError {
     `${path} is in use by ${who}, which keeps its lock fresh: PGlite allows one process at a time; stop it first, ` +
       `or use PostgreSQL (--database-url) to share the guard`,
   );
+}
+
+/**
+ * Writes the holder file without following a symlink: whoever can write the data directory could otherwise point
+ * chargeguard.holder.json at any file and have this process (often root in a container) overwrite it. The old entry
+ * is removed (a symlink itself, never its target), then the file is created exclusively with O_NOFOLLOW: a link
+ * planted in between makes the open fail instead of writing through it.
+ */
+function writeHolder(file: string, text: string): void {
+  rmSync(file, { force: true });
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function readHolder(file: string): LockHolder | undefined {

@@ -1,5 +1,7 @@
 // SqlClient over a `pg` connection pool: PostgreSQL servers, competing consumers across processes.
 import pg from "pg";
+import { ConfigurationError } from "../errors.js";
+import { isLoopbackHost } from "../loopback-host.js";
 import type { SqlClient, SqlExecutor, SqlRow } from "./sql-client.js";
 
 interface Runner {
@@ -16,13 +18,21 @@ export type DatabasePassword = string | (() => Promise<string>);
 export function connectionParams(databaseUrl: string): pg.PoolConfig {
   const url = new URL(databaseUrl);
   const sslmode = url.searchParams.get("sslmode");
+  const host = decodeURIComponent(url.hostname);
+  // The password here is a separate secret (an Entra token): it never crosses a network in clear. Without sslmode
+  // TLS is on unless the server is on loopback; sslmode=disable to another host is refused.
+  const loopback = isLoopbackHost(host);
+  if (sslmode === "disable" && !loopback) {
+    throw new ConfigurationError("DATABASE_URL has sslmode=disable: a password or Entra token goes to a server that is not loopback over TLS only");
+  }
+  const tls = sslmode === null ? !loopback : sslmode !== "disable";
   return {
-    host: decodeURIComponent(url.hostname),
+    host,
     port: url.port === "" ? 5432 : Number(url.port),
     user: decodeURIComponent(url.username),
     database: decodeURIComponent(url.pathname.replace(/^\//, "")) || undefined,
-    // Any sslmode but disable: TLS with the server certificate verified (Azure's is publicly trusted).
-    ...(sslmode !== null && sslmode !== "disable" ? { ssl: true } : {}),
+    // TLS with the server certificate verified (Azure's is publicly trusted).
+    ...(tls ? { ssl: true } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 // The embedded data directory's lock judges a holder by whether it keeps its lock fresh, never by its pid: after a
 // container restart the new process has the dead one's hostname and often its pid (1), which a pid check calls alive.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,6 +19,20 @@ function leftBehind(dir: string, ageMs: number, holder: { pid: number; host: str
 }
 
 describe("the data directory's lock", () => {
+  it("never writes its holder file through a symlink planted in the data directory", async () => {
+    const dir = join(scratch, "planted");
+    mkdirSync(dir);
+    const victim = join(scratch, "victim.txt");
+    writeFileSync(victim, "precious");
+    symlinkSync(victim, join(dir, dataDirHolderFile));
+    const lock = await lockDataDirectory(dir, () => {});
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+    expect(lstatSync(join(dir, dataDirHolderFile)).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, dataDirHolderFile), "utf8"))).toMatchObject({ pid: process.pid });
+    await lock.release();
+    expect(readFileSync(victim, "utf8")).toBe("precious");
+  });
+
   it("takes over at once the lock of a holder that died before a container restart, though it names this host and pid", async () => {
     const dir = join(scratch, "restarted");
     mkdirSync(dir);
