@@ -7,7 +7,7 @@ const base = {
   SERVICEBUS_CONNECTION_STRING: "Endpoint=sb://127.0.0.1:5672;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true",
   STRIPE_API_KEY: "rk_test_sandbox",
   KEYBRAKE_URL: "http://127.0.0.1:4010",
-  KEYBRAKE_API_KEY: "kb_sandbox",
+  KEYBRAKE_API_KEY: "kb_test_sandbox",
   BILLING_PERIOD_CAP_CENTS: "500000",
   DATABASE_URL: "postgres://127.0.0.1:5432/billing",
 };
@@ -47,7 +47,7 @@ describe("readConfig", () => {
   });
 
   it("refuses concurrency that is not a positive whole number, or more or under half as many Stripe calls as messages", () => {
-    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "0" })).toThrow(/MAX_CONCURRENT_CALLS must be a positive whole number, got "0"/);
+    expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "0" })).toThrow(/MAX_CONCURRENT_CALLS must be a positive whole number/);
     expect(() => readConfig({ ...base, MAX_CONCURRENT_CALLS: "8", MAX_CONCURRENT_STRIPE_CALLS: "3" })).toThrow(
       /MAX_CONCURRENT_STRIPE_CALLS \(3\) must be between half of MAX_CONCURRENT_CALLS \(8\) and all of it/,
     );
@@ -86,8 +86,36 @@ describe("readConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     const named = (error as ConfigError).problems.map((problem) => problem.split(/[\s=]/)[0]).sort();
     expect(named).toEqual(["BILLING_PERIOD_CAP_CENTS", "HEALTH_PORT", "MAX_CONCURRENT_CALLS", "STRIPE_API_BASE", "STRIPE_API_KEY", "STRIPE_REQUESTS_PER_SECOND"]);
-    expect((error as ConfigError).message).toContain('MAX_CONCURRENT_CALLS must be a positive whole number, got "four"');
+    expect((error as ConfigError).message).toContain("MAX_CONCURRENT_CALLS must be a positive whole number");
+    // The variable and the problem, never the value: a secret set in the wrong variable must not reach the log.
+    expect((error as ConfigError).message).not.toContain("four");
     expect((error as ConfigError).message).toContain("STRIPE_API_KEY is a live secret key");
+  });
+
+  it("never repeats a rejected value: a connection string in the namespace variable keeps its key out of the error", () => {
+    const { SERVICEBUS_CONNECTION_STRING: connectionString, ...rest } = base;
+    const secretKey = "c2VjcmV0LWtleQ==";
+    let error: unknown;
+    try {
+      readConfig({ ...rest, SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: connectionString.replace("=v;", `=${secretKey};`), HEALTH_PORT: "pa55word" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).message).toContain("SERVICEBUS_FULLY_QUALIFIED_NAMESPACE must be a host name");
+    expect((error as ConfigError).message).toContain("HEALTH_PORT must be a TCP port");
+    for (const secret of [secretKey, "pa55word", "SharedAccessKey"]) expect((error as ConfigError).message).not.toContain(secret);
+  });
+
+  it("refuses to send a live key over plain http or to a host that is not Stripe", () => {
+    const live = ["rk", "live", "51LiveRestricted00"].join("_");
+    if (settings.vault === "keybrake") {
+      expect(() => readConfig({ ...base, KEYBRAKE_API_KEY: "kb_account_key" })).toThrow(/KEYBRAKE_URL uses plain http/);
+      expect(readConfig({ ...base, KEYBRAKE_URL: "https://proxy.keybrake.example", KEYBRAKE_API_KEY: "kb_account_key" }).keybrake).toBeDefined();
+    } else {
+      expect(() => readConfig({ ...base, STRIPE_API_KEY: live, STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/plain http/);
+      expect(() => readConfig({ ...base, STRIPE_API_KEY: live, STRIPE_API_BASE: "https://stripe.evil.example" })).toThrow(/STRIPE_ALLOWED_ORIGINS/);
+      expect(readConfig({ ...base, STRIPE_API_KEY: live }).stripeApiKey).toBe(live);
+    }
   });
 
   it("reads the fleet's Stripe ceiling the deployment sets (STRIPE_REQUESTS_PER_SECOND)", () => {

@@ -1,5 +1,7 @@
 // The run contract: every setting comes from the environment, read through one schema (zod), and every missing or
-// malformed one is reported by its variable's name, all at once, before anything connects.
+// malformed one is reported by its variable's name, all at once, before anything connects. A problem names the
+// variable and what is wrong, never the value: a secret put in the wrong variable must not reach the log.
+import { keyDestinationProblem } from "chargeguard/runtime";
 import { z } from "zod";
 import { settings } from "./settings.js";
 
@@ -34,29 +36,29 @@ export class ConfigError extends Error {
   }
 }
 
-const got = (input: unknown) => `got "${String(input)}"`;
-
 /** A whole number of at least 1, written as digits only ("08" is 8; "1e3", "2.0" and "-1" are refused). */
 const positiveWhole = (name: string) =>
   z
     .string()
     .refine((raw) => /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1, {
-      error: (issue) => `${name} must be a positive whole number, ${got(issue.input)}`,
+      error: `${name} must be a positive whole number`,
     })
     .transform(Number);
+
+const originPattern = /^https?:\/\/[^/]+\/?$/;
 
 const environmentSchema = z
   .object({
     SERVICEBUS_CONNECTION_STRING: z.string().optional(),
     SERVICEBUS_FULLY_QUALIFIED_NAMESPACE: z
       .string()
-      .regex(/^[a-z0-9.-]+$/i, { error: (issue) => `SERVICEBUS_FULLY_QUALIFIED_NAMESPACE must be a host name like my-ns.servicebus.windows.net, ${got(issue.input)}` })
+      .regex(/^[a-z0-9.-]+$/i, { error: "SERVICEBUS_FULLY_QUALIFIED_NAMESPACE must be a host name like my-ns.servicebus.windows.net" })
       .optional(),
     SERVICEBUS_QUEUE: z.string().optional(),
     DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, { error: "DATABASE_URL must start with postgres:// or postgresql://" }).optional(),
     DATABASE_AUTH: z
       .enum(["password", "entra"], {
-        error: (issue) => `DATABASE_AUTH must be "password" (the default: DATABASE_URL carries it) or "entra" (a Microsoft Entra token), ${got(issue.input)}`,
+        error: "DATABASE_AUTH must be \"password\" (the default: DATABASE_URL carries it) or \"entra\" (a Microsoft Entra token)",
       })
       .optional(),
     // What the runtime's key provider refuses at start, named here too so `--print-settings` lists it.
@@ -71,14 +73,16 @@ const environmentSchema = z
       .optional(),
     STRIPE_API_BASE: z
       .string()
-      .regex(/^https?:\/\/[^/]+\/?$/, { error: (issue) => `STRIPE_API_BASE must be an origin like http://127.0.0.1:12111, ${got(issue.input)}` })
+      .regex(originPattern, { error: "STRIPE_API_BASE must be an origin like http://127.0.0.1:12111" })
       .optional(),
+    // https origins besides api.stripe.com a live key may go to (comma-separated); the runtime reads it too.
+    STRIPE_ALLOWED_ORIGINS: z.string().optional(),
     KEYBRAKE_URL: z.string().optional(),
     KEYBRAKE_API_KEY: z.string().optional(),
     BILLING_PERIOD_CAP_CENTS: z
       .string()
       .refine((raw) => /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) > 0, {
-        error: (issue) => `BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, ${got(issue.input)}`,
+        error: "BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents",
       })
       .transform(Number)
       .optional(),
@@ -87,14 +91,14 @@ const environmentSchema = z
     HEALTH_PORT: z
       .string()
       .refine((raw) => /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 65_535, {
-        error: (issue) => `HEALTH_PORT must be a TCP port from 1 to 65535, ${got(issue.input)}`,
+        error: "HEALTH_PORT must be a TCP port from 1 to 65535",
       })
       .transform(Number)
       .optional(),
     STRIPE_REQUESTS_PER_SECOND: z
       .string()
       .refine((raw) => /^\d+(\.\d+)?$/.test(raw) && Number(raw) > 0, {
-        error: (issue) => `STRIPE_REQUESTS_PER_SECOND must be a number of Stripe requests per second above 0, such as 20 or 12.5, ${got(issue.input)}`,
+        error: "STRIPE_REQUESTS_PER_SECOND must be a number of Stripe requests per second above 0, such as 20 or 12.5",
       })
       .transform(Number)
       .optional(),
@@ -118,6 +122,7 @@ function crossVariableProblems(env: Environment): string[] {
   if (env.DATABASE_AUTH === "entra" && env.DATABASE_URL !== undefined && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/.test(env.DATABASE_URL)) {
     problems.push("DATABASE_AUTH=entra: DATABASE_URL must not carry a password (the Entra token is the password)");
   }
+  problems.push(...keyDestinationProblems(env));
   if (settings.vault === "keybrake") {
     if (env.KEYBRAKE_URL === undefined) problems.push("KEYBRAKE_URL is not set (the vault proxy, e.g. https://proxy.keybrake.com)");
     if (env.KEYBRAKE_API_KEY === undefined) problems.push("KEYBRAKE_API_KEY is not set (the Keybrake account key that creates vault keys)");
@@ -132,6 +137,31 @@ function crossVariableProblems(env: Environment): string[] {
     problems.push(`MAX_CONCURRENT_STRIPE_CALLS (${slots}) must be between half of MAX_CONCURRENT_CALLS (${calls}) and all of it`);
   }
   return problems;
+}
+
+/**
+ * Where the keys would go (the runtime refuses the same at start): a live Stripe key only to Stripe itself (or an
+ * origin in STRIPE_ALLOWED_ORIGINS), plain http only for test keys on loopback. A malformed origin is reported above.
+ */
+function keyDestinationProblems(env: Environment): string[] {
+  const problems: (string | undefined)[] = [];
+  if (settings.vault !== "keybrake" && env.STRIPE_API_KEY !== undefined && env.STRIPE_API_BASE !== undefined && originPattern.test(env.STRIPE_API_BASE)) {
+    const allowed = { STRIPE_ALLOWED_ORIGINS: env.STRIPE_ALLOWED_ORIGINS };
+    problems.push(keyDestinationProblem(env.STRIPE_API_KEY, env.STRIPE_API_BASE, { env: allowed }));
+  }
+  if (settings.vault === "keybrake" && env.KEYBRAKE_API_KEY !== undefined && env.KEYBRAKE_URL !== undefined) {
+    problems.push(keyDestinationProblem(env.KEYBRAKE_API_KEY, originOf(env.KEYBRAKE_URL), { variable: "KEYBRAKE_URL" }));
+  }
+  return problems.filter((problem) => problem !== undefined);
+}
+
+/** The origin keys are sent to (the provider posts to `${origin}/vault/keys`); a non-URL as it is, to be named. */
+function originOf(raw: string): string {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return raw;
+  }
 }
 
 /** Each variable the schema knows, trimmed; an empty value counts as unset. */

@@ -3,7 +3,7 @@
 // crash left behind safe to redo), flushing the last metrics and spans before it exits.
 // `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
 import { mkdirSync } from "node:fs";
-import { ConfigurationError, entraPassword, KeybrakeKeyProvider } from "chargeguard/runtime";
+import { ConfigurationError, entraPassword, KeybrakeKeyProvider, redactSecrets, terminalSafe } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
 import { type HealthServer, type HealthState, startHealthServer } from "./health.js";
@@ -11,7 +11,9 @@ import { effectiveSettings } from "./print-settings.js";
 import { settings } from "./settings.js";
 import { startTelemetry, type TelemetryExport } from "./telemetry.js";
 
-const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+// Every line an operator reads: secrets redacted, control characters escaped (a queue message's bytes can reach it).
+const log = (line: string) => console.log(`${new Date().toISOString()} ${terminalSafe(redactSecrets(line))}`);
+const logError = (text: string) => console.error(terminalSafe(redactSecrets(text), { multiline: true }));
 
 function optionsFrom(config: ReturnType<typeof readConfig>): ConsumerOptions {
   if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true });
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
     await health?.close();
     // Wrong settings stop the consumer at start, named, with exit code 2; anything else is a crash (exit 1).
     if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
-    console.error(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
+    logError(error instanceof ConfigError ? error.message : `configuration: ${error.message}`);
     process.exitCode = 2;
     return;
   }
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
       .then(
         () => process.exit(0),
         (error: unknown) => {
-          console.error(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          logError(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
           process.exit(1);
         },
       );
@@ -90,6 +92,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  logError(error instanceof Error ? error.message : String(error));
   process.exit(1);
 });
