@@ -1,0 +1,55 @@
+// The release workflow cannot be hijacked by a dev dependency: the job that installs and tests holds no id-token, the
+// job that holds one runs nothing from the repository and publishes the tarballs the first packed, and every action
+// is pinned by commit (a moved tag cannot change what runs).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  needs?: string | string[];
+  permissions?: Record<string, string>;
+  steps: Step[];
+}
+
+const file = path.resolve(import.meta.dirname, "../../.github/workflows/release.yml");
+const text = readFileSync(file, "utf8");
+const workflow = parse(text) as { permissions?: Record<string, string>; jobs: Record<string, Job> };
+const jobs = Object.entries(workflow.jobs);
+const runs = (job: Job) => job.steps.map((step) => step.run ?? "").join("\n");
+
+describe("release workflow", () => {
+  it("holds no id-token at the top or in any job that installs, builds or tests", () => {
+    expect(workflow.permissions?.["id-token"]).toBeUndefined();
+    const installing = jobs.filter(([, job]) => /npm (ci|install|test)\b/.test(runs(job)));
+    expect(installing.length).toBeGreaterThan(0);
+    for (const [name, job] of installing) expect(job.permissions?.["id-token"], name).toBeUndefined();
+  });
+
+  it("publishes from a separate job with id-token: write that checks nothing out, installs nothing and publishes packed tarballs with provenance", () => {
+    const publishing = jobs.filter(([, job]) => job.permissions?.["id-token"] === "write");
+    expect(publishing).toHaveLength(1);
+    const [, publish] = publishing[0] as [string, Job];
+    expect(publish.needs).toBeDefined();
+    expect(publish.steps.some((step) => step.uses?.startsWith("actions/checkout@"))).toBe(false);
+    expect(runs(publish)).not.toMatch(/npm (ci|install|test|run)\b/);
+    expect(publish.steps.some((step) => step.uses?.startsWith("actions/download-artifact@"))).toBe(true);
+    const publishes = runs(publish).split("\n").filter((line) => line.includes("npm publish"));
+    expect(publishes).toHaveLength(3);
+    for (const line of publishes) expect(line).toMatch(/npm publish --provenance .*packed\/.*\.tgz/);
+    const builder = jobs.find(([, job]) => job.steps.some((step) => step.uses?.startsWith("actions/upload-artifact@")));
+    expect(builder).toBeDefined();
+    expect(runs((builder as [string, Job])[1])).toMatch(/npm pack/);
+  });
+
+  it("pins every action by full commit SHA, with its tag in a comment", () => {
+    const uses = text.split("\n").filter((line) => /^\s*-?\s*uses:/.test(line));
+    expect(uses.length).toBeGreaterThanOrEqual(4);
+    for (const line of uses) expect(line).toMatch(/uses: [\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+(\.\d+)*$/);
+  });
+});
