@@ -102,7 +102,8 @@ function stripeCeiling(options: AnyConsumerOptions, env: NodeJS.ProcessEnv = pro
   const value = options.stripeRequestsPerSecond ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
   if (value === undefined) return undefined;
   if (!Number.isFinite(value) || value <= 0) {
-    const source = options.stripeRequestsPerSecond === undefined ? `STRIPE_REQUESTS_PER_SECOND "${fromEnv}"` : `stripeRequestsPerSecond ${value}`;
+    // The variable and the problem, never an environment value (a secret set in the wrong variable must not be logged).
+    const source = options.stripeRequestsPerSecond === undefined ? "STRIPE_REQUESTS_PER_SECOND" : `stripeRequestsPerSecond ${value}`;
     throw new ConfigurationError(`${source} must be a positive number of requests per second (the Stripe account's budget for the fleet)`);
   }
   return value;

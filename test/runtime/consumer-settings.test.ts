@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tuneQueue } from "../../tuning/index.js";
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import { ChargeguardError, ConfigurationError } from "../../runtime/index.js";
@@ -54,6 +54,24 @@ describe("startBillingConsumer refuses settings that do not agree, before connec
 
   it("an idempotency key scope stableKey refuses", async () => {
     await expect(startBillingConsumer({ ...base, scope: "no spaces" })).rejects.toThrow(/scope "no spaces" is invalid/);
+  });
+
+  it("a malformed STRIPE_REQUESTS_PER_SECOND, named without repeating its value (a secret set there must not be logged)", async () => {
+    vi.stubEnv("STRIPE_REQUESTS_PER_SECOND", "Endpoint=sb://x/;SharedAccessKey=c2VjcmV0");
+    try {
+      const error = await startBillingConsumer({ ...base }).then(() => undefined, (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(String(error)).toMatch(/STRIPE_REQUESTS_PER_SECOND must be a positive number/);
+      expect(String(error)).not.toContain("c2VjcmV0");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("a live key sent to a Stripe API base that is not Stripe, or over plain http", async () => {
+    const live = ["rk", "live", "51LiveRestricted00"].join("_");
+    await expect(startBillingConsumer({ ...base, stripe: { apiKey: live, apiBase: "http://127.0.0.1:12111" } })).rejects.toThrow(/plain http/);
+    await expect(startBillingConsumer({ ...base, stripe: { apiKey: live, apiBase: "https://stripe.evil.example" } })).rejects.toThrow(/STRIPE_ALLOWED_ORIGINS/);
   });
 
   it("a live secret key", async () => {

@@ -1,6 +1,6 @@
 // `chargeguard reconcile` as an operator runs it: the command's own argument parsing, the billing database (real
 // PostgreSQL when the test server is there, else embedded PGlite on disk) and the real SDK on the Stripe emulator.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -16,6 +16,7 @@ import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/i
 
 let emulator: StripeEmulator;
 let dataDir: string;
+let secrets: string;
 let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
 /** The command's database option, and the same database for the guard the test opens. */
 let database: { args: string[]; options: { databaseUrl: string } | { dataDir: string } };
@@ -23,11 +24,15 @@ let database: { args: string[]; options: { databaseUrl: string } | { dataDir: st
 beforeAll(async () => {
   emulator = await startStripeEmulator();
   dataDir = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-cli-"));
+  secrets = mkdtempSync(join(tmpdir(), "chargeguard-reconcile-secrets-"));
   // Under with-postgres.mjs a PostgreSQL database, else an embedded PGlite directory: both are the reconciler's.
   const testDatabaseUrl = process.env.TEST_DATABASE_URL;
   if (testDatabaseUrl) {
     scratch = await createScratchDatabase(testDatabaseUrl);
-    database = { args: ["--database-url", scratch.url], options: { databaseUrl: scratch.url } };
+    // The URL carries the test server's password: an operator passes it in a file (a flag would show it in ps).
+    const urlFile = join(secrets, "database-url");
+    writeFileSync(urlFile, scratch.url, { mode: 0o600 });
+    database = { args: ["--database-url-file", urlFile], options: { databaseUrl: scratch.url } };
   } else {
     database = { args: ["--data-dir", dataDir], options: { dataDir } };
   }
@@ -36,6 +41,7 @@ afterAll(async () => {
   await emulator?.stop();
   await scratch?.drop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(secrets, { recursive: true, force: true });
 });
 
 /** The consumer's Stripe settings the command reads; each run sets exactly the ones it is given. */
@@ -186,6 +192,10 @@ describe("chargeguard reconcile", () => {
     );
     await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs the consumer.s Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY .*or STRIPE_API_KEY/);
     await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/positive integer/);
+    // A password on the command line shows in ps: refused, naming the alternatives and not the password.
+    const refused = run(["--database-url", "postgres://app:pa55word@127.0.0.1:9/billing"], { STRIPE_API_KEY: "rk_test_sandbox" });
+    await expect(refused).rejects.toThrow(/--database-url carries a secret.*DATABASE_URL.*--database-url-file/);
+    await expect(refused).rejects.not.toThrow(/pa55word/);
   });
 
   it("sends a live key only to Stripe: a loopback http base (a leftover sandbox port) is refused before any request", async () => {
