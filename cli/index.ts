@@ -2,6 +2,8 @@
 // The `chargeguard` command. Thin: it parses arguments and hands over to the rooms (infra, runtime, sandbox,
 // templates). Each subcommand lives in cli/commands/<name>.ts and exports `register(program)`.
 import { Command, CommanderError } from "commander";
+import { redactSecrets } from "../runtime/text/redact.js";
+import { terminalSafe } from "../runtime/text/terminal-safe.js";
 import { exitCodeFor } from "./errors.js";
 import { version } from "./version.js";
 
@@ -40,6 +42,7 @@ for (const module of await Promise.all(wanted.map((name) => commands[name]!())))
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {
   // Commander has printed its own errors (and help or the version, exit 0).
-  if (!(error instanceof CommanderError)) console.error(`chargeguard: ${error instanceof Error ? error.message : String(error)}`);
+  // An error's text can quote outside bytes (a Stripe message, a message's field): redacted and terminal-safe.
+  if (!(error instanceof CommanderError)) console.error(`chargeguard: ${terminalSafe(redactSecrets(error instanceof Error ? error.message : String(error)), { multiline: true })}`);
   process.exitCode = await exitCodeFor(error);
 });
