@@ -64,7 +64,7 @@ describe("a generated consumer project", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
-    expect(stdout).toMatch(/Tests\s+23 passed \(23\)/);
+    expect(stdout).toMatch(/Tests\s+25 passed \(25\)/);
   }, 300_000);
 
   it("npm start -- --print-settings prints the queue's entry of `chargeguard plan --stack dev --json` and exits 0", async () => {
@@ -199,7 +199,7 @@ describe("a generated consumer project for --flow invoice", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(invoiceProject, 300_000));
-    expect(stdout).toMatch(/Tests\s+22 passed \(22\)/);
+    expect(stdout).toMatch(/Tests\s+24 passed \(24\)/);
   }, 300_000);
 });
 
