@@ -33,7 +33,8 @@ function cells(line: string): string[] {
 describe("audit --format csv", () => {
   it("prefixes a formula-like cell with a single quote and quotes it", () => {
     const [, row] = formatAudit(resultWithKey(hostileKey), "csv").split("\n");
-    const key = cells(row as string).at(-1) as string;
+    // The key is the last but one cell; the last names the group's disputes (none here).
+    const key = cells(row as string).at(-2) as string;
     expect(key).toBe(`"'${hostileKey.replaceAll('"', '""')}"`);
   });
 
@@ -47,7 +48,7 @@ describe("audit --format csv", () => {
 
   it("keeps the header and the numbers as they were", () => {
     const [header, row] = formatAudit(resultWithKey("usage-1"), "csv").split("\n");
-    expect(header).toBe("confidence,customer,currency,amount,keep,duplicate,to_refund,key");
-    expect(row).toBe('"certain","cus_1","usd",1299,"pi_keep","pi_dup",1299,"usage-1"');
+    expect(header).toBe("confidence,customer,currency,amount,keep,duplicate,to_refund,key,disputes");
+    expect(row).toBe('"certain","cus_1","usd",1299,"pi_keep","pi_dup",1299,"usage-1",""');
   });
 });

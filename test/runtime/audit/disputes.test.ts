@@ -88,8 +88,9 @@ describe("the audit and disputes", () => {
     expect(json.disputed.find((group) => group.duplicates[0] === ids["openDuplicate"])).toMatchObject({ disputes: [{ id: expect.stringMatching(/^dp_/), status: "needs_response" }], advice: expect.any(String) });
     const rows = formatAudit(result, "csv").split("\n");
     expect(rows[0]).toBe("confidence,customer,currency,amount,keep,duplicate,to_refund,key,disputes");
-    const open = rows.find((row) => row.includes(`,${ids["openDuplicate"]},`));
-    expect(open).toMatch(new RegExp(`,0,u-open,dp_\\w+ needs_response on ${ids["openDuplicate"]}$`));
+    // Text cells quoted (audit-report's csvCell: no spreadsheet formula can start one).
+    const open = rows.find((row) => row.includes(`,"${ids["openDuplicate"]}",`));
+    expect(open).toMatch(new RegExp(`,0,"u-open","dp_\\w+ needs_response on ${ids["openDuplicate"]}"$`));
   });
 });
 
