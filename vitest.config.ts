@@ -18,7 +18,6 @@ const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
 const moneyGuards = [
   "test/runtime/consumer.e2e.test.ts",
   "test/runtime/consumer.postgres.e2e.test.ts",
-  "test/runtime/guard/ledger-upgrade.test.ts",
   "test/runtime/consumer-flows.e2e.test.ts",
   "test/runtime/flows.e2e.test.ts",
   "test/runtime/consumer-rights.e2e.test.ts",

@@ -38,6 +38,8 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Con
     // A connection per message in flight (and one for the batched writes): a delivery never queues for one. The
     // same number sizes the deployment's connection budget (max replicas), so it comes from the tuning room.
     poolSize: guardPoolSize(settings.maxConcurrentCalls),
+    // A connection the server cut is reported in the consumer's own log, not on the process's stderr.
+    databaseLog: log,
   };
   // PostgreSQL failing over at start: wait for it inside the startup window (PGlite has no server to wait for).
   const wait = { waitMs: options.databaseStartWaitMs ?? DATABASE_START_WAIT_MS, log };

@@ -31,6 +31,8 @@ export interface GuardDatabaseOptions {
   databasePassword?: string | (() => Promise<string>);
   /** The `pg` pool's connection, statement and idle-in-transaction timeouts and keepalives; default `pgTimeouts`. */
   databaseTimeouts?: PgTimeouts;
+  /** Where a lost database connection is reported (once, then at most once a minute); default console.warn. */
+  databaseLog?: (line: string) => void;
 }
 
 export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlClient> {
@@ -39,6 +41,7 @@ export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlC
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.databasePassword === undefined ? {} : { password: options.databasePassword }),
       ...(options.databaseTimeouts === undefined ? {} : { timeouts: options.databaseTimeouts }),
+      ...(options.databaseLog === undefined ? {} : { log: options.databaseLog }),
     });
   }
   if (options.pglite) return pgliteClient(options.pglite, { owned: false });
