@@ -273,7 +273,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log(`load average before ${loadBefore.join(" ")}, after ${load.join(" ")}; emulators ${sandboxInProcess ? "in the consumer's process" : "in a child process"}\n`);
     console.log(
       table(
-        ["Guard (claim + markCharged + markCompletedLater)", "billings", "seconds", "rate", "of raw INSERT rate"],
+        ["Guard (Guard.run: claim + markDone)", "billings", "seconds", "rate", "of raw INSERT rate"],
         guardRows.map((r) => [r.name, String(r.operations), r.seconds.toFixed(2), `${Math.round(r.perSecond)}/s`, percent(r.ratio)]),
       ),
     );

@@ -1,6 +1,6 @@
 // SqlClient over a `pg` connection pool: PostgreSQL servers, competing consumers across processes.
 import pg from "pg";
-import { listenForPgErrors, type PgErrorLog } from "./pg-errors.js";
+import { listenedPool, type PgErrorLog } from "./pg-errors.js";
 import { ConfigurationError } from "../errors.js";
 import { isLoopbackHost } from "../loopback-host.js";
 import type { SqlClient, SqlExecutor, SqlRow } from "./sql-client.js";
@@ -72,11 +72,12 @@ export interface PgClientOptions {
 export function pgClient(databaseUrl: string, options: PgClientOptions = {}): SqlClient {
   const max = options.poolSize ?? 10;
   const settings = { ...pgTimeouts, ...options.timeouts, max };
-  const pool = new pg.Pool(
-    options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings },
-  );
   // A connection that dies (a server restart, a failover, an idle cut), idle or checked out, must not crash the process.
-  listenForPgErrors(pool, "the guard's pool", options.log);
+  const pool = listenedPool(
+    options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings },
+    "the guard's pool",
+    options.log,
+  );
 
   const execute = async <R extends SqlRow>(runner: Runner, sql: string, params: readonly unknown[] = []) => {
     const result = await runner.query(sql, [...params]);

@@ -5,7 +5,7 @@
 // crash-loop the fleet. The statement that used the connection fails on its own (and the breaker counts it), and the
 // pool connects again for the next one, so the listener only logs, and not once per error: once, then at most once
 // a minute with how many it kept quiet.
-import type pg from "pg";
+import pg from "pg";
 
 export type PgErrorLog = (line: string) => void;
 
@@ -23,6 +23,13 @@ export function listenForPgErrors(emitter: pg.Pool | pg.Client, what: string, lo
   } else {
     emitter.on("error", listener);
   }
+}
+
+/** The one way the runtime makes a `pg` pool: with its 'error' listeners attached before any connection exists. */
+export function listenedPool(config: pg.PoolConfig, what: string, log?: PgErrorLog): pg.Pool {
+  const pool = new pg.Pool(config);
+  listenForPgErrors(pool, what, log);
+  return pool;
 }
 
 function quietLog(what: string, log: PgErrorLog, now: () => number): (error: Error) => void {

@@ -6,7 +6,7 @@
 import pg from "pg";
 import { FLEET_BUDGET_CONNECTIONS } from "../../tuning/index.js";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
-import { listenForPgErrors, type PgErrorLog } from "../guard/pg-errors.js";
+import { listenedPool, type PgErrorLog } from "../guard/pg-errors.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
 import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
@@ -41,8 +41,11 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };
   // Connections of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery. Two:
   // in slow start a peek, or the mark of the fleet's first 429, must not queue behind a sync under way.
-  const pool = new pg.Pool({ ...base, max: FLEET_BUDGET_CONNECTIONS, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 });
-  listenForPgErrors(pool, "the Stripe budget's pool", options.log);
+  const pool = listenedPool(
+    { ...base, max: FLEET_BUDGET_CONNECTIONS, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 },
+    "the Stripe budget's pool",
+    options.log,
+  );
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
