@@ -4,7 +4,8 @@
 // its Dockerfile does (production dependencies only, from package.json and vendor/), and prints the size of
 // node_modules, the biggest package groups, any package a consumer must not carry, and the time and memory to import
 // `chargeguard/runtime` from the installed copy (median of BENCH_RUNS fresh processes, default 7).
-// The install uses the npm cache first (--prefer-offline): it measures the install, not the network.
+// The install uses the npm cache first (--prefer-offline): it measures the install, not the network. Options
+// (environment): BENCH_RUNS, BENCH_DB (postgres,pglite), BENCH_CHECKOUT.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +14,8 @@ import { fileURLToPath } from "node:url";
 import { forbiddenIn, groupSizes, sizeOf } from "./footprint/install-size.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const REPOSITORY = fileURLToPath(new URL("..", import.meta.url));
+// BENCH_CHECKOUT: another built checkout to pack (e.g. an older commit, for the "before" figures).
+const REPOSITORY = path.resolve(process.env.BENCH_CHECKOUT ?? fileURLToPath(new URL("..", import.meta.url)));
 const CHOICES = (process.env.BENCH_DB ?? "postgres,pglite").split(",").map((choice) => choice.trim()).filter(Boolean);
 
 /** Median wall-clock milliseconds and resident memory (MB) of importing the runtime in a fresh process. */

@@ -1,18 +1,19 @@
-// PGlite is an optional peer of chargeguard (ARCHITECTURE.md, "Packages and who installs them"): the generated
-// project asks for it itself, as a production dependency when it chose the embedded database, else only for its
-// tests (they run the guard in memory), so a consumer on PostgreSQL ships without it.
+// PGlite is the generated project's own dependency (ARCHITECTURE.md, "Packages and who installs them"): a production
+// dependency when it chose the embedded database, else one for its tests only (they run the guard in memory), so a
+// consumer on PostgreSQL ships without it. chargeguard's package.json pins the version (its devDependency, the one
+// runtime/guard/pglite-prepared.ts is written against), and the project gets exactly that one.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseChoice } from "./scaffold.js";
 
 const pglite = "@electric-sql/pglite";
 
-/** The PGlite version chargeguard is written against (its peer range, one exact version), from its package.json. */
+/** The PGlite version chargeguard is written against (one exact version), from its package.json. */
 function pgliteVersion(templateRoot: string): string {
   const manifest = path.join(templateRoot, "..", "..", "..", "package.json");
-  const peers = (JSON.parse(readFileSync(manifest, "utf8")) as { peerDependencies?: Record<string, string> }).peerDependencies;
-  const version = peers?.[pglite];
-  if (version === undefined) throw new Error(`${manifest} has no peerDependencies["${pglite}"]`);
+  const pins = (JSON.parse(readFileSync(manifest, "utf8")) as { devDependencies?: Record<string, string> }).devDependencies;
+  const version = pins?.[pglite];
+  if (version === undefined) throw new Error(`${manifest} has no devDependencies["${pglite}"]`);
   return version;
 }
 

@@ -1,5 +1,8 @@
-// PGlite is an optional peer dependency: a consumer on PostgreSQL does not install it (27 MB of WebAssembly), so the
-// runtime loads it only when a guard opens an embedded database, and says what to install when it is missing.
+// PGlite is not a dependency of chargeguard: a consumer on PostgreSQL does not install it (27 MB of WebAssembly), so
+// the runtime loads it only when a guard opens an embedded database, from the consumer's own install, and says what to
+// install when it is missing. (Not an optional peer either: npm then counts a consumer's devDependency on it, for its
+// in-memory tests, as a production package, and `npm ci --omit=dev` installs it. ARCHITECTURE.md, "Packages and who
+// installs them".)
 import { ConfigurationError } from "../errors.js";
 
 type PgliteModule = typeof import("@electric-sql/pglite");

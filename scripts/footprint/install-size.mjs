@@ -1,6 +1,7 @@
 // The size of an installed node_modules and the packages a consumer must not carry: shared by bench:footprint and the
 // packed-install test, so both judge an install by one rule.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 
 /** Packages no consumer's production install may hold; PGlite only when it chose the embedded database. */
@@ -8,13 +9,9 @@ export function forbiddenPackages(database) {
   return ["@pulumi", "typescript", ...(database === "pglite" ? [] : ["@electric-sql/pglite"])];
 }
 
-/** Bytes on disk under `target` (files' sizes; links are not followed). */
+/** Bytes on disk under `target`, as `du -sk` counts them (the figure a `du -sh node_modules` reader compares). */
 export function sizeOf(target) {
-  const stat = lstatSync(target);
-  if (!stat.isDirectory()) return stat.size;
-  let total = 0;
-  for (const entry of readdirSync(target)) total += sizeOf(path.join(target, entry));
-  return total;
+  return Number(execFileSync("du", ["-sk", target], { encoding: "utf8" }).split("\t")[0]) * 1024;
 }
 
 /** Every installed package directory's name under `modules`, nested ones included ("@scope/name"). */
