@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { flowNames, TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
+import { withDatabasePackages } from "./database-packages.js";
 import { packInto, vendorProblem } from "./vendor.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
@@ -87,7 +88,8 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   for (const [relative, source] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
-    const text = fillPlaceholders(await readFile(source, "utf8"), settings);
+    const filled = fillPlaceholders(await readFile(source, "utf8"), settings);
+    const text = relative === "package.json" ? withDatabasePackages(filled, settings.database, consumerTemplateRoot()) : filled;
     await writeFile(target, text);
     written.push(outputName(relative));
   }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import { pulumiPeers, withPeers } from "../optional-peer.js";
 import { checkStackFlags } from "../stack-flags.js";
 
 interface PlanFlags {
@@ -27,7 +28,7 @@ export function register(program: Command): void {
     .action(async (flags: PlanFlags) => {
       if (!flags.stack && !flags.configFile) throw new UsageError("plan: give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
       checkStackFlags(flags.stack, flags.configFile);
-      const { formatPlan, planExitCode, planStack, StackConfigError } = await import("../../infra/plan/index.js");
+      const { formatPlan, planExitCode, planStack, StackConfigError } = await withPeers("chargeguard plan", pulumiPeers, () => import("../../infra/plan/index.js"));
       try {
         const plan = await planStack({
           ...(flags.stack ? { stack: flags.stack } : {}),

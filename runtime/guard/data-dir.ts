@@ -1,12 +1,13 @@
 // An embedded (PGlite) data directory, opened safely: one process at a time (PGlite is single-process; a second
 // one aborts the WebAssembly runtime), and, for tools that only read or repair (reconcile), never created from a
 // mistyped path nor written into a directory that holds something else.
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../describe-error.js";
 import { DataDirectoryError } from "../errors.js";
 import { lockDataDirectory } from "./data-dir-lock.js";
+import { loadPglite } from "./load-pglite.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
 
@@ -22,6 +23,8 @@ export interface OpenedDataDirectory {
  */
 export async function openDataDirectory(dir: string, options: { existing: boolean }): Promise<OpenedDataDirectory> {
   const path = resolve(dir);
+  // Before anything is created or locked: a consumer without PGlite installed learns so, and nothing is written.
+  const { PGlite } = await loadPglite();
   if (options.existing) assertLooksLikeDatabase(path);
   else mkdirSync(path, { recursive: true });
   let pglite: PGlite | undefined;

@@ -1,8 +1,9 @@
 // Where a guard keeps its records: one way to open them for both guards (the default consumer's BillingGuard and the
 // flows' Guard), so an embedded data directory is checked and locked the same way whichever guard opens it.
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
 import { pgClient, type PgTimeouts } from "./pg-client.js";
+import { loadPglite } from "./load-pglite.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
 import { ConfigurationError } from "../errors.js";
@@ -48,7 +49,7 @@ export async function openSqlClient(options: GuardDatabaseOptions): Promise<SqlC
   if (options.dataDir) {
     return dataDirectoryClient(await openDataDirectory(options.dataDir, { existing: options.requireExistingDataDir ?? false }));
   }
-  if (options.inMemory === true) return pgliteClient(await PGlite.create({}), { owned: true });
+  if (options.inMemory === true) return pgliteClient(await (await loadPglite()).PGlite.create({}), { owned: true });
   throw new ConfigurationError(
     "the guard has nowhere durable to keep its records: give databaseUrl (PostgreSQL, e.g. DATABASE_URL), dataDir (an embedded " +
       "database on disk) or pglite (an open one); inMemory: true is for tests and demos only, since a restart forgets every claim",

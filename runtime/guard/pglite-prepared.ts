@@ -8,7 +8,8 @@
 // `execProtocol`, `serializers`/`parsers`, and the `protocol.serialize` / `parse` helpers. Those are not covered by
 // semver, so the version they were read from is pinned here and in package.json, and
 // `test/runtime/guard/pglite-version.test.ts` fails on any other version (runtime/README.md: "Upgrading PGlite").
-import { parse, type PGlite, protocol } from "@electric-sql/pglite";
+import type { parse, PGlite } from "@electric-sql/pglite";
+import { loadPglite } from "./load-pglite.js";
 
 /** The PGlite version whose internals this file was written against (package.json pins the same exact version). */
 export const pgliteVersionVerified = "0.5.17";
@@ -51,6 +52,7 @@ async function exclusive<T>(db: PGlite, fn: () => Promise<T>): Promise<T> {
 
 async function prepare(db: PGlite, sql: string): Promise<Prepared> {
   const name = `chargeguard_${++statementCounter}`;
+  const { parse, protocol } = await loadPglite();
   const { serialize } = protocol;
   const { messages } = await exclusive(db, () =>
     db.execProtocol(concat([serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()]), { syncToFs: false }),
@@ -87,6 +89,7 @@ async function run(db: PGlite, prepared: Prepared, params: readonly unknown[]): 
     const serializer = db.serializers[prepared.paramTypes[i] ?? 0];
     return serializer ? serializer(param) : String(param);
   });
+  const { parse, protocol } = await loadPglite();
   const { serialize } = protocol;
   const { messages } = await exclusive(db, () =>
     db.execProtocol(concat([serialize.bind({ statement: prepared.name, values }), serialize.execute({}), serialize.sync()])),

@@ -58,6 +58,19 @@ describe("scaffoldConsumer", () => {
     expect(manifest.dependencies.chargeguard).toMatch(/^\^\d+\.\d+\.\d+$/);
   });
 
+  it("asks for PGlite itself: in production for --db pglite, for its tests only for --db postgres (chargeguard loads it, never installs it)", async () => {
+    const pins = (JSON.parse(await readFile(path.join(checkout, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+    for (const database of ["pglite", "postgres"] as const) {
+      const directory = path.join(scratch, `db-${database}`);
+      await scaffoldConsumer({ directory, name: `db-${database}`, queue: "usage", database });
+      const manifest = JSON.parse(await readFile(path.join(directory, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+      const [wanted, unwanted] = database === "pglite" ? ["dependencies", "devDependencies"] : ["devDependencies", "dependencies"];
+      expect(manifest[wanted]?.["@electric-sql/pglite"], database).toBe(pins["@electric-sql/pglite"]);
+      expect(manifest[unwanted]?.["@electric-sql/pglite"], database).toBeUndefined();
+      expect(Object.keys(manifest[wanted] ?? {}), "kept sorted").toEqual(Object.keys(manifest[wanted] ?? {}).sort());
+    }
+  });
+
   it("refuses a non-empty directory and writes nothing", async () => {
     const directory = path.join(scratch, "occupied");
     await scaffoldConsumer({ directory, name: "occupied", queue: "usage" }).catch(() => {});

@@ -6,6 +6,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forbiddenIn } from "../../scripts/footprint/install-size.mjs";
 import { checkout, cli, ensureBuilt, inProject as inDir, run } from "../support/generated-project.js";
 
 let scratch: string;
@@ -30,7 +31,7 @@ describe("a consumer project with chargeguard vendored in", () => {
     expect(manifest.devDependencies["eslint-plugin-chargeguard"]).toBe("file:vendor/eslint-plugin-chargeguard-0.1.0.tgz");
     const dockerfile = await readFile(path.join(project, "Dockerfile"), "utf8");
     expect(dockerfile).toMatch(/COPY package\.json package-lock\.json \.\/\nCOPY vendor \.\/vendor\nRUN npm ci --omit=dev/);
-    expect(dockerfile).toMatch(/^FROM node:22-slim AS build$/m);
+    expect(dockerfile).toMatch(/^FROM node:22[\w.-]*-slim AS build$/m);
     expect((await readFile(path.join(project, ".dockerignore"), "utf8")).split("\n")).not.toContain("vendor");
   }, 120_000);
 
@@ -58,5 +59,45 @@ describe("a consumer project with chargeguard vendored in", () => {
     await run("npm", ["ci", "--omit=dev", "--ignore-scripts", "--offline", "--no-audit", "--no-fund"], inDir(context, 400_000));
     expect(existsSync(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"))).toBe(true);
     expect(existsSync(path.join(context, "node_modules/eslint-plugin-chargeguard"))).toBe(false);
+    // The embedded database is this consumer's choice (the default --db pglite): PGlite, and still no Pulumi or TypeScript.
+    expect(existsSync(path.join(context, "node_modules/@electric-sql/pglite/package.json"))).toBe(true);
+    expect(forbiddenIn(path.join(context, "node_modules"), "pglite")).toEqual([]);
   }, 400_000);
+});
+
+describe("a --db postgres consumer's production install from the packs", () => {
+  let context: string;
+
+  beforeAll(async () => {
+    const postgresProject = path.join(scratch, "usage-billing-postgres");
+    await run(process.execPath, [cli, "new", "consumer", postgresProject, "--queue", "usage-billing", "--db", "postgres", "--vendor", checkout], inDir(scratch, 120_000));
+    context = path.join(scratch, "image-postgres");
+    await mkdir(context);
+    for (const entry of ["package.json", "vendor"]) await cp(path.join(postgresProject, entry), path.join(context, entry), { recursive: true });
+    await run("npm", ["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], inDir(context, 400_000));
+  }, 600_000);
+
+  it("holds no @pulumi/*, no @electric-sql/pglite and no typescript", () => {
+    expect(existsSync(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"))).toBe(true);
+    expect(existsSync(path.join(context, "node_modules/stripe/package.json"))).toBe(true);
+    expect(forbiddenIn(path.join(context, "node_modules"), "postgres")).toEqual([]);
+  });
+
+  it("loads the runtime, and an embedded database it did not install is refused naming the package", async () => {
+    const probe =
+      'const { Guard, ConfigurationError } = await import("chargeguard/runtime");' +
+      "try { const guard = await Guard.open({ inMemory: true }); await guard.close(); console.log('opened'); }" +
+      "catch (error) { console.log(error instanceof ConfigurationError ? `refused: ${error.message}` : `other: ${error}`); }";
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe], inDir(context, 60_000));
+    expect(stdout).toMatch(/^refused: .*install @electric-sql\/pglite to use the embedded database/);
+  }, 60_000);
+
+  it("chargeguard plan without Pulumi exits 2 naming what to install", async () => {
+    const failure = await run(process.execPath, ["node_modules/chargeguard/dist/cli/index.js", "plan", "--config-file", "Pulumi.dev.yaml"], inDir(context, 60_000)).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toContain("chargeguard plan needs @pulumi/pulumi");
+  }, 60_000);
 });

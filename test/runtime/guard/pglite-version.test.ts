@@ -21,9 +21,10 @@ describe("the PGlite version the prepared statements rely on", () => {
     expect(installedPgliteVersion(), upgrade).toBe(pgliteVersionVerified);
   });
 
-  it("is the one package.json pins, exactly", () => {
-    const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { dependencies: Record<string, string> };
-    expect(manifest.dependencies["@electric-sql/pglite"], upgrade).toBe(pgliteVersionVerified);
+  it("is the one package.json pins, exactly (a devDependency: the scaffolder copies it into generated projects)", () => {
+    const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as Record<string, Record<string, string>>;
+    expect(manifest.devDependencies?.["@electric-sql/pglite"], upgrade).toBe(pgliteVersionVerified);
+    expect(manifest.dependencies?.["@electric-sql/pglite"], upgrade).toBeUndefined();
   });
 
 });

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// npm run bench:footprint: what a generated consumer carries. For each database choice (postgres, pglite) it generates
+// a consumer from this checkout's packs (`chargeguard new consumer --vendor`, the packed-install path), installs it as
+// its Dockerfile does (production dependencies only, from package.json and vendor/), and prints the size of
+// node_modules, the biggest package groups, any package a consumer must not carry, and the time and memory to import
+// `chargeguard/runtime` from the installed copy (median of BENCH_RUNS fresh processes, default 7).
+// The install uses the npm cache first (--prefer-offline): it measures the install, not the network. Options
+// (environment): BENCH_RUNS, BENCH_DB (postgres,pglite), BENCH_CHECKOUT.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { forbiddenIn, groupSizes, sizeOf } from "./footprint/install-size.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+// BENCH_CHECKOUT: another built checkout to pack (e.g. an older commit, for the "before" figures).
+const REPOSITORY = path.resolve(process.env.BENCH_CHECKOUT ?? fileURLToPath(new URL("..", import.meta.url)));
+const CHOICES = (process.env.BENCH_DB ?? "postgres,pglite").split(",").map((choice) => choice.trim()).filter(Boolean);
+
+/** Median wall-clock milliseconds and resident memory (MB) of importing the runtime in a fresh process. */
+function importCost(context) {
+  const entry = path.join(context, "node_modules/chargeguard/dist/runtime/index.js");
+  const probe = `const t=performance.now();await import(${JSON.stringify(entry)});` +
+    "console.log(JSON.stringify({ms:performance.now()-t,rss:process.memoryUsage().rss/1048576}))";
+  const samples = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    samples.push(JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" })));
+  }
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return { ms: median(samples.map((sample) => sample.ms)), rss: median(samples.map((sample) => sample.rss)) };
+}
+
+function measure(scratch, database) {
+  const project = path.join(scratch, `consumer-${database}`);
+  execFileSync(process.execPath, [path.join(REPOSITORY, "dist/cli/index.js"), "new", "consumer", project, "--queue", "usage-billing", "--db", database, "--vendor", REPOSITORY], { stdio: "ignore" });
+  // Exactly what the image copies before `npm ci --omit=dev`: the manifest and the packs.
+  const context = path.join(scratch, `image-${database}`);
+  mkdirSync(context);
+  for (const entry of ["package.json", "vendor"]) cpSync(path.join(project, entry), path.join(context, entry), { recursive: true });
+  execFileSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: context, stdio: "ignore" });
+  const modules = path.join(context, "node_modules");
+  return { database, total: sizeOf(modules), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(context) };
+}
+
+const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+const scratch = mkdtempSync(path.join(tmpdir(), "chargeguard-footprint-"));
+try {
+  for (const database of CHOICES) {
+    const result = measure(scratch, database);
+    console.log(`--db ${database}: node_modules ${mb(result.total)} (production install of the generated consumer)`);
+    for (const [group, bytes] of result.groups.slice(0, 8)) console.log(`  ${group.padEnd(28)} ${mb(bytes)}`);
+    console.log(`  forbidden packages: ${result.forbidden.length === 0 ? "none" : result.forbidden.join(", ")}`);
+    console.log(`  import chargeguard/runtime: ${result.runtime.ms.toFixed(0)} ms, ${result.runtime.rss.toFixed(0)} MB resident (median of ${RUNS})`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
