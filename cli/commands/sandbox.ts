@@ -1,12 +1,18 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 // The pure config loader, not the infra index: `sandbox` must start without loading Pulumi and the Azure SDK.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
 // The rights BillingQueue deploys per party, from the pure tuning room (no SDK loaded).
 import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";
-import { UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../errors.js";
+import { collect, wholeNumber } from "../flag-values.js";
 import { checkStackFlags } from "../stack-flags.js";
+
+const port = wholeNumber(0, 65_535);
+// The emulator's own floors (sandbox/servicebus/options.ts), checked here so the refusal names the flag.
+const lockDuration = wholeNumber(100);
+const atLeastOne = wholeNumber(1);
 
 interface SandboxOptions {
   servicebusPort: number;
@@ -53,17 +59,18 @@ export function register(program: Command): void {
     .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
     .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
-    .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", whole)
-    .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", whole)
-    .option("--default-ttl-ms <ms>", "DefaultMessageTimeToLive of the --queue queues (default: none)", whole)
-    .option("--duplicate-detection-window-ms <ms>", "turn on duplicate detection by messageId with this window", whole)
+    .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", lockDuration)
+    .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", atLeastOne)
+    .option("--default-ttl-ms <ms>", "DefaultMessageTimeToLive of the --queue queues (default: none)", atLeastOne)
+    .option("--duplicate-detection-window-ms <ms>", "turn on duplicate detection by messageId with this window", atLeastOne)
     .option("--dead-letter-on-expiration", "dead-letter expired messages instead of dropping them")
     .option("--stack <name>", "take the queues and their tuning from Pulumi.<name>.yaml in the current directory")
     .option("--config-file <path>", "take the queues and their tuning from this stack config file")
-    .option("--stripe-search-lag-ms <ms>", "hide PaymentIntents from Stripe search for this long, as Stripe's search lags", whole, 0)
+    .option("--stripe-search-lag-ms <ms>", "hide PaymentIntents from Stripe search for this long, as Stripe's search lags", wholeNumber(0), 0)
     .addHelpText(
       "after",
-      "\nExamples:\n  chargeguard sandbox\n  chargeguard sandbox --queue usage-billing --lock-duration-ms 30000 --max-delivery-count 5\n  chargeguard sandbox --stack dev --stripe-port 0",
+      "\nExamples:\n  chargeguard sandbox\n  chargeguard sandbox --queue usage-billing --lock-duration-ms 30000 --max-delivery-count 5\n  chargeguard sandbox --stack dev --stripe-port 0\n" +
+        exitCodesHelp({ 0: "stopped with Ctrl-C or SIGTERM (its normal end)", 1: "the emulators failed, or did not stop within 10 s" }, { interrupt: false }),
     )
     .action(async (options: SandboxOptions) => {
       await runSandbox(options);
@@ -173,17 +180,3 @@ function explainListenError(error: unknown, flag: string, port: number): unknown
   return error;
 }
 
-function whole(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
-  return Number(value);
-}
-
-function port(value: string): number {
-  const number = whole(value);
-  if (number > 65_535) throw new InvalidArgumentError(`a port is 0-65535, got ${number}`);
-  return number;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
