@@ -40,3 +40,18 @@ export async function exitCodeFor(error: unknown): Promise<number> {
   if (error instanceof ConfigurationError) return exitCodes.usage;
   return exitCodes.failed;
 }
+
+/**
+ * Every command's help ends with its exit codes: its own 0, 1 and 3, then the shared 2 (usage) and 130 (Ctrl-C:
+ * Node ends on SIGINT, which a shell reports as 128 + 2). A command that stops on Ctrl-C by design says so in its 0.
+ */
+export function exitCodesHelp(own: { 0: string; 1?: string; 2?: string; 3?: string }, options: { interrupt?: boolean } = {}): string {
+  const rows: [number, string][] = [
+    [0, own[0]],
+    ...(own[1] === undefined ? [] : [[1, own[1]] as [number, string]]),
+    [2, `usage or configuration error (one line on stderr): a bad, missing or conflicting flag or setting${own[2] === undefined ? "" : `, ${own[2]}`}`],
+    ...(own[3] === undefined ? [] : [[3, own[3]] as [number, string]]),
+    ...(options.interrupt === false ? [] : [[130, "interrupted (Ctrl-C, SIGINT)"] as [number, string]]),
+  ];
+  return `\nExit codes:\n${rows.map(([code, meaning]) => `  ${String(code).padEnd(4)} ${meaning}`).join("\n")}`;
+}

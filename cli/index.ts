@@ -5,6 +5,7 @@ import { Command, CommanderError } from "commander";
 import { redactSecrets } from "../runtime/text/redact.js";
 import { terminalSafe } from "../runtime/text/terminal-safe.js";
 import { exitCodeFor } from "./errors.js";
+import { applyUsageStyle, commandPath } from "./usage-style.js";
 import { version } from "./version.js";
 
 // A reader that stops reading (`chargeguard prove --help | head`) closes the pipe: that ends the output, not the
@@ -21,7 +22,6 @@ for (const stream of [process.stdout, process.stderr]) {
 const program = new Command("chargeguard")
   .description("Charge customers through Stripe from Azure Service Bus queues exactly once.")
   .version(version)
-  .showHelpAfterError()
   .exitOverride();
 
 // Each command's module loads only when that command runs (some bring the proving ground or the Service Bus SDK):
@@ -39,10 +39,20 @@ const commands: Record<string, () => Promise<{ register(program: Command): void 
 const named = process.argv.slice(2).find((argument) => !argument.startsWith("-"));
 const wanted = named !== undefined && Object.hasOwn(commands, named) ? [named] : Object.keys(commands);
 for (const module of await Promise.all(wanted.map((name) => commands[name]!()))) module.register(program);
+// After registering: every command, subcommands included, gets the one-line usage errors (cli/usage-style.ts).
+applyUsageStyle(program);
+
+// The command that runs, so its errors carry its name as the usage errors do: `chargeguard dlq peek: ...`.
+let running: Command = program;
+program.hook("preAction", (_program, action) => {
+  running = action;
+});
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {
   // Commander has printed its own errors (and help or the version, exit 0).
   // An error's text can quote outside bytes (a Stripe message, a message's field): redacted and terminal-safe.
-  if (!(error instanceof CommanderError)) console.error(`chargeguard: ${terminalSafe(redactSecrets(error instanceof Error ? error.message : String(error)), { multiline: true })}`);
+  if (!(error instanceof CommanderError)) {
+    console.error(`${commandPath(running)}: ${terminalSafe(redactSecrets(error instanceof Error ? error.message : String(error)), { multiline: true })}`);
+  }
   process.exitCode = await exitCodeFor(error);
 });

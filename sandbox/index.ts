@@ -4,3 +4,4 @@ export * from "./keybrake/index.js";
 export * from "./servicebus/index.js";
 export * from "./stripe/index.js";
 export * from "./database/index.js";
+export * from "./send-event.js";

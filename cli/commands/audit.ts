@@ -1,7 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { Option, type Command } from "commander";
+import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
-import { CliError, exitCodes, UsageError } from "../errors.js";
+import { CliError, exitCodes, exitCodesHelp, UsageError } from "../errors.js";
 
 interface AuditCommandOptions {
   flow: string;
@@ -9,7 +10,7 @@ interface AuditCommandOptions {
   until?: number;
   customer?: string;
   key: string;
-  window: number;
+  window?: number;
   format: AuditFormat;
   refund?: boolean;
   yes?: boolean;
@@ -17,6 +18,9 @@ interface AuditCommandOptions {
   rate: number;
   stripeApiBase?: string;
 }
+
+/** --window's default, shown in its help as 1h. */
+const defaultWindowSeconds = 3_600;
 
 const flowNames = ["paymentintents", "charges", "invoices", "all"] as const;
 
@@ -32,7 +36,7 @@ export function register(program: Command): void {
     .option("--until <date>", "payments created before this date", unixSeconds)
     .option("--customer <id>", "only this customer (cus_...)")
     .option("--key <path>", "where the business key lives on each payment: two payments with the same key, currency and amount are a certain duplicate", "metadata.idempotency_key")
-    .option("--window <duration>", "payments without the key: same customer, currency and amount within this of the first are a likely duplicate (e.g. 30m, 1h, 2d)", duration, 3_600)
+    .option("--window <duration>", "payments without the key: same customer, currency and amount within this of the first are a likely duplicate (e.g. 30m, 1h, 2d; default: 1h)", duration)
     .addOption(new Option("--format <format>", "output").choices(["text", "json", "csv"]).default("text"))
     .option("--refund", "refund every duplicate of the certain groups in full (reason duplicate); without --yes only prints what it would do")
     .option("--yes", "with --refund: make the refunds")
@@ -41,8 +45,12 @@ export function register(program: Command): void {
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
     .addHelpText(
       "after",
-      "\nExit codes: 0 no duplicate found, 1 duplicates found (refunded or not: run again to see them resolved), 2 usage or\n" +
-        "access error (bad flags, no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable).\n" +
+      exitCodesHelp({
+        0: "no duplicate found",
+        1: "duplicates found (refunded or not: run again to see them resolved)",
+        2: "or an access error: no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable",
+      }) +
+        "\n\n" +
         "Refunds are idempotent: each uses the key chargeguard-audit-refund:<duplicate id>, and a duplicate refunded in\n" +
         "full is reported as resolved, so a second run refunds nothing twice and an interrupted one finishes the rest.\n" +
         "Disputes: a payment whose dispute was lost is not money taken (its twin is no longer a duplicate); a group with an\n" +
@@ -76,7 +84,7 @@ export function register(program: Command): void {
           budget: new TokenBucket(options.rate),
           flows: options.flow === "all" ? ["paymentintents", "charges", "invoices"] : [options.flow as "paymentintents" | "charges" | "invoices"],
           keyPath,
-          windowSeconds: options.window,
+          windowSeconds: options.window ?? defaultWindowSeconds,
           ...(options.since === undefined ? {} : { since: options.since }),
           ...(options.until === undefined ? {} : { until: options.until }),
           ...(options.customer === undefined ? {} : { customer: options.customer }),
@@ -125,7 +133,7 @@ function progressLine(): { show(text: string): void; clear(): void } {
 
 function unixSeconds(value: string): number {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(value);
-  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError(`expected a date such as 2026-10-01 or 2026-10-01T12:00:00Z, got "${value}"`);
+  if (Number.isNaN(date.getTime())) throw allowed("a date such as 2026-10-01 or 2026-10-01T12:00:00Z (UTC)");
   return Math.floor(date.getTime() / 1000);
 }
 
@@ -133,20 +141,20 @@ const units: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
 
 function duration(value: string): number {
   const match = /^(\d+)([smhd])$/.exec(value);
-  if (!match) throw new InvalidArgumentError(`expected a duration such as 90s, 30m, 1h or 2d, got "${value}"`);
+  if (!match) throw allowed("a duration such as 90s, 30m, 1h or 2d");
   const seconds = Number(match[1]) * (units[match[2] as string] as number);
-  if (seconds <= 0) throw new InvalidArgumentError(`the window must be longer than 0, got "${value}"`);
+  if (seconds <= 0) throw allowed("a duration longer than 0, such as 90s, 30m, 1h or 2d");
   return seconds;
 }
 
 function positiveNumber(value: string): number {
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw allowed("a number greater than 0");
   return parsed;
 }
 
 function idList(value: string): string[] {
   const ids = value.split(",").map((id) => id.trim()).filter((id) => id !== "");
-  if (ids.length === 0) throw new InvalidArgumentError(`expected payment ids separated by commas, got "${value}"`);
+  if (ids.length === 0) throw allowed("payment ids separated by commas, e.g. pi_1,pi_2");
   return ids;
 }

@@ -1,6 +1,8 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { exitCodesHelp, UsageError } from "../errors.js";
+import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 import { operatorQueueRights, parseIsoDuration } from "../../tuning/index.js";
 
@@ -11,14 +13,14 @@ const runtime = async () => {
 };
 
 interface DlqOptions {
-  queue: string;
+  queue?: string;
   connectionString?: string;
   connectionStringFile?: string;
   max?: number;
   json?: boolean;
   dryRun?: boolean;
-  reason: string[];
-  messageId: string[];
+  reason?: string[];
+  messageId?: string[];
   since?: Date;
 }
 
@@ -26,20 +28,25 @@ export function register(program: Command): void {
   const dlq = program.command("dlq").description("inspect and resubmit a billing queue's dead-lettered messages");
   const common = (command: Command) =>
     command
-      .requiredOption("--queue <name>", "the queue whose dead-letter subqueue to read")
+      .option("--queue <name>", "the queue whose dead-letter subqueue to read (default: env SERVICEBUS_QUEUE, which sandbox.env sets)")
       .option("--connection-string <string>", "Service Bus connection string without a key (one with SharedAccessKey is refused: it would show in ps; default: env SERVICEBUS_CONNECTION_STRING, else SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential)")
       .option("--connection-string-file <path>", "read the Service Bus connection string from this file (e.g. a mounted secret)")
-      .option("--max <n>", "at most this many messages (default 100)", positiveInteger)
-      .option("--reason <reason>", "only dead letters with this DeadLetterReason (repeatable)", collect, [])
-      .option("--message-id <id>", "only the dead letter with this messageId (repeatable)", collect, [])
+      .option("--max <n>", "at most this many messages (default 100)", wholeNumber(1))
+      .option("--reason <reason>", "only dead letters with this DeadLetterReason (repeatable)", collect)
+      .option("--message-id <id>", "only the dead letter with this messageId (repeatable)", collect)
       .option("--since <when>", "only messages enqueued at or after an ISO 8601 time (2026-12-01T05:00:00Z) or that long ago (PT2H, P1D)", sinceOf)
-      .option("--json", "print JSON");
+      .option("--json", "print JSON")
+      .addHelpText(
+        "after",
+        exitCodesHelp({ 0: "done", 1: "a resubmission stopped part way (what was sent is listed; the rest stays dead-lettered)", 2: "a malformed connection string, missing rights on the queue" }),
+      );
 
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
     const { peekDeadLetters } = await runtime();
-    const messages = await explained(options.queue, () => peekDeadLetters(connection(options)));
+    const target = await connection(options);
+    const messages = await explained(target.queue, () => peekDeadLetters(target));
     if (options.json) return print(JSON.stringify(messages, null, 2), { json: true });
-    if (messages.length === 0) return print(`${options.queue}/$DeadLetterQueue is empty`);
+    if (messages.length === 0) return print(`${target.queue}/$DeadLetterQueue is empty`);
     for (const message of messages) print(describe(message));
   });
 
@@ -50,8 +57,10 @@ export function register(program: Command): void {
   )
     .option("--dry-run", "only list what would move, and under which id")
     .action(async (options: DlqOptions) => {
-      const { ConfigurationError, resubmitDeadLetters } = await runtime();
-      const report = await explained(options.queue, () => resubmitDeadLetters({ ...connection(options), dryRun: options.dryRun ?? false }));
+      const { ConfigurationError, peekDeadLetters, resubmitDeadLetters } = await runtime();
+      const target = await connection(options);
+      if (!options.dryRun) await warnInvalidEvents(target.queue, await explained(target.queue, () => peekDeadLetters(target)));
+      const report = await explained(target.queue, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2), { json: true });
       else {
         const verb = report.dryRun ? "would send" : "sent";
@@ -66,9 +75,22 @@ export function register(program: Command): void {
         if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
       }
       // A connection without Send is a configuration error (exit 2, the rights named), not a failed run (exit 1).
-      if (report.failure?.code === "UnauthorizedAccess") throw new ConfigurationError(notAuthorized(options.queue));
+      if (report.failure?.code === "UnauthorizedAccess") throw new ConfigurationError(notAuthorized(target.queue));
       if (report.failure) process.exitCode = 1;
     });
+}
+
+/**
+ * The consumer dead-letters an event it cannot parse as InvalidEvent: resent unchanged it is refused again. Said
+ * before sending (on stderr, so --json stays JSON), with the way to leave them out.
+ */
+async function warnInvalidEvents(queue: string, messages: DeadLetterSummary[]): Promise<void> {
+  const invalid = messages.filter((message) => message.deadLetterReason === "InvalidEvent").length;
+  if (invalid === 0) return;
+  process.stderr.write(
+    `chargeguard dlq resubmit: warning: ${invalid} of ${messages.length} dead letter(s) in ${queue} are InvalidEvent: the consumer refused their body, ` +
+      "and resent unchanged they will be dead-lettered again; fix them at the producer, or resubmit the others only with --reason MaxDeliveryCountExceeded (or --message-id)\n",
+  );
 }
 
 /** Missing rights get a message naming what the operator needs instead of the SDK's bare UnauthorizedAccess. */
@@ -90,16 +112,43 @@ function notAuthorized(queue: string): string {
   return `not authorized on queue ${queue}: dlq peek needs Listen, dlq resubmit Listen and Send (${operatorQueueRights.roles.join(" + ")} for an Entra identity; BillingQueue grants them to its operatorPrincipalIds); never Manage`;
 }
 
-function connection(options: DlqOptions) {
+/** A connection string that cannot be parsed is a usage error (exit 2) naming where it came from, before any connection. */
+async function checkedConnectionString(options: DlqOptions): Promise<string | undefined> {
   const flag = { flag: "--connection-string", envName: "SERVICEBUS_CONNECTION_STRING", value: options.connectionString, file: options.connectionStringFile };
-  const connectionString = secretFlagValue(flag) ?? process.env.SERVICEBUS_CONNECTION_STRING;
+  const given = secretFlagValue(flag);
+  const connectionString = given ?? process.env.SERVICEBUS_CONNECTION_STRING;
+  if (connectionString === undefined) return undefined;
+  const { parseServiceBusConnectionString } = await import("@azure/service-bus");
+  let endpoint: string | undefined;
+  try {
+    endpoint = parseServiceBusConnectionString(connectionString).endpoint;
+  } catch (error) {
+    endpoint = undefined;
+    if (!(error instanceof Error)) throw error;
+  }
+  if (!endpoint?.includes("://")) {
+    const source = given === undefined ? "env SERVICEBUS_CONNECTION_STRING" : options.connectionStringFile ? "--connection-string-file" : "--connection-string";
+    throw new UsageError(`${source} is not a Service Bus connection string; allowed: Endpoint=sb://<namespace>/;SharedAccessKeyName=<rule>;... as the portal or chargeguard sandbox prints it`);
+  }
+  return connectionString;
+}
+
+/** The queue: --queue, else env SERVICEBUS_QUEUE (which sandbox.env sets), else a usage error. */
+function queueOf(options: DlqOptions): string {
+  const queue = options.queue ?? process.env.SERVICEBUS_QUEUE;
+  if (!queue) throw new UsageError("--queue is required (or env SERVICEBUS_QUEUE, which sandbox.env sets)");
+  return queue;
+}
+
+async function connection(options: DlqOptions) {
+  const connectionString = await checkedConnectionString(options);
   const filter: DeadLetterFilter = {
-    ...(options.reason.length > 0 ? { reasons: options.reason } : {}),
-    ...(options.messageId.length > 0 ? { messageIds: options.messageId } : {}),
+    ...(options.reason ? { reasons: options.reason } : {}),
+    ...(options.messageId ? { messageIds: options.messageId } : {}),
     ...(options.since === undefined ? {} : { since: options.since }),
   };
   return {
-    queue: options.queue,
+    queue: queueOf(options),
     ...(connectionString ? { connectionString } : {}),
     ...(options.max === undefined ? {} : { max: options.max }),
     filter,
@@ -118,16 +167,6 @@ function print(line: string, options: { json?: boolean } = {}): void {
   process.stdout.write(`${terminalSafe(line, { multiline: options.json === true })}\n`);
 }
 
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`must be a positive integer, got "${value}"`);
-  return n;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 /** An ISO 8601 instant with a date, or an ISO 8601 duration meaning "that long before now". */
 function sinceOf(value: string): Date {
   if (/^P/i.test(value)) {
@@ -138,6 +177,6 @@ function sinceOf(value: string): Date {
     }
   }
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(at)) throw new InvalidArgumentError(`expected an ISO 8601 time such as 2026-12-01T05:00:00Z or a duration such as PT2H, got "${value}"`);
+  if (Number.isNaN(at)) throw allowed("an ISO 8601 time such as 2026-12-01T05:00:00Z or a duration such as PT2H");
   return new Date(at);
 }

@@ -5,6 +5,7 @@ import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
+import { exitCodesHelp } from "../errors.js";
 import {
   databaseChoices,
   flowChoices,
@@ -52,7 +53,7 @@ export function register(program: Command): void {
     .argument("<dir>", "the new project's directory (created; must be empty)")
     .option("--name <name>", "npm package name (default: the directory's name)")
     .option("--queue <queue>", "Service Bus queue to consume", "usage-billing")
-    .option("--currency <code>", "ISO 4217 currency, lower case", "usd")
+    .option("--currency <code>", "ISO 4217 currency (USD or usd: lowercased for Stripe)", "usd")
     .addOption(new Option("--db <kind>", "database: embedded PGlite by default, or PostgreSQL only").choices(databaseChoices))
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
     // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
@@ -61,6 +62,7 @@ export function register(program: Command): void {
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
     .option("--vendor <checkout>", "pack a built chargeguard checkout into <dir>/vendor (file: dependencies): npm ci and docker build need no registry serving chargeguard")
+    .addHelpText("after", exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" }))
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const options =
@@ -70,7 +72,8 @@ export function register(program: Command): void {
               directory: dir,
               name: flags.name ?? path.basename(path.resolve(dir)),
               queue: flags.queue ?? "usage-billing",
-              currency: flags.currency ?? "usd",
+              // ISO 4217 codes are written in capitals; Stripe wants them in lower case.
+              currency: (flags.currency ?? "usd").toLowerCase(),
               database: flags.db ?? "pglite",
               vault: flags.vault ?? "env",
               // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../errors.js";
 import { pulumiPeers, withPeers } from "../optional-peer.js";
 import { checkStackFlags } from "../stack-flags.js";
 
@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .command("plan")
     .description(
       "Plan a stack offline: run the Pulumi program under mocks with the stack's config, show each billing queue's " +
-        "settings, alerts and access, and check the policy pack. Exit 1 on a mandatory violation, 2 on a usage error or invalid config.",
+        "settings, alerts and access, and check the policy pack.",
     )
     .option("-s, --stack <name>", "stack to plan: reads Pulumi.<name>.yaml in the current directory")
     .option("-c, --config-file <path>", "plan this stack config file instead (same shape as Pulumi.<stack>.yaml)")
@@ -25,8 +25,9 @@ export function register(program: Command): void {
       "--baseline <file>",
       "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one",
     )
+    .addHelpText("after", exitCodesHelp({ 0: "planned, no mandatory violation", 1: "a mandatory policy violation, or a delete a lock refuses (--baseline)", 2: "an invalid stack config" }))
     .action(async (flags: PlanFlags) => {
-      if (!flags.stack && !flags.configFile) throw new UsageError("plan: give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
+      if (!flags.stack && !flags.configFile) throw new UsageError("give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
       checkStackFlags(flags.stack, flags.configFile);
       const { formatPlan, planExitCode, planStack, StackConfigError } = await withPeers("chargeguard plan", pulumiPeers, () => import("../../infra/plan/index.js"));
       try {
@@ -38,7 +39,7 @@ export function register(program: Command): void {
         console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan));
         process.exitCode = planExitCode(plan.report);
       } catch (error) {
-        throw error instanceof StackConfigError ? new UsageError(`plan: ${error.message}`) : error;
+        throw error instanceof StackConfigError ? new UsageError(error.message) : error;
       }
     });
 }

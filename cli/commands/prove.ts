@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { access, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { availableParallelism } from "node:os";
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import {
   contenders,
   faultCatalogue,
@@ -28,7 +28,8 @@ import {
   toJson,
   type ProvingGroundResult,
 } from "../../prove/index.js";
-import { UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../errors.js";
+import { allowed, wholeNumber } from "../flag-values.js";
 
 interface ProveOptions {
   events?: number;
@@ -50,14 +51,8 @@ interface ProveOptions {
   databaseUrl?: string;
 }
 
-function boundedInteger(name: string, max: number) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isSafeInteger(parsed) || parsed < 1 || parsed > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max.toLocaleString("en-US")}, got "${value}"`);
-    }
-    return parsed;
-  };
+function boundedInteger(_name: string, max: number) {
+  return wholeNumber(1, max);
 }
 
 /** The report is written at the end of a run that takes minutes: refuse a path that cannot be written before it starts. */
@@ -73,8 +68,8 @@ async function checkReportPath(file: string): Promise<void> {
 }
 
 function integer(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed)) throw new InvalidArgumentError(`seed must be an integer, got "${value}"`);
+  const parsed = /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(parsed)) throw allowed("a whole number, e.g. 7");
   return parsed;
 }
 
@@ -140,7 +135,8 @@ export function register(program: Command): void {
         "  e.g. npx chargeguard prove --no-chaos --degraded; the database ones need PostgreSQL:\n" +
         "  node scripts/with-postgres.mjs -- npx chargeguard prove --no-chaos --scenarios database-failover,database-hang\n\n" +
         "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
-        "generated consumer passes, in the chaos run and in every degraded scenario that ran. Exit codes: 0 passed, 1 the generated consumer failed, 2 usage error (checked before the run).",
+        "generated consumer passes, in the chaos run and in every degraded scenario that ran.\n" +
+        exitCodesHelp({ 0: "passed", 1: "the generated consumer failed", 2: "all checked before the run starts" }),
     )
     .action(runProve);
 }

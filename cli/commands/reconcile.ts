@@ -1,8 +1,9 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
 import { flowChoices } from "../../templates/index.js";
-import { refuseTogether, UsageError } from "../errors.js";
+import { exitCodesHelp, refuseTogether, UsageError } from "../errors.js";
+import { wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 
 interface ReconcileCommandOptions {
@@ -31,7 +32,7 @@ export function register(program: Command): void {
     .option("--database-url-file <path>", "read the PostgreSQL URL from this file (e.g. a mounted secret)")
     .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (the consumer's ./.data: must already be a guard database; locked while in use, so stop the consumer first)")
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
-    .option("--limit <n>", "examine at most this many stale billings (default 100)", positiveInteger)
+    .option("--limit <n>", "examine at most this many stale billings (default 100)", wholeNumber(1))
     .option("--dry-run", "look up and report what would be done; charge and record nothing")
     .option("--json", "print the report as JSON")
     .option(
@@ -40,9 +41,10 @@ export function register(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nExit codes: 0 done, 1 failed (e.g. Stripe unreachable), 2 usage or configuration (conflicting flags, missing\n" +
-        "settings, --data-dir not a guard database or in use by another process), 3 billings still pending with an unknown\n" +
-        "outcome, or meter events past the key window that cannot be verified.",
+      exitCodesHelp({
+        0: "done",
+        1: "failed (e.g. Stripe unreachable)",
+        3: "billings still pending with an unknown outcome, or meter events past the key window that cannot be verified", 2: "--data-dir not a guard database or in use by another process" }),
     )
     .action(async (options: ReconcileCommandOptions) => {
       const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
@@ -123,10 +125,4 @@ function describe(report: ReconcileReport): string {
     lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
   }
   return lines.map((line) => terminalSafe(line)).join("\n");
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
-  return parsed;
 }

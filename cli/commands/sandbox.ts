@@ -1,12 +1,18 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 // The pure config loader, not the infra index: `sandbox` must start without loading Pulumi and the Azure SDK.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
 // The rights BillingQueue deploys per party, from the pure tuning room (no SDK loaded).
 import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";
-import { UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../errors.js";
+import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { checkStackFlags } from "../stack-flags.js";
+
+const port = wholeNumber(0, 65_535);
+// The emulator's own floors (sandbox/servicebus/options.ts), checked here so the refusal names the flag.
+const lockDuration = wholeNumber(100);
+const atLeastOne = wholeNumber(1);
 
 interface SandboxOptions {
   servicebusPort: number;
@@ -47,27 +53,92 @@ export function envLine(name: string, value: string): string {
 }
 
 export function register(program: Command): void {
-  program
-    .command("sandbox")
+  const sandbox = program.command("sandbox");
+  sandbox
     .description("Run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
     .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
     .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
-    .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", whole)
-    .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", whole)
-    .option("--default-ttl-ms <ms>", "DefaultMessageTimeToLive of the --queue queues (default: none)", whole)
-    .option("--duplicate-detection-window-ms <ms>", "turn on duplicate detection by messageId with this window", whole)
+    .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", lockDuration)
+    .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", atLeastOne)
+    .option("--default-ttl-ms <ms>", "DefaultMessageTimeToLive of the --queue queues (default: none)", atLeastOne)
+    .option("--duplicate-detection-window-ms <ms>", "turn on duplicate detection by messageId with this window", atLeastOne)
     .option("--dead-letter-on-expiration", "dead-letter expired messages instead of dropping them")
     .option("--stack <name>", "take the queues and their tuning from Pulumi.<name>.yaml in the current directory")
     .option("--config-file <path>", "take the queues and their tuning from this stack config file")
-    .option("--stripe-search-lag-ms <ms>", "hide PaymentIntents from Stripe search for this long, as Stripe's search lags", whole, 0)
+    .option("--stripe-search-lag-ms <ms>", "hide PaymentIntents from Stripe search for this long, as Stripe's search lags", wholeNumber(0), 0)
     .addHelpText(
       "after",
-      "\nExamples:\n  chargeguard sandbox\n  chargeguard sandbox --queue usage-billing --lock-duration-ms 30000 --max-delivery-count 5\n  chargeguard sandbox --stack dev --stripe-port 0",
+      "\nExamples:\n  chargeguard sandbox\n  chargeguard sandbox --queue usage-billing --lock-duration-ms 30000 --max-delivery-count 5\n  chargeguard sandbox --stack dev --stripe-port 0\n" +
+        exitCodesHelp({ 0: "stopped with Ctrl-C or SIGTERM (its normal end)", 1: "the emulators failed, or did not stop within 10 s" }, { interrupt: false }),
     )
     .action(async (options: SandboxOptions) => {
       await runSandbox(options);
     });
+  registerSend(sandbox);
+}
+
+interface SendOptions {
+  queue?: string;
+  customer: string;
+  stripeCustomer?: string;
+  paymentMethod: string;
+  period?: string;
+  amountCents: number;
+  currency: string;
+}
+
+/** `chargeguard sandbox send`: one billing event to the running sandbox, with its settings from sandbox.env. */
+function registerSend(sandbox: Command): void {
+  sandbox
+    .command("send")
+    .description("send the running sandbox one billing event (creating its Stripe customer first), settings from sandbox.env in the environment")
+    .option("--queue <name>", "the queue (default: env SERVICEBUS_QUEUE)")
+    .option("--customer <id>", "your customer id, the event's customerId", "acme-42")
+    .option("--stripe-customer <cus>", "an existing sandbox Stripe customer (default: one is created)")
+    .option("--payment-method <pm>", "pm_card_visa charges; pm_card_chargeDeclined is declined", "pm_card_visa")
+    .option("--period <YYYY-MM>", "the billing period (default: this month, UTC)", period)
+    .option("--amount-cents <n>", "the amount in the currency's smallest unit", wholeNumber(1), 2_500)
+    .option("--currency <code>", "ISO 4217 currency (lowercased for Stripe)", (value: string) => value.toLowerCase(), "usd")
+    .addHelpText(
+      "after",
+      "\nExample (a second terminal, beside chargeguard sandbox > sandbox.env and the consumer's npm start):\n" +
+        "  set -a; . ./sandbox.env; set +a; chargeguard sandbox send --amount-cents 2500\n" +
+        exitCodesHelp({ 0: "sent", 1: "the sandbox could not be reached or refused the event", 2: "a setting from sandbox.env missing" }),
+    )
+    .action(async (options: SendOptions) => {
+      const env = process.env;
+      const connectionString = env.SERVICEBUS_PRODUCER_CONNECTION_STRING ?? env.SERVICEBUS_CONNECTION_STRING;
+      const queue = options.queue ?? env.SERVICEBUS_QUEUE;
+      const missing = [
+        connectionString ? undefined : "SERVICEBUS_PRODUCER_CONNECTION_STRING",
+        queue ? undefined : "SERVICEBUS_QUEUE (or --queue)",
+        env.STRIPE_API_BASE ? undefined : "STRIPE_API_BASE",
+        env.STRIPE_API_KEY ? undefined : "STRIPE_API_KEY",
+      ].filter(Boolean);
+      if (missing.length > 0) throw new UsageError(`${missing.join(", ")} not set: load the sandbox's settings first (${loadHint})`);
+      const { sendSandboxEvent } = await import("../../sandbox/send-event.js");
+      const sent = await sendSandboxEvent({
+        connectionString: connectionString as string,
+        queue: queue as string,
+        stripeApiBase: env.STRIPE_API_BASE as string,
+        stripeApiKey: env.STRIPE_API_KEY as string,
+        customerId: options.customer,
+        ...(options.stripeCustomer === undefined ? {} : { stripeCustomerId: options.stripeCustomer }),
+        paymentMethodId: options.paymentMethod,
+        billingPeriod: options.period ?? new Date().toISOString().slice(0, 7),
+        amountCents: options.amountCents,
+        currency: options.currency,
+      });
+      console.log(JSON.stringify(sent.event));
+      const created = sent.customerCreated ? ` (Stripe customer ${sent.event.stripeCustomerId} created in the sandbox)` : "";
+      console.error(`chargeguard sandbox send: sent to ${queue} as message ${sent.messageId}${created}; the consumer logs it charged`);
+    });
+}
+
+function period(value: string): string {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw allowed("a month as YYYY-MM, e.g. 2026-10");
+  return value;
 }
 
 async function runSandbox(options: SandboxOptions): Promise<void> {
@@ -173,17 +244,3 @@ function explainListenError(error: unknown, flag: string, port: number): unknown
   return error;
 }
 
-function whole(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
-  return Number(value);
-}
-
-function port(value: string): number {
-  const number = whole(value);
-  if (number > 65_535) throw new InvalidArgumentError(`a port is 0-65535, got ${number}`);
-  return number;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { exitCodesHelp } from "../errors.js";
 
 interface ScanFlags {
   format: string;
@@ -22,11 +23,11 @@ export function register(program: Command): void {
     .command("scan")
     .description(
       "Scan Python (azure-servicebus + stripe) and Java (azure-messaging-servicebus / Spring + stripe-java) code with " +
-        "the ESLint plugin's rules, run by ast-grep; findings carry the same rule ids (chargeguard/<rule>). " +
-        "Exit 1 when anything is found, 0 when clean, 2 on a usage error or when the scan cannot run.",
+        "the ESLint plugin's rules, run by ast-grep; findings carry the same rule ids (chargeguard/<rule>).",
     )
     .argument("[paths...]", "files or directories to scan (default: the current directory)")
     .option("-f, --format <format>", "text, json ([{ ruleId, file, line, message }]) or sarif (SARIF 2.1.0)", "text")
+    .addHelpText("after", exitCodesHelp({ 0: "clean", 1: "findings", 2: "a scan that cannot run: ast-grep or the plugin missing" }))
     .action(async (paths: string[], flags: ScanFlags) => {
       let scan: ScanModule;
       try {

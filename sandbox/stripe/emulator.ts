@@ -285,15 +285,29 @@ function match(method: string, path: string): { route: Route; pathParams: string
   return undefined;
 }
 
+/**
+ * The key from either form Stripe accepts: `Bearer <key>`, or Basic with the key as the user and no password (what
+ * `curl -u "$STRIPE_API_KEY:"` sends, the form Stripe's own docs show).
+ */
+function apiKeyOf(authorization: string): string {
+  const bearer = /^Bearer (\S+)$/i.exec(authorization)?.[1];
+  if (bearer !== undefined) return bearer;
+  const basic = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization)?.[1];
+  if (basic === undefined) return "";
+  const decoded = Buffer.from(basic, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon === -1 ? decoded : decoded.slice(0, colon);
+}
+
 function authenticate(authorization: string | undefined): StripeErrorBody | undefined {
   if (!authorization) {
     return {
       type: "invalid_request_error",
       message:
-        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY') or Basic auth with the key as the user (curl -u YOUR_SECRET_KEY:).",
     };
   }
-  const key = /^Bearer (\S+)$/.exec(authorization)?.[1] ?? "";
+  const key = apiKeyOf(authorization);
   if (key.startsWith("sk_test_") || key.startsWith("rk_test_")) return undefined;
   // Never echo a key: show its prefix and last four characters, as Stripe does.
   const masked = key.length > 12 ? `${key.slice(0, 8)}${"*".repeat(8)}${key.slice(-4)}` : "****";

@@ -34,12 +34,12 @@ describe("chargeguard audit", () => {
   it("documents its exit codes in --help", async () => {
     const run = await runCli(cli, ["audit", "--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Exit codes: 0 no duplicate found, 1 duplicates found/);
+    expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate found\n +1 +duplicates found/);
   });
 
   it("answers usage and access errors with exit 2 naming the problem", async () => {
     expect(await audit(["--flow", "subscriptions"])).toMatchObject({ code: 2 });
-    expect((await audit(["--window", "soon"])).stderr).toContain('expected a duration such as 90s, 30m, 1h or 2d, got "soon"');
+    expect((await audit(["--window", "soon"])).stderr).toContain('chargeguard audit: --window "soon" is invalid; allowed: a duration such as 90s, 30m, 1h or 2d');
     expect((await audit(["--yes"])).stderr).toContain("--yes only confirms --refund");
     const noKey = await audit([], { STRIPE_API_KEY: undefined });
     expect(noKey.code).toBe(2);

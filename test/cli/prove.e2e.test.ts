@@ -21,8 +21,8 @@ afterAll(() => {
 describe("chargeguard prove", () => {
   it("refuses bad input with exit 2 before running anything", async () => {
     const cases: [string[], string][] = [
-      [["--events", "99999999999"], '--events must be a whole number from 1 to 1,000,000, got "99999999999"'],
-      [["--replicas", "0"], "--replicas must be a whole number from 1 to"],
+      [["--events", "99999999999"], 'chargeguard prove: --events "99999999999" is invalid; allowed: a whole number from 1 to 1,000,000'],
+      [["--replicas", "0"], '--replicas "0" is invalid; allowed: a whole number from 1 to'],
       [["--report", join(scratch, "missing-dir", "r.html")], "missing-dir does not exist or is not writable"],
       [["--report", scratch], "is a directory: give a file name"],
       [["--only", "nobody"], "unknown contender(s): nobody"],

@@ -90,6 +90,6 @@ describe("chargeguard reconcile --data-dir", () => {
     expect(noKey.stderr).toContain("or STRIPE_API_KEY (a restricted rk_ key");
     const badLimit = await runCli(cli, ["reconcile", "--data-dir", scratch, "--limit", "0"], { env });
     expect(badLimit.code).toBe(2);
-    expect(badLimit.stderr).toContain("positive integer");
+    expect(badLimit.stderr).toContain('--limit "0" is invalid; allowed: a whole number from 1 up');
   });
 });

@@ -186,7 +186,7 @@ describe("chargeguard sandbox", () => {
     const run = (args: string[]) => spawnSync(process.execPath, [cli, "sandbox", ...args], { cwd: scratch, encoding: "utf8", timeout: 30_000 });
     const badNumber = run(["--lock-duration-ms", "soon"]);
     expect(badNumber.status).toBe(2);
-    expect(badNumber.stderr).toContain('expected a whole number, got "soon"');
+    expect(badNumber.stderr).toContain('chargeguard sandbox: --lock-duration-ms "soon" is invalid; allowed: a whole number from 100 up');
     const missingStack = run(["--stack", "nowhere"]);
     expect(missingStack.status).toBe(2);
     expect(missingStack.stderr).toContain("Pulumi.nowhere.yaml");

@@ -177,7 +177,7 @@ describe("chargeguard plan", () => {
   it("exits 2, never 1 (its policy-failed code), on usage errors: an unknown flag, or conflicting stack flags", async () => {
     const unknown = await plan("--stack", "dev", "--colour");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown option '--colour'");
+    expect(unknown.stderr).toContain("chargeguard plan: --colour is not an option; allowed: --stack");
     const conflicting = await plan("--stack", "dev", "--config-file", "Pulumi.prod.yaml");
     expect(conflicting.code).toBe(2);
     expect(conflicting.stderr).toContain("--stack dev and --config-file Pulumi.prod.yaml conflict: the file is stack prod");
