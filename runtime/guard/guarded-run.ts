@@ -312,8 +312,9 @@ function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): 
     return { kind: "unknown", detail: describeError(error) };
   }
   if (error instanceof GuardInputError) return { kind: "invalid", reason: "InvalidGuardInput", detail: error.message };
-  // Nothing was sent (a breaker open, a rate limit past the lease): what the flow would make of it does not matter.
-  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describeError(error), fault: error.fault, nothingSent: true };
+  // A dependency's fault (a breaker open, a rate limit past the lease, Stripe unreachable): what the flow would make
+  // of it does not matter; whether anything was sent decides what the guard keeps.
+  if (error instanceof DependencyUnavailableError) return { kind: "unknown", detail: describeError(error), fault: error.fault, nothingSent: error.nothingSent };
   if (!classify) return { kind: "unknown", detail: describeError(error) };
   try {
     return classify(error);
@@ -386,8 +387,7 @@ async function record<L extends StoreLease>(
     default: {
       const { fault, detail, nothingSent } = answer as { fault?: DependencyFault; detail?: string; nothingSent?: boolean };
       const outcome: GuardOutcome = { kind: "unknown", detail: detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) };
-      // A wait that sent nothing on an untouched record leaves no record: its attempts and age count only what
-      // reached Stripe (a meter event waiting out a 24 h outage is not "past the window, maybe sent" afterwards).
+      // A wait that provably sent nothing leaves an untouched record out: attempts and age count only what reached Stripe.
       return nothingSent === true && untouched ? forgetOrRelease(outcome) : release(outcome);
     }
   }

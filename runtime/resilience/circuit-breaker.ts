@@ -54,7 +54,7 @@ export class CircuitBreaker {
   /** Throws instead of letting a call through while open: nothing is sent to a dependency known to be down. */
   check(): void {
     if (this.#state === "open") {
-      throw new DependencyUnavailableError({ dependency: this.dependency, cause: "outage" }, `${this.dependency} is down (breaker open): not called`);
+      throw new DependencyUnavailableError({ dependency: this.dependency, cause: "outage" }, `${this.dependency} is down (breaker open): not called`, { nothingSent: true });
     }
   }
 

@@ -19,12 +19,19 @@ export interface DependencyFault {
  */
 export class DependencyUnavailableError extends Error {
   override readonly name = "DependencyUnavailableError";
+  /**
+   * True only where it is proven that no request left for Stripe (a breaker open, no budget before the lease ends,
+   * a 429 Stripe did not execute, the vault giving no key). A failure after a request went (a timeout, a dropped
+   * answer) may have been executed: false, and the guard keeps the record's history.
+   */
+  readonly nothingSent: boolean;
   constructor(
     readonly fault: DependencyFault,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; nothingSent?: boolean },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.nothingSent = options?.nothingSent ?? false;
   }
 }
 

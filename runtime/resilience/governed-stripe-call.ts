@@ -45,7 +45,8 @@ export function governedStripeCall(inner: StripeCallObserver, governance: Stripe
           governor.answered(operation, objectLimiter, sentAt);
           const waitMs = objectLockWaitMs(lockedRetries++);
           if (deadline !== undefined && now() + waitMs > deadline) {
-            throw new DependencyUnavailableError(fault, `Stripe's object stays locked past the lease: ${describe(error)}`, { cause: error });
+            // A lock_timeout 429 is not executed: nothing of this call was sent.
+            throw new DependencyUnavailableError(fault, `Stripe's object stays locked past the lease: ${describe(error)}`, { cause: error, nothingSent: true });
           }
           await sleep(waitMs);
           continue;

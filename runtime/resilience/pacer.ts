@@ -99,5 +99,5 @@ export class Pacer {
 }
 
 function throttledPastDeadline(): DependencyUnavailableError {
-  return new DependencyUnavailableError({ dependency: "stripe", cause: "throttled", limiter: "client" }, "Stripe's budget has no room for this call before the lease ends");
+  return new DependencyUnavailableError({ dependency: "stripe", cause: "throttled", limiter: "client" }, "Stripe's budget has no room for this call before the lease ends", { nothingSent: true });
 }

@@ -28,7 +28,8 @@ export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker, onTh
         throw new DependencyUnavailableError(
           { dependency: "vault", cause: throttled ? "throttled" : "outage" },
           `the vault is ${throttled ? "throttling" : "unavailable"}: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
+          // No key, so no request with it left for Stripe.
+          { cause: error, nothingSent: true },
         );
       }
     },

@@ -181,7 +181,7 @@ describe("chargeguard reconcile", () => {
       /needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR/,
     );
     await expect(run(["--data-dir", dataDir], { STRIPE_API_KEY: undefined })).rejects.toThrow(/needs the consumer.s Stripe access: KEYBRAKE_URL and KEYBRAKE_API_KEY .*or STRIPE_API_KEY/);
-    await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/positive integer/);
+    await expect(run(["--data-dir", dataDir, "--limit", "0"], { STRIPE_API_KEY: "rk_test_sandbox" })).rejects.toThrow(/--limit <n>. argument .0. is invalid. allowed: a whole number from 1 up/);
     // A password on the command line shows in ps: refused, naming the alternatives and not the password.
     const refused = run(["--database-url", "postgres://app:pa55word@127.0.0.1:9/billing"], { STRIPE_API_KEY: "rk_test_sandbox" });
     await expect(refused).rejects.toThrow(/--database-url carries a secret.*DATABASE_URL.*--database-url-file/);
