@@ -105,7 +105,11 @@ describe("chargeguard dlq", () => {
     expect(lines[2]).toMatch(/^ {2}#(\d+) m-1 InvalidEvent: bad m-1 -> would send as m-1:resubmit:\1$/);
     expect(emulator.inspect("billing").deadLettered).toHaveLength(2);
 
-    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--json");
+    // An InvalidEvent dead letter resent unchanged is refused again: said on stderr before sending (--json stays JSON).
+    const warnings: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => warnings.push(String(chunk)) > 0);
+    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--json").finally(() => stderr.mockRestore());
+    expect(warnings.join("")).toMatch(/warning: 1 of 1 dead letter\(s\) in billing are InvalidEvent: .* dead-lettered again/);
     const report = JSON.parse(out) as { skipped: number; moved: { messageId: string; sentAs: string; why: string }[] };
     expect(report.skipped).toBe(1);
     expect(report.moved).toEqual([expect.objectContaining({ messageId: "m-2", sentAs: expect.stringMatching(/^m-2:resubmit:\d+$/), why: resubmitIdReason })]);
@@ -126,7 +130,7 @@ describe("chargeguard dlq", () => {
   });
 
   it("refuses a bad --since", async () => {
-    await expect(run("dlq", "peek", "--queue", "billing", "--since", "yesterday")).rejects.toThrow(/expected an ISO 8601 time/);
+    await expect(run("dlq", "peek", "--queue", "billing", "--since", "yesterday")).rejects.toThrow(/allowed: an ISO 8601 time/);
     await expect(run("dlq", "peek", "--queue", "billing", "--since", "P1M")).rejects.toThrow(/months/);
   });
 
@@ -162,7 +166,7 @@ describe("chargeguard dlq", () => {
   });
 
   it("refuses a bad --max and a missing --queue", async () => {
-    await expect(run("dlq", "peek", "--queue", "billing", "--max", "0")).rejects.toThrow(/positive integer/);
+    await expect(run("dlq", "peek", "--queue", "billing", "--max", "0")).rejects.toThrow(/allowed: a whole number from 1 up/);
     await expect(run("dlq", "peek")).rejects.toThrow(/--queue/);
   });
 });
