@@ -31,7 +31,7 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     const action = settle(outcome, { ...attempt, waits: waitsOf(message.applicationProperties), deadline, now }, settings.policy);
     const who = billing ? Object.values(billing.key).join(" ") : `message ${String(message.messageId)}`;
     if (settings.hook !== undefined && event !== undefined && (await crossBeforeComplete(settings, step, event, who)) === stopped) return;
-    await settleMessage(settings, { message, action, outcomeKind: outcome.kind, billing, chainId, who, deadline }, receiver, sender);
+    await settleMessage(settings, { message, action, outcomeKind: outcome.kind, chainId, who, deadline }, receiver, sender);
   };
 }
 

@@ -3,7 +3,6 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { isServiceBusError } from "@azure/service-bus";
 import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
-import type { Billable } from "../billing-event.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import { retryMessage } from "./retry-chain.js";
 import { onSettleFailure, type SettlementAction } from "./settlement-policy.js";
@@ -15,7 +14,6 @@ export interface Settlement {
   action: SettlementAction;
   /** The outcome's kind, for the log line. */
   outcomeKind: string;
-  billing: Billable<unknown> | undefined;
   chainId: string;
   /** Who the log lines are about: the billing's key, or the message id. */
   who: string;
