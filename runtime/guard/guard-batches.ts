@@ -99,7 +99,9 @@ export async function writeDone(sql: SqlExecutor, done: QueuedDone[]): Promise<b
       sorted.map((d) => d.now),
     ],
   );
-  // The same record twice in one batch updates its row once: only the object written counts as recorded.
+  // The same record twice in one batch updates its row once: only the object written counts as recorded, and only
+  // once (two deliveries of one billing that both got Stripe's replayed object: the second is a no-op, as it would be
+  // in a later batch), so telemetry counts the billing charged once.
   const written = new Set(rows.map((row) => JSON.stringify([row.scope, row.record_key, row.object_id])));
-  return done.map((d) => written.has(JSON.stringify([d.lease.scope, d.lease.recordKey, d.objectId])));
+  return done.map((d) => written.delete(JSON.stringify([d.lease.scope, d.lease.recordKey, d.objectId])));
 }

@@ -66,6 +66,12 @@ export function describeGuardBatches(name: string, backend: () => GuardBatchesBa
       expect(["pi_one", "pi_other"]).toContain(recorded);
       expect(one?.status === "fulfilled").toBe(recorded === "pi_one");
       expect(oneAgain?.status).toBe(one?.status);
+      // The same object twice in one batch turns the record once: one caller is told it recorded it, the other that
+      // it was already recorded (what a later batch would say), so the billing is counted charged once.
+      if (recorded === "pi_one") {
+        const turned = [one, oneAgain].map((o) => (o as PromiseFulfilledResult<boolean>).value);
+        expect(turned.sort()).toEqual([false, true]);
+      }
       expect(other?.status === "fulfilled").toBe(recorded === "pi_other");
       const refused = [one, other].find((o) => o?.status === "rejected") as PromiseRejectedResult;
       expect(refused.reason).toBeInstanceOf(BillingStateError);
@@ -73,6 +79,14 @@ export function describeGuardBatches(name: string, backend: () => GuardBatchesBa
       for (const [i, run] of runs.slice(1).entries()) {
         expect(await guard.get("billing", run.key)).toMatchObject({ state: "done", objectId: `pi_${i}`, lockOwner: null });
       }
+    });
+
+    it("tells two deliveries recording the same object in one batch that one recorded it and the other found it done", async () => {
+      const run = input();
+      const lease = await leaseOf(run);
+      const turned = await Promise.all([guard.markDone(lease, { objectId: "in_replayed" }), guard.markDone(lease, { objectId: "in_replayed" })]);
+      expect(turned.sort()).toEqual([false, true]);
+      expect(await guard.get("billing", run.key)).toMatchObject({ state: "done", objectId: "in_replayed" });
     });
 
     it("never lets concurrent claims for different identities pass the cap together, across competing replicas", async () => {
