@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
+import type Stripe from "stripe";
 import type { FlowReconcileReport, ReconcileReport } from "../../runtime/operator/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { refuseTogether, UsageError } from "../errors.js";
@@ -54,7 +55,7 @@ export function register(program: Command): void {
         import("../../runtime/operator/index.js"),
       ]);
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
-      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
+      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase, options.dryRun ?? false);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
@@ -88,9 +89,11 @@ export function register(program: Command): void {
 /**
  * Stripe as the consumer reaches it: with KEYBRAKE_URL and KEYBRAKE_API_KEY through per-period vault keys (capped at
  * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a
- * restricted key). Never a key of the reconciler's own beside the vault's.
+ * restricted key). Never a key of the reconciler's own beside the vault's. A dry run mints no vault key (each key is
+ * a cap more at the vault, and a dry run changes nothing): it reads with STRIPE_API_KEY when given one, else it plans
+ * without asking Stripe, and a look-up it would need is reported still unknown, saying why.
  */
-async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
+async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined, dryRun: boolean) {
   const { EnvironmentKeyProvider, KeybrakeKeyProvider } = await import("../../runtime/index.js");
   const { stripeAccess } = await import("../../runtime/stripe/stripe-access.js");
   const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
@@ -100,13 +103,25 @@ async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefi
   }
   const cap = env.BILLING_PERIOD_CAP_CENTS;
   if (cap !== undefined && !/^[1-9]\d*$/.test(cap)) throw new UsageError(`BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents, got "${cap}"`);
-  const keys = vault
-    ? new KeybrakeKeyProvider({ baseUrl: env.KEYBRAKE_URL as string, apiKey: env.KEYBRAKE_API_KEY as string })
-    : new EnvironmentKeyProvider({ apiKey: env.STRIPE_API_KEY as string, warn: (line) => console.error(line) });
-  return {
-    stripe: stripeAccess({ keys, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) }),
-    expectedPeriodTotalCents: cap === undefined ? {} : { expectedPeriodTotalCents: Number(cap) },
+  const expectedPeriodTotalCents = cap === undefined ? {} : { expectedPeriodTotalCents: Number(cap) };
+  const readWithEnvironmentKey = !vault || (dryRun && env.STRIPE_API_KEY);
+  const keys = readWithEnvironmentKey
+    ? new EnvironmentKeyProvider({ apiKey: env.STRIPE_API_KEY as string, warn: (line) => console.error(line) })
+    : new KeybrakeKeyProvider({ baseUrl: env.KEYBRAKE_URL as string, apiKey: env.KEYBRAKE_API_KEY as string });
+  const access = stripeAccess({ keys, timeoutMs: 30_000, maxNetworkRetries: 2, ...(apiBase ? { apiBase } : {}) });
+  if (!dryRun || readWithEnvironmentKey) return { stripe: access, expectedPeriodTotalCents };
+  const keyless = keylessStripe("a dry run mints no vault key, so it cannot look this billing up at Stripe: set STRIPE_API_KEY (a restricted key with read access) for the dry run's look-ups");
+  return { stripe: { ...access, stripeFor: () => keyless, forPeriod: () => Promise.resolve(keyless) }, expectedPeriodTotalCents };
+}
+
+/** A Stripe client without a key: every call fails at once with `reason` (nothing is sent, no key is asked for). */
+function keylessStripe(reason: string): Stripe {
+  const refuse = (): never => {
+    throw new Error(reason);
   };
+  const resource = new Proxy(refuse, { get: () => refuse });
+  // Not a thenable: it is handed out through a promise.
+  return new Proxy({}, { get: (_target, name) => (name === "then" ? undefined : resource) }) as Stripe;
 }
 
 function describeFlows(report: FlowReconcileReport): string {

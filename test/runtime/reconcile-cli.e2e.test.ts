@@ -157,6 +157,47 @@ describe("chargeguard reconcile", () => {
     }
   });
 
+  it("--dry-run with vault keys mints no vault key (issue 30, suspect 8c): it plans without one, or reads with STRIPE_API_KEY when given", async () => {
+    const keybrake = await startKeybrakeEmulator({ stripeApiBase: emulator.apiBase });
+    try {
+      const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+      const customer = await stripe.customers.create({ name: "dry" });
+      const idempotencyKey = stableKey({ customerId: "dry-1", billingPeriod: "2026-12", amountCents: 300, currency: "usd" }, { scope: "billing" });
+      const guard = await BillingGuard.open(database.options);
+      const claim = await guard.claim(
+        {
+          customerId: "dry-1", billingPeriod: "2026-12", amountCents: 300, currency: "usd", idempotencyKey,
+          request: {
+            amount: 300, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
+            metadata: { idempotency_key: idempotencyKey, customer_id: "dry-1", billing_period: "2026-12" },
+          },
+        },
+        "consumer-that-died",
+      );
+      if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
+      await guard.releaseLease(claim.lease);
+      await guard.close();
+
+      const env = { KEYBRAKE_URL: keybrake.baseUrl, KEYBRAKE_API_KEY: keybrake.apiKey, BILLING_PERIOD_CAP_CENTS: "1000" };
+      const dry = await run([...database.args, "--flow", "payment-intent", "--dry-run", "--json"], env);
+      const report = JSON.parse(dry.out) as { dryRun: boolean; outcomes: { customerId: string; action: string; detail?: string }[] };
+      expect(report.dryRun).toBe(true);
+      expect(report.outcomes.find((o) => o.customerId === "dry-1")).toMatchObject({ action: "retried-with-key", detail: expect.stringMatching(/would retry/) });
+      const withReadKey = await run([...database.args, "--flow", "payment-intent", "--dry-run", "--stripe-api-base", emulator.apiBase], { ...env, STRIPE_API_KEY: "rk_test_sandbox" });
+      expect(withReadKey.out).toMatch(/dry run: nothing charged or recorded/);
+      expect(keybrake.keyServiceStats.issued).toBe(0);
+      expect(keybrake.keys()).toEqual([]);
+      expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(0);
+      // The real run then charges through the vault as the consumer does.
+      const real = await run([...database.args, "--flow", "payment-intent", "--json"], env);
+      expect(JSON.parse(real.out)).toMatchObject({ dryRun: false });
+      expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(1);
+      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12")).toHaveLength(1);
+    } finally {
+      await keybrake.stop();
+    }
+  });
+
   it("--flow invoice: finishes a stranded invoice from its recovery points (guard_records); an unknown flow is refused", async () => {
     const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
     const customer = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_card_visa" } });
