@@ -1,7 +1,6 @@
 // The default flow: one PaymentIntent per billing (confirm, off session), keyed by the record's key. After the key
 // window, list the customer's PaymentIntents and match the key in metadata before creating one.
 import type Stripe from "stripe";
-import { createPaymentIntent } from "../stripe/create-payment-intent.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
@@ -44,7 +43,8 @@ export const paymentIntentFlow: FlowAdapter<PaymentIntentRequest> = {
       const found = await context.stripeCall("payment_intents.list", () => findPaymentIntentByKey(stripe, request, context.idempotencyKey, context.createdAt));
       if (found) return paymentIntentResult(found);
     }
-    return paymentIntentResult(await context.stripeCall("payment_intents.create", () => createPaymentIntent(stripe, request, context.idempotencyKey)));
+    // A vault's refusal is translated by flowContext's stripeCall, as for every flow.
+    return paymentIntentResult(await context.stripeCall("payment_intents.create", () => stripe.paymentIntents.create(request, { idempotencyKey: context.idempotencyKey })));
   },
   classify: (error) => stripeErrorClass(error),
 };

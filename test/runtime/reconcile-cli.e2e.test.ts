@@ -154,6 +154,52 @@ describe("chargeguard reconcile", () => {
     }
   });
 
+  it("--dry-run with vault keys mints no vault key (issue 30, suspect 8c): it plans without asking Stripe, inside the key window or past it", async () => {
+    const keybrake = await startKeybrakeEmulator({ stripeApiBase: emulator.apiBase });
+    try {
+      const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+      const customer = await stripe.customers.create({ name: "dry" });
+      const idempotencyKey = stableKey({ customerId: "dry-1", billingPeriod: "2026-12", amountCents: 300, currency: "usd" }, { scope: "billing" });
+      const guard = await Guard.open(database.options);
+      await strandBilling(guard, {
+        customerId: "dry-1", billingPeriod: "2026-12", amountCents: 300, currency: "usd", idempotencyKey,
+        request: {
+          amount: 300, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true,
+          metadata: { idempotency_key: idempotencyKey, customer_id: "dry-1", billing_period: "2026-12" },
+        },
+      });
+      await guard.close();
+      // A second one stranded two days ago, past Stripe's key window: only a look-up at Stripe can say what happened.
+      const lapsed = await Guard.open({ ...database.options, clock: { now: () => Date.now() - 2 * 24 * 3_600_000 } });
+      const oldKey = stableKey({ customerId: "dry-old", billingPeriod: "2026-12", amountCents: 301, currency: "usd" }, { scope: "billing" });
+      await strandBilling(lapsed, {
+        customerId: "dry-old", billingPeriod: "2026-12", amountCents: 301, currency: "usd", idempotencyKey: oldKey,
+        request: { amount: 301, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true, metadata: { idempotency_key: oldKey } },
+      });
+      await lapsed.close();
+
+      const env = { KEYBRAKE_URL: keybrake.baseUrl, KEYBRAKE_API_KEY: keybrake.apiKey, BILLING_PERIOD_CAP_CENTS: "1000" };
+      const dry = await run([...database.args, "--flow", "payment-intent", "--dry-run", "--json"], env);
+      const report = JSON.parse(dry.out) as { dryRun: boolean; outcomes: { key: { customerId: string }; action: string; detail?: string }[] };
+      expect(report.dryRun).toBe(true);
+      expect(report.outcomes.find((o) => o.key.customerId === "dry-1")).toMatchObject({ action: "would-rerun" });
+      // Past the window the real run would look it up at Stripe first; the dry run says so and asks Stripe nothing.
+      expect(report.outcomes.find((o) => o.key.customerId === "dry-old")).toMatchObject({ action: "would-rerun", detail: expect.stringMatching(/past the key window: looks up first/) });
+      const withReadKey = await run([...database.args, "--flow", "payment-intent", "--dry-run", "--stripe-api-base", emulator.apiBase], { ...env, STRIPE_API_KEY: "rk_test_sandbox" });
+      expect(withReadKey.out).toMatch(/dry run: nothing charged or recorded/);
+      expect(keybrake.keyServiceStats.issued).toBe(0);
+      expect(keybrake.keys()).toEqual([]);
+      expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(0);
+      // The real run then charges through the vault as the consumer does.
+      const real = await run([...database.args, "--flow", "payment-intent", "--json"], env);
+      expect(JSON.parse(real.out)).toMatchObject({ dryRun: false });
+      expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(2);
+      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12")).toHaveLength(1);
+    } finally {
+      await keybrake.stop();
+    }
+  });
+
   it("--flow invoice: finishes a stranded invoice from its recovery points (guard_records); an unknown flow is refused", async () => {
     const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
     const customer = await stripe.customers.create({ invoice_settings: { default_payment_method: "pm_card_visa" } });

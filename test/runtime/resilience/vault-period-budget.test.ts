@@ -2,6 +2,8 @@
 // 3: a period's vault cap holds across key refreshes and replicas (each refresh minted a key with the whole cap: about
 //    30 caps per replica per day). 5: a period that is not `YYYY-MM` ("unpriced", a custom period) gets a key, or a
 //    clear refusal, and never an unhandled rejection (it threw before its rejection handler was attached).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VaultKeyError } from "../../../runtime/errors.js";
@@ -63,6 +65,30 @@ describe("a period's vault cap across refreshes and replicas (issue 30, defect 3
     expect(accepted).toBe(1_100);
     expect(refused).toBe(2 * 144 - 11);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe("a vault that does not share budgets", () => {
+  it("gets no refresh: its one key serves to its expiry (a fresh key would be a whole cap more)", async () => {
+    let minted = 0;
+    const vault = createServer((_req, res) => {
+      minted += 1;
+      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ vault_key: `vk_test_${minted}` }));
+    });
+    await new Promise<void>((resolve) => vault.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const keys = new KeybrakeKeyProvider({ baseUrl: `http://127.0.0.1:${(vault.address() as AddressInfo).port}`, apiKey: "kb_test", clock, keyLifetimeMs: 60_000 });
+      expect(await keys.keyFor("2026-10", { expectedTotalCents: 500 })).toBe("vk_test_1");
+      for (const step of [55_000, 3_600_000, 86_400_000]) {
+        clock.at += step;
+        expect(await keys.keyFor("2026-10", { expectedTotalCents: 500 })).toBe("vk_test_1");
+        await settle();
+      }
+      expect(minted).toBe(1);
+    } finally {
+      vault.closeAllConnections();
+      await new Promise<void>((resolve) => vault.close(() => resolve()));
+    }
   });
 });
 

@@ -67,4 +67,23 @@ describe("Keybrake stand-in", () => {
     const client = new Stripe("vk_test_unknown", { host: "127.0.0.1", port: Number(new URL(keybrake.baseUrl).port), protocol: "http", maxNetworkRetries: 0 });
     await expect(client.customers.list()).rejects.toMatchObject({ statusCode: 401, code: "vault_key_unknown" });
   });
+  it("keys created into one budget spend one cap (refreshes and replicas); the answer echoes the budget; a bad budget is named", async () => {
+    const keyOf = async (budget: string) => {
+      const answer = (await (await createKey({ ...validKey(), daily_usd_cap: 4, budget })).json()) as { vault_key: string; budget?: string };
+      expect(answer.budget).toBe(budget);
+      return new Stripe(answer.vault_key, { host: "127.0.0.1", port: Number(new URL(keybrake.baseUrl).port), protocol: "http", maxNetworkRetries: 0 });
+    };
+    const [first, second] = [await keyOf("period-a"), await keyOf("period-a")];
+    const customer = await first.customers.create({ name: "budget" });
+    const pay = (client: Stripe, amount: number, key: string) =>
+      client.paymentIntents.create({ amount, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true }, { idempotencyKey: key });
+    await pay(first, 300, "b1");
+    await expect(pay(second, 200, "b2")).rejects.toMatchObject({ statusCode: 429, code: "vault_spend_cap_exceeded" });
+    await pay(second, 100, "b3");
+    // Another budget is another cap.
+    await pay(await keyOf("period-b"), 400, "b4");
+    const bad = await createKey({ ...validKey(), budget: "no spaces" });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/budget/);
+  });
 });
