@@ -21,23 +21,27 @@ export interface Settlement {
   deadline?: number;
 }
 
-export async function settleMessage(settings: HandlerSettings, settlement: Settlement, receiver: MessageSettler, sender: RetryScheduler): Promise<void> {
+/** Only the log is read: the one-call retry (scheduled-retry.ts) settles through here without a handler's settings. */
+type SettleSettings = Pick<HandlerSettings, "log">;
+
+/** Resolves true when the message was settled as the action says (a retry: scheduled, then completed). */
+export async function settleMessage(settings: SettleSettings, settlement: Settlement, receiver: MessageSettler, sender: RetryScheduler): Promise<boolean> {
   const { message, action, who } = settlement;
   const { log } = settings;
   switch (action.action) {
     case "complete": {
       const completed = await settleSafely(settings, who, "complete", () => receiver.completeMessage(message));
       log(`${who}: ${settlement.outcomeKind}${completed ? ", completed" : ""}`);
-      return;
+      return completed;
     }
     case "dead-letter": {
-      await settleSafely(settings, who, "dead-letter", () =>
+      const deadLettered = await settleSafely(settings, who, "dead-letter", () =>
         receiver.deadLetterMessage(message, { deadLetterReason: action.reason, deadLetterErrorDescription: action.description.slice(0, 1024) }),
       );
       // Behind a configuration fault gate (the consumer's), Stripe refusing the key pauses intake instead.
       if (leftOnQueue(message)) log(`${who}: paused on ${action.reason}, message left on the queue (not dead-lettered): ${action.description}`);
       else log(`${who}: dead-lettered ${action.reason}: ${action.description}`);
-      return;
+      return deadLettered;
     }
     case "retry-later": {
       const scheduled = await settleSafely(settings, who, "scheduling the retry", async () => {
@@ -56,18 +60,18 @@ export async function settleMessage(settings: HandlerSettings, settlement: Settl
       if (!scheduled) {
         // Not completed: the lock lapses at the renewal deadline and the broker redelivers. Still no abandon.
         log(`${who}: retry not scheduled; leaving the message to its lock (redelivery after the renewal deadline)`);
-        return;
+        return false;
       }
-      await settleSafely(settings, who, "complete after scheduling the retry", () => receiver.completeMessage(message));
+      const completed = await settleSafely(settings, who, "complete after scheduling the retry", () => receiver.completeMessage(message));
       const what = action.waits === undefined ? `outcome unknown (${action.description}); retry ${action.attempt}` : `${action.description}; wait ${action.waits}`;
       log(`${who}: ${what} as ${action.messageId} in ${action.delayMs} ms`);
-      return;
+      return completed;
     }
   }
 }
 
 /** Runs one settlement call; a failure is logged with what happens to the message next, and answered false. */
-async function settleSafely(settings: HandlerSettings, who: string, what: string, operation: () => Promise<void>): Promise<boolean> {
+async function settleSafely(settings: SettleSettings, who: string, what: string, operation: () => Promise<void>): Promise<boolean> {
   try {
     await operation();
     return true;

@@ -3,14 +3,21 @@ import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { describe } from "../utils/describe.js";
 import { withFileIndex } from "../utils/file-index.js";
+import { canImport, withImport } from "../utils/import-fix.js";
 import { moneyMovingCall } from "../utils/money-moving.js";
 import { firstReaching } from "../utils/reach.js";
 import { isSettlement } from "../utils/service-bus.js";
+import { senderFor } from "../utils/service-bus-sender.js";
 import { calleeName, staticName } from "../utils/static-name.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { isFunction } from "../utils/walk.js";
 
-export default createRule<[TypeCheckedOption], "abandonAfterCharge" | "deadLetterInstead">({
+/** The runtime's scheduled retry for a consumer's own catch block (runtime/handler/scheduled-retry.ts). */
+const SCHEDULE_RETRY_MODULE = "chargeguard/runtime/handler";
+
+type SuggestionId = "retryLater" | "deadLetterInstead";
+
+export default createRule<[TypeCheckedOption], "abandonAfterCharge" | SuggestionId>({
   name: "no-abandon-on-stripe-error",
   meta: {
     type: "problem",
@@ -22,8 +29,10 @@ export default createRule<[TypeCheckedOption], "abandonAfterCharge" | "deadLette
     messages: {
       abandonAfterCharge:
         "abandonMessage() after a failed `{{charge}}`: the message is redelivered at once, with no backoff, while the charge may already exist (a timeout does not mean Stripe did nothing). Record the outcome, then complete, dead-letter, or reschedule the event with a backoff.",
+      retryLater:
+        "Retry later instead: scheduleRetry (chargeguard/runtime/handler) schedules a copy of the event through `{{sender}}` (it must send to the queue the receiver reads) after the attempt's backoff, completes the original, and dead-letters the event past the last attempt. The retry must charge with the same stable key.",
       deadLetterInstead:
-        "Dead-letter the message instead (reason StripeOutcomeUnknown): nothing retries it, so nothing charges again; reconcile with Stripe, then resubmit it with a stable key. chargeguard/runtime's handler (createBillingHandler) schedules such retries with a backoff for you.",
+        "Dead-letter the message instead (reason StripeOutcomeUnknown): nothing retries it, so nothing charges again; reconcile with Stripe, then resubmit it with a stable key.",
     },
     schema: [typeCheckedSchema],
     defaultOptions: [{ typeChecked: false }],
@@ -45,7 +54,7 @@ export default createRule<[TypeCheckedOption], "abandonAfterCharge" | "deadLette
             node,
             messageId: "abandonAfterCharge",
             data: { charge: describe(analysis.sourceCode, charge) },
-            suggest: deadLetterFix(analysis, node),
+            suggest: [...retryFix(analysis, node), ...deadLetterFix(analysis, node)],
           });
         }
       },
@@ -87,11 +96,36 @@ const DEAD_LETTER_OPTIONS =
   '{ deadLetterReason: "StripeOutcomeUnknown", deadLetterErrorDescription: "A Stripe call failed after it may have moved money: reconcile before resubmitting." }';
 
 /**
+ * `receiver.abandonMessage(message)` -> `scheduleRetry(receiver, sender, message)`, the import added: offered where
+ * one Service Bus sender is in scope (see `senderFor`), the file is an ES module and `scheduleRetry` names nothing
+ * else. Not offered when the abandon modifies properties (the copy would not carry them), spreads its arguments or
+ * is an optional call (`receiver?.abandonMessage`: the retry would run where the abandon did not).
+ */
+function retryFix(analysis: Analysis, abandon: TSESTree.CallExpression): TSESLint.SuggestionReportDescriptor<SuggestionId>[] {
+  const [message, ...rest] = abandon.arguments;
+  const { callee } = abandon;
+  if (!message || message.type === AST_NODE_TYPES.SpreadElement || rest.length > 0 || callee.type !== AST_NODE_TYPES.MemberExpression) return [];
+  if (abandon.optional || callee.optional || callee.object.type === AST_NODE_TYPES.Super) return [];
+  if (!canImport(analysis, "scheduleRetry", SCHEDULE_RETRY_MODULE)) return [];
+  const sender = senderFor(analysis, abandon, callee.object);
+  if (sender === null) return [];
+  const text = (node: TSESTree.Node) => analysis.sourceCode.getText(node);
+  const call = `scheduleRetry(${text(callee.object)}, ${sender}, ${text(message)})`;
+  return [
+    {
+      messageId: "retryLater",
+      data: { sender },
+      fix: (fixer) => withImport(analysis, fixer, fixer.replaceText(abandon, call), "scheduleRetry", SCHEDULE_RETRY_MODULE),
+    },
+  ];
+}
+
+/**
  * `receiver.abandonMessage(message)` -> `receiver.deadLetterMessage(message, { deadLetterReason, ... })`: the same
  * receiver and message, settled where nothing redelivers it. Not offered when the abandon passes properties to
  * modify (the dead letter would silently drop them) or spreads its arguments.
  */
-function deadLetterFix(analysis: Analysis, abandon: TSESTree.CallExpression): TSESLint.SuggestionReportDescriptor<"deadLetterInstead">[] {
+function deadLetterFix(analysis: Analysis, abandon: TSESTree.CallExpression): TSESLint.SuggestionReportDescriptor<SuggestionId>[] {
   const [message, ...rest] = abandon.arguments;
   if (!message || message.type === AST_NODE_TYPES.SpreadElement || rest.length > 0 || abandon.callee.type !== AST_NODE_TYPES.MemberExpression) return [];
   const { property } = abandon.callee;

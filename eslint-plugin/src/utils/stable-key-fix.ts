@@ -1,5 +1,6 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "./analysis.js";
+import { canImport, withImport } from "./import-fix.js";
 import { annotatedTypeName } from "./type-annotation.js";
 import type { StripeCall } from "./stripe-call.js";
 import { staticName } from "./static-name.js";
@@ -56,7 +57,7 @@ export function handlerKeyExpression(analysis: Analysis, call: TSESTree.CallExpr
 }
 
 function keyFor(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall, payload: string): string | null {
-  if (info.meterEvent !== null || !isModule(analysis) || !alone(analysis, call, info)) return null;
+  if (info.meterEvent !== null || !canImport(analysis, "stableKey", STABLE_KEY_MODULE) || !alone(analysis, call, info)) return null;
   const scope = `${info.resource}.${info.method}`;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(scope)) return null;
   return `stableKey({ body: ${payload} }, { scope: "${scope}" })`;
@@ -75,28 +76,7 @@ function alone(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCa
   return others === 0;
 }
 
-function isModule(analysis: Analysis): boolean {
-  const body = analysis.sourceCode.ast.body;
-  if (!body.some((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration)) return false;
-  // `stableKey` bound to something else in the file: the suggestion would call that instead.
-  const variable = analysis.sourceCode.scopeManager?.globalScope?.set.get("stableKey");
-  const moduleScope = analysis.sourceCode.scopeManager?.globalScope?.childScopes[0]?.set.get("stableKey");
-  return [variable, moduleScope].every(
-    (bound) => bound === undefined || bound.defs.every((definition) => definition.parent?.type === AST_NODE_TYPES.ImportDeclaration && definition.parent.source.value === STABLE_KEY_MODULE),
-  );
-}
-
 /** `fix`, plus the import of `stableKey` when the file does not have it. */
 export function withStableKeyImport(analysis: Analysis, fixer: TSESLint.RuleFixer, fix: TSESLint.RuleFix): TSESLint.RuleFix[] {
-  const body = analysis.sourceCode.ast.body;
-  const imported = body.some(
-    (statement) =>
-      statement.type === AST_NODE_TYPES.ImportDeclaration &&
-      statement.source.value === STABLE_KEY_MODULE &&
-      statement.specifiers.some((specifier) => specifier.local.name === "stableKey"),
-  );
-  if (imported) return [fix];
-  const lastImport = [...body].reverse().find((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration);
-  const line = `import { stableKey } from "${STABLE_KEY_MODULE}";`;
-  return [lastImport ? fixer.insertTextAfter(lastImport, `\n${line}`) : fixer.insertTextBeforeRange([0, 0], `${line}\n`), fix];
+  return withImport(analysis, fixer, fix, "stableKey", STABLE_KEY_MODULE);
 }

@@ -15,6 +15,7 @@ const SPECIFIERS = {
     package: "@azure/service-bus",
     name: ["ServiceBusReceiver", "ServiceBusSessionReceiver"],
   },
+  serviceBusSender: { from: "package", package: "@azure/service-bus", name: ["ServiceBusSender"] },
   stripeClient: { from: "package", package: "stripe", name: ["Stripe"] },
 } as const satisfies Record<string, TypeUtils.PackageSpecifier>;
 
