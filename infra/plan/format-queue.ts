@@ -48,7 +48,7 @@ function holdWords(config: QueueConfig): string {
   const calls = budget.concurrency?.stripeCallsPerMessage ?? 1;
   const parts = [`delivery budget ${seconds(deliveryBudgetMs)}`];
   if (calls > 1) parts.push(`x ${calls} Stripe calls`);
-  if (messageHoldMs > calls * deliveryBudgetMs) parts.push("x 2 waiting for a Stripe slot");
+  if (messageHoldMs > calls * deliveryBudgetMs) parts.push("x 2 for a Stripe slot");
   return `a ${seconds(messageHoldMs)} hold (${parts.join(" ")})`;
 }
 
@@ -64,7 +64,7 @@ function lockLines(view: QueueView): string[] {
       renewalMs === 0 ? `${seconds(lockMs)}, no renewal: covers ${holdWords(config)}` : `${seconds(lockMs)}, renewed for up to ${seconds(renewalMs)}: covers ${holdWords(config)}`,
     ]),
     ...labelled("Stripe", [
-      `${seconds(planned.worstCaseStripeMs)} worst case per call (${stripe.maxNetworkRetries + 1} attempts x ${seconds(stripe.timeoutMs)}${stripe.threeDsP99Ms ? `, ${seconds(stripe.threeDsP99Ms)} 3-D Secure wait` : ""}),`,
+      `${seconds(planned.worstCaseStripeMs)} worst case per call (${count(stripe.maxNetworkRetries + 1, "attempt")} x ${seconds(stripe.timeoutMs)}${stripe.threeDsP99Ms ? `, ${seconds(stripe.threeDsP99Ms)} 3-D Secure wait` : ""}),`,
       `delivery budget ${seconds(config.tuning.deliveryBudgetMs)} (+ ${seconds(extraMs)} processing and margin)`,
     ], ""),
     ...labelled("deliveries", [

@@ -34,7 +34,7 @@ describe("chargeguard plan", () => {
     // Each queue: throughput, lock against the Stripe budget, access by role name, alerts in words.
     expect(stdout).toContain("Queue usage-billing: payment-intent flow, 1 Stripe call per message");
     expect(stdout).toContain("  throughput   8 messages/s per replica, 8 messages/s at max replicas (1); worst case 1.2 messages/min per replica");
-    expect(stdout).toContain("  lock         210 s, no renewal: covers a 207 s hold (delivery budget 103.5 s x 2 waiting for a Stripe slot)");
+    expect(stdout).toContain("  lock         210 s, no renewal: covers a 207 s hold (delivery budget 103.5 s x 2 for a Stripe slot)");
     expect(stdout).toContain("  access       id-usage-billing-consumer (consumer): Azure Service Bus Data Receiver + Azure Service Bus Data Sender");
     expect(stdout).toContain("id-usage-billing-consumer-scaler (KEDA scaler): Azure Service Bus Data Owner");
     expect(stdout).toContain("SAS rule usage-billing-consumer: Listen + Send");
@@ -118,6 +118,8 @@ describe("chargeguard plan", () => {
       "[mandatory] servicebus-local-auth-disabled-in-prod on sb-billing-prod: namespace sb-billing-prod: stack prod is production: set disableLocalAuth: true (Entra ID only)",
     );
     expect(text.stdout).toMatch(/Policies: \d+ checked, 2 violation\(s\), 2 mandatory\./);
+    // No consumer app in this stack: its throughput is not made up.
+    expect(text.stdout).toContain("  throughput   not computed: no consumer app of this stack reads this queue");
   });
 
   it("exits 2 naming the field when a consumer's bounds cannot be met, and keeps a secure webhook URL out of its output", async () => {
@@ -181,7 +183,7 @@ describe("chargeguard plan", () => {
     expect(missing.stderr).toContain("give --stack <name>");
     const help = await plan("--help");
     expect(help.code).toBe(0);
-    for (const flag of ["--stack <name>", "--config-file <path>", "--json"]) expect(help.stdout).toContain(flag);
+    for (const flag of ["--stack <name>", "--config-file <path>", "--details", "--json"]) expect(help.stdout).toContain(flag);
   });
 
   it("exits 2, never 1 (its policy-failed code), on usage errors: an unknown flag, or conflicting stack flags", async () => {

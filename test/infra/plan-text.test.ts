@@ -61,9 +61,11 @@ describe("queue throughput", () => {
 describe("the rendered plan", () => {
   let dev: Plan;
   let prod: Plan;
+  let invoicing: Plan;
   beforeAll(async () => {
     dev = await planStack({ stack: "dev" });
     prod = await planStack({ stack: "prod" });
+    invoicing = await planStack({ configFile: fixture });
   });
 
   it("prints a short summary by default, one screen per environment, and the details only on request after it", () => {
@@ -86,7 +88,7 @@ describe("the rendered plan", () => {
     // Only the fastest-call assumption is in milliseconds ("250 ms"): no "753000 ms" figures.
     expect(text).not.toMatch(/\d{4,}\s*ms\b/);
     expect(text).not.toMatch(/\bPT\d|\bP\d+D\b/);
-    expect(text).toContain("lock         210 s, no renewal: covers a 207 s hold (delivery budget 103.5 s x 2 waiting for a Stripe slot)");
+    expect(text).toContain("lock         210 s, no renewal: covers a 207 s hold (delivery budget 103.5 s x 2 for a Stripe slot)");
     expect(text).toContain("lock         300 s, renewed for up to 753 s: covers a 376.5 s hold (delivery budget 376.5 s)");
     expect(text).toContain("Stripe       91.5 s worst case per call (3 attempts x 30 s), delivery budget 103.5 s (+ 12 s processing and margin)");
     expect(text).toContain("Stripe       361.5 s worst case per call (3 attempts x 80 s, 120 s 3-D Secure wait),");
@@ -102,6 +104,12 @@ describe("the rendered plan", () => {
       "  throughput   4 messages/s per replica, 8 messages/s at max replicas (2); worst case 0.58 messages/min per replica",
       "  throughput   4 messages/s per replica, 8 messages/s at max replicas (2); worst case 0.16 messages/min per replica",
     ]);
+    // An invoice is 23 Stripe calls: 4 calls/s per replica drain 10.4 invoices a minute; its lock covers all 23.
+    const invoice = formatPlan(invoicing);
+    expect(invoice).toContain("Queue invoice-billing: invoice flow, 23 Stripe calls per message");
+    expect(invoice).toMatch(/ {2}throughput {3}10\.4 messages\/min per replica, 10\.4 messages\/min at max replicas \(1\);\s+worst case 0\.43 messages\/min per replica/);
+    expect(invoice).toContain("3 s worst case per call (1 attempt x 3 s)");
+    expect(invoice).toContain("covers a 276 s hold (delivery budget 6 s x 23 Stripe calls x 2 for a Stripe slot)");
     // Dev's consumer has 2 Stripe slots: 8 calls/s per replica, one replica.
     expect(formatPlan(dev)).toContain("8 messages/s per replica, 8 messages/s at max replicas (1); worst case 1.2 messages/min per replica");
   });
