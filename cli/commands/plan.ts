@@ -7,6 +7,7 @@ interface PlanFlags {
   stack?: string;
   configFile?: string;
   json?: boolean;
+  details?: boolean;
   baseline?: string;
 }
 
@@ -15,12 +16,13 @@ export function register(program: Command): void {
   program
     .command("plan")
     .description(
-      "Plan a stack offline: run the Pulumi program under mocks with the stack's config, show each billing queue's " +
-        "settings, alerts and access, and check the policy pack.",
+      "Plan a stack offline: run the Pulumi program under mocks with the stack's config, summarize what `pulumi up` " +
+        "would create (each queue's throughput, lock, access and alerts) and check the policy pack.",
     )
     .option("-s, --stack <name>", "stack to plan: reads Pulumi.<name>.yaml in the current directory")
     .option("-c, --config-file <path>", "plan this stack config file instead (same shape as Pulumi.<stack>.yaml)")
-    .option("--json", "print { stack, resources, queues, consumers, secrets, alerts, violations } as JSON")
+    .option("--details", "after the summary, every derivation, each alert's signal and window, every role assignment with its scope, the operator's steps")
+    .option("--json", "print { stack, resources, queues, consumers, secrets, alerts, violations } as JSON (everything; --details does not change it)")
     .option(
       "--baseline <file>",
       "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one",
@@ -36,7 +38,7 @@ export function register(program: Command): void {
           ...(flags.configFile ? { configFile: flags.configFile } : {}),
           ...(flags.baseline ? { baseline: flags.baseline } : {}),
         });
-        console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan));
+        console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan, { details: flags.details === true }));
         process.exitCode = planExitCode(plan.report);
       } catch (error) {
         throw error instanceof StackConfigError ? new UsageError(error.message) : error;

@@ -25,27 +25,37 @@ beforeAll(() => {
 });
 
 describe("chargeguard plan", () => {
-  it("prints the dev plan as a table and exits 0", async () => {
+  it("prints the dev plan's summary, and its details with --details, and exits 0", async () => {
     const { code, stdout, stderr } = await plan("--stack", "dev");
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toContain("Stack dev (Pulumi.dev.yaml), planned offline under Pulumi mocks");
-    expect(stdout).toMatch(/QUEUE\s+LOCK\s+MAX DELIVERIES\s+RENEWAL DEADLINE\s+STRIPE WORST CASE\s+ALERTS\s+ACCESS/);
-    expect(stdout).toMatch(/usage-billing\s+PT3M30S\s+10\s+none: lock covers it\s+91\.5 s\s+dead-lettered sev 2\s+Data Receiver: identity id-usage-billing-consumer/);
-    expect(stdout).toMatch(/Data Sender: identity id-usage-billing-consumer/);
-    expect(stdout).toContain("Listen+Send SAS rule usage-billing-consumer");
-    // The computed bounds, each with its reason.
-    expect(stdout).toMatch(/CONSUMER APP\s+QUEUE\s+REPLICAS\s+GRACE PERIOD\s+KEDA MESSAGES\s+CONNECTIONS/);
-    expect(stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1\.\.1\s+207 s\s+4\s+13\/replica, 26 at most of 30/);
-    expect(stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
-    expect(stdout).toContain("Data Owner: identity id-usage-billing-consumer-scaler");
-    expect(stdout).toContain("Stripe's live default is 100/s");
-    // What a change of a static server parameter costs.
-    expect(stdout).toContain("max_connections is static: it applies only after a server restart");
-    // Where the Stripe key stands (names only), and what the operator does.
-    expect(stdout).toContain("  Secret stripe-api-key (STRIPE_API_KEY; present: unknown offline), read by id-usage-billing-consumer (granted Key Vault Secrets User), referenced by usage-billing-consumer.");
-    expect(stdout).toContain("    Operator: with Key Vault Secrets Officer on kv-billing-dev-cg, from your machine (the vault is public): az keyvault secret set");
     expect(stdout).toMatch(/Policies: \d+ checked, all passed\./);
+    // Each queue: throughput, lock against the Stripe budget, access by role name, alerts in words.
+    expect(stdout).toContain("Queue usage-billing: payment-intent flow, 1 Stripe call per message");
+    expect(stdout).toContain("  throughput   8 messages/s per replica, 8 messages/s at max replicas (1); worst case 1.2 messages/min per replica");
+    expect(stdout).toContain("  lock         210 s, no renewal: covers a 207 s hold (delivery budget 103.5 s x 2 for a Stripe slot)");
+    expect(stdout).toContain("  access       id-usage-billing-consumer (consumer): Azure Service Bus Data Receiver + Azure Service Bus Data Sender");
+    expect(stdout).toContain("id-usage-billing-consumer-scaler (KEDA scaler): Azure Service Bus Data Owner");
+    expect(stdout).toContain("SAS rule usage-billing-consumer: Listen + Send");
+    expect(stdout).toContain("sev 3 informational: throttled requests above 0 requests");
+    expect(stdout).not.toContain("maxReplicas 1: Stripe allows 1");
+    expect(stdout.trimEnd().split("\n").at(-1)).toMatch(/^More with --details: /);
+
+    const details = await plan("--stack", "dev", "--details");
+    expect(details.code).toBe(0);
+    // The summary first, then the details: the computed bounds each with its reason.
+    expect(details.stdout.indexOf("DETAILS")).toBeGreaterThan(details.stdout.indexOf("Queue usage-billing"));
+    expect(details.stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1 to 1\s+207 s\s+4 messages\s+13 connections\s+26 connections\s+30 connections/);
+    expect(details.stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
+    expect(details.stdout).toMatch(/Azure Service Bus Data Owner\s+id-usage-billing-consumer-scaler \(KEDA scaler\)\s+queue usage-billing/);
+    expect(stdout).toContain("  Stripe       20 requests/s for billing (0.8 x the account's 25 requests/s),");
+    expect(details.stdout).toContain("Stripe's live default is 100/s");
+    // What a change of a static server parameter costs.
+    expect(details.stdout).toContain("max_connections is static: it applies only after a server restart");
+    // Where the Stripe key stands (names only), and what the operator does.
+    expect(details.stdout).toContain("  Secret stripe-api-key (STRIPE_API_KEY; present: unknown offline), read by id-usage-billing-consumer (granted Key Vault Secrets User), referenced by usage-billing-consumer.");
+    expect(details.stdout).toContain("    Operator: with Key Vault Secrets Officer on kv-billing-dev-cg, from your machine (the vault is public): az keyvault secret set");
   });
 
   it("prints exactly { stack, resources, queues, consumers, secrets, alerts, violations } with --json", async () => {
@@ -108,6 +118,8 @@ describe("chargeguard plan", () => {
       "[mandatory] servicebus-local-auth-disabled-in-prod on sb-billing-prod: namespace sb-billing-prod: stack prod is production: set disableLocalAuth: true (Entra ID only)",
     );
     expect(text.stdout).toMatch(/Policies: \d+ checked, 2 violation\(s\), 2 mandatory\./);
+    // No consumer app in this stack: its throughput is not made up.
+    expect(text.stdout).toContain("  throughput   not computed: no consumer app of this stack reads this queue");
   });
 
   it("exits 2 naming the field when a consumer's bounds cannot be met, and keeps a secure webhook URL out of its output", async () => {
@@ -171,7 +183,7 @@ describe("chargeguard plan", () => {
     expect(missing.stderr).toContain("give --stack <name>");
     const help = await plan("--help");
     expect(help.code).toBe(0);
-    for (const flag of ["--stack <name>", "--config-file <path>", "--json"]) expect(help.stdout).toContain(flag);
+    for (const flag of ["--stack <name>", "--config-file <path>", "--details", "--json"]) expect(help.stdout).toContain(flag);
   });
 
   it("exits 2, never 1 (its policy-failed code), on usage errors: an unknown flag, or conflicting stack flags", async () => {
