@@ -26,6 +26,8 @@ export const builtInRoles = {
   acrPull: "7f951dda-4ed3-4680-a7ca-43fe172d538d",
   /** "Key Vault Secrets User": read secret values (RBAC vaults). */
   keyVaultSecretsUser: "4633458b-17de-408a-b874-0445c86b69e6",
+  /** "Monitoring Metrics Publisher": send telemetry to Application Insights with an Entra token (local auth off). */
+  monitoringMetricsPublisher: "3913510d-42f4-4e42-8a64-420c390055eb",
 } as const;
 
 /** Role definition id by the role's name, for the rights definitions. */

@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { forbiddenIn, groupSizes, sizeOf } from "./footprint/install-size.mjs";
+import { forbiddenIn, groupSizes, SIZE_GOALS, sizeOf } from "./footprint/install-size.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 // BENCH_CHECKOUT: another built checkout to pack (e.g. an older commit, for the "before" figures).
@@ -40,7 +40,7 @@ function measure(scratch, database) {
   for (const entry of ["package.json", "vendor"]) cpSync(path.join(project, entry), path.join(context, entry), { recursive: true });
   execFileSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: context, stdio: "ignore" });
   const modules = path.join(context, "node_modules");
-  return { database, total: sizeOf(modules), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(context) };
+  return { database, total: sizeOf(modules), own: sizeOf(path.join(modules, "chargeguard")), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(context) };
 }
 
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -48,7 +48,8 @@ const scratch = mkdtempSync(path.join(tmpdir(), "chargeguard-footprint-"));
 try {
   for (const database of CHOICES) {
     const result = measure(scratch, database);
-    console.log(`--db ${database}: node_modules ${mb(result.total)} (production install of the generated consumer)`);
+    const goal = database === "postgres" ? ` (goal ${mb(SIZE_GOALS.production)}: ${result.total <= SIZE_GOALS.production ? "met" : "NOT met"})` : "";
+    console.log(`--db ${database}: node_modules ${mb(result.total)}${goal}, chargeguard itself ${mb(result.own)} (production install of the generated consumer)`);
     for (const [group, bytes] of result.groups.slice(0, 8)) console.log(`  ${group.padEnd(28)} ${mb(bytes)}`);
     console.log(`  forbidden packages: ${result.forbidden.length === 0 ? "none" : result.forbidden.join(", ")}`);
     console.log(`  import chargeguard/runtime: ${result.runtime.ms.toFixed(0)} ms, ${result.runtime.rss.toFixed(0)} MB resident (median of ${RUNS})`);

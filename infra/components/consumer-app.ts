@@ -88,7 +88,8 @@ function consumerEnv(args: ConsumerAppArgs): EnvVar[] {
         ]
       : []),
     ...(args.appInsightsConnectionString !== undefined
-      ? [{ name: "APPLICATIONINSIGHTS_CONNECTION_STRING", value: args.appInsightsConnectionString }]
+      ? // A Pulumi secret (encrypted in state); the exporter signs in as AZURE_CLIENT_ID (local auth is off).
+        [{ name: "APPLICATIONINSIGHTS_CONNECTION_STRING", value: pulumi.secret(args.appInsightsConnectionString) }]
       : []),
     ...Object.entries(args.environment ?? {}).map(([key, value]) => ({ name: key, value })),
     ...args.secrets.map((secret) => ({ name: secret.env, secretRef: secret.name })),

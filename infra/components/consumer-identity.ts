@@ -1,6 +1,7 @@
 // A consumer app's own user-assigned managed identity and every role it needs, assigned before the app exists (a
 // system-assigned identity cannot read Key Vault references at creation): Service Bus Data Receiver + Data Sender
-// on its queue (a scheduled retry is a send), AcrPull on the registry, Key Vault Secrets User on the vault.
+// on its queue (a scheduled retry is a send), AcrPull on the registry, Key Vault Secrets User on the vault, and
+// Monitoring Metrics Publisher on Application Insights (its exporter signs in with Entra ID: local auth is off).
 // Assignment names are deterministic (roleAssignmentName), so re-created state never collides with
 // RoleAssignmentExists. The app gets AZURE_CLIENT_ID so DefaultAzureCredential picks this identity.
 import * as pulumi from "@pulumi/pulumi";
@@ -36,6 +37,8 @@ export interface ConsumerIdentityArgs {
   registryId?: pulumi.Input<string>;
   /** The Key Vault holding the consumer's secrets: Key Vault Secrets User. */
   vaultId?: pulumi.Input<string>;
+  /** The Application Insights component the consumer's telemetry goes to: Monitoring Metrics Publisher. */
+  appInsightsId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -68,6 +71,9 @@ export class ConsumerIdentity extends pulumi.ComponentResource {
       ...(args.registryId !== undefined ? [{ key: "acr-pull", role: "AcrPull", roleGuid: builtInRoles.acrPull, scope: args.registryId }] : []),
       ...(args.vaultId !== undefined
         ? [{ key: "vault-secrets-user", role: "Key Vault Secrets User", roleGuid: builtInRoles.keyVaultSecretsUser, scope: args.vaultId }]
+        : []),
+      ...(args.appInsightsId !== undefined
+        ? [{ key: "telemetry-publisher", role: "Monitoring Metrics Publisher", roleGuid: builtInRoles.monitoringMetricsPublisher, scope: args.appInsightsId }]
         : []),
     ];
     this.roleAssignments = this.grants.map((grant) =>

@@ -1,6 +1,9 @@
 // Where the billing service reports: one Log Analytics workspace (diagnostic settings of the namespace, database,
 // vault and Container Apps environment land here, in Dedicated tables) and a workspace-based Application Insights
-// for the consumers' own telemetry (APPLICATIONINSIGHTS_CONNECTION_STRING). Built first: the other components
+// for the consumers' own telemetry (APPLICATIONINSIGHTS_CONNECTION_STRING), with local auth disabled: ingestion takes
+// Entra tokens only (the consumers' identities hold Monitoring Metrics Publisher), so nobody holding the connection
+// string can forge billing metrics. The connection string is a Pulumi secret all the same (encrypted in state, in
+// the component's own outputs and wherever it flows). Built first: the other components
 // take `workspaceId`. Extensible: workbooks and further alerts take `workspaceId` / `appInsightsId` from here.
 import * as pulumi from "@pulumi/pulumi";
 import { Component } from "@pulumi/azure-native/applicationinsights/index.js";
@@ -25,6 +28,7 @@ export class Observability extends pulumi.ComponentResource {
   readonly sharedKey: pulumi.Output<string>;
   readonly appInsights: Component;
   readonly appInsightsId: pulumi.Output<string>;
+  /** Secret: it names the ingestion endpoint and instrumentation key (no ingestion right with local auth off). */
   readonly appInsightsConnectionString: pulumi.Output<string>;
 
   constructor(name: string, args: ObservabilityArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -58,12 +62,13 @@ export class Observability extends pulumi.ComponentResource {
         applicationType: "web",
         workspaceResourceId: this.workspaceId,
         ingestionMode: "LogAnalytics",
+        disableLocalAuth: true,
         tags: args.tags,
       },
-      { parent: this },
+      { parent: this, additionalSecretOutputs: ["connectionString", "instrumentationKey"] },
     );
     this.appInsightsId = this.appInsights.id;
-    this.appInsightsConnectionString = this.appInsights.connectionString;
+    this.appInsightsConnectionString = pulumi.secret(this.appInsights.connectionString);
 
     this.registerOutputs({
       workspaceId: this.workspaceId,

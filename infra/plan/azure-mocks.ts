@@ -73,15 +73,41 @@ const PROVIDER_PATH: Record<string, string> = {
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 export const REDACTED = "[secret]";
 
-/** The inputs with every secret replaced by "[secret]": what the plan may print. */
-export function redactSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactSecrets);
+/**
+ * The inputs with every secret replaced by "[secret]": what the plan may print. The SDK marks a whole top-level
+ * property secret when anything inside it is (an app's `template` holding the secret Application Insights connection
+ * string): such a property keeps its structure, so policies and the plan can read it, when it holds a secret value
+ * the mocks know (`known`: the scalar secrets seen, the secret outputs they answered), and only those values are
+ * redacted; a lifted property holding none of them is redacted whole.
+ */
+export function redactSecrets(value: unknown, known: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, known));
   if (typeof value === "object" && value !== null) {
-    if (SECRET_SIG in value) return REDACTED;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(item)]));
+    if (SECRET_SIG in value) {
+      const inner = (value as { value?: unknown }).value;
+      return typeof inner === "object" && inner !== null && holdsKnown(inner, known) ? redactSecrets(inner, known) : REDACTED;
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactSecrets(item, known)]));
   }
-  return value;
+  return typeof value === "string" && known.has(value) ? REDACTED : value;
 }
+
+function holdsKnown(value: unknown, known: ReadonlySet<string>): boolean {
+  if (typeof value === "string") return known.has(value);
+  if (typeof value === "object" && value !== null) return Object.values(value).some((item) => holdsKnown(item, known));
+  return false;
+}
+
+/** Adds every scalar secret in `value` to `known`. */
+function collectSecrets(value: unknown, known: Set<string>): void {
+  if (typeof value !== "object" || value === null) return;
+  const inner = SECRET_SIG in value ? (value as { value?: unknown }).value : undefined;
+  if (typeof inner === "string") known.add(inner);
+  for (const item of Object.values(value)) collectSecrets(item, known);
+}
+
+/** Outputs Azure returns that the program marks secret (additionalSecretOutputs). */
+const SECRET_OUTPUTS: Record<string, string[]> = { "azure-native:applicationinsights:Component": ["connectionString", "instrumentationKey"] };
 
 /** A stable fake GUID per name, so identities' principal and client ids differ and repeat across plans. */
 function fakeGuid(seed: string): string {
@@ -154,6 +180,7 @@ function armId(type: string, azureName: string, inputs: Record<string, unknown>)
 
 /** Mocks that record every registered resource into `record`. */
 export function azureMocks(record: (resource: MockedResource) => void): pulumi.runtime.Mocks {
+  const known = new Set<string>();
   return {
     newResource(args) {
       const inputs = (args.inputs ?? {}) as Record<string, unknown>;
@@ -165,8 +192,10 @@ export function azureMocks(record: (resource: MockedResource) => void): pulumi.r
       if (args.type === "azure-native:keyvault:Vault") {
         state.properties = { ...(inputs.properties as object), vaultUri: `https://${azureName}.vault.azure.net/` };
       }
-      const shown = redactSecrets(inputs) as Record<string, unknown>;
-      record({ type: args.type, name: args.name, custom, inputs: shown, id, state: redactSecrets(state) as Record<string, unknown> });
+      collectSecrets(inputs, known);
+      for (const output of SECRET_OUTPUTS[args.type] ?? []) if (typeof state[output] === "string") known.add(state[output]);
+      const shown = redactSecrets(inputs, known) as Record<string, unknown>;
+      record({ type: args.type, name: args.name, custom, inputs: shown, id, state: redactSecrets(state, known) as Record<string, unknown> });
       return { id, state };
     },
     call(args) {

@@ -30,6 +30,7 @@ export const types = {
   postgresDatabase: "azure-native:dbforpostgresql:Database",
   postgresFirewallRule: "azure-native:dbforpostgresql:FirewallRule",
   vault: "azure-native:keyvault:Vault",
+  appInsights: "azure-native:applicationinsights:Component",
 } as const;
 
 /** Modules azure-native renamed: the older name still reaches the same Azure resource provider. */
@@ -42,6 +43,8 @@ const TYPE_ALIASES: Record<string, string> = {
   "network:InterfaceEndpoint": "network:PrivateEndpoint",
   "dbforpostgresql:Administrator": "dbforpostgresql:AdministratorsMicrosoftEntra",
   "network:VirtualNetworkLink": "privatedns:VirtualNetworkLink",
+  // Application Insights lived in the insights module (read as monitor above) before applicationinsights.
+  "monitor:Component": "applicationinsights:Component",
 };
 
 interface TypeToken {

@@ -23,6 +23,7 @@ import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
+import { telemetryPolicies } from "./telemetry-policies.js";
 import { forType, isProductionStack, productionConfigSchema, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";
 
@@ -351,4 +352,5 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   guardDatabase,
   vaultProtection,
   noPlainSecrets,
+  ...telemetryPolicies,
 ];

@@ -1,5 +1,6 @@
-// The consumers' identities and their grants (queue, registry, vault). They come in the bootstrap phase too, so the
+// The consumers' identities and their grants (queue, registry, vault, Application Insights). They come in the bootstrap phase too, so the
 // grants have propagated before an app uses them.
+import type * as pulumi from "@pulumi/pulumi";
 import type { BillingQueue } from "../components/billing-queue.js";
 import type { BillingSecrets } from "../components/billing-secrets.js";
 import { ConsumerIdentity } from "../components/consumer-identity.js";
@@ -10,6 +11,7 @@ export function buildConsumerIdentities(
   { config, resourceGroupName: rg, location, tags }: StackContext,
   queues: BillingQueue[],
   secrets: BillingSecrets | undefined,
+  appInsightsId: pulumi.Input<string>,
 ): ConsumerIdentity[] {
   const consumers = config.app?.consumers ?? [];
   return consumers.map((consumer) => {
@@ -21,6 +23,7 @@ export function buildConsumerIdentities(
       queueId: queue.queue.id,
       ...(config.app?.registry ? { registryId: config.app.registry.resourceId } : {}),
       ...(secrets ? { vaultId: secrets.vaultId } : {}),
+      appInsightsId,
       tags,
     });
   });

@@ -68,7 +68,7 @@ export function buildStack(config: StackConfig): BuiltStack {
 
   const tenantId = config.vault || config.database ? getClientConfigOutput().tenantId : undefined;
   const { secrets, privateLink: vaultPrivateLink } = buildVault(context, tenantId, network, workspaceId);
-  const identities = buildConsumerIdentities(context, queues, secrets);
+  const identities = buildConsumerIdentities(context, queues, secrets, observability.appInsightsId);
   const database = buildGuardDatabase(context, tenantId, identities, network, workspaceId);
   const auditIdentity = buildAuditIdentity(context, secrets);
 

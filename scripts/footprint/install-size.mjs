@@ -4,6 +4,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 
+/**
+ * Issue 32's goals for a `--db postgres` consumer's production install (du of node_modules, MiB): the whole tree,
+ * and the chargeguard package itself (its own files; its dependencies are counted in the whole).
+ */
+export const SIZE_GOALS = { production: 150 * 1048576, chargeguard: 10 * 1048576 };
+
 /** Packages no consumer's production install may hold; PGlite only when it chose the embedded database. */
 export function forbiddenPackages(database) {
   return ["@pulumi", "typescript", ...(database === "pglite" ? [] : ["@electric-sql/pglite"])];

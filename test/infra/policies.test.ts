@@ -282,6 +282,8 @@ describe("the policy set", () => {
       "guard-database",
       "keyvault-protection",
       "no-plain-secrets",
+      "appinsights-local-auth-disabled",
+      "consumer-telemetry-publisher",
     ]);
     // Mandatory, but for the reminder that a maintenance window is open.
     expect(new Set(billingPolicies.filter((p) => p.name !== "maintenance-window-open").map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));

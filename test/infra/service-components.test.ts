@@ -66,7 +66,8 @@ describe("the prod service under mocks", () => {
       DATABASE_AUTH: "entra",
       STRIPE_API_KEY: "secretRef:stripe-api-key",
     });
-    expect(env.APPLICATIONINSIGHTS_CONNECTION_STRING).toMatch(/^InstrumentationKey=/);
+    // A Pulumi secret (encrypted in state): the plan shows it redacted (test/infra/telemetry-auth.test.ts).
+    expect(env.APPLICATIONINSIGHTS_CONNECTION_STRING).toBe("[secret]");
   });
 
   it("assigns the identity's roles with deterministic names before the app, nothing at namespace scope", () => {
@@ -81,6 +82,7 @@ describe("the prod service under mocks", () => {
         [builtInRoles.serviceBusDataSender, queue.id],
         [builtInRoles.acrPull, "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-billing-prod/providers/Microsoft.ContainerRegistry/registries/crbillingprod"],
         [builtInRoles.keyVaultSecretsUser, vault.id],
+        [builtInRoles.monitoringMetricsPublisher, only(ofType(plan, "applicationinsights:Component")).id],
       ].sort(),
     );
     for (const role of roles) {

@@ -1,6 +1,6 @@
 // The offline advisory check (scripts/advisory-check.mjs): a CycloneDX SBOM matched against the committed dataset.
-// A production tree with today's template telemetry (protobufjs 8.0.1 through @opentelemetry/sdk-node 0.217.0) fails;
-// the versions the template pins now pass.
+// A production tree with the template's former telemetry (protobufjs 8.0.1 through @opentelemetry/sdk-node 0.217.0)
+// fails; the template's telemetry packages now carry no protobufjs at all.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,10 +57,34 @@ describe("advisory check", () => {
     expect(run.stdout).toContain("0 with a known high-or-worse advisory");
   });
 
-  it("the template pins telemetry packages whose tree carries no protobufjs 8.0.1 (sdk-node past 0.217.0)", () => {
+  it("the template's telemetry packages, as the root lockfile resolves them, carry no protobufjs at all", () => {
     const template = JSON.parse(readFileSync(path.join(root, "templates/files/consumer/package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const sdkNode = template.dependencies["@opentelemetry/sdk-node"] as string;
-    // 0.221.0 is the first sdk-node whose otlp-transformer no longer depends on protobufjs at all.
-    expect(compareVersions(sdkNode, "0.221.0")).toBeGreaterThanOrEqual(0);
+    const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
+    /** Node's resolution over the lockfile's paths: the nearest node_modules/<name> from `from` upwards. */
+    const resolve = (from: string, name: string): string | undefined => {
+      for (let at = from; ; at = at.slice(0, Math.max(0, at.lastIndexOf("/node_modules/")))) {
+        const key = `${at === "" ? "" : `${at}/`}node_modules/${name}`;
+        if (lock.packages[key]) return key;
+        if (at === "") return undefined;
+      }
+    };
+    const telemetry = Object.keys(template.dependencies).filter((name) => name.startsWith("@opentelemetry/") || name.startsWith("@azure/monitor-"));
+    expect(telemetry).toContain("@azure/monitor-opentelemetry-exporter");
+    const seen = new Set<string>();
+    const queue = telemetry.map((name) => resolve("", name) as string);
+    for (const [name, version] of telemetry.map((dependency) => [dependency, template.dependencies[dependency]])) {
+      expect(lock.packages[`node_modules/${name}`]?.version, `${name}: pinned at the root lockfile's version`).toBe(version);
+    }
+    while (queue.length > 0) {
+      const key = queue.pop() as string;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (const dependency of Object.keys(lock.packages[key]?.dependencies ?? {})) {
+        const found = resolve(key, dependency);
+        if (found) queue.push(found);
+      }
+    }
+    expect([...seen].filter((key) => key.endsWith("/protobufjs") || key.includes("/@grpc/"))).toEqual([]);
+    expect(seen.size).toBeGreaterThan(telemetry.length);
   });
 });

@@ -6,7 +6,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forbiddenIn } from "../../scripts/footprint/install-size.mjs";
+import { forbiddenIn, SIZE_GOALS, sizeOf } from "../../scripts/footprint/install-size.mjs";
 import { checkout, cli, ensureBuilt, inProject as inDir, run } from "../support/generated-project.js";
 
 let scratch: string;
@@ -81,6 +81,11 @@ describe("a --db postgres consumer's production install from the packs", () => {
     expect(existsSync(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"))).toBe(true);
     expect(existsSync(path.join(context, "node_modules/stripe/package.json"))).toBe(true);
     expect(forbiddenIn(path.join(context, "node_modules"), "postgres")).toEqual([]);
+  });
+
+  it("meets the size goal: at most 150 MB of node_modules, of which the chargeguard package at most 10 MB", () => {
+    expect(sizeOf(path.join(context, "node_modules")), "node_modules, bytes").toBeLessThanOrEqual(SIZE_GOALS.production);
+    expect(sizeOf(path.join(context, "node_modules/chargeguard"))).toBeLessThanOrEqual(SIZE_GOALS.chargeguard);
   });
 
   it("loads the runtime, and an embedded database it did not install is refused naming the package", async () => {

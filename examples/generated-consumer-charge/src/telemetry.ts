@@ -1,50 +1,97 @@
-// Telemetry export, configured by the standard variables and off without them. chargeguard's runtime reports
-// through the OpenTelemetry API only; this registers an SDK for it (before the consumer starts, so the runtime's
-// instruments land in it):
-//   APPLICATIONINSIGHTS_CONNECTION_STRING  Azure Monitor (@azure/monitor-opentelemetry)
-//   OTEL_EXPORTER_OTLP_ENDPOINT            OTLP (@opentelemetry/sdk-node), which also reads OTEL_EXPORTER_OTLP_PROTOCOL
-//                                          (http/protobuf default, http/json, grpc), OTEL_METRIC_EXPORT_INTERVAL,
-//                                          OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, as the specification says
-// OTEL_SDK_DISABLED=true turns both off. Each replica reports its own service.instance.id.
+// Telemetry export to Azure Monitor (Application Insights), off without APPLICATIONINSIGHTS_CONNECTION_STRING.
+// chargeguard's runtime reports through the OpenTelemetry API only (its own spans and metrics); this registers the
+// two SDK pieces those need, a tracer provider and a meter provider, each with Azure Monitor's exporter, before the
+// consumer starts (so the runtime's instruments land in them). No distro: no auto-instrumentation of http, pg or
+// the Azure SDKs, no live metrics or performance counters, so the production install stays small.
+//   APPLICATIONINSIGHTS_CONNECTION_STRING  where to send; absent (or OTEL_SDK_DISABLED=true): no SDK, no export
+//   AZURE_CLIENT_ID                        the app's user-assigned identity: the exporter signs in with Entra ID as
+//                                          it (role Monitoring Metrics Publisher), as a component with local auth
+//                                          disabled requires; absent: the connection string alone (local auth)
+//   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_METRIC_EXPORT_INTERVAL (ms, default 60000), as the
+//   specification says. Each replica reports its own service.instance.id.
 import { randomUUID } from "node:crypto";
 
 export interface TelemetryExport {
-  kind: "azure-monitor" | "otlp";
-  /** Flushes what is buffered (the last metrics and spans), then stops the SDK. */
-  shutdown(): Promise<void>;
+  kind: "azure-monitor";
+  /** True when the exporter signs in with Entra ID (AZURE_CLIENT_ID), false when it sends the connection string alone. */
+  entra: boolean;
+  /**
+   * Flushes what is buffered (the last metrics and spans), then stops the SDK. Resolves with what could not be sent
+   * (an unreachable or refusing ingestion endpoint): losing telemetry never fails the consumer's exit.
+   */
+  shutdown(): Promise<string[]>;
 }
 
 type Env = Record<string, string | undefined>;
 
-/** Starts the SDK the environment asks for; undefined when it asks for none. */
+/** Azure Monitor's default for the distro this replaces: at most five sampled traces a second per replica. */
+const TRACES_PER_SECOND = 5;
+const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+
+/** Starts the SDK when the environment asks for export; undefined when it does not (then nothing is imported). */
 export async function startTelemetry(env: Env = process.env, defaultServiceName = "billing-consumer"): Promise<TelemetryExport | undefined> {
   const connectionString = value(env, "APPLICATIONINSIGHTS_CONNECTION_STRING");
-  const otlp = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].some((name) => value(env, name));
-  if ((connectionString === undefined && !otlp) || value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
+  if (connectionString === undefined || value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
 
-  // Both SDKs read the resource from these variables: name the service when nobody did, and tell replicas apart.
-  if (value(env, "OTEL_SERVICE_NAME") === undefined && !/(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? "")) {
-    env.OTEL_SERVICE_NAME = defaultServiceName;
-  }
-  env.OTEL_RESOURCE_ATTRIBUTES = withInstanceId(env.OTEL_RESOURCE_ATTRIBUTES, value(env, "CONTAINER_APP_REPLICA_NAME") ?? randomUUID());
+  const [{ metrics }, exporter, { defaultResource, resourceFromAttributes }, sdkMetrics, { NodeTracerProvider, BatchSpanProcessor }] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@azure/monitor-opentelemetry-exporter"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-metrics"),
+    import("@opentelemetry/sdk-trace-node"),
+  ]);
+  const clientId = value(env, "AZURE_CLIENT_ID");
+  const options = { connectionString, ...(clientId === undefined ? {} : { credential: await managedIdentity(clientId) }) };
+  const resource = defaultResource().merge(resourceFromAttributes(resourceAttributes(env, defaultServiceName)));
 
-  if (connectionString !== undefined) {
-    const { useAzureMonitor, shutdownAzureMonitor } = await import("@azure/monitor-opentelemetry");
-    useAzureMonitor({ azureMonitorExporterOptions: { connectionString } });
-    return { kind: "azure-monitor", shutdown: () => shutdownAzureMonitor() };
-  }
-  const { NodeSDK } = await import("@opentelemetry/sdk-node");
-  const sdk = new NodeSDK();
-  sdk.start();
-  return { kind: "otlp", shutdown: () => sdk.shutdown() };
+  const tracing = new NodeTracerProvider({
+    resource,
+    sampler: new exporter.RateLimitedSampler(TRACES_PER_SECOND),
+    spanProcessors: [new BatchSpanProcessor(new exporter.AzureMonitorTraceExporter(options))],
+  });
+  tracing.register();
+  const interval = Number(value(env, "OTEL_METRIC_EXPORT_INTERVAL") ?? DEFAULT_METRIC_INTERVAL_MS);
+  const meters = new sdkMetrics.MeterProvider({
+    resource,
+    readers: [
+      new sdkMetrics.PeriodicExportingMetricReader({
+        exporter: new exporter.AzureMonitorMetricExporter(options),
+        exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : DEFAULT_METRIC_INTERVAL_MS,
+      }),
+    ],
+  });
+  metrics.setGlobalMeterProvider(meters);
+  return {
+    kind: "azure-monitor",
+    entra: clientId !== undefined,
+    shutdown: async () => {
+      const results = await Promise.allSettled([tracing.shutdown(), meters.shutdown()]);
+      return results.flatMap((result) => (result.status === "rejected" ? [result.reason instanceof Error ? result.reason.message : String(result.reason)] : []));
+    },
+  };
 }
 
-/** OTEL_RESOURCE_ATTRIBUTES with service.instance.id added, unless it names one already. */
-export function withInstanceId(attributes: string | undefined, instanceId: string): string {
-  const current = attributes?.trim() ?? "";
-  if (/(^|,)\s*service\.instance\.id=/.test(current)) return current;
-  const entry = `service.instance.id=${encodeURIComponent(instanceId)}`;
-  return current === "" ? entry : `${current},${entry}`;
+/** The app's user-assigned identity; imported only here, so a consumer without export loads no identity code. */
+async function managedIdentity(clientId: string) {
+  const { ManagedIdentityCredential } = await import("@azure/identity");
+  return new ManagedIdentityCredential({ clientId });
+}
+
+/**
+ * The resource the specification's variables describe: OTEL_RESOURCE_ATTRIBUTES (key=value pairs, comma-separated,
+ * percent-encoded), OTEL_SERVICE_NAME over its service.name (default: the generated consumer's name), and a
+ * service.instance.id per replica (CONTAINER_APP_REPLICA_NAME, else a UUID) unless one is named.
+ */
+export function resourceAttributes(env: Env, defaultServiceName: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const entry of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
+    const at = entry.indexOf("=");
+    const key = entry.slice(0, at).trim();
+    if (at > 0 && key !== "") attributes[key] = decodeURIComponent(entry.slice(at + 1).trim());
+  }
+  attributes["service.name"] = value(env, "OTEL_SERVICE_NAME") ?? attributes["service.name"] ?? defaultServiceName;
+  attributes["service.instance.id"] ??= value(env, "CONTAINER_APP_REPLICA_NAME") ?? randomUUID();
+  return attributes;
 }
 
 function value(env: Env, name: string): string | undefined {

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     if (config.healthPort !== undefined) health = await startHealthServer(config.healthPort, healthState);
     // Before the consumer, so the runtime's instruments are created in the SDK.
     telemetry = await startTelemetry(process.env, settings.serviceName);
-    if (telemetry) log(`telemetry: exporting to ${telemetry.kind === "otlp" ? "OTLP" : "Azure Monitor"}`);
+    if (telemetry) log(`telemetry: exporting to Azure Monitor (${telemetry.entra ? "Entra ID: AZURE_CLIENT_ID" : "connection string only"})`);
     consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
     await telemetry?.shutdown();
@@ -78,7 +78,10 @@ async function main(): Promise<void> {
     consumer
       .close()
       .then(() => telemetry?.shutdown())
-      .then(() => health?.close())
+      .then((unsent) => {
+        for (const problem of unsent ?? []) logError(`telemetry not flushed: ${problem}`);
+        return health?.close();
+      })
       .then(
         () => process.exit(0),
         (error: unknown) => {
