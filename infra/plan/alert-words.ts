@@ -136,7 +136,7 @@ export function alertDetailLines(alert: MockedResource): string[] {
   const lifecycle = stateless(alert) ? "stateless: notifies at every evaluation while true" : "fires once, resolves when clear";
   return [
     `  ${String(inputs.ruleName ?? alert.name)} (${severityWords(inputs.severity)}) on ${scopeWords(alert)}`,
-    `    fires when the ${aggregation} ${thresholdWords(criterion)} over ${isoSpan(inputs.windowSize)}, checked every ${isoSpan(inputs.evaluationFrequency)}; ${kind} ${metricOf(criterion)}; ${lifecycle}`,
+    `    fires on the ${aggregation} ${thresholdWords(criterion)} over ${isoSpan(inputs.windowSize)}, checked every ${isoSpan(inputs.evaluationFrequency)}; ${kind} ${metricOf(criterion)}; ${lifecycle}`,
     ...(typeof inputs.description === "string" ? [`    ${inputs.description}`] : []),
   ];
 }

@@ -11,8 +11,8 @@ const roleNameById: ReadonlyMap<string, string> = new Map(
     [builtInRoles.serviceBusDataOwner, "Azure Service Bus Data Owner"],
     [builtInRoles.acrPull, "AcrPull"],
     [builtInRoles.keyVaultSecretsUser, "Key Vault Secrets User"],
+    [builtInRoles.monitoringMetricsPublisher, "Monitoring Metrics Publisher"],
     // Not assigned by access.ts today; ids from Azure's built-in roles list (the same in every tenant).
-    ["3913510d-42f4-4e42-8a64-420c390055eb", "Monitoring Metrics Publisher"],
     ["43d0d8ad-25c7-4714-9337-8ba259a9fe05", "Monitoring Reader"],
     ["b86a8fe4-44ce-4948-aee5-eccb2c155cd7", "Key Vault Secrets Officer"],
   ] as [string, string][]).map(([id, name]) => [id.toLowerCase(), name]),

@@ -28,7 +28,7 @@ describe("role names", () => {
     expect(roleName(builtInRoles.serviceBusDataReceiver)).toBe("Azure Service Bus Data Receiver");
     expect(roleName(`/subscriptions/0/providers/Microsoft.Authorization/roleDefinitions/${builtInRoles.serviceBusDataSender.toUpperCase()}`)).toBe("Azure Service Bus Data Sender");
     const names = Object.values(builtInRoles).map(roleName);
-    expect(names).toEqual(["Azure Service Bus Data Receiver", "Azure Service Bus Data Sender", "Azure Service Bus Data Owner", "AcrPull", "Key Vault Secrets User"]);
+    expect(names).toEqual(["Azure Service Bus Data Receiver", "Azure Service Bus Data Sender", "Azure Service Bus Data Owner", "AcrPull", "Key Vault Secrets User", "Monitoring Metrics Publisher"]);
     expect(roleName("3913510d-42f4-4e42-8a64-420c390055eb")).toBe("Monitoring Metrics Publisher");
     // An id the table lacks is shown, never dropped.
     expect(roleName("/x/roleDefinitions/11111111-2222-3333-4444-555555555555")).toBe("role 11111111-2222-3333-4444-555555555555");
@@ -122,7 +122,9 @@ describe("the rendered plan", () => {
     expect(summary).toContain("producer 00000000-0000-0000-0000-000000000002: Azure Service Bus Data Sender");
     expect(summary).toMatch(/operators 00000000-0000-0000-0000-000000000004: Azure Service Bus Data Receiver \+\s+Azure Service Bus Data Sender/);
     const details = formatPlan(prod, { details: true });
-    expect(details).toMatch(/Role assignments \(16\)/);
+    // 16 for the queues, the registry and the vault, and one Monitoring Metrics Publisher per consumer identity.
+    expect(details).toMatch(/Role assignments \(18\)/);
+    expect(details).toMatch(/Monitoring Metrics Publisher\s+id-usage-billing-consumer \(consumer\)/);
     expect(details).toMatch(/Azure Service Bus Data Owner\s+id-invoice-settlement-consumer-scaler \(KEDA scaler\)\s+queue invoice-settlement/);
     expect(details).toMatch(/AcrPull\s+id-chargeguard-audit \(nightly audit\)\s+registry crbillingprod/);
     expect(details).toMatch(/Key Vault Secrets User\s+id-usage-billing-consumer \(consumer\)\s+vault kv-billing-prod-cg/);
@@ -136,10 +138,10 @@ describe("the rendered plan", () => {
     expect(summary).toMatch(/sev 2 warning: backlog above 1000 messages,/);
     const details = formatPlan(prod, { details: true });
     expect(details).toContain("sb-billing-prod-usage-billing-backlog (sev 2 warning) on queue usage-billing on sb-billing-prod");
-    expect(details).toContain("fires when the average backlog above 1000 messages over 15 min, checked every 1 min; platform metric ActiveMessages");
-    expect(details).toContain("fires when the highest oldest pending billing above 753 s over 15 min, checked every 5 min");
-    expect(details).toContain("fires when the highest spend cap used above 90% over 15 min");
-    expect(details).toContain("fires when the highest running replicas below 1 replica over 5 min");
+    expect(details).toContain("fires on the average backlog above 1000 messages over 15 min, checked every 1 min; platform metric ActiveMessages");
+    expect(details).toContain("fires on the highest oldest pending billing above 753 s over 15 min, checked every 5 min");
+    expect(details).toContain("fires on the highest spend cap used above 90% over 15 min");
+    expect(details).toContain("fires on the highest running replicas below 1 replica over 5 min");
     // The derivations moved to the details, not lost.
     expect(details).toContain("maxReplicas 2: Stripe allows 2 (20 calls/s budget / 4 calls/s per replica");
     expect(details).toContain("max_connections is static: it applies only after a server restart");
