@@ -2,8 +2,7 @@
 // recorded, a refusal that proves Stripe holds nothing for the record forgets it (ForgetGround in guard-store.ts),
 // anything else releases the record to recovery, pending and reserved. Nothing here throws but the phase hooks.
 import { describeError } from "../describe-error.js";
-import type { DependencyFault } from "../resilience/dependency-fault.js";
-import { DependencyUnavailableError } from "../resilience/dependency-fault.js";
+import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
 import type { ForgetGround, GuardStore, StoreLease } from "./guard-store.js";
 
 /** What the work answers when Stripe answered. */
