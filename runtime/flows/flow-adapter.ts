@@ -28,7 +28,12 @@ export interface FlowAdapter<R> {
   readonly calls: number;
   /** An input problem Stripe would refuse (a meter event's timestamp out of range...): the run is invalid, no call. */
   check?(request: R, now: number): string | undefined;
-  /** The Stripe work under the guard: named steps for multi-call flows, look-ups past the key window. */
+  /**
+   * The Stripe work under the guard: named steps for multi-call flows, look-ups past the key window. Inside the
+   * window, before its first recovery point, it makes no Stripe call but the one under the record's key (or that
+   * step's key): a 400 there then proves Stripe holds nothing for the record, which the guard forgets
+   * (GuardRunOptions.keyWindowMs, given by the consumer and the reconciler).
+   */
   execute(stripe: Stripe, request: R, context: FlowContext): Promise<GuardWorkResult>;
   /** What a thrown error means for this flow. */
   classify(error: unknown, request: R, idempotencyKey: string): GuardErrorClass;

@@ -16,7 +16,8 @@ export function stripeErrorClass(error: unknown): GuardErrorClass {
         ...(failure.paymentIntentId === undefined ? {} : { objectId: failure.paymentIntentId }),
       };
     case "invalid":
-      return { kind: "invalid", reason: failure.reason, detail: failure.detail };
+      // A 400 other than an idempotency error: Stripe refused the request itself, so it holds nothing under its key.
+      return { kind: "invalid", reason: failure.reason, detail: failure.detail, ...(failure.reason === "StripeInvalidRequest" ? { refusedUnderKey: true } : {}) };
     case "configuration":
       return { kind: "invalid", reason: configurationReason, detail: failure.detail };
     case "spend-cap":

@@ -14,6 +14,6 @@ export function decorateStore<L extends StoreLease>(store: GuardStore<L>, around
     markDone: (lease, outcome) => around("markDone", () => store.markDone(lease, outcome)),
     markDeclined: (lease, outcome) => around("markDeclined", () => store.markDeclined(lease, outcome)),
     release: (lease) => around("release", () => store.release(lease)),
-    forget: (lease) => around("forget", () => store.forget(lease)),
+    forget: (lease, ground) => around("forget", () => store.forget(lease, ground)),
   };
 }

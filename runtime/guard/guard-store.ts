@@ -43,6 +43,18 @@ export type StoreClaim<L extends StoreLease = StoreLease> =
   | { status: "mismatch"; reason: string }
   | { status: "cap-exceeded"; reason: string; capCents: number; reservedCents: number };
 
+/**
+ * Why a refused record may be forgotten. Required by `forget`, so a decorator that drops it does not compile.
+ * - `first-attempt`: the refusal came on the record's first attempt (a vault's cap or key, a request found invalid
+ *   late, Stripe refusing it): no earlier attempt could have left anything at Stripe.
+ * - `refused-under-key`: Stripe refused this attempt's request as invalid (a 400, not an idempotency error) under
+ *   the record's own key, after earlier attempts whose outcome was unknown. A request committed under that key would
+ *   have been replayed, one still executing answered 409: Stripe holds nothing for the key. That holds only while
+ *   Stripe keeps the key, `keyWindowMs` from the record's creation by the store's clock (past it the same key is a
+ *   new request, and the refusal says nothing about the first).
+ */
+export type ForgetGround = { kind: "first-attempt" } | { kind: "refused-under-key"; keyWindowMs: number };
+
 export interface GuardStore<L extends StoreLease = StoreLease> {
   /** Durable (committed) before it resolves. A new record reserves its spend in the same statement. */
   claim(request: StoreClaimRequest): Promise<StoreClaim<L>>;
@@ -55,11 +67,11 @@ export interface GuardStore<L extends StoreLease = StoreLease> {
   /** Outcome unknown: the record stays pending and reserved, free for the retry or the reconciler. */
   release(lease: L): Promise<void>;
   /**
-   * Refused before Stripe was asked for anything (a vault cap or key refusal, a request found invalid late, Stripe
-   * refusing the request) on the record's first attempt, with no recovery point: removes the record and gives its
-   * reservation back, in one statement, so whatever comes next (the dead letter resubmitted, a redelivery) starts
-   * from nothing. False, changing nothing, when the record is not that (another attempt, a step recorded, the lease
-   * taken over): then it is released instead and stays for recovery.
+   * A refusal that proves Stripe holds nothing for the record: removes it and gives its reservation back, in one
+   * statement, so whatever comes next (the dead letter resubmitted, a redelivery) starts from nothing. What proves it
+   * is `ground` (see ForgetGround); a record with a recovery point is never forgotten (Stripe holds that step's
+   * object). False, changing nothing, when the record is not that (the ground does not hold, a step recorded, the
+   * lease taken over): then it is released instead and stays for recovery.
    */
-  forget(lease: L): Promise<boolean>;
+  forget(lease: L, ground: ForgetGround): Promise<boolean>;
 }

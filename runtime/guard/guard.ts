@@ -10,7 +10,7 @@ import { BillingStateError, ConfigurationError, GuardInputError } from "../error
 import { createBatcher, type Batcher } from "./batcher.js";
 import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
 import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";
-import type { GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
+import type { ForgetGround, GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
 import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
@@ -218,17 +218,35 @@ export class Guard implements GuardStore<GuardLease> {
     );
   }
 
-  /** A first attempt refused before Stripe, with no recovery point: removed, its reservation given back. */
-  async forget(lease: GuardLease): Promise<boolean> {
+  /**
+   * A refused record Stripe provably holds nothing for (`ground`, guard-store.ts): removed, its reservation given
+   * back. The condition is spelled out in the statement so the store, not only its caller, keeps the rule.
+   */
+  async forget(lease: GuardLease, ground: ForgetGround): Promise<boolean> {
+    const now = this.#now();
+    const refusedUnderKey = ground.kind === "refused-under-key";
+    if (refusedUnderKey && (!Number.isSafeInteger(ground.keyWindowMs) || ground.keyWindowMs <= 0)) {
+      throw new GuardInputError(`keyWindowMs must be a positive integer, got ${ground.keyWindowMs}`);
+    }
     const [gone] = await this.#sql.query<{ gone: string | number }>(
       givingBackReservation(
         "gone",
+        // Only the lease's holder, only a pending record. Never one with a recovery point: Stripe holds that step's
+        // object. Then either its first attempt (nothing earlier could have reached Stripe), or any attempt when
+        // Stripe refused this one under the record's key while the key is still in Stripe's window (created after
+        // $6): a committed earlier request would have been replayed, so Stripe holds nothing for the key. Past the
+        // window ($6 NULL for the first ground) the key is pruned and a refusal says nothing about the first request.
         `DELETE FROM guard_records
-          WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3 AND attempts = 1 AND steps = '{}'::jsonb`,
+          WHERE ${recordKeyWhere} AND state = 'pending' AND lease_token = $3 AND steps = '{}'::jsonb
+            AND CASE $5::text
+                  WHEN 'first-attempt' THEN attempts = 1
+                  WHEN 'refused-under-key' THEN created_at > $6::timestamptz
+                  ELSE false
+                END`,
         guardReservation,
         "$4",
       ),
-      [lease.scope, lease.recordKey, lease.token, this.#now()],
+      [lease.scope, lease.recordKey, lease.token, now, ground.kind, refusedUnderKey ? new Date(now.getTime() - ground.keyWindowMs) : null],
     );
     return Number(gone?.gone) === 1;
   }

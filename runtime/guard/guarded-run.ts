@@ -3,9 +3,9 @@
 // identity from fields the caller names, a fingerprint of the rest (same identity, other parameters: mismatch), an
 // optional spend reservation, a lease with an AbortSignal when it lapses, and recovery points (named steps that
 // persist the Stripe object id they produced and resolve from it on replay). An unknown outcome never deletes the
-// record: it stays pending and reserved for the retry or the reconciler. A refusal before Stripe did anything, on
-// a first attempt with no recovery point, removes it (`GuardStore.forget`); with history, it goes to recovery too. Outcomes are values; nothing here throws
-// except the caller's own phase hooks.
+// record: it stays pending and reserved for the retry or the reconciler. A refusal that proves Stripe holds nothing
+// for the record removes it (`GuardStore.forget`, on a ground: guard-outcome.ts); otherwise it goes to recovery too.
+// Outcomes are values; nothing here throws except the caller's own phase hooks.
 import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { canonicalDocument, canonicalJson } from "../canonical-json.js";
@@ -13,7 +13,8 @@ import { stableKey } from "../stable-key.js";
 import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
-import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
+import { DependencyUnavailableError } from "../resilience/dependency-fault.js";
+import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
 
 export type { Spend } from "./guard-store.js";
 
@@ -60,49 +61,7 @@ export interface GuardContext {
   step(name: string, call: (stepKey: string) => Promise<string>): Promise<string>;
 }
 
-/** What the work answers when Stripe answered. */
-export type GuardWorkResult =
-  /** `replayed`: Stripe answered from its idempotency cache (telemetry counts a duplicate it prevented). */
-  | { status: "done"; objectId: string; result?: Record<string, unknown>; replayed?: boolean }
-  | { status: "declined"; reason: string; objectId?: string; replayed?: boolean };
-
-/** A thrown error, classified by the flow (flows/*.ts); unclassified errors are unknown. */
-export type GuardErrorClass =
-  | { kind: "declined"; reason: string; objectId?: string }
-  /** Stripe already has it (e.g. a meter event's duplicate identifier): the work is done. */
-  | { kind: "done"; objectId: string }
-  | { kind: "invalid"; reason: string; detail: string }
-  | { kind: "cap-exceeded"; reason: string }
-  /** `nothingSent`: a dependency refused before any request left (a breaker open, a wait past the lease). */
-  | { kind: "unknown"; detail: string; fault?: DependencyFault; nothingSent?: boolean };
-
-export type GuardOutcome =
-  /** Done now and recorded. */
-  | { kind: "done"; objectId: string; idempotencyKey: string }
-  /** Recorded done by an earlier run: nothing was called. */
-  | { kind: "already-done"; objectId: string | null; idempotencyKey: string }
-  /** Declined now (recorded, reservation given back) or earlier (`previously`): never retry it. */
-  | { kind: "declined"; reason: string; previously: boolean; idempotencyKey: string }
-  /** Another holder's lease is live: try again after `retryAfterMs`. */
-  | { kind: "busy"; retryAfterMs: number; idempotencyKey: string }
-  /** Same identity, other payload, spend or key: refused. */
-  | { kind: "mismatch"; reason: string; idempotencyKey: string }
-  /** Our cap (or the vault key's) refuses the spend. */
-  | { kind: "cap-exceeded"; reason: string; idempotencyKey?: string }
-  /** The input, or the request as Stripe judged it, is wrong: no retry can fix it. */
-  | { kind: "invalid"; reason: string; detail: string; idempotencyKey?: string }
-  /**
-   * Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. `fault`: a
-   * dependency was down or throttling (resilience/dependency-fault.ts), which is no attempt of the event's.
-   */
-  | { kind: "unknown"; detail: string; idempotencyKey?: string; fault?: DependencyFault };
-
-/** Phase boundaries the caller may observe (crash tests, step hooks). A hook that throws ends the run with its error. */
-export interface GuardPhaseHooks {
-  afterClaim?(): Promise<void> | void;
-  afterWork?(): Promise<void> | void;
-  afterRecord?(): Promise<void> | void;
-}
+export type { GuardErrorClass, GuardOutcome, GuardPhaseHooks, GuardWorkResult } from "./guard-outcome.js";
 
 export interface GuardRunOptions {
   /** Classifies what the work throws; default: everything is unknown. */
@@ -110,6 +69,13 @@ export interface GuardRunOptions {
   hooks?: GuardPhaseHooks;
   /** For `now` when arming the lease's abort timer; default Date.now. */
   now?(): number;
+  /**
+   * Stripe's idempotency key window, given by a caller whose work makes no Stripe call before its first recovery
+   * point but the one under the record's key (or that step's key), as every built-in flow does inside the window.
+   * Then a Stripe refusal classified `refusedUnderKey` forgets the record at any attempt while the record is younger
+   * than this (ForgetGround "refused-under-key"). Absent: only a first attempt's refusal forgets.
+   */
+  keyWindowMs?: number;
 }
 
 export type GuardWork = (context: GuardContext) => Promise<GuardWorkResult>;
@@ -214,9 +180,9 @@ export async function runGuarded<L extends StoreLease>(
       answer = classifyThrown(error, options.classify);
     }
     await options.hooks?.afterWork?.();
-    // A first attempt that left no recovery point: a refusal then proves Stripe holds nothing under this record.
-    const untouched = claim.attempt === 1 && Object.keys(context.steps).length === 0;
-    return await record(store, lease, answer, idempotencyKey, options.hooks, untouched);
+    // What a refusal can prove (guard-outcome.ts): the recovery points as they stand after the work.
+    const facts = { firstAttempt: claim.attempt === 1, stepRecorded: Object.keys(context.steps).length > 0, keyWindowMs: options.keyWindowMs };
+    return await recordOutcome(store, lease, answer, idempotencyKey, options.hooks, facts);
   } finally {
     clearTimeout(timer);
   }
@@ -321,79 +287,4 @@ function classifyThrown(error: unknown, classify: GuardRunOptions["classify"]): 
   } catch (classifyError) {
     return { kind: "unknown", detail: `${describeError(error)} (classifying it failed: ${describeError(classifyError)})` };
   }
-}
-
-async function record<L extends StoreLease>(
-  store: GuardStore<L>,
-  lease: L,
-  answer: GuardWorkResult | GuardErrorClass,
-  idempotencyKey: string,
-  hooks: GuardPhaseHooks | undefined,
-  untouched: boolean,
-): Promise<GuardOutcome> {
-  const release = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
-    try {
-      await store.release(lease);
-    } catch {
-      // The lease lapses on its own; the record stays pending either way.
-    }
-    return outcome;
-  };
-  // Every way out of a claim ends the record or hands it to recovery. A refusal (our vault's cap or key, a request
-  // found invalid late, Stripe refusing it) on an untouched record ends it: removed, reservation given back, so the
-  // dead letter does not leave it pending and reserved for ever. Anything else is released: pending for the retry
-  // and the reconciler (`stalePending`), which re-runs it and reports what is still refused.
-  const forgetOrRelease = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
-    try {
-      if (await store.forget(lease)) return outcome;
-    } catch {
-      // Not removed: released below, so recovery finds it.
-    }
-    return release(outcome);
-  };
-  const refused = async (outcome: GuardOutcome): Promise<GuardOutcome> => {
-    const conflict = outcome.kind === "invalid" && outcome.reason === "StripeIdempotencyConflict";
-    return !untouched || conflict ? release(outcome) : forgetOrRelease(outcome);
-  };
-  const kind = "status" in answer ? answer.status : answer.kind;
-  switch (kind) {
-    case "done": {
-      const done = answer as { objectId: string; result?: Record<string, unknown> };
-      try {
-        await store.markDone(lease, { objectId: done.objectId, ...(done.result === undefined ? {} : { result: done.result }) });
-      } catch (error) {
-        // Done at Stripe, not recorded: the retry claims again and Stripe replays the same object.
-        return release({ kind: "unknown", detail: `Stripe answered ${done.objectId}, recording it failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) });
-      }
-      await hooks?.afterRecord?.();
-      return { kind: "done", objectId: done.objectId, idempotencyKey };
-    }
-    case "declined": {
-      const declined = answer as { reason: string; objectId?: string };
-      try {
-        await store.markDeclined(lease, { reason: declined.reason, ...(declined.objectId === undefined ? {} : { objectId: declined.objectId }) });
-      } catch (error) {
-        return release({ kind: "unknown", detail: `declined, but recording it failed: ${describeError(error)}`, idempotencyKey, ...faultOf(error) });
-      }
-      await hooks?.afterRecord?.();
-      return { kind: "declined", reason: declined.reason, previously: false, idempotencyKey };
-    }
-    case "invalid": {
-      const invalid = answer as { reason: string; detail: string };
-      return refused({ kind: "invalid", reason: invalid.reason, detail: invalid.detail, idempotencyKey });
-    }
-    case "cap-exceeded":
-      return refused({ kind: "cap-exceeded", reason: (answer as { reason: string }).reason, idempotencyKey });
-    default: {
-      const { fault, detail, nothingSent } = answer as { fault?: DependencyFault; detail?: string; nothingSent?: boolean };
-      const outcome: GuardOutcome = { kind: "unknown", detail: detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) };
-      // A wait that provably sent nothing leaves an untouched record out: attempts and age count only what reached Stripe.
-      return nothingSent === true && untouched ? forgetOrRelease(outcome) : release(outcome);
-    }
-  }
-}
-
-/** A dependency's unavailability, carried into the outcome. */
-function faultOf(error: unknown): { fault?: DependencyFault } {
-  return error instanceof DependencyUnavailableError ? { fault: error.fault } : {};
 }

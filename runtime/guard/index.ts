@@ -11,7 +11,7 @@ export {
   type GuardErrorClass,
   type GuardPhaseHooks,
 } from "./guarded-run.js";
-export type { GuardStore, StoreClaim, StoreClaimRequest, StoreLease, Spend } from "./guard-store.js";
+export type { ForgetGround, GuardStore, StoreClaim, StoreClaimRequest, StoreLease, Spend } from "./guard-store.js";
 export { decorateStore, type AroundCall } from "./decorate-store.js";
 export type { SpendCapOptions } from "./spend-caps.js";
 export type { PeriodSpend } from "./period-spend.js";

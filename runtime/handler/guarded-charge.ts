@@ -48,6 +48,8 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
             },
           }),
       now,
+      // Every flow's only call before a recovery point, inside the window, is under the record's key (flow-adapter.ts).
+      keyWindowMs: stripeKeyWindowMs,
     },
   );
   return { outcome: billingOutcome(outcome), event, billing, idempotencyKey };

@@ -44,7 +44,10 @@ export interface ReconcileReport {
   unverifiable: number;
   stillUnknown: number;
   settledMeanwhile: number;
-  /** Stripe refused the replayed request (invalid), or the flow is unknown here: left pending for an operator. */
+  /**
+   * Stripe refused the replayed request (invalid), or the flow is unknown here: left pending for an operator, but
+   * for Stripe's 400 under the record's key inside its window with no step recorded (forgotten: it holds nothing).
+   */
   refused: number;
   outcomes: ReconcileOutcome[];
 }
@@ -153,7 +156,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         owner: options.owner ?? "chargeguard-reconciler",
       },
       (context) => adapter.execute(stripe, request, flowContext(context, clock.now(), options.keyWindowMs)),
-      { classify: (error) => adapter.classify(error, request, record.idempotencyKey), now: () => clock.now() },
+      { classify: (error) => adapter.classify(error, request, record.idempotencyKey), now: () => clock.now(), keyWindowMs: options.keyWindowMs ?? stripeKeyWindowMs },
     );
     note(record, actionOf(outcome));
   }

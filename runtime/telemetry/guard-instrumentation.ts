@@ -49,7 +49,7 @@ export class GuardInstrumentation {
           return turned;
         }),
       release: (lease) => this.#operation("release_lease", scope, () => store.release(lease)),
-      forget: (lease) => this.#operation("forget", scope, () => store.forget(lease)),
+      forget: (lease, ground) => this.#operation("forget", scope, () => store.forget(lease, ground)),
     };
   }
 

@@ -164,6 +164,34 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     expect(succeeded(event)).toHaveLength(1);
   });
 
+  it("a 500 then Stripe's 400 under the same key (no such customer): dead-lettered StripeInvalidRequest, nothing left pending or reserved", async () => {
+    const queue = sandbox.queue();
+    // A period of its own, so its spend is this billing's alone.
+    const event = await sandbox.event({ stripeCustomerId: `cus_missing${Date.now()}`, billingPeriod: "2031-07" });
+    // A front-door 500 (not saved under the key): the outcome is unknown, the retry executes and Stripe refuses it.
+    const fault = sandbox.stripe.faults.inject({
+      method: "POST",
+      path: "/v1/payment_intents",
+      action: "serverError",
+      saved: false,
+      times: 1,
+      when: (request) => request.params.customer === event.stripeCustomerId,
+    });
+    await start(queue);
+    await sandbox.send(queue, { body: event, messageId: "m-500-then-400" });
+    const [letter] = await waitFor("dead-lettered", () => {
+      const letters = sandbox.serviceBus.inspect(queue).deadLettered;
+      return letters.length === 1 ? letters : undefined;
+    });
+    expect(fault.hits).toBe(1);
+    // Refused on the wait scheduled after the 500: the record's second attempt.
+    expect(letter).toMatchObject({ messageId: "m-500-then-400:retry:1:wait:1", deadLetterReason: "StripeInvalidRequest" });
+    expect(letter?.deadLetterDescription).toMatch(/No such customer/);
+    // The guard forgot the record (the consumer gives the key window): nothing pending, the period's cap whole again.
+    expect(await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod })).toBeUndefined();
+    expect(await guard.periodSpend(event.billingPeriod, event.currency)).toMatchObject({ reservedCents: 0 });
+  });
+
   it("dead-letters a bad event with a reason naming the field, and never calls Stripe", async () => {
     const queue = sandbox.queue();
     const event = await sandbox.event();

@@ -43,11 +43,11 @@ let sequence = 0;
 type Stranded = GuardRunInput & { customerId: string; billingPeriod: string; request: Stripe.PaymentIntentCreateParams };
 
 /** A billing claimed by a consumer that then died (or lost the answer): pending, its lease released. */
-async function strandedBilling(options: { paymentMethod?: string; stripeCommitted: boolean }): Promise<Stranded> {
-  const customer = await stripe.customers.create({ name: `reconcile ${++sequence}` });
+async function strandedBilling(options: { paymentMethod?: string; stripeCommitted: boolean; stripeCustomerId?: string }): Promise<Stranded> {
+  const stripeCustomerId = options.stripeCustomerId ?? (await stripe.customers.create({ name: `reconcile ${++sequence}` })).id;
   const event = {
-    customerId: `c-${sequence}-${clock.now()}`,
-    stripeCustomerId: customer.id,
+    customerId: `c-${++sequence}-${clock.now()}`,
+    stripeCustomerId,
     paymentMethodId: options.paymentMethod ?? "pm_card_visa",
     billingPeriod: "2026-10",
     amountCents: 1000 + sequence,
@@ -100,6 +100,16 @@ describe("reconcile", () => {
       expect(outcomeOf(report, input)).toMatchObject({ action: "completed", objectId: intents[0]?.id });
     }
     expect(await guard.periodSpend("2026-10")).toMatchObject({ reservedCents: 0 });
+  });
+
+  it("inside the key window, Stripe's 400 under the record's key (no such customer) forgets it: refused, nothing left reserved", async () => {
+    const refused = await strandedBilling({ stripeCommitted: false, stripeCustomerId: "cus_missing_reconcile" });
+    expect(await guard.periodSpend("2026-10")).toMatchObject({ reservedCents: refused.spend!.amount });
+    const report = await reconcile({ guard, stripe: access });
+    expect(outcomeOf(report, refused)).toMatchObject({ action: "refused", detail: expect.stringMatching(/^StripeInvalidRequest: .*No such customer/) });
+    expect(await guard.get("billing", { customerId: refused.customerId, billingPeriod: refused.billingPeriod })).toBeUndefined();
+    expect(await guard.periodSpend("2026-10")).toMatchObject({ reservedCents: 0 });
+    expect((await reconcile({ guard, stripe: access })).examined).toBe(0);
   });
 
   it("takes a telemetry with no SDK behind it (disabled) and reconciles as without one", async () => {

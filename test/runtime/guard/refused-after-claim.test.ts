@@ -97,7 +97,9 @@ describe.each(Object.keys(backends))("a refusal after the claim, on %s", (name) 
   it.each(refusals)("%s after an unknown attempt hands the record to recovery: pending, reserved, stale for the reconciler", async (_path, error, kind) => {
     const { store, input, state, reserved, stale } = backend();
     const run = input();
-    // The first attempt timed out: Stripe may hold a charge under the key, so the record must not be forgotten.
+    // The first attempt timed out: Stripe may hold a charge under the key, so the record must not be forgotten. These
+    // runs give no key window (GuardRunOptions.keyWindowMs): arbitrary work, whose 400 may not come from the keyed
+    // call. The consumer's flows give it, and Stripe's 400 then forgets (refused-under-key-suite.ts).
     const timeout = new Stripe.errors.StripeConnectionError({ type: "api_error", message: "Request timed out" });
     expect(await runGuarded(store, run, throwing(() => timeout), options)).toMatchObject({ kind: "unknown" });
     expect(await runGuarded(store, run, throwing(error), options)).toMatchObject({ kind });
