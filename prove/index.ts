@@ -9,6 +9,7 @@ export { runPassed, toJson } from "./results.js";
 export type { ProvingGroundResult, ScenarioOutcome } from "./run-types.js";
 export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";
+export { renderCompactTable } from "./compact-table.js";
 export { parseScenarioNames, scenarioCatalogue, scenarioNames, virtualTimeFactor, type ScenarioName } from "./scenarios.js";
 export { runScenarios, scenarioDefaults } from "./scenario-run.js";
 export { scenariosPassed } from "./scenario-report.js";

@@ -15,6 +15,7 @@ import {
   provingGroundLimits,
   renderHtmlReport,
   parseScenarioNames,
+  renderCompactTable,
   renderTables,
   runPassed,
   runProvingGround,
@@ -41,8 +42,9 @@ interface ProveOptions {
   faults: string;
   only?: string;
   json?: boolean;
-  report?: string;
+  report?: string | false;
   verbose?: boolean;
+  details?: boolean;
   scaleInGraceMs?: number;
   scenarios?: string;
   degraded?: boolean;
@@ -66,6 +68,9 @@ async function checkReportPath(file: string): Promise<void> {
     throw new UsageError(`--report ${file} cannot be written: ${existing ? "the file is not writable" : `${dirname(target)} does not exist or is not writable`}`);
   }
 }
+
+/** The HTML report's file when none is named: in the current directory, beside the tables a terminal shows. */
+const defaultReport = "prove-report.html";
 
 function integer(value: string): number {
   const parsed = /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -108,7 +113,9 @@ export function register(program: Command): void {
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
     .option("--json", "print the results as JSON on stdout instead of tables")
-    .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
+    .option("--details", "print every figure per contender after the compact table (deliveries, dead letters, the account audit, telemetry)")
+    .option("--report <file>", `write the results as a self-contained HTML page with a chart (default: ${defaultReport} beside the tables; with --json only when given)`)
+    .option("--no-report", "write no HTML report")
     .option(
       "--scale-in-grace-ms <ms>",
       `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's message hold; shorter cuts charges in flight)`,
@@ -152,7 +159,9 @@ async function runProve(options: ProveOptions): Promise<void> {
   const faults = usage(() => parseFaultNames(options.faults));
   const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
   if (only) usage(() => selectContenders(contenders(), only));
-  if (options.report) await checkReportPath(options.report);
+  // Beside the terminal tables by default; JSON (a machine reading stdout) gets one only when asked.
+  const report = options.report === false ? undefined : (options.report ?? (options.json ? undefined : defaultReport));
+  if (report) await checkReportPath(report);
   const scenarios = chosenScenarios(options);
   const bar = options.verbose || !options.chaos ? undefined : progressReporter();
   try {
@@ -172,13 +181,10 @@ async function runProve(options: ProveOptions): Promise<void> {
     });
     bar?.stop();
     const result: ProvingGroundResult = scenarios.length === 0 ? chaos : { ...chaos, scenarios: await runScenarioPart(options, scenarios) };
-    console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
-    if (options.report) {
-      await writeFile(options.report, renderHtmlReport(result));
-      console.error(`report written to ${options.report}`);
-    }
+    console.log(options.json ? JSON.stringify(toJson(result), null, 2) : options.details ? `${renderCompactTable(result)}\n\n${renderTables(result)}` : renderCompactTable(result));
+    if (report) await writeFile(report, renderHtmlReport(result));
     const passed = runPassed(result);
-    console.error(closingLine(result, passed));
+    console.error(`${closingLine(result, passed)}${report ? `; report: ${report}` : ""}`);
     if (!passed) process.exitCode = 1;
   } finally {
     bar?.stop();

@@ -3,6 +3,7 @@ import { renderHtmlReport } from "../../prove/html-report.js";
 import type { ContenderMetrics } from "../../prove/metrics.js";
 import { runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
 import { renderTables } from "../../prove/table.js";
+import { renderCompactTable } from "../../prove/compact-table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   events: 1000,
@@ -92,6 +93,20 @@ describe("report", () => {
     expect(runPassed(result)).toBe(true);
     expect(runPassed(failing)).toBe(false);
     expect(toJson(failing).passed).toBe(false);
+  });
+
+  it("prints the compact table first: one row per contender, broken examples marked as expected failures", () => {
+    const text = renderCompactTable(result);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("chargeguard proving ground: seed 7, 1,000 events, faults: kill-after-stripe, commit-drop");
+    expect(lines[2]).toMatch(/^contender\s+flow\s+duplicates\s+lost\s+over-cap\s+verdict$/);
+    const rows = lines.filter((line) => /^(random-uuid-key|generated-consumer)/.test(line));
+    expect(rows).toHaveLength(result.contenders.length);
+    expect(rows.find((line) => line.startsWith("random-uuid-key"))).toMatch(/FAIL \(expected: a broken example\)$/);
+    expect(rows.find((line) => line.startsWith("generated-consumer (generated)"))).toMatch(/PASS$/);
+    // The details (deliveries, telemetry) only with --details.
+    expect(text).not.toContain("deliveries");
+    expect(text.split("\n").length).toBeLessThan(15);
   });
 
   it("prints a table per contender with its verdict", () => {
