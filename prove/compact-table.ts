@@ -1,7 +1,8 @@
 // The verdict a reader sees first: one row per contender (what the README's table shows), the broken examples'
 // failures marked as expected, so "PASSED" beside a column of FAILs is not read as a contradiction. The per-contender
 // blocks (table.ts) follow only with --details.
-import { formatCents } from "./metrics.js";
+import { formatCents, formatCount } from "./metrics.js";
+import { countsVaryNote } from "./results.js";
 import type { ContenderResult, ProvingGroundResult } from "./run-types.js";
 import { renderScenarioTables } from "./scenario-report.js";
 import { renderTables } from "./table.js";
@@ -15,8 +16,8 @@ function row(contender: ContenderResult): string[] {
   return [
     contender.kind === "generated" ? `${contender.name} (generated)` : contender.name,
     contender.flow,
-    m.duplicateCharges.toLocaleString("en-US"),
-    m.lostBillings.toLocaleString("en-US"),
+    formatCount(m.duplicateCharges),
+    formatCount(m.lostBillings),
     formatCents(m.overCapCents),
     verdict,
   ];
@@ -33,13 +34,14 @@ export function renderCompactTable(result: ProvingGroundResult): string {
   const line = (cells: string[]) =>
     cells.map((cell, index) => (numeric.has(index) ? cell.padStart(widths[index] ?? 0) : cell.padEnd(widths[index] ?? 0))).join("  ").trimEnd();
   return [
-    `chargeguard proving ground: seed ${result.seed}, ${result.events.toLocaleString("en-US")} events, faults: ${result.faults.length > 0 ? result.faults.join(", ") : "none"}`,
+    `chargeguard proving ground: seed ${result.seed}, ${formatCount(result.events)} events, faults: ${result.faults.length > 0 ? result.faults.join(", ") : "none"}`,
     "",
     line(rows[0] as string[]),
     line(widths.map((width) => "-".repeat(width))),
     ...rows.slice(1).map(line),
     "",
     "Broken examples are expected to fail; the run passes when the generated consumer passes. --details: every figure per contender.",
+    countsVaryNote,
     ...(scenarios === "" ? [] : ["", scenarios]),
   ].join("\n");
 }
