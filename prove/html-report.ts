@@ -12,7 +12,7 @@ import { describeScale } from "./run-scale.js";
 import { renderScenarioHtml } from "./scenario-report.js";
 
 /** The page's styles. The tables keep to the page's width: a fixed layout over set column widths, long words wrapped. */
-export const reportCss = `
+const reportCss = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;max-width:1600px;color:#1b1f24}
 h1.verdict{font-size:1.6rem;margin:.3rem 0;padding:.6rem .9rem;border-radius:6px}
@@ -65,7 +65,7 @@ ${detailsTable(contenders)}`;
 }
 
 /** What the verdict counts (duplicates, lost billings, over-cap spend), then time. */
-export function reportCharts(contenders: readonly ContenderResult[]): Chart[] {
+function reportCharts(contenders: readonly ContenderResult[]): Chart[] {
   const tone = (contender: ContenderResult, n: number) => (n > 0 ? "bad" : passes(contender) ? "ok" : "muted");
   return [
     {
