@@ -153,15 +153,15 @@ export interface VerdictOptions {
 
 export function failures(metrics: ContenderMetrics, options: VerdictOptions = {}): string[] {
   const found: string[] = [];
-  if (options.validDeadLetteredFails && metrics.validDeadLettered > 0) found.push(`${metrics.validDeadLettered} valid event(s) dead-lettered`);
-  if (metrics.duplicateCharges > 0) found.push(`${metrics.duplicateCharges} duplicate charge(s)`);
+  if (options.validDeadLetteredFails && metrics.validDeadLettered > 0) found.push(`${formatCount(metrics.validDeadLettered)} valid event(s) dead-lettered`);
+  if (metrics.duplicateCharges > 0) found.push(`${formatCount(metrics.duplicateCharges)} duplicate charge(s)`);
   if (metrics.overCapCents > 0) found.push(`${formatCents(metrics.overCapCents)} over the spend cap`);
-  if (metrics.lostBillings > 0) found.push(`${metrics.lostBillings} lost billing(s)`);
-  if (metrics.repeatedDeclines > 0) found.push(`${metrics.repeatedDeclines} repeated decline(s)`);
-  if (metrics.malformedCharged > 0) found.push(`${metrics.malformedCharged} malformed event(s) charged`);
+  if (metrics.lostBillings > 0) found.push(`${formatCount(metrics.lostBillings)} lost billing(s)`);
+  if (metrics.repeatedDeclines > 0) found.push(`${formatCount(metrics.repeatedDeclines)} repeated decline(s)`);
+  if (metrics.malformedCharged > 0) found.push(`${formatCount(metrics.malformedCharged)} malformed event(s) charged`);
   const notDeadLettered = metrics.malformedEvents - metrics.malformedDeadLettered - metrics.malformedCharged;
-  if (notDeadLettered > 0) found.push(`${notDeadLettered} malformed event(s) not dead-lettered with a reason`);
-  if (metrics.unattributedCharges > 0) found.push(`${metrics.unattributedCharges} charge(s) matching no event`);
+  if (notDeadLettered > 0) found.push(`${formatCount(notDeadLettered)} malformed event(s) not dead-lettered with a reason`);
+  if (metrics.unattributedCharges > 0) found.push(`${formatCount(metrics.unattributedCharges)} charge(s) matching no event`);
   return found;
 }
 
@@ -170,6 +170,11 @@ export function verdict(metrics: ContenderMetrics, options: VerdictOptions = {})
   return found.length === 0
     ? `PASS: every valid event billed or declined exactly once, every malformed event dead-lettered with a reason`
     : `FAIL: ${found.join(", ")}`;
+}
+
+/** Counts in every report (terminal, HTML, verdicts) with thousands separators: 10,000, not 10000. */
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 export function formatCents(cents: number): string {

@@ -1,5 +1,8 @@
 // The degraded scenarios in the three output forms: a block per scenario in the table, `scenarios` in the JSON, a
 // table of rows in the HTML page. Each row is one contender in one scenario: its verdict and the scenario's figures.
+import { escapeHtml as escape } from "./html-escape.js";
+import { htmlTable, type HtmlColumn } from "./html-table.js";
+import { formatCount } from "./metrics.js";
 import { describeScenarioFigures } from "./scenario-figures.js";
 import type { ScenarioJson, ScenarioOutcome } from "./run-types.js";
 import { scenarioCatalogue, scenarioSpecs, virtualTimeFactor } from "./scenarios.js";
@@ -68,24 +71,32 @@ export function renderScenarioTables(outcomes: readonly ScenarioOutcome[]): stri
   return lines.join("\n");
 }
 
-export function renderScenarioHtml(outcomes: readonly ScenarioOutcome[], escape: (text: string) => string): string {
+const scenarioColumns: HtmlColumn[] = [
+  ["scenario", 12],
+  ["contender", 13],
+  ["events charged", 7],
+  ["duplicates", 7],
+  ["lost", 5],
+  ["valid dead-lettered", 7],
+  ["figures", 27],
+  ["verdict", 22],
+];
+
+export function renderScenarioHtml(outcomes: readonly ScenarioOutcome[]): string {
   if (outcomes.length === 0) return "";
   const rows = outcomes.flatMap((outcome) => {
     if (outcome.skipped) return [`<tr><td>${outcome.scenario}</td><td colspan="7">not run: ${escape(outcome.skipped)}</td></tr>`];
     return outcome.contenders.map((contender) => {
       const m = contender.metrics;
-      const bad = (n: number) => (n > 0 ? ` class="bad"` : "");
+      const cell = (n: number, bad = false) => `<td class="n${bad && n > 0 ? " bad" : ""}">${formatCount(n)}</td>`;
       const figures = (contender.scenario ? describeScenarioFigures(contender.scenario) : []).map(([label, value]) => `${escape(label)}: ${escape(value)}`).join("<br>");
-      return `<tr><td>${outcome.scenario}</td><td>${escape(contender.name)}</td><td>${m.eventsCharged}</td><td${bad(m.duplicateCharges)}>${m.duplicateCharges}</td>
-<td${bad(m.lostBillings)}>${m.lostBillings}</td><td${bad(m.validDeadLettered)}>${m.validDeadLettered}</td><td>${figures}</td><td>${escape(contender.verdict)}</td></tr>`;
+      return `<tr><td>${outcome.scenario}</td><td>${escape(contender.name)}</td>${cell(m.eventsCharged)}${cell(m.duplicateCharges, true)}
+${cell(m.lostBillings, true)}${cell(m.validDeadLettered, true)}<td>${figures}</td><td>${escape(contender.verdict)}</td></tr>`;
     });
   });
   return `<h2>Degraded scenarios</h2>
 <p>Virtual time: one wall second stands for ${virtualTimeFactor} (the lock's scale); rate limits are real time.</p>
-<table><thead><tr><th>scenario</th><th>contender</th><th>events charged</th><th>duplicates</th><th>lost</th><th>valid dead-lettered</th><th>figures</th><th>verdict</th></tr></thead>
-<tbody>
-${rows.join("\n")}
-</tbody></table>`;
+${htmlTable(scenarioColumns, rows)}`;
 }
 
 /** Every scenario that ran: the generated consumer passed it. */

@@ -1,6 +1,6 @@
 // The human-readable output: one table per contender and its one-line verdict.
 import { describeAccountAudit } from "./account-audit.js";
-import { formatCents } from "./metrics.js";
+import { formatCents, formatCount as count } from "./metrics.js";
 import type { ContenderResult, ProvingGroundResult } from "./run-types.js";
 import { describeScale } from "./run-scale.js";
 import { renderScenarioTables } from "./scenario-report.js";
@@ -77,8 +77,4 @@ function telemetryRows(contender: ContenderResult): [string, string][] {
     ["telemetry: outcomes", listed(t.outcomes)],
     ["duplicates prevented", listed(t.duplicatesPrevented)],
   ];
-}
-
-function count(n: number): string {
-  return n.toLocaleString("en-US");
 }

@@ -15,7 +15,9 @@ import {
   provingGroundLimits,
   renderHtmlReport,
   parseScenarioNames,
+  renderCompactTable,
   renderTables,
+  describeVerdict,
   runPassed,
   runProvingGround,
   runScenarios,
@@ -41,8 +43,9 @@ interface ProveOptions {
   faults: string;
   only?: string;
   json?: boolean;
-  report?: string;
+  report?: string | false;
   verbose?: boolean;
+  details?: boolean;
   scaleInGraceMs?: number;
   scenarios?: string;
   degraded?: boolean;
@@ -66,6 +69,9 @@ async function checkReportPath(file: string): Promise<void> {
     throw new UsageError(`--report ${file} cannot be written: ${existing ? "the file is not writable" : `${dirname(target)} does not exist or is not writable`}`);
   }
 }
+
+/** The HTML report's file when none is named: in the current directory, beside the tables a terminal shows. */
+const defaultReport = "prove-report.html";
 
 function integer(value: string): number {
   const parsed = /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
@@ -108,7 +114,9 @@ export function register(program: Command): void {
     .option("--faults <list>", `comma-separated faults, "all" or "none"`, "all")
     .option("--only <names>", "comma-separated contender names (default: all)")
     .option("--json", "print the results as JSON on stdout instead of tables")
-    .option("--report <file>", "also write the results as a self-contained HTML page with a chart")
+    .option("--details", "print every figure per contender after the compact table (deliveries, dead letters, the account audit, telemetry)")
+    .option("--report <file>", `write the results as a self-contained HTML page: the verdict, charts, a row per contender (default: ${defaultReport} beside the tables; with --json only when given)`)
+    .option("--no-report", "write no HTML report")
     .option(
       "--scale-in-grace-ms <ms>",
       `scale-in: SIGTERM to SIGKILL (default ${harnessSettings(provingGroundDefaults.events).scaleInGracePeriodMs}, the harness's message hold; shorter cuts charges in flight)`,
@@ -152,7 +160,9 @@ async function runProve(options: ProveOptions): Promise<void> {
   const faults = usage(() => parseFaultNames(options.faults));
   const only = options.only?.split(",").map((name) => name.trim()).filter(Boolean);
   if (only) usage(() => selectContenders(contenders(), only));
-  if (options.report) await checkReportPath(options.report);
+  // Beside the terminal tables by default; JSON (a machine reading stdout) gets one only when asked.
+  const report = options.report === false ? undefined : (options.report ?? (options.json ? undefined : defaultReport));
+  if (report) await checkReportPath(report);
   const scenarios = chosenScenarios(options);
   const bar = options.verbose || !options.chaos ? undefined : progressReporter();
   try {
@@ -172,13 +182,11 @@ async function runProve(options: ProveOptions): Promise<void> {
     });
     bar?.stop();
     const result: ProvingGroundResult = scenarios.length === 0 ? chaos : { ...chaos, scenarios: await runScenarioPart(options, scenarios) };
-    console.log(options.json ? JSON.stringify(toJson(result), null, 2) : renderTables(result));
-    if (options.report) {
-      await writeFile(options.report, renderHtmlReport(result));
-      console.error(`report written to ${options.report}`);
-    }
+    console.log(options.json ? JSON.stringify(toJson(result), null, 2) : options.details ? `${renderCompactTable(result)}\n\n${renderTables(result)}` : renderCompactTable(result));
+    if (report) await writeFile(report, renderHtmlReport(result));
     const passed = runPassed(result);
-    console.error(closingLine(result, passed));
+    // The last line on stderr: what the run proved, so a reader of a column of failing broken examples knows that is expected.
+    console.error(`proving ground: ${describeVerdict(result)}${report ? `; report: ${report}` : ""}`);
     if (!passed) process.exitCode = 1;
   } finally {
     bar?.stop();
@@ -186,23 +194,6 @@ async function runProve(options: ProveOptions): Promise<void> {
   // Killed replicas are abandoned like dead processes, SDK clients included (they would retry their lost
   // connections forever): end the process once the results are out.
   process.stdout.write("", () => process.exit());
-}
-
-/** The last line on stderr: what the run proved, so a reader of a red table of broken examples knows that is expected. */
-function closingLine(result: ProvingGroundResult, passed: boolean): string {
-  const examples = result.contenders.filter((contender) => contender.kind === "example");
-  const failedAsExpected = examples.filter((contender) => contender.verdict.startsWith("FAIL")).length;
-  const generated = result.contenders.filter((contender) => contender.kind === "generated");
-  const scenarioRuns = (result.scenarios ?? []).flatMap((outcome) => outcome.contenders);
-  const scenarioGenerated = scenarioRuns.filter((contender) => contender.kind === "generated");
-  const parts = [
-    examples.length > 0 ? `${failedAsExpected} of ${examples.length} broken example(s) failed, as they are expected to` : undefined,
-    generated.length > 0 ? `the generated consumer ${passed ? "passed" : "FAILED"}` : result.scenarios ? undefined : "no generated consumer in this run",
-    scenarioGenerated.length > 0
-      ? `degraded scenarios: the generated consumer passed ${scenarioGenerated.filter((c) => c.verdict.startsWith("PASS")).length} of ${scenarioGenerated.length}`
-      : undefined,
-  ].filter(Boolean);
-  return `proving ground: ${passed ? "PASSED" : "FAILED"}: ${parts.join("; ")}`;
 }
 
 /** --scenarios, else all with --degraded or --full; a database scenario named explicitly needs a server. */

@@ -1,6 +1,6 @@
 // `chargeguard prove` as CI runs it (the built CLI, spawned, stderr not a terminal): inputs refused before the run,
 // progress as lines, a closing verdict, and the verdict in --json.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,12 +68,24 @@ describe("chargeguard prove", () => {
     expect(lines[0]).toBe("proving ground: 0%, 0/1 done, running generated-consumer");
     expect(lines).toContain("proving ground: 100%, 1/1 done");
     expect(run.stderr).not.toMatch(/\d+\/1 done.*\b2\/1\b|[2-9]\/1 done/);
-    expect(lines.at(-1)).toBe("proving ground: PASSED: the generated consumer passed");
+    expect(lines.at(-1)).toBe(`proving ground: PASSED: the generated consumer passed; report: ${report}`);
     const json = JSON.parse(run.stdout) as { passed: boolean; contenders: { name: string; verdict: string; malformed: { events: number; deadLettered: number; charged: number } }[] };
     expect(json.passed).toBe(true);
     const [generated] = json.contenders;
     expect(generated?.verdict).toMatch(/^PASS/);
     expect(generated?.malformed.charged).toBe(0);
     expect(generated?.malformed.deadLettered).toBe(generated?.malformed.events);
+  }, 200_000);
+
+  it("in a terminal's text mode: the compact table, and the HTML report written by default and named last", async () => {
+    const cwd = mkdtempSync(join(scratch, "default-report-"));
+    const run = await runCli(cli, ["prove", "--events", "60", "--flow-events", "30", "--only", "generated-consumer,random-uuid-key", "--faults", "none"], { cwd, timeoutMs: 180_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^contender +flow +duplicates +lost +over-cap +verdict$/m);
+    expect(run.stdout).toMatch(/^random-uuid-key +payment-intent .*FAIL \(expected: a broken example\)$/m);
+    expect(run.stdout).toMatch(/^generated-consumer \(generated\) +payment-intent +0 +0 .*PASS$/m);
+    expect(run.stdout).not.toContain("deliveries");
+    expect(run.stderr.trim().split("\n").at(-1)).toMatch(/^proving ground: PASSED: .*; report: prove-report\.html$/);
+    expect(readFileSync(join(cwd, "prove-report.html"), "utf8")).toContain("<html");
   }, 200_000);
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { renderHtmlReport } from "../../prove/html-report.js";
 import type { ContenderMetrics } from "../../prove/metrics.js";
-import { runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
+import { countsVaryNote, runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
 import { renderTables } from "../../prove/table.js";
+import { renderCompactTable } from "../../prove/compact-table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   events: 1000,
@@ -94,6 +95,22 @@ describe("report", () => {
     expect(toJson(failing).passed).toBe(false);
   });
 
+  it("prints the compact table first: one row per contender, broken examples marked as expected failures", () => {
+    const text = renderCompactTable(result);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("chargeguard proving ground: seed 7, 1,000 events, faults: kill-after-stripe, commit-drop");
+    expect(lines[2]).toMatch(/^contender\s+flow\s+duplicates\s+lost\s+over-cap\s+verdict$/);
+    const rows = lines.filter((line) => /^(random-uuid-key|generated-consumer)/.test(line));
+    expect(rows).toHaveLength(result.contenders.length);
+    expect(rows.find((line) => line.startsWith("random-uuid-key"))).toMatch(/FAIL \(expected: a broken example\)$/);
+    expect(rows.find((line) => line.startsWith("generated-consumer (generated)"))).toMatch(/PASS$/);
+    // The details (deliveries, telemetry) only with --details.
+    expect(text).not.toContain("deliveries");
+    expect(text.split("\n").length).toBeLessThan(15);
+    // Same seed, same verdict; the counts vary with timing, and the table says so.
+    expect(text).toContain(countsVaryNote);
+  });
+
   it("prints a table per contender with its verdict", () => {
     const text = renderTables(result);
     expect(text).toContain("random-uuid-key (broken example)");
@@ -125,5 +142,81 @@ describe("report", () => {
     expect(html.match(/class="dup"/g)).toHaveLength(1);
     expect(html).toContain("900 charges + 30 duplicates");
     expect(html).toContain("<strong>75</strong><br>redelivery: 60<br>retry: 12<br>resubmission: 3");
+  });
+
+  describe("the HTML page, laid out for a laptop screen", () => {
+    const audit = (duplicates: number, groundTruth: number) => ({ duplicates, groundTruth, disputes: { returnedByLostDispute: 1, held: 1 }, agrees: duplicates === groundTruth, requests: 3 });
+    const [example, generated] = result.contenders as [ProvingGroundResult["contenders"][number], ProvingGroundResult["contenders"][number]];
+    const big: ProvingGroundResult = {
+      ...result,
+      events: 10_000,
+      contenders: [
+        { ...example, metrics: metrics({ events: 10_000, deliveries: 35_528, paymentIntents: 30_448, charges: 11_472, duplicateCharges: 2_326, overCapCents: 15_150_898 }), accountAudit: audit(2_326, 2_326), verdict: "FAIL: 2,326 duplicate charge(s)" },
+        { ...generated, metrics: metrics({ events: 10_000, deliveries: 14_165, wallMs: 65_700 }), accountAudit: audit(3, 0) },
+        { ...generated, name: "generated-consumer-meter-event", flow: "meter-event" },
+      ],
+    };
+    const html = renderHtmlReport(big);
+    const text = html.replace(/<style>[\s\S]*?<\/style>/, "").replace(/<[^>]+>/g, " ");
+    const headers = (table: number) => [...(html.split("<table")[table] ?? "").matchAll(/<th>([^<]*)<\/th>/g)].map((match) => match[1]);
+
+    it("opens with the run's verdict as its headline, and says which figures vary", () => {
+      expect(html).toContain(`<meta name="viewport" content="width=device-width, initial-scale=1">`);
+      expect(html.match(/<h1[^>]*>([^<]*)<\/h1>/)?.slice(0)).toEqual([
+        `<h1 class="verdict pass">PASSED: 1 of 1 broken example(s) failed, as they are expected to; the generated consumer passed</h1>`,
+        "PASSED: 1 of 1 broken example(s) failed, as they are expected to; the generated consumer passed",
+      ]);
+      const failing = renderHtmlReport({ ...result, contenders: [example, { ...generated, verdict: "FAIL: 1 lost billing(s)" }] });
+      expect(failing).toMatch(/<h1 class="verdict fail">FAILED: [^<]*the generated consumer FAILED<\/h1>/);
+      expect(html.indexOf("<h1")).toBeLessThan(html.indexOf("<svg"));
+      expect(html).toContain(countsVaryNote);
+    });
+
+    it("has one row per contender with its flow, whether the account audit agrees, and a short verdict", () => {
+      expect(headers(1)).toEqual(["contender", "flow", "events", "Stripe objects", "duplicate charges", "lost billings", "over-cap spend", "repeated declines", "dead-lettered", "audit agrees", "wall time", "verdict"]);
+      const rows = (html.split("<table")[1] ?? "").split("<tr>").slice(2);
+      expect(rows).toHaveLength(3);
+      expect(rows[0]).toMatch(/<td class="flow">payment-intent<\/td>[\s\S]*<td>yes \(2,326\)<\/td>[\s\S]*FAIL \(expected\)/);
+      expect(rows[1]).toMatch(/<td class="bad">NO: found 3, truth 0<\/td>[\s\S]*<span class="chip pass">PASS<\/span>/);
+      expect(rows[2]).toMatch(/<td class="flow">meter-event<\/td>[\s\S]*<td title="meter events cannot be listed back from Stripe">-<\/td>/);
+      // The long verdict and the per-reason figures in the details table below.
+      expect(headers(2)).toEqual(["contender", "deliveries", "dead-lettered, by reason", "duplicates prevented (its telemetry, by source)", "scaled-in replicas", "verdict"]);
+      expect(html.split("<table")[2]).toContain("FAIL: 2,326 duplicate charge(s)");
+    });
+
+    it("writes every count with thousands separators", () => {
+      for (const figure of ["10,000", "35,528", "30,448", "2,326", "$151,508.98", "65.7 s", "9,146 charges + 2,326 duplicates"]) expect(text).toContain(figure);
+      expect(text.match(/\d{4,}/g)).toBeNull();
+    });
+
+    it("charts duplicates, lost billings, over-cap spend and time, each scaling to its column", () => {
+      const svgs = html.match(/<svg[^>]*>/g) ?? [];
+      expect(svgs.map((svg) => svg.match(/aria-label="([^"]*)"/)?.[1])).toEqual(["Succeeded charges, duplicates in red", "Lost billings", "Over-cap spend", "Wall time"]);
+      for (const svg of svgs) {
+        expect(svg).toMatch(/viewBox="0 0 \d+ \d+"/);
+        expect(svg).not.toMatch(/ width=/);
+      }
+      expect(html).toMatch(/\.charts\{display:grid;grid-template-columns:repeat\(2,minmax\(0,1fr\)\)/);
+      expect(html).toContain("figure.chart svg{display:block;width:100%;height:auto}");
+    });
+
+    it("keeps its tables within a 1280 px page: a fixed layout over column shares adding up to 100%", () => {
+      const scenarios: ProvingGroundResult = { ...big, scenarios: [{ scenario: "stripe-outage", contenders: [generated] }] };
+      const page = renderHtmlReport(scenarios);
+      expect(page).toContain("table.grid{table-layout:fixed;width:100%;min-width:1000px");
+      const tables = page.split("<table").slice(1);
+      expect(tables).toHaveLength(3);
+      for (const table of tables) {
+        expect(table).toMatch(/^ class="grid"><colgroup>/);
+        const shares = [...(table.split("</colgroup>")[0] ?? "").matchAll(/<col style="width:(\d+)%">/g)].map((match) => Number(match[1]));
+        expect(shares.reduce((sum, share) => sum + share, 0)).toBe(100);
+        expect(shares.length).toBe((table.match(/<th>/g) ?? []).length);
+      }
+      // No width or minimum width wider than the page at 1280 px less its padding (2 rem each side).
+      const pixelWidths = [...page.matchAll(/(?<![\w-])(?:min-)?width:(\d+)px/g)].map((match) => Number(match[1]));
+      expect(pixelWidths).toContain(1000);
+      expect(Math.max(...pixelWidths)).toBeLessThanOrEqual(1280 - 64);
+      expect(page).toContain("table.grid td.flow{white-space:nowrap}");
+    });
   });
 });
