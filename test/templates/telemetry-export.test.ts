@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTelemetry } from "../../examples/generated-consumer/src/telemetry.js";
 import { startIngestion, type Ingestion } from "../support/appinsights-ingestion.js";
 
@@ -16,7 +16,6 @@ const tokenRequests: URL[] = [];
 let ingestion: Ingestion;
 let identity: Server;
 let connectionString: string;
-const saved = { ...process.env };
 
 beforeAll(async () => {
   ingestion = await startIngestion();
@@ -28,11 +27,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => identity.listen(0, "127.0.0.1", resolve));
   // Read by the managed identity client when it is asked for a token (Container Apps sets both in the container).
-  process.env.IDENTITY_ENDPOINT = `http://127.0.0.1:${(identity.address() as AddressInfo).port}/msi/token`;
-  process.env.IDENTITY_HEADER = "local-identity-header";
+  // Stubbed, never assigned: unit files share a worker's process (isolate: false), and a replaced process.env
+  // outlives this file (vi.unstubAllEnvs restores the real one).
+  vi.stubEnv("IDENTITY_ENDPOINT", `http://127.0.0.1:${(identity.address() as AddressInfo).port}/msi/token`);
+  vi.stubEnv("IDENTITY_HEADER", "local-identity-header");
   // The stand-in's certificate is self-signed; the exporter's own usage statistics would go to Microsoft: off here.
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
-  process.env.APPLICATIONINSIGHTS_STATSBEAT_DISABLED = "true";
+  vi.stubEnv("NODE_TLS_REJECT_UNAUTHORIZED", "0");
+  vi.stubEnv("APPLICATIONINSIGHTS_STATSBEAT_DISABLED", "true");
 });
 
 afterEach(() => {
@@ -43,7 +44,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  process.env = saved;
+  vi.unstubAllEnvs();
   await Promise.all([ingestion?.stop(), new Promise((resolve) => identity?.close(resolve))]);
 });
 
