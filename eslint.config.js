@@ -34,6 +34,15 @@ export default defineConfig(
       "chargeguard/record-before-settle": "off",
       "chargeguard/lock-renewal-covers-stripe": "off",
       "chargeguard/no-receive-and-delete": "off",
+      // Unit files share a worker's process (isolate: false): a replaced process.env outlives the file and keeps
+      // later files' vi.stubEnv values after vi.unstubAllEnvs. Stub variables instead.
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "AssignmentExpression[left.type='MemberExpression'][left.object.name='process'][left.property.name='env']",
+          message: "Do not replace process.env in a test: use vi.stubEnv and vi.unstubAllEnvs.",
+        },
+      ],
     },
   },
   {
