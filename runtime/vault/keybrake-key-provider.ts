@@ -26,6 +26,12 @@ export interface KeybrakeKeyProviderOptions {
   keyLifetimeMs?: number;
   /** A fetch that takes longer is abandoned (the vault counts as down); default 10 s. */
   fetchTimeoutMs?: number;
+  /**
+   * The name of the consumer's budgets at the vault: each period's keys spend `<budgetName>-<period>`; default
+   * `chargeguard`. Replicas and refreshes of one consumer must share it (one cap); a second consumer on the same
+   * vault account under its own cap (another queue, another flow) names its own, or the two spend one cap.
+   */
+  budgetName?: string;
 }
 
 interface MintedKey {
@@ -50,6 +56,8 @@ const refreshAheadShare = 0.8;
 
 /** A period the vault can name a key and a budget after: `YYYY-MM`, "unpriced", a custom period such as `2026-W41`. */
 const periodName = /^[A-Za-z0-9][\w.-]{0,63}$/;
+/** A budget name the vault takes (its budget names are at most 200 of letters, digits and . _ : -), a period appended. */
+const budgetNamePattern = /^[A-Za-z0-9][\w.:-]{0,119}$/;
 
 interface CreateKeyResponse {
   vault_key?: unknown;
@@ -68,6 +76,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
   readonly #keys = new Map<string, CachedKey>();
   readonly #lifetimeMs: number;
   readonly #fetchTimeoutMs: number;
+  readonly #budgetName: string;
 
   constructor(options: KeybrakeKeyProviderOptions) {
     let url: URL;
@@ -90,12 +99,17 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     this.#clock = options.clock ?? systemClock;
     this.#lifetimeMs = options.keyLifetimeMs ?? 3_600_000;
     this.#fetchTimeoutMs = options.fetchTimeoutMs ?? 10_000;
+    const budgetName = options.budgetName ?? "chargeguard";
+    if (!budgetNamePattern.test(budgetName)) {
+      throw new ConfigurationError(`KeybrakeKeyProvider: budgetName must be 1-120 letters, digits and . _ : - (starting with a letter or digit), got "${budgetName}"`);
+    }
+    this.#budgetName = budgetName;
   }
 
   /**
    * The period's key: cached for its lifetime; past 80% of it a fresh one is fetched in the background while the
    * cached one still serves (a refresh that fails costs no message anything); past its lifetime, fetched now. Every
-   * key of a period spends the period's one budget at the vault (`budget: chargeguard-<period>`), so refreshes and
+   * key of a period spends the period's one budget at the vault (`budget: <budgetName>-<period>`), so refreshes and
    * replicas share one cap; a vault that does not confirm the budget gets no refresh (each key would be a whole cap
    * more): the key serves to its expiry. Never throws: every failure is the answer's rejection.
    */
@@ -164,7 +178,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     if (!Number.isSafeInteger(request.expectedTotalCents) || request.expectedTotalCents <= 0) {
       throw new VaultKeyError(`expectedTotalCents must be a positive integer, got ${request.expectedTotalCents}`);
     }
-    const label = `chargeguard-${billingPeriod}`;
+    const label = `${this.#budgetName}-${billingPeriod}`;
     const body = {
       vendor: "stripe",
       label,

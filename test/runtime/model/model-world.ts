@@ -13,7 +13,7 @@ import { consumerOptionsFor, startBillingSandbox, type BillingSandbox } from "..
 import { cellName, flowOptions, moneyPaths, vaultEndpoints, type ModelCell } from "./model-cells.js";
 import { startVaultFront, type VaultFront } from "./vault-front.js";
 
-/** The emulators every run of a file shares (a fresh queue, database and customers per run keep runs apart). */
+/** The emulators every run of a file shares (a fresh queue, database, customers and vault budget per run keep runs apart). */
 export interface ModelInfra {
   sandbox: BillingSandbox;
   keybrake: KeybrakeEmulator;
@@ -153,6 +153,9 @@ export class ModelWorld {
               keyLifetimeMs: modelTimings.keyLifetimeMs,
               fetchTimeoutMs: 1_000,
               allowedEndpoints: vaultEndpoints[this.cell.flow],
+              // The vault is shared by the file's runs: each run's fleet spends its own budget, as a second consumer
+              // on one vault account does (one budget across runs would carry earlier runs' spend into this one's cap).
+              budgetName: `model-${this.run}`,
             }),
           }
         : {}),

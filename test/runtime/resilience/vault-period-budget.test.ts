@@ -68,6 +68,30 @@ describe("a period's vault cap across refreshes and replicas (issue 30, defect 3
   });
 });
 
+describe("budgets named per consumer", () => {
+  it("two consumers on one vault account, each with its own budgetName, spend a cap each; a bad name is refused at construction", async () => {
+    const customer = await admin.customers.create({ name: "two consumers" });
+    const request = { expectedTotalCents: 1_000 }; // a cap of 1,100 cents a day each
+    const consumers = ["invoices-eu", "usage.us"].map((budgetName) => new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: keybrake.apiKey, clock, budgetName }));
+    const accepted = [0, 0];
+    for (let n = 0; n < 15; n += 1) {
+      for (const [i, keys] of consumers.entries()) {
+        const client = createStripeClient({ apiKey: await keys.keyFor("2026-11", request), apiBase: keybrake.baseUrl, timeoutMs: 5_000, maxNetworkRetries: 0 });
+        const charged = await client.paymentIntents
+          .create({ amount: 100, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true }, { idempotencyKey: `named-${i}-${n}` })
+          .then(() => true, (error: unknown) => (error as { code?: string }).code !== "vault_spend_cap_exceeded" ? Promise.reject(error) : false);
+        if (charged) accepted[i] = (accepted[i] ?? 0) + 100;
+      }
+    }
+    expect(accepted).toEqual([1_100, 1_100]);
+    expect(keybrake.keys().map((key) => key.label)).toEqual(expect.arrayContaining(["invoices-eu-2026-11", "usage.us-2026-11"]));
+    for (const budgetName of ["", "a/b", "-dash-first", "x".repeat(121)]) {
+      expect(() => new KeybrakeKeyProvider({ baseUrl: keybrake.baseUrl, apiKey: keybrake.apiKey, budgetName })).toThrow(/budgetName must be/);
+    }
+    expect(unhandled).toEqual([]);
+  });
+});
+
 describe("a vault that does not share budgets", () => {
   it("gets no refresh: its one key serves to its expiry (a fresh key would be a whole cap more)", async () => {
     let minted = 0;
