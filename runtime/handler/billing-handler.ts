@@ -12,7 +12,7 @@ import { settleMessage } from "./settle-message.js";
 import { stepBoundaries, Stopped, type StepBoundary } from "./step-boundary.js";
 import { deadlineOf, waitsOf } from "../resilience/event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
-import { settle } from "./settlement-policy.js";
+import { outcomeLabel, settle } from "./settlement-policy.js";
 
 export type { BillingHandler, BillingHandlerDeps, DeliveryPorts, MessageSettler, RetryScheduler } from "./handler-deps.js";
 
@@ -31,7 +31,7 @@ export function createBillingHandler(deps: BillingHandlerDeps): BillingHandler {
     const action = settle(outcome, { ...attempt, waits: waitsOf(message.applicationProperties), deadline, now }, settings.policy);
     const who = billing ? Object.values(billing.key).join(" ") : `message ${String(message.messageId)}`;
     if (settings.hook !== undefined && event !== undefined && (await crossBeforeComplete(settings, step, event, who)) === stopped) return;
-    await settleMessage(settings, { message, action, outcomeKind: outcome.kind, chainId, who, deadline }, receiver, sender);
+    await settleMessage(settings, { message, action, outcomeKind: outcomeLabel(outcome), chainId, who, deadline }, receiver, sender);
   };
 }
 

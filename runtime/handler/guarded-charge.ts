@@ -59,9 +59,9 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
 export function billingOutcome(outcome: GuardOutcome): BillingOutcome {
   switch (outcome.kind) {
     case "done":
-      return { kind: "charged" };
+      return { kind: "charged", objectId: outcome.objectId };
     case "already-done":
-      return { kind: "already-billed" };
+      return outcome.objectId === null ? { kind: "already-billed" } : { kind: "already-billed", objectId: outcome.objectId };
     case "declined":
       return { kind: "declined" };
     case "busy":

@@ -12,7 +12,7 @@ import type { HandlerSettings } from "./handler-settings.js";
 export interface Settlement {
   message: ServiceBusReceivedMessage;
   action: SettlementAction;
-  /** The outcome's kind, for the log line. */
+  /** The outcome for the log line: its kind, and the Stripe object that holds the money when there is one. */
   outcomeKind: string;
   chainId: string;
   /** Who the log lines are about: the billing's key, or the message id. */

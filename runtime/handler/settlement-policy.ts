@@ -17,10 +17,10 @@ import { faultLabel, settleWait } from "../resilience/wait-policy.js";
 
 /** What the flow learned about one message. */
 export type BillingOutcome =
-  /** Stripe charged and the guard recorded it. */
-  | { kind: "charged" }
+  /** Stripe charged and the guard recorded it; `objectId`: the Stripe object that holds the money (for the log). */
+  | { kind: "charged"; objectId?: string }
   /** The guard already holds a charged or completed record: Stripe is not called again. */
-  | { kind: "already-billed" }
+  | { kind: "already-billed"; objectId?: string }
   /** The card was declined (now, or on an earlier delivery): recorded, never retried with the card. */
   | { kind: "declined" }
   /** The event or the Stripe parameters are wrong: no retry can fix them. */
@@ -67,6 +67,12 @@ export type SettlementAction =
   | { action: "dead-letter"; reason: string; description: string }
   /** `waits`: set when this retry is a wait (not an attempt); the retry carries it. */
   | { action: "retry-later"; attempt: number; delayMs: number; messageId: string; description: string; waits?: number };
+
+/** The outcome as the consumer's log line names it: `charged pi_...`, so an operator finds the money in Stripe. */
+export function outcomeLabel(outcome: BillingOutcome): string {
+  if ((outcome.kind === "charged" || outcome.kind === "already-billed") && outcome.objectId !== undefined) return `${outcome.kind} ${outcome.objectId}`;
+  return outcome.kind;
+}
 
 /** The table: outcome -> action. Pure. */
 export function settle(outcome: BillingOutcome, info: AttemptInfo, policy: RetryPolicy = defaultRetryPolicy): SettlementAction {

@@ -83,7 +83,7 @@ it("SIGTERM mid-charge: stops receiving, records Stripe's answer, completes the 
     });
 
     expect(await exited, output).toBe(0);
-    expect(output).toMatch(/SIGTERM: stopping[\s\S]*acme-1 2026-10: charged, completed/);
+    expect(output).toMatch(/SIGTERM: stopping[\s\S]*acme-1 2026-10: charged pi_\w+, completed/);
     expect(stripe.ledger.paymentIntents(customer.id).map((intent) => [intent.amount, intent.status])).toEqual([[4_200, "succeeded"]]);
     // Completed before exit: nothing of it is left locked or waiting; only the message sent after SIGTERM remains.
     expect(serviceBus.counts(queue)).toMatchObject({ active: 1, locked: 0, scheduled: 0, deadLettered: 0 });

@@ -61,7 +61,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
     // A DLQ resubmission with a new messageId, even after Stripe's 24-hour key window: no second charge.
     sandbox.clock.advance(25 * 3_600_000);
     await sandbox.send(queue, { body: event, messageId: "m-success-resubmitted-with-new-id" });
-    await waitFor("resubmission completed", () => logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: already-billed, completed`)));
+    await waitFor("resubmission completed", () => logs.some((l) => l.startsWith(`${event.customerId} ${event.billingPeriod}: already-billed pi_`) && l.endsWith(", completed")));
     await waitFor("queue drained", () => drained(queue));
     expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import {
   backoffDelayMs,
   defaultRetryPolicy,
   onSettleFailure,
+  outcomeLabel,
   retryMessageId,
   settle,
   type BillingOutcome,
@@ -110,5 +111,14 @@ describe("onSettleFailure", () => {
     expect(onSettleFailure("MessageLockLost")).toMatchObject({ action: "log", note: expect.stringMatching(/guard/) });
     expect(onSettleFailure("ServiceTimeout")).toMatchObject({ action: "log" });
     expect(onSettleFailure(undefined)).toMatchObject({ action: "log" });
+  });
+});
+
+describe("outcomeLabel: what the consumer's log line names", () => {
+  it("names the Stripe object of a charge and of an earlier one, and only the kind otherwise", () => {
+    expect(outcomeLabel({ kind: "charged", objectId: "pi_3Q" })).toBe("charged pi_3Q");
+    expect(outcomeLabel({ kind: "already-billed", objectId: "in_1A" })).toBe("already-billed in_1A");
+    expect(outcomeLabel({ kind: "already-billed" })).toBe("already-billed");
+    expect(outcomeLabel({ kind: "declined" })).toBe("declined");
   });
 });
