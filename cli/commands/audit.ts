@@ -57,9 +57,9 @@ export function register(program: Command): void {
         "open or won dispute is reported apart with what to do and never refunded (exit 1 until a person settles it).\n" +
         "The key needs read access to Disputes when the account has any.\n" +
         "Keys: without --refund the audit only reads, so it runs on a restricted key (rk_live_...) with read access to\n" +
-        "PaymentIntents, Charges and Invoices and refuses a live secret key (sk_live_...); --refund asks for write access to\n" +
-        "Refunds as well. A live key goes only to https://api.stripe.com or an https origin listed in STRIPE_ALLOWED_ORIGINS;\n" +
-        "--stripe-api-base over plain http is for loopback and test keys only (the sandbox).",
+        "PaymentIntents, Charges, Invoices and Disputes and refuses a live secret key (sk_live_...); --refund asks for write\n" +
+        "access to Refunds as well. A live key goes only to https://api.stripe.com or an https origin listed in\n" +
+        "STRIPE_ALLOWED_ORIGINS; --stripe-api-base over plain http is for loopback and test keys only (the sandbox).",
     )
     .action(async (options: AuditCommandOptions) => {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
@@ -68,7 +68,8 @@ export function register(program: Command): void {
       const apiKey = process.env.STRIPE_API_KEY;
       if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
       if (apiKey.startsWith("sk_live_") && !options.refund) {
-        throw new UsageError("audit only reads without --refund: give a restricted key (rk_live_...) with read access, not a live secret key (sk_live_...) with every write right");
+        // No key-shaped text in the message: the CLI's error redaction would garble it.
+        throw new UsageError("audit only reads without --refund: give a restricted live key (rk_...) with read access, not a live secret key (sk_...) with every write right");
       }
       const keyPath = options.key.split(".");
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);

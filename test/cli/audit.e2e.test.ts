@@ -35,6 +35,7 @@ describe("chargeguard audit", () => {
     const run = await runCli(cli, ["audit", "--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate found\n +1 +duplicates found/);
+    expect(run.stdout).toContain("refuses a live secret key (sk_live_...)");
   });
 
   it("answers usage and access errors with exit 2 naming the problem", async () => {
@@ -49,6 +50,11 @@ describe("chargeguard audit", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("Stripe refused STRIPE_API_KEY");
     expect(refused.stderr).not.toContain("notasecretkey");
+    // A live secret key without --refund: refused before any request, the key itself never printed.
+    const secret = await audit([], { STRIPE_API_KEY: ["sk", "live", "notasecretkey000000"].join("_") });
+    expect(secret.code).toBe(2);
+    expect(secret.stderr).toContain("audit only reads without --refund: give a restricted live key (rk_...) with read access, not a live secret key (sk_...)");
+    expect(secret.stderr).not.toContain("notasecretkey");
   });
 
   it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {
