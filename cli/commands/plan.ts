@@ -16,8 +16,8 @@ export function register(program: Command): void {
   program
     .command("plan")
     .description(
-      "Plan a stack offline: run the Pulumi program under mocks with the stack's config, summarize what `pulumi up` " +
-        "would create (each queue's throughput, lock, access and alerts) and check the policy pack.",
+      "plan a stack offline: run the Pulumi program under mocks with the stack's config, summarize what `pulumi up` " +
+        "would create (each queue's throughput, lock, access and alerts) and check the policy pack",
     )
     .option("-s, --stack <name>", "stack to plan: reads Pulumi.<name>.yaml in the current directory")
     .option("-c, --config-file <path>", "plan this stack config file instead (same shape as Pulumi.<stack>.yaml)")

@@ -55,7 +55,7 @@ export function envLine(name: string, value: string): string {
 export function register(program: Command): void {
   const sandbox = program.command("sandbox");
   sandbox
-    .description("Run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
+    .description("run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
     .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
     .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)

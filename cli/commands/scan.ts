@@ -22,8 +22,8 @@ export function register(program: Command): void {
   program
     .command("scan")
     .description(
-      "Scan Python (azure-servicebus + stripe) and Java (azure-messaging-servicebus / Spring + stripe-java) code with " +
-        "the ESLint plugin's rules, run by ast-grep; findings carry the same rule ids (chargeguard/<rule>).",
+      "scan Python (azure-servicebus + stripe) and Java (azure-messaging-servicebus / Spring + stripe-java) code with " +
+        "the ESLint plugin's rules, run by ast-grep; findings carry the same rule ids (chargeguard/<rule>)",
     )
     .argument("[paths...]", "files or directories to scan (default: the current directory)")
     .option("-f, --format <format>", "text, json ([{ ruleId, file, line, message }]) or sarif (SARIF 2.1.0)", "text")
