@@ -31,7 +31,9 @@ export const appsEgressPath: StackValidationPolicy = {
 };
 
 /** Zone-redundant: StandardV2 (zone-redundant by design) or placed in two zones or more. A Standard SKU without zones sits in one hidden zone. */
-const spansZones = (props: Record<string, unknown>) => obj(props.sku).name === "StandardV2" || list(props.zones).length >= 2;
+// Only a StandardV2 NAT gateway spans zones: a Standard one is zonal (one zone at most; Azure refuses more), and a
+// StandardV2 gateway takes StandardV2 public IPs only (Microsoft: NAT gateway and availability zones).
+const zoneRedundantEgress = (props: Record<string, unknown>) => obj(props.sku).name === "StandardV2";
 
 /** Whether anything in the stack was built to survive a zone outage. */
 function zoneRedundantStack(args: Parameters<StackValidationPolicy["validateStack"]>[0]): boolean {
@@ -45,19 +47,19 @@ function zoneRedundantStack(args: Parameters<StackValidationPolicy["validateStac
 export const egressZoneRedundant: StackValidationPolicy = {
   name: "egress-zone-redundant",
   description:
-    "In a stack whose apps, database or namespace are zone-redundant, the consumers' NAT gateway and its public IPs are too (StandardV2, or zones): a Standard NAT gateway without zones sits in one zone Azure does not show, and losing it cuts every consumer off api.stripe.com.",
+    "In a stack whose apps, database or namespace are zone-redundant, the consumers' NAT gateway and its public IPs are too (StandardV2): a Standard NAT gateway lives in one zone (one Azure does not show when none is named), and losing that zone cuts every consumer off api.stripe.com.",
   enforcementLevel: "mandatory",
   validateStack: (args, report) => {
     if (!zoneRedundantStack(args)) return;
     const addresses = ofType(args, types.publicIpAddress);
     for (const nat of ofType(args, types.natGateway)) {
       const name = String(nat.props.natGatewayName ?? nat.name);
-      if (!spansZones(nat.props)) {
+      if (!zoneRedundantEgress(nat.props)) {
         report(`NAT gateway ${name}: ${String(obj(nat.props.sku).name ?? "Standard")} with ${list(nat.props.zones).length} zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)`, nat.urn);
       }
       for (const reference of list(nat.props.publicIpAddresses).map(obj)) {
         const address = addresses.find((candidate) => String(candidate.props.id).toLowerCase() === String(reference.id).toLowerCase());
-        if (address && !spansZones(address.props)) {
+        if (address && !zoneRedundantEgress(address.props)) {
           report(`public IP ${String(address.props.publicIpAddressName ?? address.name)} of NAT gateway ${name}: not zone-redundant (sku ${String(obj(address.props.sku).name)}, ${list(address.props.zones).length} zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)`, address.urn);
         }
       }

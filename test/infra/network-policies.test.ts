@@ -66,6 +66,12 @@ describe("zone-redundant egress (issue 31 item 5)", () => {
       "NAT gateway vnet-billing-prod-nat: Standard with 0 zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)",
       "public IP vnet-billing-prod-egress of NAT gateway vnet-billing-prod-nat: not zone-redundant (sku Standard, 0 zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)",
     ]);
+    // Zones on a Standard NAT gateway do not make it zone-redundant (Azure takes one zone at most on it).
+    for (const s of subjects.filter((t) => t.type === "azure-native:network:NatGateway" || t.type === "azure-native:network:PublicIPAddress")) s.outputs.zones = ["1", "2", "3"];
+    expect(await zoneViolations(subjects)).toEqual([
+      "NAT gateway vnet-billing-prod-nat: Standard with 3 zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)",
+      "public IP vnet-billing-prod-egress of NAT gateway vnet-billing-prod-nat: not zone-redundant (sku Standard, 3 zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)",
+    ]);
     // A stack with nothing zone-redundant may keep a zonal gateway.
     const zonal = subjects.filter((s) => !["ManagedEnvironment", "Server", "Namespace"].some((t) => s.type.endsWith(`:${t}`)));
     expect(await zoneViolations(zonal)).toEqual([]);
