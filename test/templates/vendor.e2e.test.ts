@@ -6,6 +6,8 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUDIT_COMMAND } from "../../infra/components/audit-job.js";
+import { startStripeEmulator } from "../../sandbox/index.js";
 import { forbiddenIn, SIZE_GOALS, sizeOf } from "../../scripts/footprint/install-size.mjs";
 import { checkout, cli, ensureBuilt, inProject as inDir, run } from "../support/generated-project.js";
 
@@ -96,6 +98,22 @@ describe("a --db postgres consumer's production install from the packs", () => {
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", probe], inDir(context, 60_000));
     expect(stdout).toMatch(/^refused: .*install @electric-sql\/pglite to use the embedded database/);
   }, 60_000);
+
+  it("runs the nightly audit job's own command, and the operator tools, without Pulumi", async () => {
+    const stripe = await startStripeEmulator();
+    try {
+      const [command, ...args] = AUDIT_COMMAND as [string, ...string[]];
+      const env = { ...inDir(context, 60_000).env, STRIPE_API_KEY: "rk_test_sandbox", STRIPE_API_BASE: stripe.apiBase };
+      const { stdout } = await run(command, args, { ...inDir(context, 60_000), env });
+      expect(JSON.parse(stdout)).toMatchObject({ groups: [], summary: { examined: 0, groups: 0 } });
+      for (const tool of [["reconcile", "--help"], ["dlq", "peek", "--help"]]) {
+        const { stdout: help } = await run("npx", ["--no-install", "chargeguard", ...tool], inDir(context, 60_000));
+        expect(help).toContain("Usage: chargeguard");
+      }
+    } finally {
+      await stripe.stop();
+    }
+  }, 120_000);
 
   it("chargeguard plan without Pulumi exits 2 naming what to install", async () => {
     const failure = await run(process.execPath, ["node_modules/chargeguard/dist/cli/index.js", "plan", "--config-file", "Pulumi.dev.yaml"], inDir(context, 60_000)).then(
