@@ -1,18 +1,9 @@
 // Least-privilege access to one billing queue: Azure built-in roles at queue scope (Entra ID), or queue-level
 // shared access rules when local (SAS) auth is on. Never the namespace's Manage key, never a data role at
-// namespace scope. What each party needs is one definition in the tuning room (consumerQueueRights, ...),
-// re-exported here: BillingQueue deploys it, the proving ground and the tests run consumers with it.
+// namespace scope. What each party needs is one definition in the tuning room (consumerQueueRights, ...), imported
+// from there: BillingQueue deploys it, the proving ground and the tests run consumers with it.
 import { createHash } from "node:crypto";
 import type { ServiceBusDataRole } from "../tuning/index.js";
-
-export {
-  consumerQueueRights,
-  producerQueueRights,
-  operatorQueueRights,
-  type QueueRights,
-  type SasRight,
-  type ServiceBusDataRole,
-} from "../tuning/index.js";
 
 /** Built-in role definition ids (the same in every Azure tenant). */
 export const builtInRoles = {

@@ -1,5 +1,6 @@
 // chargeguard/infra: Pulumi components for Service Bus queues safe for Stripe billing and the stack config loader.
-// The tuning maths they are computed from is its own room (chargeguard/tuning), re-exported here for convenience.
+// The tuning maths they are computed from (tuneQueue, replicaBounds, the queue rights, ...) is imported from its own
+// door, chargeguard/tuning, which needs no Pulumi: each name has one entry point (test/runtime/entry-points.test.ts).
 export { BillingNamespace, type BillingNamespaceArgs, type BillingAlertReceivers } from "./components/billing-namespace.js";
 export { BillingQueue, type BillingQueueArgs, type AccessGrant, type PrincipalType } from "./components/billing-queue.js";
 export { ConsumerIdentity, consumerQueueRoles, type ConsumerIdentityArgs, type IdentityGrant } from "./components/consumer-identity.js";
@@ -22,34 +23,6 @@ export {
   type BillingHealthAlertSpec,
 } from "./billing-health-specs.js";
 export {
-  tuneQueue,
-  worstCaseStripeMs,
-  deliveryBudgetMs,
-  coverageProblems,
-  stripeBackoffMs,
-  TuningError,
-  LOCK_MIN_MS,
-  LOCK_MAX_MS,
-  MIN_DELIVERY_COUNT,
-  MAX_DELIVERY_COUNT,
-  type StripeBudget,
-  type LatencyBudget,
-  type ConsumerSettings,
-  type QueueTuning,
-  replicaBounds,
-  guardPoolSize,
-  replicaConnections,
-  ReplicaBudgetError,
-  STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
-  STRIPE_ENDPOINT_RATE_LIMIT_PER_SECOND,
-  messageHoldMs,
-  consumerFitProblems,
-  type ConsumerConcurrency,
-  type ReplicaBudget,
-  type ReplicaBounds,
-} from "../tuning/index.js";
-export { parseIsoDuration, formatIsoDuration, DurationFormatError } from "../tuning/index.js";
-export {
   loadStackConfig,
   readStackConfigFile,
   toPulumiConfig,
@@ -70,16 +43,6 @@ export {
 } from "./stack-config.js";
 export { decodeQueueMetadata, encodeQueueMetadata, type BillingQueueMetadata } from "./queue-metadata.js";
 export { queueAlertSpecs, defaultSeverities, type AlertSeverities, type QueueAlertSpec } from "./alert-specs.js";
-export {
-  builtInRoles,
-  consumerQueueRights,
-  producerQueueRights,
-  operatorQueueRights,
-  roleAssignmentName,
-  roleGuidOf,
-  type QueueRights,
-  type SasRight,
-  type ServiceBusDataRole,
-} from "./access.js";
+export { builtInRoles, roleAssignmentName, roleGuidOf } from "./access.js";
 export { defineStack, buildStack, type BuiltStack } from "./program/stack.js";
 export { billingPolicies } from "./policy/policies.js";

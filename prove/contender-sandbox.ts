@@ -3,7 +3,7 @@
 // Each is handed to the cleanup the moment it is started.
 import type { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient } from "@azure/service-bus";
-import { consumerQueueRights } from "../runtime/index.js";
+import { consumerQueueRights } from "../tuning/index.js";
 import {
   startServiceBusEmulator,
   startStripeEmulator,

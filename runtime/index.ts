@@ -55,7 +55,7 @@ export { stripeErrorClass } from "./flows/stripe-error-class.js";
 export { Guard, type GuardOptions } from "./guard/guard.js";
 export type { GuardRunInput, GuardContext, GuardWork, GuardWorkResult, GuardOutcome } from "./guard/guarded-run.js";
 
-// Vault keys, database sign-in and the queue rights a consumer holds.
+// Vault keys and database sign-in (the queue rights a consumer holds are the tuning's: chargeguard/tuning).
 export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./vault/environment-key-provider.js";
 export { KeybrakeKeyProvider, type KeybrakeKeyProviderOptions } from "./vault/keybrake-key-provider.js";
 export type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
@@ -64,4 +64,3 @@ export { entraPassword, type EntraPasswordOptions } from "./guard/entra-password
 export { keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
 export { redactSecrets } from "./text/redact.js";
 export { terminalSafe } from "./text/terminal-safe.js";
-export { consumerQueueRights, type QueueRights } from "../tuning/index.js";

@@ -1,5 +1,7 @@
 // chargeguard/templates: the project scaffolder behind `chargeguard new consumer` and `npm create chargeguard`.
-export * from "./names.js";
+// The scaffolder's currency rule is a copy of the runtime's (test/templates/currency-agreement.test.ts): the runtime's
+// door owns the name, so this one does not export it.
+export { packageNameProblem, queueNameProblem } from "./names.js";
 export * from "./scaffold.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";

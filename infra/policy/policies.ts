@@ -11,11 +11,18 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { consumerQueueRights, dataRoleNameOf } from "../access.js";
+import { dataRoleNameOf } from "../access.js";
 import { DEAD_LETTER_METRIC } from "../alert-specs.js";
-import { parseIsoDuration } from "../../tuning/index.js";
 import { decodeQueueMetadata } from "../queue-metadata.js";
-import { coverageProblems, LOCK_MAX_MS, LOCK_MIN_MS, MAX_DELIVERY_COUNT, MIN_DELIVERY_COUNT } from "../../tuning/index.js";
+import {
+  consumerQueueRights,
+  coverageProblems,
+  LOCK_MAX_MS,
+  LOCK_MIN_MS,
+  MAX_DELIVERY_COUNT,
+  MIN_DELIVERY_COUNT,
+  parseIsoDuration,
+} from "../../tuning/index.js";
 
 import { DEFAULT_PRODUCTION_STACKS, forType, isProductionStack, productionConfigSchema, stackOfUrn, type ProductionConfig } from "./policy-helpers.js";
 import { isType, types } from "./resource-types.js";

@@ -7,7 +7,7 @@ import { unobservedStripeCall, type StripeCallObserver } from "./stripe-call.js"
 import { vaultAnswered } from "../vault/vault-refusal.js";
 
 // The flows' names and their Stripe calls are tuning's (flow-calls.ts): the infra tunes a queue by the same count.
-export { flowNames, type FlowName } from "../../tuning/flow-calls.js";
+export type { FlowName } from "../../tuning/flow-calls.js";
 import type { FlowName } from "../../tuning/flow-calls.js";
 
 /** Stripe may prune an idempotency key once it is 24 hours old: after that, look up before calling again. */

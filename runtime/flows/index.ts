@@ -1,7 +1,6 @@
 // chargeguard/runtime/flows: the flows' limits and operations, and the Stripe client they call. The flow adapters
 // themselves are in the root export.
-export { flowNames, stripeKeyWindowMs } from "./flow-adapter.js";
-export { maxInvoiceItems } from "./invoice-flow.js";
+export { stripeKeyWindowMs } from "./flow-adapter.js";
 export { maxMeterIdentifierLength } from "./meter-event-flow.js";
 export { stripeOperations, type StripeOperation, type StripeCallObserver } from "./stripe-call.js";
 export { classifyStripeError, type StripeFailure } from "../stripe/classify-error.js";

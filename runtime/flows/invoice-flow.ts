@@ -27,9 +27,6 @@ export interface InvoiceRequest {
   metadata?: Record<string, string>;
 }
 
-/** Stripe caps an invoice at 250 lines; each item is a call (and a lease's worth of budget): tuning's count. */
-export { maxInvoiceItems } from "../../tuning/flow-calls.js";
-
 /** Pay answered with the invoice void or uncollectible: it will not be paid (a card decline raises a card error). */
 class InvoiceNotPaid extends Error {
   override name = "InvoiceNotPaid";

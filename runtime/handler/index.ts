@@ -24,4 +24,3 @@ export { consumerSteps, type ConsumerStep, type StepHook } from "./consumer-step
 export { configurationFaultReason } from "../configuration-fault.js";
 export { systemClock, type Clock } from "../clock.js";
 export { capCents } from "../vault/keybrake-key-provider.js";
-export { operatorQueueRights, type SasRight } from "../../tuning/index.js";

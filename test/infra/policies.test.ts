@@ -15,9 +15,9 @@ import {
   queueMaxDeliveryCount,
   types,
 } from "../../infra/policy/policies.js";
-import { builtInRoles, consumerQueueRights, roleGuidOf } from "../../infra/access.js";
+import { builtInRoles, roleGuidOf } from "../../infra/access.js";
 import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
-import { tuneQueue } from "../../tuning/index.js";
+import { consumerQueueRights, tuneQueue } from "../../tuning/index.js";
 
 const NS_ID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/sb-billing";
 

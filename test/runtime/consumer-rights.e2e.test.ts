@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
-import { consumerQueueRights } from "../../runtime/index.js";
+import { consumerQueueRights } from "../../tuning/index.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 
 let sandbox: BillingSandbox;

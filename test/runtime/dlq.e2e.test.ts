@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../runtime/operator/dlq.js";
-import { operatorQueueRights } from "../../runtime/handler/index.js";
+import { operatorQueueRights } from "../../tuning/index.js";
 import { Guard } from "../../runtime/guard/guard.js";
 import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 

@@ -1,33 +1,46 @@
-// The runtime's entry points (package.json "exports"): a short root for a consumer's author and named subpaths for the
-// rest. Each name has one home, so a reader never wonders which of two imports is the real one.
+// The package's entry points (package.json "exports"): the runtime's short root for a consumer's author and named
+// subpaths for the rest, and one door per room (infra, sandbox, templates, tuning). Each name has one home across all
+// of them, so a reader never wonders which of two imports is the real one (infra once re-exported tuning's names).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-const runtimeEntries = Object.keys(manifest.exports).filter((entry) => entry.startsWith("./runtime"));
+const codeEntries = Object.keys(manifest.exports).filter((entry) => entry !== "./package.json");
+const runtimeEntries = codeEntries.filter((entry) => entry.startsWith("./runtime"));
 
 async function valuesOf(entry: string): Promise<string[]> {
   const source = path.join(root, entry.slice(2), "index.ts");
   return Object.keys((await import(source)) as Record<string, unknown>);
 }
 
-describe("runtime entry points", () => {
+describe("package entry points", () => {
   it("declares the root and its subpaths, each built from its own index.ts", () => {
     expect(runtimeEntries.sort()).toEqual(
       ["./runtime", "./runtime/audit", "./runtime/flows", "./runtime/guard", "./runtime/handler", "./runtime/operator", "./runtime/telemetry"].sort(),
     );
   });
 
-  it("gives every exported value one entry point only", async () => {
-    const home = new Map<string, string>();
-    for (const entry of runtimeEntries) {
-      for (const name of await valuesOf(entry)) {
-        expect(home.get(name), `${name} is exported by ${home.get(name)} and ${entry}`).toBeUndefined();
-        home.set(name, entry);
-      }
+  it("declares one door per room beside the runtime's, each built from its own index.ts", () => {
+    expect(codeEntries.filter((entry) => !runtimeEntries.includes(entry)).sort()).toEqual(["./infra", "./sandbox", "./templates", "./tuning"]);
+  });
+
+  it("gives every exported value one entry point only, across every door of the package", async () => {
+    const doors = new Map<string, string[]>();
+    for (const entry of codeEntries) {
+      for (const name of await valuesOf(entry)) doors.set(name, [...(doors.get(name) ?? []), entry]);
     }
+    const shared = [...doors].filter(([, entries]) => entries.length > 1).map(([name, entries]) => `${name}: ${entries.join(", ")}`);
+    expect(shared).toEqual([]);
+  });
+
+  it("leaves tuning's names to the tuning door: infra exports none of them", async () => {
+    const infra = await valuesOf("./infra");
+    const tuning = await valuesOf("./tuning");
+    expect(tuning).toEqual(expect.arrayContaining(["tuneQueue", "replicaBounds", "parseIsoDuration", "consumerQueueRights"]));
+    expect(infra).toEqual(expect.arrayContaining(["BillingQueue", "loadStackConfig", "builtInRoles"]));
+    expect(infra.filter((name) => tuning.includes(name))).toEqual([]);
   });
 
   it("keeps the root to what a consumer's author needs: the consumer, flows, Guard, keys, vault keys, errors", async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
-import { operatorQueueRights } from "../../runtime/handler/index.js";
+import { operatorQueueRights } from "../../tuning/index.js";
 import { buildCli, runCli, type BuiltCli } from "../support/built-cli.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "./support/billing-sandbox.js";
 

@@ -6,13 +6,13 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   consumerTemplateRoot,
-  currencyProblem,
   packageNameProblem,
   promptScaffoldOptions,
   queueNameProblem,
   ScaffoldError,
   scaffoldConsumer,
 } from "../../templates/index.js";
+import { currencyProblem } from "../../templates/names.js";
 
 const checkout = path.resolve(import.meta.dirname, "../..");
 let scratch: string;

@@ -9,10 +9,9 @@ import path from "node:path";
 import Stripe from "stripe";
 import { ServiceBusClient } from "@azure/service-bus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerQueueRights } from "../../runtime/index.js";
 import { startServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator } from "../../sandbox/stripe/index.js";
-import { parseIsoDuration } from "../../tuning/index.js";
+import { consumerQueueRights, parseIsoDuration } from "../../tuning/index.js";
 import { checkout, cli, ensureBuilt, inProject, run, userEnv as env } from "../support/generated-project.js";
 
 let scratch: string;

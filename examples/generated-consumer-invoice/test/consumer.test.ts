@@ -9,7 +9,7 @@ import {
   startServiceBusEmulator,
   startStripeEmulator,
 } from "chargeguard/sandbox";
-import { consumerQueueRights } from "chargeguard/runtime";
+import { consumerQueueRights } from "chargeguard/tuning";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUsageBillingConsumer } from "../src/consumer.js";

@@ -3,7 +3,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
-import { consumerQueueRights } from "../../../runtime/index.js";
+import { consumerQueueRights } from "../../../tuning/index.js";
 import type { UsageEvent } from "../../../runtime/usage-event.js";
 import type { BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
