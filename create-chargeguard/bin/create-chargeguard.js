@@ -2,21 +2,28 @@
 // `npm create chargeguard <dir> -- [options]` runs `chargeguard new consumer <dir> [options]`: the same scaffolder,
 // the same flags and prompts. It runs the chargeguard CLI in a child process so both entry points stay one program.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** chargeguard installed beside this package, or the checkout this workspace lives in. */
-function chargeguardRoot() {
+/**
+ * The `chargeguard` CLI of the chargeguard this package depends on (its "bin", so a moved CLI is still found). In the
+ * repository the dependency is the checkout itself (package-lock.json links it); without that link, as in a checkout
+ * installed before the dependency existed, the checkout this workspace lives in.
+ */
+function chargeguardCli() {
+  let manifestPath;
   try {
-    return path.dirname(createRequire(import.meta.url).resolve("chargeguard/package.json"));
+    manifestPath = createRequire(import.meta.url).resolve("chargeguard/package.json");
   } catch {
-    return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+    manifestPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "package.json");
   }
+  const bin = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, "utf8")).bin?.chargeguard : undefined;
+  return path.join(path.dirname(manifestPath), typeof bin === "string" ? bin : path.join("dist", "cli", "index.js"));
 }
 
-const cli = path.join(chargeguardRoot(), "dist", "cli", "index.js");
+const cli = chargeguardCli();
 const args = process.argv.slice(2);
 if (args.length === 0 || args[0] === "--help" || args[0] === "-h") {
   console.log("usage: npm create chargeguard <dir> -- [--name N] [--queue Q] [--currency C] [--db pglite|postgres]");
