@@ -11,6 +11,7 @@ import { queueSummaryLines } from "./format-queue.js";
 import { labelled, wrap, wrapItems } from "./plan-layout.js";
 import { dayTwoLines } from "./lock-plan.js";
 import { count, rate } from "./plan-units.js";
+import { queueThroughput, stackThroughput } from "./queue-throughput.js";
 import type { Plan } from "./run-plan.js";
 
 export { table } from "./format-details.js";
@@ -55,21 +56,41 @@ function headerLines(plan: Plan, ofType: ResourcesOfType): string[] {
   ];
 }
 
+/** The stack's queues together at max replicas: the figure a team sizes its traffic against. */
+function stackThroughputLines(plan: Plan): string[] {
+  const { config, report } = plan;
+  if (config.bootstrap || !config.app) return [];
+  const queues = report.queues.flatMap((planned) => {
+    const consumer = config.app?.consumers.find((c) => c.queue === planned.name);
+    const queueConfig = config.queues.find((q) => q.name === planned.name);
+    return consumer && queueConfig ? [queueThroughput(consumer, planned.stripeCallsPerMessage, queueConfig.tuning.deliveryBudgetMs)] : [];
+  });
+  if (queues.length === 0) return [];
+  const stack = stackThroughput(queues);
+  const billing = config.app.stripe.rateLimitPerSecond * config.app.stripe.utilization;
+  return labelled("throughput", [
+    `${rate(stack.atMaxReplicasPerSecond, "messages")} at max replicas over ${count(stack.queues, "queue")}`,
+    `using ${rate(stack.stripeRequestsPerSecond, "Stripe requests")} of the ${rate(billing, "requests")} for billing`,
+  ]);
+}
+
 /** The service around the queues in a few lines: the Stripe budget, the database, the vault, the network, what is left to do. */
 function serviceSummaryLines(plan: Plan): string[] {
   const { config, report } = plan;
   const lines: string[] = [];
   const stripe = config.app?.stripe;
   if (stripe && report.consumers.length > 0) {
-    const perApp = [...new Set(config.app?.consumers.map((c) => c.budget.stripeRatePerSecond))].map((r) => rate(r, "requests")).join(" or ");
+    // One line: the figures are all requests/s, said once (the throughput line below needs the room on one screen).
+    const perApp = [...new Set(config.app?.consumers.map((c) => c.budget.stripeRatePerSecond))].join(" or ");
     lines.push(
       ...labelled("Stripe", [
-        `${rate(stripe.rateLimitPerSecond * stripe.utilization, "requests")} for billing (${stripe.utilization} x the account's ${rate(stripe.rateLimitPerSecond, "requests")})`,
-        `${perApp} per app (at most ${stripe.utilization} x one endpoint's ${rate(stripe.endpointRateLimitPerSecond, "requests")})`,
-        `fastest call assumed ${stripe.fastestCallMs} ms`,
+        `${rate(stripe.rateLimitPerSecond * stripe.utilization, "requests")} for billing (${stripe.utilization} x ${stripe.rateLimitPerSecond} per account)`,
+        `${perApp} per app (${stripe.utilization} x ${stripe.endpointRateLimitPerSecond} per endpoint)`,
+        `calls from ${stripe.fastestCallMs} ms`,
       ]),
     );
   }
+  lines.push(...stackThroughputLines(plan));
   const todo: string[] = [];
   if (config.database) {
     const db = config.database;

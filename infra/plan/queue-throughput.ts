@@ -41,3 +41,21 @@ export function queueThroughput(consumer: Pick<ConsumerConfig, "budget" | "bound
     slowestPerReplicaPerSecond: budget.maxConcurrentStripeCalls / stripeCallsPerMessage / (deliveryBudgetMs / 1000),
   };
 }
+
+export interface StackThroughput {
+  /** Queues with a consumer app in this stack. */
+  queues: number;
+  /** Messages/s every queue drains together with every app at max replicas. */
+  atMaxReplicasPerSecond: number;
+  /** The Stripe requests/s that takes: what the stack's apps ask of the account's billing budget. */
+  stripeRequestsPerSecond: number;
+}
+
+/** The stack's throughput: its queues' figures at max replicas added up, with the Stripe requests they cost. */
+export function stackThroughput(queues: readonly QueueThroughput[]): StackThroughput {
+  return {
+    queues: queues.length,
+    atMaxReplicasPerSecond: queues.reduce((sum, q) => sum + q.atMaxReplicasPerSecond, 0),
+    stripeRequestsPerSecond: queues.reduce((sum, q) => sum + q.atMaxReplicasPerSecond * q.stripeCallsPerMessage, 0),
+  };
+}

@@ -49,7 +49,8 @@ describe("chargeguard plan", () => {
     expect(details.stdout).toMatch(/usage-billing-consumer\s+usage-billing\s+1 to 1\s+207 s\s+4 messages\s+13 connections\s+26 connections\s+30 connections/);
     expect(details.stdout).toContain("maxReplicas 1: Stripe allows 1 (20 calls/s budget / 8 calls/s per replica");
     expect(details.stdout).toMatch(/Azure Service Bus Data Owner\s+id-usage-billing-consumer-scaler \(KEDA scaler\)\s+queue usage-billing/);
-    expect(stdout).toContain("  Stripe       20 requests/s for billing (0.8 x the account's 25 requests/s),");
+    expect(stdout).toContain("  Stripe       20 requests/s for billing (0.8 x 25 per account), 20 per app (0.8 x 25 per endpoint), calls from 250 ms");
+    expect(stdout).toContain("  throughput   8 messages/s at max replicas over 1 queue, using 8 Stripe requests/s of the 20 requests/s for billing");
     expect(details.stdout).toContain("Stripe's live default is 100/s");
     // What a change of a static server parameter costs.
     expect(details.stdout).toContain("max_connections is static: it applies only after a server restart");

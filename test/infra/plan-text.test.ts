@@ -94,7 +94,7 @@ describe("the rendered plan", () => {
     expect(text).toContain("Stripe       361.5 s worst case per call (3 attempts x 80 s, 120 s 3-D Secure wait),");
     expect(text).toContain("10 at most, then dead-lettered, time to live 14 days");
     expect(text).toContain("max_connections 400 (20 reserved; the apps use up to 104 in a rollout)");
-    expect(text).toContain("80 requests/s for billing (0.8 x the account's 100 requests/s)");
+    expect(text).toContain("80 requests/s for billing (0.8 x 100 per account), 20 per app (0.8 x 25 per endpoint), calls from 250 ms");
   });
 
   it("gives each queue its throughput per replica and at max replicas", () => {
@@ -103,11 +103,15 @@ describe("the rendered plan", () => {
     expect(throughput).toEqual([
       "  throughput   4 messages/s per replica, 8 messages/s at max replicas (2); worst case 0.58 messages/min per replica",
       "  throughput   4 messages/s per replica, 8 messages/s at max replicas (2); worst case 0.16 messages/min per replica",
+      // The stack's line under Service: both queues together, and what they ask of the account's billing budget.
+      "  throughput   16 messages/s at max replicas over 2 queues, using 16 Stripe requests/s of the 80 requests/s for billing",
     ]);
     // An invoice is 23 Stripe calls: 4 calls/s per replica drain 10.4 invoices a minute; its lock covers all 23.
     const invoice = formatPlan(invoicing);
     expect(invoice).toContain("Queue invoice-billing: invoice flow, 23 Stripe calls per message");
     expect(invoice).toMatch(/ {2}throughput {3}10\.4 messages\/min per replica, 10\.4 messages\/min at max replicas \(1\);\s+worst case 0\.43 messages\/min per replica/);
+    // 23 calls a message: 10.4 invoices a minute cost 4 Stripe requests/s of the stack's 20.
+    expect(invoice).toMatch(/ {2}throughput {3}10\.4 messages\/min at max replicas over 1 queue,\s+using 4 Stripe requests\/s of the 20 requests\/s for billing/);
     expect(invoice).toContain("3 s worst case per call (1 attempt x 3 s)");
     expect(invoice).toContain("covers a 276 s hold (delivery budget 6 s x 23 Stripe calls x 2 for a Stripe slot)");
     // Dev's consumer has 2 Stripe slots: 8 calls/s per replica, one replica.
