@@ -1,8 +1,9 @@
 // The CLI's errors and exit codes: 0 ok, 1 = the command's own "found something / failed" meaning, 2 = usage or
-// configuration error (bad flags, conflicting flags, a missing setting, a database or queue that is not there).
+// configuration error (bad flags, conflicting flags, a missing setting, a database or queue that is not there), 3 = a
+// command's third outcome, neither done nor failed (reconcile: billings still unknown; prove: did not settle).
 import { CommanderError } from "commander";
 
-export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3 } as const;
 
 /** Base class: a CLI error carries its exit code. */
 export class CliError extends Error {

@@ -1,7 +1,7 @@
 // The verdict a reader sees first: one row per contender (what the README's table shows), the broken examples'
 // failures marked as expected, so "PASSED" beside a column of FAILs is not read as a contradiction. The per-contender
 // blocks (table.ts) follow only with --details.
-import { formatCents, formatCount } from "./metrics.js";
+import { formatCents, formatCount, verdictOutcome } from "./metrics.js";
 import { countsVaryNote } from "./results.js";
 import type { ContenderResult, ProvingGroundResult } from "./run-types.js";
 import { renderScenarioTables } from "./scenario-report.js";
@@ -11,8 +11,9 @@ const columns = ["contender", "flow", "duplicates", "lost", "over-cap", "verdict
 
 function row(contender: ContenderResult): string[] {
   const m = contender.metrics;
-  const passed = contender.verdict.startsWith("PASS");
-  const verdict = passed ? "PASS" : contender.kind === "example" ? "FAIL (expected: a broken example)" : "FAIL";
+  const outcome = verdictOutcome(contender.verdict);
+  const verdict =
+    outcome === "pass" ? "PASS" : outcome === "did-not-settle" ? "DID NOT SETTLE (inconclusive)" : contender.kind === "example" ? "FAIL (expected: a broken example)" : "FAIL";
   return [
     contender.kind === "generated" ? `${contender.name} (generated)` : contender.name,
     contender.flow,

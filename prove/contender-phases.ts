@@ -37,6 +37,8 @@ export interface ContenderPhases {
   /** When the fleet started (Date.now()): the contender's timeout counts from here. */
   started: number;
   report(done: number): void;
+  /** Decides when to give up on an unsettled queue instead of the contender's timeout (degraded scenarios). */
+  giveUp?(pending: number, now: number): Promise<boolean>;
   /** Logs a line of the contender's (the caller names the contender). */
   log(line: string): void;
 }
@@ -51,6 +53,7 @@ export async function drainPhases(run: ContenderPhases): Promise<SettleOutcome> 
       busyOutsideQueue: () => run.faults.slowCallsRunning() || run.fleet.busy,
       quietMs: settings.quietMs,
       deadline,
+      ...(run.giveUp ? { giveUp: run.giveUp } : {}),
       onPending: (pending) => {
         run.report(phaseStart + phaseShare * (1 - Math.min(1, pending / Math.max(1, phaseMessages))));
         if (Date.now() - lastPendingLog >= pendingLogEveryMs) {

@@ -5,8 +5,8 @@
 import { renderBarChart, type Chart } from "./html-charts.js";
 import { escapeHtml as escape } from "./html-escape.js";
 import { htmlTable, type HtmlColumn } from "./html-table.js";
-import { formatCents, formatCount as count } from "./metrics.js";
-import { countsVaryNote, describeVerdict, runPassed } from "./results.js";
+import { formatCents, formatCount as count, verdictOutcome } from "./metrics.js";
+import { countsVaryNote, describeVerdict, runOutcome } from "./results.js";
 import type { ContenderResult, ProvingGroundResult } from "./run-types.js";
 import { describeScale } from "./run-scale.js";
 import { renderScenarioHtml } from "./scenario-report.js";
@@ -16,7 +16,7 @@ const reportCss = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;max-width:1600px;color:#1b1f24}
 h1.verdict{font-size:1.6rem;margin:.3rem 0;padding:.6rem .9rem;border-radius:6px}
-h1.pass{background:#dafbe1;color:#116329}h1.fail{background:#ffebe9;color:#a40e26}
+h1.pass{background:#dafbe1;color:#116329}h1.fail{background:#ffebe9;color:#a40e26}h1.unsettled{background:#fff8c5;color:#7d4e00}
 .kicker{color:#57606a;margin:0}.note{color:#57606a;max-width:75rem}
 h2{font-size:1.1rem;margin:1.6rem 0 .4rem}
 .charts{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:1rem 2rem}
@@ -34,17 +34,19 @@ table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}
 .bad{background:#ffebe9;color:#a40e26;font-weight:600}
 .chip{display:inline-block;padding:0 .4rem;border-radius:1em;font-size:12px;font-weight:600;white-space:nowrap}
 .chip.pass{background:#dafbe1;color:#116329}.chip.fail{background:#ffebe9;color:#a40e26}.chip.expected{background:#eaeef2;color:#424a53}
+.chip.unsettled{background:#fff8c5;color:#7d4e00}
 `;
 
 export function renderHtmlReport(result: ProvingGroundResult): string {
-  const passed = runPassed(result);
+  const outcome = runOutcome(result);
+  const headline = { passed: "PASSED", failed: "FAILED", "did-not-settle": "DID NOT SETTLE" }[outcome];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>chargeguard proving ground, seed ${result.seed}: ${passed ? "PASSED" : "FAILED"}</title>
+<title>chargeguard proving ground, seed ${result.seed}: ${headline}</title>
 <style>${reportCss}</style></head><body>
 <header>
 <p class="kicker">chargeguard proving ground · seed ${result.seed} · faults: ${escape(result.faults.join(", ") || "none")}</p>
-<h1 class="verdict ${passed ? "pass" : "fail"}">${escape(describeVerdict(result))}</h1>
+<h1 class="verdict ${outcome === "passed" ? "pass" : outcome === "failed" ? "fail" : "unsettled"}">${escape(describeVerdict(result))}</h1>
 <p>${escape(describeScale(result))}. Broken examples are expected to fail; the run passes when the generated consumers pass.</p>
 <p class="note">${escape(countsVaryNote)}</p>
 </header>
@@ -153,6 +155,7 @@ function auditCell(contender: ContenderResult): string {
 
 function verdictChip(contender: ContenderResult): string {
   if (passes(contender)) return `<span class="chip pass">PASS</span>`;
+  if (verdictOutcome(contender.verdict) === "did-not-settle") return `<span class="chip unsettled" title="billings still in flight when the wait ended">DID NOT SETTLE</span>`;
   return contender.kind === "example" ? `<span class="chip expected" title="a broken example: expected to fail">FAIL (expected)</span>` : `<span class="chip fail">FAIL</span>`;
 }
 

@@ -5,7 +5,7 @@ export { contenders, selectContenders } from "./contenders.js";
 export { renderHtmlReport } from "./html-report.js";
 export { progressBar, progressLines, progressReporter } from "./progress-bar.js";
 export { provingGroundDefaults, provingGroundFull, provingGroundLimits, runProvingGround } from "./proving-ground.js";
-export { describeVerdict, runPassed, toJson } from "./results.js";
+export { describeVerdict, runOutcome, runPassed, toJson } from "./results.js";
 export type { ProvingGroundResult, ScenarioOutcome } from "./run-types.js";
 export { harnessDeliveryBudgetMs, harnessSettings, type HarnessSettings } from "./settings.js";
 export { renderTables } from "./table.js";

@@ -6,10 +6,11 @@ import type { ContenderAccount } from "./contender-account.js";
 import { contenderQueue, sandboxStripeKey, type ContenderSandbox } from "./contender-sandbox.js";
 import { describeExpectedFailure, type Contender } from "./contenders.js";
 import type { FaultPlan } from "./faults.js";
-import { deadLetteredEventIds, measure, verdict } from "./metrics.js";
+import { deadLetteredEventIds, measure, unresolvedEvents, verdict } from "./metrics.js";
 import { deadLetters, recordedEvents, type SqlReader } from "./observe.js";
 import type { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./run-types.js";
+import { describeUnresolved, inFlightEvents, queuedByEvent, unresolvedEvidence } from "./unresolved.js";
 import type { Workload } from "./workload.js";
 
 export interface ContenderJudgement {
@@ -24,6 +25,8 @@ export interface ContenderJudgement {
   wallMs: number;
   /** Why the run did not finish as it should (timed out, a replica could not start). */
   error: string | undefined;
+  /** False when the run was given up on before its queue settled: what it left in flight is unsettled, not lost. */
+  settled: boolean;
   /** Logs a line of the contender's (the caller names the contender). */
   log(line: string): void;
 }
@@ -32,20 +35,27 @@ export async function judgeContender(run: ContenderJudgement): Promise<Contender
   const { contender, workload, plan, sandbox, account, fleet, log } = run;
   const { servicebus, stripe } = sandbox;
   const snapshot = servicebus.inspect(contenderQueue);
+  const letters = deadLetters(snapshot, account.directory, account.workloadBody);
+  const records = await recordedEvents(run.records, workload, contender.flow);
+  const queued = queuedByEvent(workload, snapshot, (body) => account.workloadBody?.(body) ?? account.directory.bodyToWorkload(body));
+  const attempts = account.shape.attempts(stripe.ledger, account.directory);
   const metrics = measure(workload, {
-    attempts: account.shape.attempts(stripe.ledger, account.directory),
+    attempts,
     paymentIntents: account.shape.objects(stripe.ledger),
-    deadLetters: deadLetters(snapshot, account.directory, account.workloadBody),
+    deadLetters: letters,
     deliveries: servicebus.counts(contenderQueue).deliveries,
-    recordedDeclines: (await recordedEvents(run.records, workload, contender.flow)).declined,
+    recordedDeclines: records.declined,
     ...(plan.periodCapCents !== undefined ? { periodCapCents: plan.periodCapCents } : {}),
+    ...(run.settled ? {} : { inFlight: inFlightEvents(queued, records) }),
     wallMs: run.wallMs,
   });
+  const unresolved = unresolvedEvents(workload, { attempts, deadLetters: letters, recordedDeclines: records.declined });
+  for (const line of describeUnresolved(unresolvedEvidence(workload, unresolved, { queued, records, deadLetters: letters }), run.settled)) log(line);
   const accountAudit = await auditContenderAccount({ apiKey: sandboxStripeKey, apiBase: stripe.apiBase }, contender.flow, metrics.duplicateCharges);
   const scaleIns = plan.scaleIns.size > 0 ? { ...fleet.scaleIns } : undefined;
   const scaledIn = scaleIns ? `, ${scaleIns.drained} scaled-in replica(s) drained and ${scaleIns.killed} SIGKILLed` : "";
   log(`${fleet.kills} replica(s) killed${scaledIn}; ${verdict(metrics)}`);
-  const dlq = deadLetteredEventIds(workload, deadLetters(snapshot, account.directory, account.workloadBody));
+  const dlq = deadLetteredEventIds(workload, letters);
   const missing = workload.events.filter((event) => event.expected === "dead-lettered" && !dlq.has(event.id));
   if (missing.length > 0) log(`malformed events not dead-lettered: ${missing.map((event) => `${event.id} (${event.malformation})`).join(", ")}`);
   return {

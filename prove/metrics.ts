@@ -25,6 +25,11 @@ export interface RunObservations {
   /** Event ids the consumer's own store holds as declined (a recorded decline), if it has a store. */
   recordedDeclines?: ReadonlySet<string>;
   periodCapCents?: number;
+  /**
+   * Only when the run did not settle: the events it left in flight (a message still queued, a record still pending).
+   * Unresolved ones among them are unsettled, not lost: waiting longer might have resolved them.
+   */
+  inFlight?: ReadonlySet<string>;
   wallMs: number;
 }
 
@@ -40,8 +45,10 @@ export interface ContenderMetrics {
   eventsCharged: number;
   /** Events with at least one declined card attempt (what its `declined` outcome must count). */
   eventsDeclined: number;
-  /** Valid events with neither a charge, nor a recorded decline, nor a dead-letter. */
+  /** Valid events with neither a charge, nor a recorded decline, nor a dead-letter, nor anything left in flight. */
   lostBillings: number;
+  /** Valid events unresolved but still in flight when a run that did not settle was given up on (inconclusive). */
+  unsettledBillings: number;
   /** Succeeded spend above the period cap, summed over periods. */
   overCapCents: number;
   /** Card attempts after the first decline of an event. */
@@ -60,24 +67,7 @@ export interface ContenderMetrics {
 }
 
 export function measure(workload: Workload, observed: RunObservations): ContenderMetrics {
-  const index = eventIndex(workload);
-  const succeeded = new Map<string, number>();
-  const declined = new Map<string, number>();
-  const spentByPeriod = new Map<string, number>();
-  let unattributedCharges = 0;
-  for (const attempt of observed.attempts) {
-    const event = index.byCharge.get(chargeKey(attempt.customer, attempt.amountCents));
-    if (attempt.outcome === "succeeded") {
-      if (!event) {
-        unattributedCharges++;
-        continue;
-      }
-      succeeded.set(event.id, (succeeded.get(event.id) ?? 0) + 1);
-      spentByPeriod.set(event.billingPeriod, (spentByPeriod.get(event.billingPeriod) ?? 0) + attempt.amountCents);
-    } else if (attempt.outcome === "declined" && event) {
-      declined.set(event.id, (declined.get(event.id) ?? 0) + 1);
-    }
-  }
+  const { succeeded, declined, spentByPeriod, unattributedCharges } = attemptsByEvent(workload, observed.attempts);
 
   const deadLettered: Record<string, number> = {};
   for (const letter of observed.deadLetters) {
@@ -89,6 +79,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
 
   let duplicateCharges = 0;
   let lostBillings = 0;
+  let unsettledBillings = 0;
   let repeatedDeclines = 0;
   let malformedCharged = 0;
   let malformedDeadLettered = 0;
@@ -104,8 +95,9 @@ export function measure(workload: Workload, observed: RunObservations): Contende
       continue;
     }
     if (charges === 0 && deadLetteredEvents.has(event.id)) validDeadLettered++;
-    const resolved = charges > 0 || declines > 0 || observed.recordedDeclines?.has(event.id) === true || deadLetteredEvents.has(event.id);
-    if (!resolved) lostBillings++;
+    if (charges > 0 || declines > 0 || observed.recordedDeclines?.has(event.id) === true || deadLetteredEvents.has(event.id)) continue;
+    if (observed.inFlight?.has(event.id) === true) unsettledBillings++;
+    else lostBillings++;
   }
 
   let overCapCents = 0;
@@ -122,6 +114,7 @@ export function measure(workload: Workload, observed: RunObservations): Contende
     eventsCharged: succeeded.size,
     eventsDeclined: declined.size,
     lostBillings,
+    unsettledBillings,
     overCapCents,
     repeatedDeclines,
     deadLettered,
@@ -134,6 +127,42 @@ export function measure(workload: Workload, observed: RunObservations): Contende
   };
 }
 
+interface AttemptsByEvent {
+  /** Succeeded and declined card attempts per event id. */
+  succeeded: Map<string, number>;
+  declined: Map<string, number>;
+  spentByPeriod: Map<string, number>;
+  unattributedCharges: number;
+}
+
+function attemptsByEvent(workload: Workload, attempts: readonly StripeAttempt[]): AttemptsByEvent {
+  const index = eventIndex(workload);
+  const found: AttemptsByEvent = { succeeded: new Map(), declined: new Map(), spentByPeriod: new Map(), unattributedCharges: 0 };
+  for (const attempt of attempts) {
+    const event = index.byCharge.get(chargeKey(attempt.customer, attempt.amountCents));
+    if (attempt.outcome === "succeeded") {
+      if (!event) {
+        found.unattributedCharges++;
+        continue;
+      }
+      found.succeeded.set(event.id, (found.succeeded.get(event.id) ?? 0) + 1);
+      found.spentByPeriod.set(event.billingPeriod, (found.spentByPeriod.get(event.billingPeriod) ?? 0) + attempt.amountCents);
+    } else if (attempt.outcome === "declined" && event) {
+      found.declined.set(event.id, (found.declined.get(event.id) ?? 0) + 1);
+    }
+  }
+  return found;
+}
+
+/** The valid events with no end: neither charged, nor declined (at Stripe or in the records), nor dead-lettered. */
+export function unresolvedEvents(workload: Workload, observed: Pick<RunObservations, "attempts" | "deadLetters" | "recordedDeclines">): WorkloadEvent[] {
+  const { succeeded, declined } = attemptsByEvent(workload, observed.attempts);
+  const deadLettered = deadLetteredEventIds(workload, observed.deadLetters);
+  return workload.events.filter(
+    (event) => event.expected !== "dead-lettered" && !succeeded.has(event.id) && !declined.has(event.id) && observed.recordedDeclines?.has(event.id) !== true && !deadLettered.has(event.id),
+  );
+}
+
 /** The workload events found in the dead-letter queue, by messageId or, for re-sent copies, by body. */
 export function deadLetteredEventIds(workload: Workload, letters: readonly DeadLetter[]): Set<string> {
   const index = eventIndex(workload);
@@ -143,6 +172,12 @@ export function deadLetteredEventIds(workload: Workload, letters: readonly DeadL
     if (event) found.add(event.id);
   }
   return found;
+}
+
+/** The workload event a message carries: by its messageId, or for retries and re-sent copies (new ids) by its body. */
+export function eventOfMessage(workload: Workload, message: { messageId: string; body: unknown }): WorkloadEvent | undefined {
+  const index = eventIndex(workload);
+  return index.byMessageId.get(message.messageId) ?? findByBody(index, message.body);
 }
 
 /** What went wrong, worst first; empty when the contender did everything right. */
@@ -165,11 +200,24 @@ export function failures(metrics: ContenderMetrics, options: VerdictOptions = {}
   return found;
 }
 
+/**
+ * FAIL for anything wrong with the money (duplicates, lost billings, spend over the cap, ...), whatever else; else
+ * DID NOT SETTLE when billings were still in flight when the run was given up on (the harness cannot tell); else PASS.
+ */
 export function verdict(metrics: ContenderMetrics, options: VerdictOptions = {}): string {
   const found = failures(metrics, options);
-  return found.length === 0
-    ? `PASS: every valid event billed or declined exactly once, every malformed event dead-lettered with a reason`
-    : `FAIL: ${found.join(", ")}`;
+  const unsettled = metrics.unsettledBillings > 0 ? `${formatCount(metrics.unsettledBillings)} billing(s) still in flight, neither billed, refused nor dead-lettered` : undefined;
+  if (found.length > 0) return `FAIL: ${[...found, ...(unsettled ? [unsettled] : [])].join(", ")}`;
+  if (unsettled) return `DID NOT SETTLE: ${unsettled} when the wait ended (inconclusive)`;
+  return `PASS: every valid event billed or declined exactly once, every malformed event dead-lettered with a reason`;
+}
+
+/** A contender's verdict in one word: pass, fail, or did not settle (inconclusive; a run not run at all fails). */
+export type VerdictOutcome = "pass" | "fail" | "did-not-settle";
+
+export function verdictOutcome(verdictLine: string): VerdictOutcome {
+  if (verdictLine.startsWith("PASS")) return "pass";
+  return verdictLine.startsWith("DID NOT SETTLE") ? "did-not-settle" : "fail";
 }
 
 /** Counts in every report (terminal, HTML, verdicts) with thousands separators: 10,000, not 10000. */

@@ -105,6 +105,7 @@ export function failedToRun(contender: Contender, events: number, error: unknown
     charges: 0,
     duplicateCharges: 0,
     lostBillings: 0,
+    unsettledBillings: 0,
     overCapCents: 0,
     repeatedDeclines: 0,
     deadLettered: {},

@@ -9,7 +9,10 @@ export interface SettleOptions {
   /** True while the harness knows of work outside the queue (a slow Stripe call still running). */
   busyOutsideQueue(): boolean;
   quietMs: number;
+  /** When an unsettled queue is given up on, unless `giveUp` decides instead. */
   deadline: number;
+  /** Decides when to give up instead of the fixed deadline (a degraded scenario's wait follows progress: settle-wait.ts). */
+  giveUp?(pending: number, now: number): Promise<boolean>;
   pollMs?: number;
   /** Messages still waiting, for a progress bar. */
   onPending?(pending: number): void;
@@ -33,7 +36,7 @@ export async function waitUntilSettled(options: SettleOptions): Promise<SettleOu
     } else {
       quietSince = undefined;
     }
-    if (now >= options.deadline) return "timed-out";
+    if (options.giveUp ? await options.giveUp(pending, now) : now >= options.deadline) return "timed-out";
     await sleep(pollMs);
   }
 }

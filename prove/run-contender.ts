@@ -18,8 +18,10 @@ import type { ReplicaFleet } from "./replica-fleet.js";
 import type { ContenderResult } from "./run-types.js";
 import type { HarnessSettings } from "./settings.js";
 import type { Workload } from "./workload.js";
+import { pendingRecordCount } from "./observe.js";
 import { armScenario, type ArmedScenario, type ScenarioRun } from "./scenario-arm.js";
-import { splitSends } from "./scenarios.js";
+import { splitSends, wallMsOf } from "./scenarios.js";
+import { ProgressWait } from "./settle-wait.js";
 
 export interface ContenderRunOptions {
   contender: Contender;
@@ -67,11 +69,21 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     };
     await fleet.start();
     scenario?.begin(() => sendAll(sender, sends.during));
+    const records = scenario?.database?.reader ?? pglite;
+    // A scenario's contender is waited for while its backlog shrinks after the recovery (settle-wait.ts), not a fixed time.
+    const wait = scenario
+      ? new ProgressWait({
+          recoveredAt: () => scenario.recoveredAt(),
+          plannedRecoveryAt: started + wallMsOf(scenario.spec.startsAtVirtualMs + scenario.spec.lastsVirtualMs),
+          pendingRecords: () => pendingRecordCount(records),
+        })
+      : undefined;
     const phases = { contender, workload, plan, settings, clock, sandbox, sender, pglite, account, fleet, faults };
-    const outcome = await drainPhases({ ...phases, initialMessages: initial.length, started, report, log });
+    const giveUp = wait ? { giveUp: (pending: number, now: number) => wait.giveUp(pending, now) } : {};
+    const outcome = await drainPhases({ ...phases, ...giveUp, initialMessages: initial.length, started, report, log });
     // The queue had been empty for the quiet period when it was called settled.
     const drainedAt = Date.now() - settings.quietMs;
-    let error = outcome === "timed-out" ? `did not settle within ${Math.round(settings.contenderTimeoutMs / 1000)} s` : undefined;
+    let error = outcome === "timed-out" ? (wait?.describeStop() ?? `did not settle within ${Math.round(settings.contenderTimeoutMs / 1000)} s`) : undefined;
     await fleet.stop();
     if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
     // What an operator runs once the fleet stopped (the generated consumer's reconciler, as from cron).
@@ -85,7 +97,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       log,
     });
     report(1);
-    const judged = await judgeContender({ contender, workload, plan, sandbox, records: scenario?.database?.reader ?? pglite, account, fleet, wallMs: Date.now() - started, error, log });
+    const judged = await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log });
     return scenario ? await withScenario(judged, scenario, drainedAt, replicas, sandbox) : judged;
   } finally {
     await fleet?.stop();

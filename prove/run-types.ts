@@ -4,7 +4,7 @@
 import type { AccountAudit } from "./account-audit.js";
 import type { FaultName } from "./faults.js";
 import type { ProvingFlow } from "./flows.js";
-import type { ContenderMetrics } from "./metrics.js";
+import type { ContenderMetrics, VerdictOutcome } from "./metrics.js";
 import type { OverallProgressUpdate } from "./overall-progress.js";
 import type { ScaleInCounts } from "./replica-fleet.js";
 import type { RunScale } from "./run-scale.js";
@@ -74,8 +74,10 @@ export interface ContenderJson {
   kind: ContenderKind;
   /** The Stripe flow: payment-intent, charge, invoice or meter-event. */
   flow: ProvingFlow;
-  /** "PASS: ..." or "FAIL: ..." (a broken example is expected to fail). */
+  /** "PASS: ...", "FAIL: ..." or "DID NOT SETTLE: ... (inconclusive)" (a broken example is expected to fail). */
   verdict: string;
+  /** The verdict in one word: pass, fail, did-not-settle. */
+  outcome: VerdictOutcome;
   /** For examples: the failure its seed describes. */
   expectedFailure?: string;
   malformed: { events: number; deadLettered: number; charged: number };
@@ -85,6 +87,8 @@ export interface ContenderJson {
   /** Succeeded charges (paid invoices; meter events counted in the meter's summaries) beyond one per event. */
   duplicateCharges: number;
   lostBillings: number;
+  /** Valid events still in flight (queued, or a pending record) when a run that did not settle was given up on. */
+  unsettledBillings: number;
   overCapCents: number;
   repeatedDeclines: number;
   deadLettered: Record<string, number>;
@@ -100,6 +104,9 @@ export interface ContenderJson {
   wallMs: number;
 }
 
+/** A run's verdict: passed (exit 0), failed (exit 1), did not settle (inconclusive, exit 3). */
+export type RunOutcome = "passed" | "failed" | "did-not-settle";
+
 export interface ProvingGroundJson {
   seed: number;
   events: number;
@@ -107,6 +114,10 @@ export interface ProvingGroundJson {
   faults: FaultName[];
   /** The run's verdict: the generated consumer passed (the broken examples are expected to fail). */
   passed: boolean;
+  /** passed, failed, or did-not-settle: a generated consumer's run was given up on with billings still in flight. */
+  outcome: RunOutcome;
+  /** Those billings, summed over the generated consumer's runs. */
+  unsettledBillings: number;
   contenders: ContenderJson[];
   /** Present when the run had degraded scenarios. */
   scenarios?: ScenarioJson[];
@@ -123,12 +134,14 @@ export interface ScenarioContenderJson {
   name: string;
   kind: "example" | "generated";
   verdict: string;
+  outcome: VerdictOutcome;
   /** For the naive contender: what its pattern does in this scenario (deadLettered, lostBillings, survives). */
   expected?: string;
   events: number;
   eventsCharged: number;
   duplicateCharges: number;
   lostBillings: number;
+  unsettledBillings: number;
   /** Valid events dead-lettered (a failure in a degraded scenario). */
   validDeadLettered: number;
   deadLettered: Record<string, number>;

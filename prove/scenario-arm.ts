@@ -28,6 +28,8 @@ export interface ArmedScenario {
   begin(sendDuring: () => Promise<void>): void;
   /** True until the dependency is back and every held-back message was sent: the queue cannot be called settled before. */
   busy(): boolean;
+  /** When the dependency came back (Date.now()); undefined while the window lasts. */
+  recoveredAt(): number | undefined;
   /** The scenario's figures, once the queue drained at `drainedAt` (Date.now()). */
   figures(drainedAt: number, replicas: number, pausedSeconds: number | undefined, lastAttemptAt: number | undefined): ScenarioFigures;
 }
@@ -157,6 +159,7 @@ function windowed(spec: ScenarioSpec, context: Record<string, unknown>, database
       });
     },
     busy: () => recoveredAt === undefined || !sendsDone,
+    recoveredAt: () => recoveredAt,
     figures(drainedAt, replicas, pausedSeconds, lastAttemptAt) {
       // What met the window, as it ended; the connections cut (at the recovery, for being idle), to the drain.
       const now = degrade.counts();

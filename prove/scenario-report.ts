@@ -2,7 +2,7 @@
 // table of rows in the HTML page. Each row is one contender in one scenario: its verdict and the scenario's figures.
 import { escapeHtml as escape } from "./html-escape.js";
 import { htmlTable, type HtmlColumn } from "./html-table.js";
-import { formatCount } from "./metrics.js";
+import { formatCount, verdictOutcome } from "./metrics.js";
 import { describeScenarioFigures } from "./scenario-figures.js";
 import type { ScenarioJson, ScenarioOutcome } from "./run-types.js";
 import { scenarioCatalogue, scenarioSpecs, virtualTimeFactor } from "./scenarios.js";
@@ -16,11 +16,13 @@ export function scenariosToJson(outcomes: readonly ScenarioOutcome[]): ScenarioJ
       name: contender.name,
       kind: contender.kind,
       verdict: contender.verdict,
+      outcome: verdictOutcome(contender.verdict),
       ...(contender.kind === "example" ? { expected: scenarioSpecs[outcome.scenario].naiveExpected } : {}),
       events: contender.metrics.events,
       eventsCharged: contender.metrics.eventsCharged,
       duplicateCharges: contender.metrics.duplicateCharges,
       lostBillings: contender.metrics.lostBillings,
+      unsettledBillings: contender.metrics.unsettledBillings,
       validDeadLettered: contender.metrics.validDeadLettered,
       deadLettered: contender.metrics.deadLettered,
       ...(contender.scenario ? { figures: contender.scenario } : {}),
@@ -54,7 +56,7 @@ export function renderScenarioTables(outcomes: readonly ScenarioOutcome[]): stri
       const dead = Object.entries(m.deadLettered).map(([reason, n]) => `${reason} ${n}`).join(", ") || "0";
       const rows: [string, string][] = [
         ["events", `${m.events} (${m.eventsCharged} charged, ${m.eventsDeclined} declined)`],
-        ["duplicates / lost", `${m.duplicateCharges} / ${m.lostBillings}`],
+        ["duplicates / lost", `${m.duplicateCharges} / ${m.lostBillings}${m.unsettledBillings > 0 ? ` (${m.unsettledBillings} unsettled: still in flight)` : ""}`],
         ["dead-lettered", `${dead} (${m.validDeadLettered} valid)`],
         ...(contender.scenario ? describeScenarioFigures(contender.scenario) : []),
         ["wall time", `${(m.wallMs / 1000).toFixed(1)} s`],

@@ -11,6 +11,7 @@ import type { ScenarioOutcome } from "./run-types.js";
 import { runContender } from "./run-contender.js";
 import { scenarioSpecs, wallMsOf, type ScenarioName } from "./scenarios.js";
 import { harnessSettings } from "./settings.js";
+import { settleWaitDefaults } from "./settle-wait.js";
 import { generateWorkload } from "./workload.js";
 
 /** 200 events: half of them arrive during a window, enough for the naive contender to show its failure by the dozens. */
@@ -56,8 +57,9 @@ export async function runScenarios(options: ScenarioRunOptions): Promise<Scenari
   let done = 0;
   const results = await runInLanes(jobs, Math.max(1, options.parallel ?? 2), (job) => -scenarioSpecs[job.scenario].lastsVirtualMs, async ({ scenario, contender }) => {
     const spec = scenarioSpecs[scenario];
-    // Bounded: the window, then a minute to drain (a contender that hangs is judged on what it did by then).
-    const settings = { ...harnessSettings(events), contenderTimeoutMs: wallMsOf(spec.startsAtVirtualMs + spec.lastsVirtualMs) + 60_000 };
+    // Bounded: the window, then as long as the backlog shrinks, at most the cap (settle-wait.ts decides; a contender
+    // that hangs is judged on what it did by then, what it left in flight unsettled, not lost).
+    const settings = { ...harnessSettings(events), contenderTimeoutMs: wallMsOf(spec.startsAtVirtualMs + spec.lastsVirtualMs) + settleWaitDefaults.capAfterRecoveryMs };
     const log = options.log ? (line: string) => options.log?.(`[${scenario}] ${line}`) : undefined;
     try {
       return await runContender({

@@ -18,7 +18,7 @@ import {
   renderCompactTable,
   renderTables,
   describeVerdict,
-  runPassed,
+  runOutcome,
   runProvingGround,
   runScenarios,
   scenarioCatalogue,
@@ -30,7 +30,7 @@ import {
   toJson,
   type ProvingGroundResult,
 } from "../../prove/index.js";
-import { exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodes, exitCodesHelp, UsageError } from "../errors.js";
 import { allowed, wholeNumber } from "../flag-values.js";
 
 interface ProveOptions {
@@ -143,8 +143,15 @@ export function register(program: Command): void {
         "  e.g. npx chargeguard prove --no-chaos --degraded; the database ones need PostgreSQL:\n" +
         "  node scripts/with-postgres.mjs -- npx chargeguard prove --no-chaos --scenarios database-failover,database-hang\n\n" +
         "The broken examples are expected to fail (each shows the failure its seed describes); the run passes when the\n" +
-        "generated consumer passes, in the chaos run and in every degraded scenario that ran.\n" +
-        exitCodesHelp({ 0: "passed", 1: "the generated consumer failed", 2: "all checked before the run starts" }),
+        "generated consumer passes, in the chaos run and in every degraded scenario that ran. A run given up on with\n" +
+        "billings still in flight (a degraded scenario waits while its backlog shrinks, at most 5 minutes after the\n" +
+        "recovery) did not settle: inconclusive, not lost money; --verbose shows each such event's record and messages.\n" +
+        exitCodesHelp({
+          0: "passed",
+          1: "the generated consumer failed (money charged twice or lost, a valid event dead-lettered, ...)",
+          2: "all checked before the run starts",
+          3: "did not settle (inconclusive): nothing failed, but billings were still in flight when the wait ended",
+        }),
     )
     .action(runProve);
 }
@@ -184,10 +191,10 @@ async function runProve(options: ProveOptions): Promise<void> {
     const result: ProvingGroundResult = scenarios.length === 0 ? chaos : { ...chaos, scenarios: await runScenarioPart(options, scenarios) };
     console.log(options.json ? JSON.stringify(toJson(result), null, 2) : options.details ? `${renderCompactTable(result)}\n\n${renderTables(result)}` : renderCompactTable(result));
     if (report) await writeFile(report, renderHtmlReport(result));
-    const passed = runPassed(result);
+    const outcome = runOutcome(result);
     // The last line on stderr: what the run proved, so a reader of a column of failing broken examples knows that is expected.
     console.error(`proving ground: ${describeVerdict(result)}${report ? `; report: ${report}` : ""}`);
-    if (!passed) process.exitCode = 1;
+    if (outcome !== "passed") process.exitCode = outcome === "failed" ? exitCodes.failed : exitCodes.inconclusive;
   } finally {
     bar?.stop();
   }

@@ -61,6 +61,12 @@ describe("help", () => {
     expect(result.stdout).not.toContain("(default: [])");
   });
 
+  it("prove documents its third outcome, exit 3: did not settle (inconclusive)", () => {
+    const help = run(["prove", "--help"]).stdout;
+    expect(help).toMatch(/\n\s+1 +the generated consumer failed/);
+    expect(help).toMatch(/\n\s+3 +did not settle \(inconclusive\)/);
+  });
+
   it("audit shows --window's default with its unit", () => {
     expect(run(["audit", "--help"]).stdout).toMatch(/--window[\s\S]*default: 1h/);
   });

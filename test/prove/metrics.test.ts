@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measure, verdict, type RunObservations, type StripeAttempt } from "../../prove/metrics.js";
+import { measure, unresolvedEvents, verdict, verdictOutcome, type RunObservations, type StripeAttempt } from "../../prove/metrics.js";
 import { generateWorkload, type WorkloadEvent } from "../../prove/workload.js";
 
 const workload = generateWorkload({ events: 400, seed: 21 });
@@ -99,5 +99,58 @@ describe("metrics", () => {
     expect(metrics.unattributedCharges).toBe(1);
     expect(metrics.charges).toBe(charges.length + 1);
     expect(verdict(metrics)).toMatch(/1 charge\(s\) matching no event/);
+  });
+});
+
+describe("verdict classification: lost, unsettled, failed", () => {
+  /** A run missing the charges of `count` charge events. */
+  function missing(count: number): { run: RunObservations; gone: WorkloadEvent[] } {
+    const run = perfectRun();
+    const gone = charges.slice(0, count);
+    const keys = new Set(gone.map((e) => `${e.stripeCustomerId}|${e.amountCents}`));
+    run.attempts = run.attempts.filter((a) => !keys.has(`${a.customer}|${a.amountCents}`));
+    return { run, gone };
+  }
+
+  it("a run that settled: every unresolved event is lost (FAIL), as before", () => {
+    const { run, gone } = missing(3);
+    const metrics = measure(workload, run);
+    expect(metrics).toMatchObject({ lostBillings: 3, unsettledBillings: 0 });
+    expect(unresolvedEvents(workload, run).map((e) => e.id)).toEqual(gone.map((e) => e.id));
+    expect(verdict(metrics)).toBe("FAIL: 3 lost billing(s)");
+    expect(verdictOutcome(verdict(metrics))).toBe("fail");
+  });
+
+  it("a run given up on: unresolved events still in flight are unsettled (inconclusive), the others lost", () => {
+    const { run, gone } = missing(3);
+    run.inFlight = new Set([gone[0]!.id, gone[1]!.id, charges[10]!.id]);
+    const metrics = measure(workload, run);
+    // charges[10] was billed: in flight or not, it is resolved and counts nowhere.
+    expect(metrics).toMatchObject({ lostBillings: 1, unsettledBillings: 2 });
+    expect(verdict(metrics)).toBe("FAIL: 1 lost billing(s), 2 billing(s) still in flight, neither billed, refused nor dead-lettered");
+
+    run.inFlight = new Set(gone.map((e) => e.id));
+    const unsettled = measure(workload, run);
+    expect(unsettled).toMatchObject({ lostBillings: 0, unsettledBillings: 3 });
+    expect(verdict(unsettled)).toBe("DID NOT SETTLE: 3 billing(s) still in flight, neither billed, refused nor dead-lettered when the wait ended (inconclusive)");
+    expect(verdictOutcome(verdict(unsettled))).toBe("did-not-settle");
+  });
+
+  it("money charged twice stays a FAIL however much is unsettled", () => {
+    const { run, gone } = missing(2);
+    run.inFlight = new Set(gone.map((e) => e.id));
+    run.attempts.push(attempt(charges[5]!, "succeeded"));
+    const metrics = measure(workload, run);
+    expect(metrics).toMatchObject({ duplicateCharges: 1, unsettledBillings: 2, lostBillings: 0 });
+    expect(verdict(metrics)).toMatch(/^FAIL: 1 duplicate charge\(s\), 2 billing\(s\) still in flight/);
+    expect(verdictOutcome(verdict(metrics))).toBe("fail");
+  });
+
+  it("a dead-lettered, declined or billed event is never unsettled", () => {
+    const run = perfectRun();
+    run.inFlight = new Set(workload.events.map((e) => e.id));
+    expect(measure(workload, run)).toMatchObject({ lostBillings: 0, unsettledBillings: 0 });
+    expect(verdictOutcome(verdict(measure(workload, run)))).toBe("pass");
+    expect(verdictOutcome("NOT RUN: no database")).toBe("fail");
   });
 });

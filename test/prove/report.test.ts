@@ -14,6 +14,7 @@ const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   eventsCharged: 900,
   eventsDeclined: 30,
   lostBillings: 0,
+  unsettledBillings: 0,
   overCapCents: 0,
   repeatedDeclines: 0,
   deadLettered: { InvalidEvent: 40 },
@@ -60,20 +61,24 @@ const result: ProvingGroundResult = {
 describe("report", () => {
   it("prints exactly the issue's JSON shape", () => {
     const json = toJson(result);
-    expect(Object.keys(json)).toEqual(["seed", "events", "scale", "faults", "passed", "contenders"]);
+    expect(Object.keys(json)).toEqual(["seed", "events", "scale", "faults", "passed", "outcome", "unsettledBillings", "contenders"]);
     expect(json.scale).toEqual({ events: 1000, flowEvents: 1000, replicas: 4, full: false });
     expect(json.passed).toBe(true);
+    expect(json.outcome).toBe("passed");
+    expect(json.unsettledBillings).toBe(0);
     expect(json.contenders[0]).toEqual({
       name: "random-uuid-key",
       kind: "example",
       flow: "payment-intent",
       verdict: "FAIL: 30 duplicate charge(s)",
+      outcome: "fail",
       expectedFailure: "duplicate charges",
       malformed: { events: 40, deadLettered: 40, charged: 0 },
       events: 1000,
       paymentIntents: 950,
       duplicateCharges: 30,
       lostBillings: 0,
+      unsettledBillings: 0,
       overCapCents: 12345,
       repeatedDeclines: 0,
       deadLettered: {},

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ContenderMetrics } from "../../prove/metrics.js";
 import { verdict } from "../../prove/metrics.js";
 import { renderHtmlReport } from "../../prove/html-report.js";
-import { runPassed, toJson, type ContenderResult, type ProvingGroundResult } from "../../prove/results.js";
+import { describeVerdict, runOutcome, runPassed, toJson, type ContenderResult, type ProvingGroundResult } from "../../prove/results.js";
 import { scaled } from "../../prove/scenario-context.js";
 import { scenarioFigures } from "../../prove/scenario-figures.js";
 import { parseScenarioNames, scenarioNames, scenarioSpecs, splitSends, virtualTimeFactor, wallMsOf } from "../../prove/scenarios.js";
@@ -110,6 +110,7 @@ const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   eventsCharged: 174,
   eventsDeclined: 12,
   lostBillings: 0,
+  unsettledBillings: 0,
   overCapCents: 0,
   repeatedDeclines: 0,
   deadLettered: { InvalidEvent: 14 },
@@ -167,5 +168,27 @@ describe("scenario verdicts and reports", () => {
     const html = renderHtmlReport(result);
     expect(html).toContain("<h2>Degraded scenarios</h2>");
     expect(html).toContain("FAIL: 79 valid event(s) dead-lettered");
+  });
+
+  it("a generated run given up on with billings in flight: DID NOT SETTLE (inconclusive), naming how many; money lost stays FAILED", () => {
+    const unsettled = metrics({ eventsCharged: 155, unsettledBillings: 19 });
+    const settled = (m: ContenderMetrics) => ({ ...result, scenarios: [{ scenario: "database-failover" as const, contenders: [row("naive-retry", "example", metrics({})), row("generated-consumer", "generated", m)] }] });
+    const inconclusive = settled(unsettled);
+    expect(runOutcome(inconclusive)).toBe("did-not-settle");
+    expect(runPassed(inconclusive)).toBe(false);
+    expect(describeVerdict(inconclusive)).toBe(
+      "DID NOT SETTLE: degraded scenarios: the generated consumer passed 0 of 1, 1 did not settle; 19 billing(s) still in flight, neither billed, refused nor dead-lettered (inconclusive)",
+    );
+    const json = toJson(inconclusive);
+    expect(json).toMatchObject({ passed: false, outcome: "did-not-settle", unsettledBillings: 19 });
+    expect(json.scenarios?.[0]?.contenders[1]).toMatchObject({ outcome: "did-not-settle", unsettledBillings: 19, lostBillings: 0 });
+    expect(renderTables(inconclusive)).toContain("0 / 0 (19 unsettled: still in flight)");
+    expect(renderHtmlReport(inconclusive)).toContain('<h1 class="verdict unsettled">DID NOT SETTLE: ');
+
+    const lostAndUnsettled = settled(metrics({ duplicateCharges: 1, unsettledBillings: 19 }));
+    expect(runOutcome(lostAndUnsettled)).toBe("failed");
+    expect(describeVerdict(lostAndUnsettled)).toMatch(/^FAILED: /);
+    expect(toJson(lostAndUnsettled)).toMatchObject({ outcome: "failed", unsettledBillings: 19 });
+    expect(toJson(result)).toMatchObject({ passed: true, outcome: "passed", unsettledBillings: 0 });
   });
 });
