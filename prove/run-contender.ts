@@ -97,8 +97,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       log,
     });
     report(1);
+    // The last card attempt the run made, read before the judge's audit seeds its dispute fixture's charges.
+    const lastAttemptAt = lastCardAttemptAt(sandbox.stripe);
     const judged = await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log });
-    return scenario ? await withScenario(judged, scenario, drainedAt, replicas, sandbox) : judged;
+    return scenario ? await withScenario(judged, scenario, { drainedAt, replicas, lastAttemptAt }, sandbox) : judged;
   } finally {
     await fleet?.stop();
     await cleanup.run((label, outcome) => log(`cleanup of the ${label}: ${outcome}`));
@@ -109,12 +111,16 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
 async function withScenario(
   judged: ContenderResult,
   scenario: ArmedScenario,
-  drainedAt: number,
-  replicas: number,
-  { telemetry, stripe }: Pick<ContenderSandbox, "telemetry" | "stripe">,
+  run: { drainedAt: number; replicas: number; lastAttemptAt: number | undefined },
+  { telemetry }: Pick<ContenderSandbox, "telemetry">,
 ): Promise<ContenderResult> {
   const paused = (await telemetry.summary()).pausedSeconds?.[scenario.spec.dependency];
-  const created = stripe.ledger.charges().map((charge) => charge.created * 1000);
-  const figures = scenario.figures(drainedAt, replicas, judged.kind === "generated" ? (paused ?? 0) : paused, created.length > 0 ? Math.max(...created) : undefined);
+  const figures = scenario.figures(run.drainedAt, run.replicas, judged.kind === "generated" ? (paused ?? 0) : paused, run.lastAttemptAt);
   return { ...judged, scenario: figures, verdict: verdict(judged.metrics, { validDeadLetteredFails: true }) };
+}
+
+/** When the last card attempt reached Stripe (ms, Stripe's whole-second `created`), if any did. */
+function lastCardAttemptAt(stripe: ContenderSandbox["stripe"]): number | undefined {
+  const created = stripe.ledger.charges().map((charge) => charge.created * 1000);
+  return created.length > 0 ? Math.max(...created) : undefined;
 }

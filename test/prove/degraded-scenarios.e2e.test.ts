@@ -43,6 +43,12 @@ describe("degraded scenarios, 100 events each", () => {
       expect(metrics.malformedDeadLettered).toBe(metrics.malformedEvents);
       expect(verdict).toMatch(/^PASS/);
     });
+
+    it(`${scenario}: the generated consumer's "billed after" is its own last card attempt, not the audit's dispute fixture seeded after the run`, () => {
+      const figures = contender(scenario, "generated").scenario!;
+      // Stripe's created is whole seconds: the last attempt may read up to a second after the drain.
+      expect(figures.billedAfterRecoveryMs).toBeLessThanOrEqual(figures.drainAfterRecoveryMs! + 1_000);
+    });
   }
 
   it("stripe-outage: the naive contender dead-letters valid events (RetryAttemptsExhausted) and keeps calling Stripe while it is down", () => {
