@@ -44,7 +44,7 @@ export function register(program: Command): void {
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
     const { peekDeadLetters } = await runtime();
     const target = await connection(options);
-    const messages = await explained(target.queue, () => peekDeadLetters(target));
+    const messages = await explained(target, () => peekDeadLetters(target));
     if (options.json) return print(JSON.stringify(messages, null, 2), { json: true });
     if (messages.length === 0) return print(`${target.queue}/$DeadLetterQueue is empty`);
     for (const message of messages) print(describe(message));
@@ -59,8 +59,8 @@ export function register(program: Command): void {
     .action(async (options: DlqOptions) => {
       const { ConfigurationError, peekDeadLetters, resubmitDeadLetters } = await runtime();
       const target = await connection(options);
-      if (!options.dryRun) await warnInvalidEvents(target.queue, await explained(target.queue, () => peekDeadLetters(target)));
-      const report = await explained(target.queue, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false }));
+      if (!options.dryRun) await warnInvalidEvents(target.queue, await explained(target, () => peekDeadLetters(target)));
+      const report = await explained(target, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2), { json: true });
       else {
         const verb = report.dryRun ? "would send" : "sent";
@@ -93,18 +93,23 @@ async function warnInvalidEvents(queue: string, messages: DeadLetterSummary[]): 
   );
 }
 
-/** Missing rights get a message naming what the operator needs instead of the SDK's bare UnauthorizedAccess. */
-async function explained<T>(queue: string, operation: () => Promise<T>): Promise<T> {
+/**
+ * Missing rights get a message naming what the operator needs instead of the SDK's bare UnauthorizedAccess; a wrong
+ * key (the same code) is named as a wrong key, since granting rights would not fix it.
+ */
+async function explained<T>(target: { queue: string; connectionString?: string }, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    const [{ isServiceBusError }, { ConfigurationError }] = await Promise.all([import("@azure/service-bus"), runtime()]);
-    const unauthorized =
-      (isServiceBusError(error) && error.code === "UnauthorizedAccess") ||
-      (error instanceof AggregateError && error.errors.some((e: unknown) => isServiceBusError(e) && e.code === "UnauthorizedAccess"));
-    if (!unauthorized) throw error;
-    // Missing rights are the deployment's configuration: exit 2 (cli/errors.ts), as for any configuration error.
-    throw new ConfigurationError(notAuthorized(queue), { cause: error });
+    const { ConfigurationError, serviceBusRefusal, wrongKeyMessage } = await runtime();
+    const refusal = serviceBusRefusal(error);
+    if (!refusal) throw error;
+    // A refused key and missing rights are the deployment's configuration: exit 2 (cli/errors.ts).
+    if (refusal.kind === "key") {
+      const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
+      throw new ConfigurationError(wrongKeyMessage(target.connectionString, namespace, refusal.detail), { cause: error });
+    }
+    throw new ConfigurationError(notAuthorized(target.queue), { cause: error });
   }
 }
 

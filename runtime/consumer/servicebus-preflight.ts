@@ -5,6 +5,8 @@ import { isServiceBusError, ServiceBusClient } from "@azure/service-bus";
 import { DefaultAzureCredential } from "@azure/identity";
 import { errorMessage } from "../describe-error.js";
 import { ConfigurationError } from "../errors.js";
+import { serviceBusHost, serviceBusRefusal, wrongKeyMessage } from "../servicebus-refusal.js";
+import { consumerQueueRights } from "../../tuning/index.js";
 
 /** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */
 export class ConsumerStartError extends ConfigurationError {
@@ -26,26 +28,30 @@ export async function checkQueueReachable(connectionString: string | undefined, 
   try {
     await receiver.peekMessages(1);
   } catch (error) {
-    throw new ConsumerStartError(explain(error, queueName, hostOf(connectionString) ?? namespace ?? "the namespace"));
+    throw new ConsumerStartError(explain(error, queueName, serviceBusHost(connectionString) ?? namespace ?? "the namespace", connectionString));
   } finally {
     await receiver.close().catch(() => undefined);
     await client.close().catch(() => undefined);
   }
 }
 
-function explain(error: unknown, queueName: string, host: string): string {
+function explain(error: unknown, queueName: string, host: string, connectionString: string | undefined): string {
   const message = errorMessage(error);
   if (isServiceBusError(error) && error.code === "MessagingEntityNotFound") {
     return `queue "${queueName}" does not exist on ${host}: check SERVICEBUS_QUEUE (and the namespace) in the run contract`;
   }
-  if (isServiceBusError(error) && error.code === "UnauthorizedAccess") {
-    return `Service Bus refused the credentials for queue "${queueName}" on ${host} (${message}): check the connection string's key or the identity's Listen/Send rights`;
+  const refusal = serviceBusRefusal(error);
+  if (refusal?.kind === "key") return wrongKeyMessage(connectionString, host, refusal.detail);
+  if (refusal?.kind === "rights") {
+    return (
+      `the credentials for queue "${queueName}" on ${host} lack ${refusal.rights.join(" and ")} (${refusal.detail}): the consumer needs ` +
+      `${consumerQueueRights.sasRights.join(" and ")} on its queue (a shared access rule with both, or the roles ${consumerQueueRights.roles.join(" + ")} for an Entra identity)`
+    );
+  }
+  if (refusal) {
+    return `Service Bus refused the credentials for queue "${queueName}" on ${host} (${refusal.detail}): check the connection string's key or the identity's Listen/Send rights`;
   }
   return `cannot reach Service Bus at ${host} (${message}): check SERVICEBUS_CONNECTION_STRING or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE and the network`;
-}
-
-function hostOf(connectionString: string | undefined): string | undefined {
-  return /Endpoint=sb:\/\/([^/;]+)/i.exec(connectionString ?? "")?.[1];
 }
 
 /**

@@ -24,3 +24,5 @@ export {
 // One way to Stripe for the consumer and the reconciler: each period's vault key, under its cap.
 export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
 export type { ExpectedPeriodTotal } from "../stripe/period-client.js";
+// What a Service Bus UnauthorizedAccess means: a wrong key, or missing rights (the SDK gives both one code).
+export { serviceBusHost, serviceBusRefusal, wrongKeyMessage, type ServiceBusRefusal } from "../servicebus-refusal.js";
