@@ -63,6 +63,11 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
   telemetry?: BillingTelemetry;
   /** Peek the queue before subscribing, throwing ConsumerStartError when it is missing or unreachable; default true. */
   checkQueueAtStart?: boolean;
+  /**
+   * Connect to Stripe's origin (`stripe.apiBase`, the vault's proxy with vault keys) within 5 s before subscribing,
+   * throwing ConsumerStartError naming the URL when it cannot; default env STRIPE_START_CHECK (`off` skips it), else true.
+   */
+  checkStripeAtStart?: boolean;
   /** Called when Stripe refuses the key (401/403) and the consumer pauses intake: an alert hook. */
   onConfigurationFault?: (detail: string) => void;
   /**

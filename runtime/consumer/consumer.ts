@@ -23,6 +23,7 @@ import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import { startResilience } from "../resilience/consumer-resilience.js";
 import { connectServiceBus } from "../servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
+import { checkStripeReachable, stripeCheckWanted } from "./stripe-preflight.js";
 import { createBillingTelemetry } from "../telemetry/billing-telemetry.js";
 import { redactSecrets } from "../text/redact.js";
 import { terminalSafe } from "../text/terminal-safe.js";
@@ -44,14 +45,13 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
   const telemetry = options.telemetry ?? createBillingTelemetry(providersOf(options));
   const observed = stores.observed;
   const stopObserving = observed ? telemetry.observeGuard(() => observed.health()) : () => {};
-  // A queue that is not there or not reachable is a configuration error at start (ConsumerStartError), not a log flood.
-  if (options.checkQueueAtStart !== false) {
-    await checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName).catch(async (error: unknown) => {
-      await resilience.close();
-      await stores.closeOwn();
-      throw error;
-    });
-  }
+  // A queue or a Stripe that is not there or not reachable is a configuration error at start (ConsumerStartError),
+  // not a log flood or a first message's silent minute of retries.
+  await checkAtStart(options, stripe.keys.apiBase).catch(async (error: unknown) => {
+    await resilience.close();
+    await stores.closeOwn();
+    throw error;
+  });
   const client = connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: settings.maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
@@ -100,6 +100,21 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
       return closing;
     },
   };
+}
+
+/**
+ * The queue's peek and the connect to Stripe's origin (the vault's proxy with vault keys), side by side; when both
+ * fail, the queue's error speaks (it is checked first in the run contract).
+ */
+async function checkAtStart(options: Pick<BillingConsumerOptions, "serviceBus" | "stripe" | "checkQueueAtStart" | "checkStripeAtStart">, vaultApiBase: string | undefined): Promise<void> {
+  const origin = vaultApiBase ?? options.stripe.apiBase ?? "https://api.stripe.com";
+  const setting =
+    vaultApiBase !== undefined ? "KEYBRAKE_URL (the vault's proxy to Stripe)" : options.stripe.apiBase === undefined ? "STRIPE_API_BASE (absent: https://api.stripe.com)" : "STRIPE_API_BASE";
+  const results = await Promise.allSettled([
+    options.checkQueueAtStart === false ? undefined : checkQueueReachable(options.serviceBus.connectionString, options.serviceBus.queueName),
+    stripeCheckWanted(options.checkStripeAtStart) ? checkStripeReachable(origin, setting) : undefined,
+  ]);
+  for (const result of results) if (result.status === "rejected") throw result.reason;
 }
 
 /** The consumer contract's entry point (the scaffold and the proving ground call this). */
