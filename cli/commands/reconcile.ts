@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
@@ -30,7 +32,7 @@ export function register(program: Command): void {
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records, without a password (one with a password is refused: it would show in ps; default: env DATABASE_URL)")
     .option("--database-url-file <path>", "read the PostgreSQL URL from this file (e.g. a mounted secret)")
-    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (the consumer's ./.data: must already be a guard database; locked while in use, so stop the consumer first)")
+    .option("--data-dir <dir>", "embedded PGlite data directory instead of PostgreSQL (must already be a guard database; locked while in use, so stop the consumer first; default with no database named: the consumer's ./.data/billing when it exists)")
     .option("--stripe-api-base <url>", "Stripe API origin, e.g. http://127.0.0.1:12111 for the sandbox (default: env STRIPE_API_BASE, else api.stripe.com)")
     .option("--limit <n>", "examine at most this many stale billings (default 100)", wholeNumber(1))
     .option("--dry-run", "look up and report what would be done; charge and record nothing")
@@ -50,8 +52,11 @@ export function register(program: Command): void {
       const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
       refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
       const databaseUrl = givenUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
-      if (!databaseUrl && !options.dataDir) {
-        throw new UsageError("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
+      const dataDir = options.dataDir ?? (databaseUrl ? undefined : consumerDataDir());
+      if (!databaseUrl && !dataDir) {
+        throw new UsageError(
+          `reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR (run in the consumer's directory, its ./${consumerDataDirPath} is taken)`,
+        );
       }
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
@@ -62,7 +67,7 @@ export function register(program: Command): void {
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
       const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
-      const connection = databaseUrl ? { databaseUrl } : { dataDir: options.dataDir as string, requireExistingDataDir: true };
+      const connection = databaseUrl ? { databaseUrl } : { dataDir: dataDir as string, requireExistingDataDir: true };
       const guard = await Guard.open(connection);
       let report: ReconcileReport;
       try {
@@ -82,6 +87,21 @@ export function register(program: Command): void {
       if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
+/** Where a generated consumer keeps its embedded database without DATABASE_URL (its settings' `dataDir`). */
+const consumerDataDirPath = ".data/billing";
+
+/**
+ * The consumer's embedded database when the command runs in its directory and names no database: said on stderr (so
+ * --json stays JSON), since which database was reconciled matters.
+ */
+function consumerDataDir(): string | undefined {
+  if (!existsSync(path.resolve(consumerDataDirPath))) return undefined;
+  process.stderr.write(
+    `chargeguard reconcile: no database named: reconciling the consumer's embedded database ./${consumerDataDirPath} (stop the consumer first; --data-dir, --database-url or DATABASE_URL name another)\n`,
+  );
+  return consumerDataDirPath;
+}
+
 /**
  * Stripe as the consumer reaches it: with KEYBRAKE_URL and KEYBRAKE_API_KEY through per-period vault keys (capped at
  * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a

@@ -1,5 +1,6 @@
 // `chargeguard reconcile --data-dir` as an operator runs it (the built CLI, spawned): it opens only an existing
-// guard database, never creates one, and shares it with no other process.
+// guard database, never creates one, and shares it with no other process; without one named, the consumer's
+// ./.data/billing when the command runs in its directory.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,6 +80,22 @@ describe("chargeguard reconcile --data-dir", () => {
     const run = await runCli(cli, ["reconcile", "--data-dir", dir, "--json"], { env });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ examined: 0 });
+  });
+
+  it("in a consumer's directory with no database named, takes its ./.data/billing and says so; elsewhere names what is missing (exit 2)", async () => {
+    const consumer = join(scratch, "consumer");
+    const guard = await Guard.open({ dataDir: join(consumer, ".data", "billing") });
+    await guard.close();
+    const taken = await runCli(cli, ["reconcile", "--json"], { env, cwd: consumer });
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(JSON.parse(taken.stdout)).toMatchObject({ examined: 0 });
+    expect(taken.stderr).toContain("no database named: reconciling the consumer's embedded database ./.data/billing");
+    const elsewhere = join(scratch, "elsewhere");
+    mkdirSync(elsewhere);
+    const missing = await runCli(cli, ["reconcile"], { env, cwd: elsewhere });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR");
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it("refuses --database-url with --data-dir, and a missing key, as usage errors (exit 2)", async () => {
