@@ -3,16 +3,24 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
-import { databaseChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
+import { databaseChoices, flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
 }
 
+/** The vendoring question: the chargeguard copy that would be packed, and the default answer (yes when unpublished). */
+export interface VendorQuestion {
+  from: string;
+  byDefault: boolean;
+}
+
+/** The options, with `vendor` set to `vendoring.from` when the user chose to vendor (asked only with `vendoring`). */
 export async function promptScaffoldOptions(
   directory: string,
   streams: PromptStreams = { input: process.stdin, output: process.stdout },
+  vendoring?: VendorQuestion,
 ): Promise<ScaffoldOptions> {
   const readline = createInterface({ input: streams.input, output: streams.output });
   const ask = async (question: string, fallback: string, problem: (answer: string) => string | undefined) => {
@@ -28,16 +36,27 @@ export async function promptScaffoldOptions(
   try {
     const name = await ask("Project name", path.basename(path.resolve(directory)), packageNameProblem);
     const queue = await ask("Service Bus queue", "usage-billing", queueNameProblem);
+    const flow = await ask(`Stripe billing flow (${flowChoices.join("|")})`, "payment-intent", oneOf(flowChoices));
     const currency = await ask("Currency", "usd", currencyProblem);
-    const database = await ask(`Database (${databaseChoices.join("|")})`, "pglite", oneOf(databaseChoices));
-    const vault = await ask(`Stripe key source (${vaultChoices.join("|")})`, "env", oneOf(vaultChoices));
+    const database = await ask(`Database: embedded PGlite, or PostgreSQL only (${databaseChoices.join("|")})`, "pglite", oneOf(databaseChoices));
+    // Vault keys allow PaymentIntents only (scaffold.ts refuses keybrake with another flow): not asked for the others.
+    const vault = flow === "payment-intent" ? await ask(`Stripe key source (${vaultChoices.join("|")})`, "env", oneOf(vaultChoices)) : "env";
+    const vendor = vendoring
+      ? await ask(
+          `Vendor chargeguard into vendor/? yes: packs ${vendoring.from} (${vendoring.byDefault ? "this copy is not on the npm registry yet" : "not needed: this version is on the registry"}); no: from the npm registry (yes|no)`,
+          vendoring.byDefault ? "yes" : "no",
+          oneOf(["yes", "no"]),
+        )
+      : "no";
     return {
       directory,
       name,
       queue,
       currency,
+      flow: flow as NonNullable<ScaffoldOptions["flow"]>,
       database: database as ScaffoldOptions["database"],
       vault: vault as ScaffoldOptions["vault"],
+      ...(vendor === "yes" && vendoring ? { vendor: vendoring.from } : {}),
     };
   } finally {
     readline.close();

@@ -149,14 +149,36 @@ describe("promptScaffoldOptions", () => {
     const transcript: string[] = [];
     output.on("data", (chunk: Buffer) => transcript.push(chunk.toString()));
     // Answer each question as it appears; "Bad Name" must be asked again.
-    const answers = ["Bad Name", "my-billing", "", "", "postgres", ""];
+    const answers = ["Bad Name", "my-billing", "", "", "", "postgres", "", ""];
     let given = 0;
     output.on("data", (chunk: Buffer) => {
       if (chunk.toString().endsWith(": ") && given < answers.length) input.write(`${answers[given++]}\n`);
     });
     const asked = promptScaffoldOptions(path.join(scratch, "prompted"), { input, output });
     const options = await asked;
-    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", currency: "usd", database: "postgres", vault: "env" });
+    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", flow: "payment-intent", currency: "usd", database: "postgres", vault: "env" });
+    expect(options.vendor).toBeUndefined();
     expect(transcript.join("")).toMatch(/capital letters/);
+  });
+
+  it("asks the flow, the database and vendoring (yes by default for an unpublished copy); no vault question but for payment-intent", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const questions: string[] = [];
+    // name, queue, flow ("bogus" asked again), currency, database, vendoring (default yes)
+    const answers = ["", "", "bogus", "invoice", "", "", ""];
+    output.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (text.endsWith(": ") && questions.length < answers.length) {
+        questions.push(text);
+        input.write(`${answers[questions.length - 1]}\n`);
+      }
+    });
+    const options = await promptScaffoldOptions(path.join(scratch, "prompted-flow"), { input, output }, { from: checkout, byDefault: true });
+    expect(options).toMatchObject({ flow: "invoice", database: "pglite", vault: "env", vendor: checkout });
+    expect(questions.join("")).toMatch(/Stripe billing flow \(payment-intent\|charge\|invoice\|meter-event\)/);
+    expect(questions.join("")).toMatch(/Database: embedded PGlite, or PostgreSQL only/);
+    expect(questions.join("")).toMatch(/Vendor chargeguard into vendor\/\? yes: packs .* \(this copy is not on the npm registry yet\); no: from the npm registry \(yes\|no\) \(yes\)/);
+    expect(questions.join("")).not.toMatch(/Stripe key source/);
   });
 });
