@@ -5,3 +5,4 @@ export { packageNameProblem, queueNameProblem } from "./names.js";
 export * from "./scaffold.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
+export * from "./dependency-source.js";

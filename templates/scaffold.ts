@@ -10,6 +10,7 @@ import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.j
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
 import { withDatabasePackages } from "./database-packages.js";
 import { packInto, vendorProblem } from "./vendor.js";
+import { runningChargeguard } from "./dependency-source.js";
 
 export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
@@ -64,8 +65,8 @@ export interface ScaffoldResult {
   flow: FlowChoice;
 }
 
-/** Published version ranges used when not linking to a checkout. */
-const publishedRange = "^0.1.0";
+/** The registry range when neither linked nor vendored: this chargeguard's own version (both packages share it). */
+const publishedRange = (): string => `^${runningChargeguard().version}`;
 
 export class ScaffoldError extends Error {
   override readonly name = "ScaffoldError";
@@ -155,8 +156,8 @@ function checkOptions(options: ScaffoldOptions): Settings {
     database,
     vault,
     flow,
-    chargeguard: link === undefined ? publishedRange : `file:${link}`,
-    eslintPlugin: link === undefined ? publishedRange : `file:${link}/eslint-plugin`,
+    chargeguard: link === undefined ? publishedRange() : `file:${link}`,
+    eslintPlugin: link === undefined ? publishedRange() : `file:${link}/eslint-plugin`,
     queueBudget,
     vendored: false,
   };

@@ -4,6 +4,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -15,6 +16,20 @@ export interface VendoredPackages {
   eslintPlugin: string;
 }
 
+/**
+ * eslint-plugin-chargeguard for `root`: its eslint-plugin/ in a checkout; beside it in node_modules for an installed
+ * chargeguard (an unpublished pack, installed with the plugin's pack, as a vendored project has them).
+ */
+export function eslintPluginOf(root: string): string | undefined {
+  const inCheckout = path.join(root, "eslint-plugin");
+  if (existsSync(path.join(inCheckout, "package.json"))) return inCheckout;
+  try {
+    return path.dirname(createRequire(path.join(root, "package.json")).resolve("eslint-plugin-chargeguard/package.json"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** What is wrong with `checkout` as a source to pack, or undefined. */
 export function vendorProblem(checkout: string): string | undefined {
   const root = path.resolve(checkout);
@@ -22,13 +37,15 @@ export function vendorProblem(checkout: string): string | undefined {
   if (!existsSync(manifest)) return `--vendor ${checkout}: no package.json at ${root}`;
   const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name;
   if (name !== "chargeguard") return `--vendor ${checkout}: ${root} is "${String(name)}", not a chargeguard checkout`;
-  for (const built of ["dist/cli/index.js", "dist/runtime/index.js", "eslint-plugin/dist/index.js"]) {
-    if (!existsSync(path.join(root, built))) return `--vendor ${checkout}: ${built} is missing: run \`npm run build\` in ${root} first`;
+  const plugin = eslintPluginOf(root);
+  if (plugin === undefined) return `--vendor ${checkout}: no eslint-plugin-chargeguard in ${root}/eslint-plugin or beside it: give a chargeguard checkout with --vendor <checkout>`;
+  for (const built of [path.join(root, "dist/cli/index.js"), path.join(root, "dist/runtime/index.js"), path.join(plugin, "dist/index.js")]) {
+    if (!existsSync(built)) return `--vendor ${checkout}: ${path.relative(root, built)} is missing: run \`npm run build\` in ${root} first`;
   }
   return undefined;
 }
 
-/** Packs chargeguard and eslint-plugin-chargeguard from `checkout` into `<project>/vendor`. */
+/** Packs chargeguard and eslint-plugin-chargeguard from `checkout` (vendorProblem: none) into `<project>/vendor`. */
 export async function packInto(checkout: string, project: string): Promise<VendoredPackages> {
   const vendor = path.join(project, "vendor");
   await mkdir(vendor, { recursive: true });
@@ -44,5 +61,5 @@ export async function packInto(checkout: string, project: string): Promise<Vendo
     return `file:vendor/${path.basename(packed.filename)}`;
   };
   const root = path.resolve(checkout);
-  return { chargeguard: await pack(root), eslintPlugin: await pack(path.join(root, "eslint-plugin")) };
+  return { chargeguard: await pack(root), eslintPlugin: await pack(eslintPluginOf(root) ?? path.join(root, "eslint-plugin")) };
 }

@@ -8,11 +8,13 @@ import { StackConfigError } from "../../infra/stack-config.js";
 import { exitCodesHelp } from "../errors.js";
 import {
   databaseChoices,
+  dependencySource,
   flowChoices,
   type FlowChoice,
   promptScaffoldOptions,
   queueBudgetPath,
   regenerateCommand,
+  runningChargeguard,
   ScaffoldError,
   type ScaffoldOptions,
   type StackQueueBudget,
@@ -30,7 +32,8 @@ interface NewConsumerFlags {
   link?: string;
   stack?: string;
   configFile?: string;
-  vendor?: string;
+  /** `--vendor [checkout]`: the path, or true without one; `--no-vendor`: false. */
+  vendor?: string | boolean;
 }
 
 /** The queue's budget from the stack config, read by the same loader `chargeguard plan` uses. */
@@ -61,50 +64,67 @@ export function register(program: Command): void {
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
-    .option("--vendor <checkout>", "pack a built chargeguard checkout into <dir>/vendor (file: dependencies): npm ci and docker build need no registry serving chargeguard")
+    .option(
+      "--vendor [checkout]",
+      "pack chargeguard (this copy, or a built checkout) into <dir>/vendor with file: dependencies, so npm ci and docker build need no registry serving it (default when this chargeguard is not published)",
+    )
+    .option("--no-vendor", "depend on chargeguard from the npm registry (default when this chargeguard was published)")
     .addHelpText("after", exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" }))
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
+      const copy = runningChargeguard();
       const options =
         !given && process.stdin.isTTY
-          ? await promptScaffoldOptions(dir)
-          : {
-              directory: dir,
-              name: flags.name ?? path.basename(path.resolve(dir)),
-              queue: flags.queue ?? "usage-billing",
-              // ISO 4217 codes are written in capitals; Stripe wants them in lower case.
-              currency: (flags.currency ?? "usd").toLowerCase(),
-              database: flags.db ?? "pglite",
-              vault: flags.vault ?? "env",
-              // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
-              // Absent: the stack's flow for the queue (with --stack), else payment-intent.
-              ...(flags.flow === undefined ? {} : { flow: flags.flow as FlowChoice }),
-              ...(flags.link === undefined ? {} : { link: flags.link }),
-              ...(flags.vendor === undefined ? {} : { vendor: flags.vendor }),
-            };
+          ? await promptScaffoldOptions(dir, undefined, { from: copy.root, byDefault: !copy.published })
+          : optionsFromFlags(dir, flags);
+      // The prompt's "no" to vendoring is --no-vendor; a flag's absence leaves it to whether this copy was published.
+      const source = dependencySource(given || !process.stdin.isTTY ? flags : { vendor: options.vendor ?? false }, copy);
       let result: Awaited<ReturnType<typeof scaffoldConsumer>>;
       try {
         const fromStack = flags.stack || flags.configFile ? stackBudget(options.queue, flags.stack, flags.configFile) : undefined;
-        result = await scaffoldConsumer({ ...options, ...(fromStack ? { stackBudget: fromStack } : {}) });
+        const { vendor: _asked, ...rest } = options;
+        result = await scaffoldConsumer({ ...rest, ...(source.vendor === undefined ? {} : { vendor: source.vendor }), ...(fromStack ? { stackBudget: fromStack } : {}) });
       } catch (error: unknown) {
         if (!(error instanceof StackConfigError || error instanceof ScaffoldError)) throw error;
-        console.error(`chargeguard new consumer: ${error.message}`);
+        const byDefault = flags.vendor === undefined && source.vendor !== undefined ? " (chargeguard is vendored by default: this copy is not on the npm registry; --no-vendor depends on the registry)" : "";
+        console.error(`chargeguard new consumer: ${error.message}${byDefault}`);
         process.exitCode = 2;
         return;
       }
-      const shown = path.relative(process.cwd(), result.directory) || ".";
-      const flow = result.flow;
-      console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
-      const budget = result.queueBudget;
-      if (budget.stack === null) {
-        console.log(`Tuning: ${budget.source}. ${queueBudgetPath} holds it; to take queue ${options.queue}'s budget from a stack, ${regenerateCommand(options.queue)}.`);
-      } else {
-        console.log(`Tuning: queue ${options.queue}'s budget from ${budget.source.split(",")[0]} (stack ${budget.stack}), in ${queueBudgetPath}.`);
-      }
-      console.log("Next:");
-      console.log(`  cd ${shown}`);
-      console.log("  npm install");
-      console.log("  npm test        # runs the consumer against the local sandbox");
-      console.log("  npm start       # reads the run contract from the environment, see README.md");
+      printCreated(options, result, source.note);
     });
+}
+
+function optionsFromFlags(dir: string, flags: NewConsumerFlags): ScaffoldOptions {
+  return {
+    directory: dir,
+    name: flags.name ?? path.basename(path.resolve(dir)),
+    queue: flags.queue ?? "usage-billing",
+    // ISO 4217 codes are written in capitals; Stripe wants them in lower case.
+    currency: (flags.currency ?? "usd").toLowerCase(),
+    database: flags.db ?? "pglite",
+    vault: flags.vault ?? "env",
+    // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
+    // Absent: the stack's flow for the queue (with --stack), else payment-intent.
+    ...(flags.flow === undefined ? {} : { flow: flags.flow as FlowChoice }),
+    ...(flags.link === undefined ? {} : { link: flags.link }),
+  };
+}
+
+function printCreated(options: ScaffoldOptions, result: Awaited<ReturnType<typeof scaffoldConsumer>>, note: string | undefined): void {
+  const shown = path.relative(process.cwd(), result.directory) || ".";
+  const flow = result.flow;
+  console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
+  if (note !== undefined) console.log(note);
+  const budget = result.queueBudget;
+  if (budget.stack === null) {
+    console.log(`Tuning: ${budget.source}. ${queueBudgetPath} holds it; to take queue ${options.queue}'s budget from a stack, ${regenerateCommand(options.queue)}.`);
+  } else {
+    console.log(`Tuning: queue ${options.queue}'s budget from ${budget.source.split(",")[0]} (stack ${budget.stack}), in ${queueBudgetPath}.`);
+  }
+  console.log("Next:");
+  console.log(`  cd ${shown}`);
+  console.log("  npm install");
+  console.log("  npm test        # runs the consumer against the local sandbox");
+  console.log("  npm start       # reads the run contract from the environment, see README.md");
 }

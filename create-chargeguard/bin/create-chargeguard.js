@@ -29,6 +29,7 @@ if (args.length === 0 || args[0] === "--help" || args[0] === "-h") {
   console.log("usage: npm create chargeguard <dir> -- [--name N] [--queue Q] [--currency C] [--db pglite|postgres]");
   console.log("                                        [--vault env|keybrake] [--flow payment-intent|charge|invoice|meter-event]");
   console.log("                                        [--link PATH] [--stack S] [--config-file F]");
+  console.log("                                        [--vendor [CHECKOUT] | --no-vendor]   (default: vendor unless this chargeguard was published)");
   if (args.length === 0) process.exitCode = 1;
 } else if (!existsSync(cli)) {
   console.error(`create-chargeguard: ${cli} is missing: build chargeguard first (npm run build)`);

@@ -13,9 +13,10 @@ const root = path.resolve(import.meta.dirname, "../..");
 const cli = path.join(root, "dist/cli/index.js");
 let scratch: string;
 
-function run(args: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The budget's cases depend on the registry (--no-vendor): packing this checkout is the vendoring cases' own. */
+function run(args: string[], cwd = root, vendoring = ["--no-vendor"]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, "new", "consumer", ...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [cli, "new", "consumer", ...args, ...vendoring], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -74,6 +75,24 @@ describe("chargeguard new consumer", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/Tuning: chargeguard's default Stripe budget .* --queue usage-billing --stack <stack>/);
     expect(await budgetFile(project)).toMatchObject({ stack: null, budget: { stripe: { ...DEFAULT_STRIPE_BUDGET } } });
+  });
+
+  it("from this checkout (never published) vendors by default and says so; --no-vendor warns that the registry lacks it", async () => {
+    const project = path.join(scratch, "vendored");
+    const vendored = await run([project], root, []);
+    expect(vendored.code, vendored.stderr).toBe(0);
+    expect(vendored.stdout).toContain(`Vendored: chargeguard and eslint-plugin-chargeguard packed from ${root} into vendor/ (chargeguard 0.1.0 is not on the npm registry yet)`);
+    const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
+    expect(manifest.dependencies.chargeguard).toBe("file:vendor/chargeguard-0.1.0.tgz");
+    expect(await readFile(path.join(project, "Dockerfile"), "utf8")).toContain("COPY vendor ./vendor");
+
+    const registry = await run([path.join(scratch, "registry")]);
+    expect(registry.stdout).toMatch(/chargeguard@\^0\.1\.0 from the npm registry \(--no-vendor\), which does not serve this version yet/);
+    expect(existsSync(path.join(scratch, "registry", "vendor"))).toBe(false);
+
+    const missing = await run([path.join(scratch, "bad-vendor")], root, ["--vendor", path.join(scratch, "nowhere")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^chargeguard new consumer: --vendor .*nowhere: no package\.json/);
   });
 
   it.each([

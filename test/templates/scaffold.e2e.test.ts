@@ -212,6 +212,8 @@ describe("npm create chargeguard", () => {
     );
     const manifest = JSON.parse(await readFile(path.join(target, "package.json"), "utf8"));
     expect(manifest.name).toBe("created");
+    // From a checkout (never published), chargeguard is vendored by default, as `chargeguard new consumer` does.
+    expect(manifest.dependencies.chargeguard).toBe("file:vendor/chargeguard-0.1.0.tgz");
     expect(await readFile(path.join(target, "src", "settings.ts"), "utf8")).toContain('queue: "usage"');
   });
 });

@@ -1,14 +1,17 @@
-// `chargeguard new consumer --vendor <checkout>` without --link: the packages packed into vendor/, installed from the
-// packs (their own dependencies from the npm cache), then the project's type-check, lint and tests, and the image's
-// install step run on exactly what the Dockerfile copies.
+// `chargeguard new consumer DIR` from this checkout, with no flag: chargeguard is not published, so the packages are
+// packed into vendor/ by default (said in the output), installed from the packs (their own dependencies from the npm
+// cache), then the project's type-check, lint and tests, and the image's install step run on exactly what the
+// Dockerfile copies; the installed (unpublished) package vendors itself the same way, a published one (its stamp)
+// depends on the registry; `--vendor <checkout>` for a --db postgres consumer.
 import { existsSync, lstatSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIT_COMMAND } from "../../infra/components/audit-job.js";
 import { startStripeEmulator } from "../../sandbox/index.js";
 import { forbiddenIn, SIZE_GOALS, sizeOf } from "../../scripts/footprint/install-size.mjs";
+import { publishStampPath } from "../../templates/index.js";
 import { checkout, cli, ensureBuilt, inProject as inDir, run } from "../support/generated-project.js";
 
 let scratch: string;
@@ -24,9 +27,11 @@ afterAll(async () => {
 });
 
 describe("a consumer project with chargeguard vendored in", () => {
-  it("packs both packages into vendor/ and depends on the packs", async () => {
-    const { stdout } = await run(process.execPath, [cli, "new", "consumer", project, "--queue", "usage-billing", "--vendor", checkout], inDir(scratch, 120_000));
+  it("by default packs both packages into vendor/, depends on the packs, and says so", async () => {
+    const { stdout } = await run(process.execPath, [cli, "new", "consumer", project], inDir(scratch, 120_000));
     expect(stdout).toContain("Created usage-billing");
+    expect(stdout).toContain(`Vendored: chargeguard and eslint-plugin-chargeguard packed from ${checkout} into vendor/ (chargeguard 0.1.0 is not on the npm registry yet)`);
+    expect(stdout).toContain("--no-vendor depends on it instead");
     expect((await readdir(path.join(project, "vendor"))).sort()).toEqual(["chargeguard-0.1.0.tgz", "eslint-plugin-chargeguard-0.1.0.tgz"]);
     const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
     expect(manifest.dependencies.chargeguard).toBe("file:vendor/chargeguard-0.1.0.tgz");
@@ -53,6 +58,25 @@ describe("a consumer project with chargeguard vendored in", () => {
     const { stdout } = await run("npm", ["test"], inDir(project, 300_000));
     expect(stdout).toMatch(/Tests\s+\d+ passed/);
   }, 600_000);
+
+  it("the installed package, not published, vendors itself by default; stamped as published, it depends on the registry", async () => {
+    const installed = path.join(project, "node_modules", "chargeguard");
+    const bin = path.join(installed, "dist", "cli", "index.js");
+    const again = path.join(scratch, "from-installed");
+    const { stdout } = await run(process.execPath, [bin, "new", "consumer", again], inDir(project, 120_000));
+    expect(stdout).toContain(`packed from ${installed} into vendor/ (chargeguard 0.1.0 is not on the npm registry yet)`);
+    expect((await readdir(path.join(again, "vendor"))).sort()).toEqual(["chargeguard-0.1.0.tgz", "eslint-plugin-chargeguard-0.1.0.tgz"]);
+    expect(JSON.parse(await readFile(path.join(again, "package.json"), "utf8")).devDependencies["eslint-plugin-chargeguard"]).toBe("file:vendor/eslint-plugin-chargeguard-0.1.0.tgz");
+
+    // What `npm publish` leaves in the published package (prepublishOnly: scripts/publish-stamp.mjs, tested in
+    // dependency-source.test.ts); written here into the installed copy, never into this checkout's shared dist/.
+    await writeFile(path.join(installed, publishStampPath), JSON.stringify({ name: "chargeguard", version: "0.1.0" }));
+    const registry = path.join(scratch, "from-published");
+    const published = await run(process.execPath, [bin, "new", "consumer", registry], inDir(project, 120_000));
+    expect(published.stdout).toContain("Dependencies: chargeguard and eslint-plugin-chargeguard ^0.1.0 from the npm registry");
+    expect(existsSync(path.join(registry, "vendor"))).toBe(false);
+    expect(JSON.parse(await readFile(path.join(registry, "package.json"), "utf8")).dependencies.chargeguard).toBe("^0.1.0");
+  }, 240_000);
 
   it("the image's install step works offline on exactly what the Dockerfile copies", async () => {
     const context = path.join(scratch, "image");
