@@ -4,7 +4,10 @@
 // runtime/guard/pglite-prepared.ts is written against), and the project gets exactly that one.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { DatabaseChoice } from "./scaffold.js";
+
+/** Where the generated consumer keeps its billing records; the first is the default. */
+export const databaseChoices = ["pglite", "postgres"] as const;
+export type DatabaseChoice = (typeof databaseChoices)[number];
 
 const pglite = "@electric-sql/pglite";
 

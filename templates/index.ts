@@ -3,6 +3,7 @@
 // door owns the name, so this one does not export it.
 export { packageNameProblem, queueNameProblem } from "./names.js";
 export * from "./scaffold.js";
+export { databaseChoices, type DatabaseChoice } from "./database-packages.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
 export * from "./dependency-source.js";

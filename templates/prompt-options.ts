@@ -3,7 +3,8 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
-import { databaseChoices, flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
+import { databaseChoices } from "./database-packages.js";
+import { flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream;

@@ -8,15 +8,13 @@ import { fileURLToPath } from "node:url";
 import { flowNames, TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
-import { withDatabasePackages } from "./database-packages.js";
+import { databaseChoices, withDatabasePackages, type DatabaseChoice } from "./database-packages.js";
 import { packInto, vendorProblem } from "./vendor.js";
 import { runningChargeguard } from "./dependency-source.js";
 
-export const databaseChoices = ["pglite", "postgres"] as const;
 export const vaultChoices = ["env", "keybrake"] as const;
 /** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
 export const flowChoices = flowNames;
-export type DatabaseChoice = (typeof databaseChoices)[number];
 export type VaultChoice = (typeof vaultChoices)[number];
 export type FlowChoice = (typeof flowChoices)[number];
 
