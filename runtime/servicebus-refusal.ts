@@ -3,7 +3,7 @@
 // match its rule (or a rule the namespace does not have), and "Unauthorized access. 'Listen' claim(s) are required to
 // perform this operation." for a key or identity without the right. An operator fixes them in different places (the
 // connection string vs. the rule's or the identity's rights), so each is named for what it is.
-import { isServiceBusError } from "@azure/service-bus";
+import { isServiceBusError } from "./sdk/service-bus-error.js";
 import { errorMessage } from "./describe-error.js";
 
 export type ServiceBusRefusal =

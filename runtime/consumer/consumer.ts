@@ -52,7 +52,7 @@ export async function startBillingConsumer<E = UsageEvent, R = PaymentIntentRequ
     await stores.closeOwn();
     throw error;
   });
-  const client = connectServiceBus(options.serviceBus.connectionString);
+  const client = await connectServiceBus(options.serviceBus.connectionString);
   const receiver = client.createReceiver(options.serviceBus.queueName, { receiveMode: "peekLock", maxAutoLockRenewalDurationInMs: settings.maxAutoLockRenewalDurationInMs });
   const sender = client.createSender(options.serviceBus.queueName);
   let stopped = false;

@@ -1,10 +1,11 @@
 // At start, the queue must be there and reachable: a mistyped queue name or namespace, a firewall or a bad key is a
 // configuration error the operator must see at once (the process exits 2), not a reconnect loop logging the same
 // error many times a second. Outages after a good start are the SDK's to ride out, their log lines throttled.
-import { isServiceBusError, ServiceBusClient } from "@azure/service-bus";
-import { DefaultAzureCredential } from "@azure/identity";
 import { errorMessage } from "../describe-error.js";
 import { ConfigurationError } from "../errors.js";
+import { loadIdentity } from "../sdk/load-identity.js";
+import { loadServiceBus } from "../sdk/load-service-bus.js";
+import { isServiceBusError } from "../sdk/service-bus-error.js";
 import { serviceBusHost, serviceBusRefusal, wrongKeyMessage } from "../servicebus-refusal.js";
 import { consumerQueueRights } from "../../tuning/index.js";
 
@@ -17,11 +18,12 @@ export class ConsumerStartError extends ConfigurationError {
 export async function checkQueueReachable(connectionString: string | undefined, queueName: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const retryOptions = { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 10_000 };
   const namespace = env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
+  const { ServiceBusClient } = await loadServiceBus();
   const client =
     connectionString !== undefined && connectionString !== ""
       ? new ServiceBusClient(connectionString, { retryOptions })
       : namespace
-        ? new ServiceBusClient(namespace, new DefaultAzureCredential(), { retryOptions })
+        ? new ServiceBusClient(namespace, new (await loadIdentity()).DefaultAzureCredential(), { retryOptions })
         : undefined;
   if (!client) throw new ConsumerStartError("no Service Bus connection: set SERVICEBUS_CONNECTION_STRING, or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE");
   const receiver = client.createReceiver(queueName);

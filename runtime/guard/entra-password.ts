@@ -4,9 +4,10 @@
 // this one caches the token and fetches a fresh one before it expires, so a pool that reconnects after the first
 // token's hour (a failover, an idle connection closed, a scale-out) signs in again instead of failing.
 // Run contract: DATABASE_URL without a password + DATABASE_AUTH=entra.
-import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
+import type { TokenCredential } from "@azure/identity";
 import { systemClock, type Clock } from "../clock.js";
 import { EntraTokenError } from "../errors.js";
+import { loadIdentity } from "../sdk/load-identity.js";
 
 /** The token audience Azure Database for PostgreSQL accepts. */
 export const POSTGRES_ENTRA_SCOPE = "https://ossrdbms-aad.database.windows.net/.default";
@@ -23,7 +24,9 @@ export interface EntraPasswordOptions {
 
 /** A `pg` password callback: the cached Entra token while it has more than the margin left, else a fresh one. */
 export function entraPassword(options: EntraPasswordOptions = {}): () => Promise<string> {
-  const credential = options.credential ?? new DefaultAzureCredential();
+  // The default credential is made on the first token fetch: @azure/identity loads then (runtime/sdk/), not when the
+  // runtime is imported or the guard's options are built.
+  let credential: TokenCredential | undefined = options.credential;
   const clock = options.clock ?? systemClock;
   const margin = options.refreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;
   const scope = options.scope ?? POSTGRES_ENTRA_SCOPE;
@@ -31,6 +34,7 @@ export function entraPassword(options: EntraPasswordOptions = {}): () => Promise
   let pending: Promise<string> | undefined;
 
   const fetchToken = async (): Promise<string> => {
+    credential ??= new (await loadIdentity()).DefaultAzureCredential();
     const token = await credential.getToken(scope);
     if (!token) throw new EntraTokenError(`the credential returned no token for ${scope}: is the app's identity (AZURE_CLIENT_ID) assigned?`);
     // The SDK may say when to refresh; never later than the margin before expiry.

@@ -1,7 +1,7 @@
 // Step 6 of the flow (ARCHITECTURE.md, "How a billing event travels"): carry out the settlement table's action. Never throws and never abandons (see
 // settlement-policy.ts for why): a failed settlement is logged with what the broker will do about it.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import { isServiceBusError } from "@azure/service-bus";
+import { isServiceBusError } from "../sdk/service-bus-error.js";
 import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
 import { leftOnQueue } from "../configuration-fault.js";
 import { retryMessage } from "./retry-chain.js";

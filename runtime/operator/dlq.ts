@@ -8,9 +8,11 @@
 // only after its replacement was sent: a crash in between duplicates, never loses, and the guard turns the
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
-import { isServiceBusError, RetryMode, type ServiceBusClientOptions, type ServiceBusMessage, type ServiceBusReceivedMessage, type ServiceBusReceiver } from "@azure/service-bus";
+import type { ServiceBusClient, ServiceBusClientOptions, ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import { errorMessage } from "../describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
+import { loadServiceBus } from "../sdk/load-service-bus.js";
+import { isServiceBusError } from "../sdk/service-bus-error.js";
 import { connectServiceBus } from "../servicebus-connection.js";
 
 export interface DeadLetterOptions {
@@ -69,7 +71,7 @@ export interface ResubmitReport {
 export async function peekDeadLetters(options: DeadLetterOptions): Promise<DeadLetterSummary[]> {
   const max = limitOf(options.max);
   const matches = matcherOf(options.filter);
-  const client = connect(options);
+  const client = await connect(options);
   try {
     const receiver = client.createReceiver(options.queue, { subQueueType: "deadLetter" });
     const found: DeadLetterSummary[] = [];
@@ -103,7 +105,7 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
   }
   const max = limitOf(options.max);
   const matches = matcherOf(options.filter);
-  const client = connect(options);
+  const client = await connect(options);
   const report: ResubmitReport = { queue: options.queue, dryRun: false, moved: [], skipped: 0 };
   // Dead letters the filter leaves alone stay locked by us until the end, so this run does not see them again;
   // then they are abandoned (the dead-letter subqueue never dead-letters, so that costs nothing).
@@ -174,11 +176,13 @@ const maxMessageIdLength = 128;
  * An operator at a terminal: retry transient faults briefly. The SDK's defaults (3 retries 30 s apart) also retry
  * UnauthorizedAccess, so a connection without the rights would take 90 s to say so.
  */
-const operatorClientOptions: ServiceBusClientOptions = {
-  retryOptions: { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000, mode: RetryMode.Exponential },
-};
-
-const connect = (options: DeadLetterOptions) => connectServiceBus(options.connectionString, process.env, operatorClientOptions);
+async function connect(options: DeadLetterOptions): Promise<ServiceBusClient> {
+  const { RetryMode } = await loadServiceBus();
+  const operatorClientOptions: ServiceBusClientOptions = {
+    retryOptions: { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000, mode: RetryMode.Exponential },
+  };
+  return connectServiceBus(options.connectionString, process.env, operatorClientOptions);
+}
 
 /** The message to send back to `queue` for a dead-lettered one. */
 export function resubmission(message: ServiceBusReceivedMessage, queue: string): ServiceBusMessage {

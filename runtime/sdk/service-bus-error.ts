@@ -1,0 +1,11 @@
+// `isServiceBusError` without importing @azure/service-bus: the settlement step, the start check and the DLQ tools
+// look at errors on paths where the SDK may not be loaded yet (it loads when a client connects, runtime/sdk/). The
+// SDK's own guard is a shape check, `isObjectWithProperties(err, ["name"]) && err.name === "ServiceBusError"`
+// (@azure/service-bus 7.9, serviceBusError.ts; @azure/core-util's typeGuards.ts: a non-null object with the property),
+// and this is the same check, so an error is one exactly when the SDK says so.
+import type { ServiceBusError } from "@azure/service-bus";
+
+/** True for a Service Bus error (from any copy of the SDK), as the SDK's `isServiceBusError` decides. */
+export function isServiceBusError(error: unknown): error is ServiceBusError {
+  return typeof error === "object" && error !== null && "name" in error && error.name === "ServiceBusError";
+}
