@@ -1,5 +1,5 @@
 // SqlClient over a `pg` connection pool: PostgreSQL servers, competing consumers across processes.
-import pg from "pg";
+import type pg from "pg";
 import { listenedPool, type PgErrorLog } from "./pg-errors.js";
 import { ConfigurationError } from "../errors.js";
 import { isLoopbackHost } from "../loopback-host.js";
@@ -72,12 +72,11 @@ export interface PgClientOptions {
 export function pgClient(databaseUrl: string, options: PgClientOptions = {}): SqlClient {
   const max = options.poolSize ?? 10;
   const settings = { ...pgTimeouts, ...options.timeouts, max };
+  const config = options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings };
+  // Made on the first statement, when `pg` loads (runtime/sdk/); never before, so an unused client holds nothing.
   // A connection that dies (a server restart, a failover, an idle cut), idle or checked out, must not crash the process.
-  const pool = listenedPool(
-    options.password === undefined ? { connectionString: databaseUrl, ...settings } : { ...connectionParams(databaseUrl), password: options.password, ...settings },
-    "the guard's pool",
-    options.log,
-  );
+  let opening: Promise<pg.Pool> | undefined;
+  const pool = () => (opening ??= listenedPool(config, "the guard's pool", options.log));
 
   const execute = async <R extends SqlRow>(runner: Runner, sql: string, params: readonly unknown[] = []) => {
     const result = await runner.query(sql, [...params]);
@@ -85,9 +84,9 @@ export function pgClient(databaseUrl: string, options: PgClientOptions = {}): Sq
   };
 
   return {
-    query: (sql, params) => execute(pool, sql, params),
+    query: async (sql, params) => execute(await pool(), sql, params),
     async transaction(fn) {
-      const connection = await pool.connect();
+      const connection = await (await pool()).connect();
       const tx: SqlExecutor = {
         query: (sql, params) => execute(connection, sql, params),
       };
@@ -109,6 +108,10 @@ export function pgClient(databaseUrl: string, options: PgClientOptions = {}): Sq
         connection.release(broken);
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      // No pool when no statement ran (or `pg` failed to load): nothing to end.
+      const opened = await opening?.catch(() => undefined);
+      await opened?.end();
+    },
   };
 }

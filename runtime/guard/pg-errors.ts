@@ -5,7 +5,8 @@
 // crash-loop the fleet. The statement that used the connection fails on its own (and the breaker counts it), and the
 // pool connects again for the next one, so the listener only logs, and not once per error: once, then at most once
 // a minute with how many it kept quiet.
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "../sdk/load-pg.js";
 
 export type PgErrorLog = (line: string) => void;
 
@@ -25,9 +26,13 @@ export function listenForPgErrors(emitter: pg.Pool | pg.Client, what: string, lo
   }
 }
 
-/** The one way the runtime makes a `pg` pool: with its 'error' listeners attached before any connection exists. */
-export function listenedPool(config: pg.PoolConfig, what: string, log?: PgErrorLog): pg.Pool {
-  const pool = new pg.Pool(config);
+/**
+ * The one way the runtime makes a `pg` pool: with its 'error' listeners attached before any connection exists. `pg`
+ * loads here, on the first pool (runtime/sdk/), not when the runtime is imported.
+ */
+export async function listenedPool(config: pg.PoolConfig, what: string, log?: PgErrorLog): Promise<pg.Pool> {
+  const { Pool } = await loadPg();
+  const pool = new Pool(config);
   listenForPgErrors(pool, what, log);
   return pool;
 }

@@ -1,10 +1,10 @@
 // What a consumer runs to keep billing through degraded dependencies (README, "Degraded dependencies"): the Stripe
 // budget's governor (shared through PostgreSQL when the consumer is on it), a breaker per dependency with its probe,
 // and the guard's database calls watched. Breakers tell `onBreaker`, which pauses and resumes intake.
-import pg from "pg";
 import { worstCaseStripeMs } from "../../tuning/index.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { connectionParams } from "../guard/pg-client.js";
+import { loadPg } from "../sdk/load-pg.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "../consumer/consumer-settings.js";
 import { bounded } from "../consumer/bounded.js";
 import type { StripeClients } from "../consumer/stripe-clients.js";
@@ -130,7 +130,8 @@ function databaseProbe(options: AnyConsumerOptions): () => Promise<void> {
       options.databasePassword === undefined
         ? { connectionString: options.databaseUrl }
         : { ...connectionParams(options.databaseUrl), password: options.databasePassword };
-    const client = new pg.Client({ ...base, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+    const { Client } = await loadPg();
+    const client = new Client({ ...base, connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
     // Its failures reach the probe through connect and query; the listener keeps a cut mid-probe from crashing.
     client.on("error", () => {});
     try {

@@ -3,7 +3,7 @@
 // that replica's last period. Each replica syncs once a period, off the message path, on a connection of its own
 // (never one a delivery waits for): its counts go in, the fleet's step (fleet-step.ts, on the live replicas' counts)
 // is taken at most once a period per limiter by whoever syncs first, and the rates and the live replicas come back.
-import pg from "pg";
+import type pg from "pg";
 import { FLEET_BUDGET_CONNECTIONS } from "../../tuning/index.js";
 import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
 import { listenedPool, type PgErrorLog } from "../guard/pg-errors.js";
@@ -41,7 +41,7 @@ export async function openFleetBudget(options: FleetBudgetOptions): Promise<Flee
   const base = options.password === undefined ? { connectionString: options.databaseUrl } : { ...connectionParams(options.databaseUrl), password: options.password };
   // Connections of its own, with short timeouts: a degraded database delays the budget's sync, never a delivery. Two:
   // in slow start a peek, or the mark of the fleet's first 429, must not queue behind a sync under way.
-  const pool = listenedPool(
+  const pool = await listenedPool(
     { ...base, max: FLEET_BUDGET_CONNECTIONS, connectionTimeoutMillis: 5_000, query_timeout: 5_000, keepAlive: true, idleTimeoutMillis: 30_000 },
     "the Stripe budget's pool",
     options.log,
