@@ -11,25 +11,13 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { importCost } from "./footprint/import-cost.mjs";
 import { forbiddenIn, groupSizes, SIZE_GOALS, sizeOf } from "./footprint/install-size.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 // BENCH_CHECKOUT: another built checkout to pack (e.g. an older commit, for the "before" figures).
 const REPOSITORY = path.resolve(process.env.BENCH_CHECKOUT ?? fileURLToPath(new URL("..", import.meta.url)));
 const CHOICES = (process.env.BENCH_DB ?? "postgres,pglite").split(",").map((choice) => choice.trim()).filter(Boolean);
-
-/** Median wall-clock milliseconds and resident memory (MB) of importing the runtime in a fresh process. */
-function importCost(context) {
-  const entry = path.join(context, "node_modules/chargeguard/dist/runtime/index.js");
-  const probe = `const t=performance.now();await import(${JSON.stringify(entry)});` +
-    "console.log(JSON.stringify({ms:performance.now()-t,rss:process.memoryUsage().rss/1048576}))";
-  const samples = [];
-  for (let run = 0; run < RUNS; run += 1) {
-    samples.push(JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" })));
-  }
-  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  return { ms: median(samples.map((sample) => sample.ms)), rss: median(samples.map((sample) => sample.rss)) };
-}
 
 function measure(scratch, database) {
   const project = path.join(scratch, `consumer-${database}`);
@@ -40,7 +28,7 @@ function measure(scratch, database) {
   for (const entry of ["package.json", "vendor"]) cpSync(path.join(project, entry), path.join(context, entry), { recursive: true });
   execFileSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: context, stdio: "ignore" });
   const modules = path.join(context, "node_modules");
-  return { database, total: sizeOf(modules), own: sizeOf(path.join(modules, "chargeguard")), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(context) };
+  return { database, total: sizeOf(modules), own: sizeOf(path.join(modules, "chargeguard")), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"), RUNS) };
 }
 
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
