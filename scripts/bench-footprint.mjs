@@ -3,11 +3,13 @@
 // a consumer from this checkout's packs (`chargeguard new consumer --vendor`, the packed-install path), installs it as
 // its Dockerfile does (production dependencies only, from package.json and vendor/), and prints the size of
 // node_modules, the biggest package groups, any package a consumer must not carry, and the time and memory to import
-// `chargeguard/runtime` from the installed copy (median of BENCH_RUNS fresh processes, default 7).
+// `chargeguard/runtime` from the installed copy (median of BENCH_RUNS fresh processes, default 7). Then the operator's
+// install: the chargeguard pack alone, production dependencies only (what `npm install chargeguard` brings to run
+// `audit`, `reconcile` and `dlq`; Pulumi stays an optional peer for `plan` and infra).
 // The install uses the npm cache first (--prefer-offline): it measures the install, not the network. Options
 // (environment): BENCH_RUNS, BENCH_DB (postgres,pglite), BENCH_CHECKOUT.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +33,18 @@ function measure(scratch, database) {
   return { database, total: sizeOf(modules), own: sizeOf(path.join(modules, "chargeguard")), groups: groupSizes(modules), forbidden: forbiddenIn(modules, database), runtime: importCost(path.join(context, "node_modules/chargeguard/dist/runtime/index.js"), RUNS) };
 }
 
+/** The chargeguard pack the consumer vendored, installed alone as an operator installs it. */
+function measureOperator(scratch, vendored) {
+  const context = path.join(scratch, "operator");
+  mkdirSync(context);
+  writeFileSync(path.join(context, "package.json"), `${JSON.stringify({ name: "operator-tools", private: true }, null, 2)}\n`);
+  const pack = readdirSync(vendored).find((file) => /^chargeguard-\d.*\.tgz$/.test(file));
+  if (!pack) throw new Error(`no chargeguard pack in ${vendored}`);
+  execFileSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", path.join(vendored, pack)], { cwd: context, stdio: "ignore" });
+  const modules = path.join(context, "node_modules");
+  return { total: sizeOf(modules), own: sizeOf(path.join(modules, "chargeguard")), groups: groupSizes(modules), forbidden: forbiddenIn(modules, "postgres") };
+}
+
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 const scratch = mkdtempSync(path.join(tmpdir(), "chargeguard-footprint-"));
 try {
@@ -42,6 +56,10 @@ try {
     console.log(`  forbidden packages: ${result.forbidden.length === 0 ? "none" : result.forbidden.join(", ")}`);
     console.log(`  import chargeguard/runtime: ${result.runtime.ms.toFixed(0)} ms, ${result.runtime.rss.toFixed(0)} MB resident (median of ${RUNS})`);
   }
+  const operator = measureOperator(scratch, path.join(scratch, `consumer-${CHOICES[0]}`, "vendor"));
+  console.log(`operator (npm install chargeguard, production): node_modules ${mb(operator.total)}, chargeguard itself ${mb(operator.own)}`);
+  for (const [group, bytes] of operator.groups.slice(0, 8)) console.log(`  ${group.padEnd(28)} ${mb(bytes)}`);
+  console.log(`  forbidden packages: ${operator.forbidden.length === 0 ? "none" : operator.forbidden.join(", ")}`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

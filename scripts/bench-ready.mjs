@@ -7,15 +7,17 @@
 //   pglite-reused  the embedded database in a directory an earlier start created (a restarted replica)
 //   pglite-new     the embedded database in an empty directory (the first start)
 // Median of BENCH_RUNS starts each (default 5), with min and max: a start is a fresh process, as a replica's is.
-// Run through `npm run bench:ready` (the build, then with-postgres). Options: BENCH_RUNS, BENCH_DB (comma list), BENCH_CHECKOUT.
+// Run through `npm run bench:ready` (the build, then with-postgres). Options: BENCH_RUNS, BENCH_DB (comma list), BENCH_AGAINST.
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-// BENCH_CHECKOUT: another built checkout to start (e.g. an older commit, for "before" figures beside this one's).
-const REPOSITORY = path.resolve(process.env.BENCH_CHECKOUT ?? fileURLToPath(new URL("..", import.meta.url)));
+const REPOSITORY = fileURLToPath(new URL("..", import.meta.url));
+// BENCH_AGAINST: other built checkouts (comma list, e.g. an older commit's worktree) started in turn with this one, so
+// their figures stand side by side from one run.
+const CHECKOUTS = [REPOSITORY, ...(process.env.BENCH_AGAINST ?? "").split(",").map((c) => c.trim()).filter(Boolean).map((c) => path.resolve(c))];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CHOICES = (process.env.BENCH_DB ?? "postgres,pglite-reused,pglite-new").split(",").map((c) => c.trim()).filter(Boolean);
 const READY_WITHIN_MS = 120_000;
@@ -23,6 +25,9 @@ const QUEUE = "usage-billing";
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`BENCH_RUNS must be a whole number from 1, got ${process.env.BENCH_RUNS}`);
 if (CHOICES.includes("postgres") && !process.env.TEST_DATABASE_URL) throw new Error("postgres needs TEST_DATABASE_URL: run through `npm run bench:ready` (scripts/with-postgres.mjs)");
 
+for (const checkout of CHECKOUTS) {
+  if (!existsSync(path.join(checkout, "dist/examples/generated-consumer/src/main.js"))) throw new Error(`${checkout} is not built: run npm run build there first`);
+}
 const { startServiceBusEmulator, startStripeEmulator } = await import(path.join(REPOSITORY, "dist/sandbox/index.js"));
 
 async function freePort() {
@@ -74,27 +79,34 @@ const summary = (values) => {
 
 const serviceBus = await startServiceBusEmulator({ queues: { [QUEUE]: {} } });
 const stripe = await startStripeEmulator();
-// Inside the checkout's dist/, so the copies resolve `chargeguard` (this checkout) from its node_modules.
-const scratch = mkdtempSync(path.join(REPOSITORY, "dist", ".bench-ready-"));
+// Inside each checkout's dist/, so the copies resolve `chargeguard` (that checkout) from its node_modules.
+const scratches = CHECKOUTS.map((checkout) => mkdtempSync(path.join(checkout, "dist", ".bench-ready-")));
 try {
   const common = { SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString, SERVICEBUS_QUEUE: QUEUE, STRIPE_API_KEY: "rk_test_sandbox", STRIPE_API_BASE: stripe.apiBase };
   for (const choice of CHOICES) {
-    const samples = [];
+    const samples = CHECKOUTS.map(() => []);
     for (let run = 0; run <= RUNS; run += 1) {
-      // A fresh copy of the consumer per start keeps pglite-new's directory empty; pglite-reused shares one copy.
-      const directory = path.join(scratch, choice === "pglite-reused" ? choice : `${choice}-${run}`);
-      if (choice !== "pglite-reused" || run === 0) cpSync(path.join(REPOSITORY, "dist/examples/generated-consumer/src"), directory, { recursive: true });
-      const env = choice === "postgres" ? { ...common, DATABASE_URL: process.env.TEST_DATABASE_URL } : common;
-      const sample = await startOnce(directory, env);
-      // Run 0 warms the disk cache (and, for pglite-reused, creates the database a restart finds): not counted.
-      if (run > 0) samples.push(sample);
+      // The checkouts take turns, run by run, so a change in the machine's load falls on each alike.
+      for (const [index, checkout] of CHECKOUTS.entries()) {
+        // A fresh copy of the consumer per start keeps pglite-new's directory empty; pglite-reused shares one copy.
+        const directory = path.join(scratches[index], choice === "pglite-reused" ? choice : `${choice}-${run}`);
+        if (choice !== "pglite-reused" || run === 0) cpSync(path.join(checkout, "dist/examples/generated-consumer/src"), directory, { recursive: true });
+        const env = choice === "postgres" ? { ...common, DATABASE_URL: process.env.TEST_DATABASE_URL } : common;
+        const sample = await startOnce(directory, env);
+        // Run 0 warms the disk cache (and, for pglite-reused, creates the database a restart finds): not counted.
+        if (run > 0) samples[index].push(sample);
+      }
     }
-    const time = summary(samples.map((s) => s.ms));
-    const memory = summary(samples.map((s) => s.rss ?? Number.NaN));
-    console.log(`${choice.padEnd(14)} /ready ${(time.median / 1000).toFixed(2)} s median (${(time.min / 1000).toFixed(2)}-${(time.max / 1000).toFixed(2)} s), ${memory.median.toFixed(0)} MB resident (median of ${RUNS})`);
+    const medians = samples.map((each) => summary(each.map((s) => s.ms)).median);
+    for (const [index, checkout] of CHECKOUTS.entries()) {
+      const time = summary(samples[index].map((s) => s.ms));
+      const memory = summary(samples[index].map((s) => s.rss ?? Number.NaN));
+      const ratio = index === 0 ? "" : `; ${path.basename(REPOSITORY)} takes ${(medians[0] / medians[index]).toFixed(2)} of this time`;
+      console.log(`${choice.padEnd(14)} ${path.basename(checkout).padEnd(12)} /ready ${(time.median / 1000).toFixed(2)} s median (${(time.min / 1000).toFixed(2)}-${(time.max / 1000).toFixed(2)} s), ${memory.median.toFixed(0)} MB resident (median of ${RUNS})${ratio}`);
+    }
   }
 } finally {
   await serviceBus.stop();
   await stripe.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  for (const scratch of scratches) rmSync(scratch, { recursive: true, force: true });
 }
