@@ -10,9 +10,10 @@
 // Run through `npm run bench:ready` (the build, then with-postgres). Options: BENCH_RUNS, BENCH_DB (comma list), BENCH_AGAINST.
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./footprint/import-cost.mjs";
+import { freePort } from "./free-port.mjs";
 
 const REPOSITORY = fileURLToPath(new URL("..", import.meta.url));
 // BENCH_AGAINST: other built checkouts (comma list, e.g. an older commit's worktree) started in turn with this one, so
@@ -29,14 +30,6 @@ for (const checkout of CHECKOUTS) {
   if (!existsSync(path.join(checkout, "dist/examples/generated-consumer/src/main.js"))) throw new Error(`${checkout} is not built: run npm run build there first`);
 }
 const { startServiceBusEmulator, startStripeEmulator } = await import(path.join(REPOSITORY, "dist/sandbox/index.js"));
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resident memory of a process in MB, from /proc (Linux); undefined elsewhere. */
 function residentMb(pid) {
@@ -72,10 +65,7 @@ async function startOnce(directory, env) {
   }
 }
 
-const summary = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1) };
-};
+const summary = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 
 const serviceBus = await startServiceBusEmulator({ queues: { [QUEUE]: {} } });
 const stripe = await startStripeEmulator();
@@ -97,7 +87,7 @@ try {
         if (run > 0) samples[index].push(sample);
       }
     }
-    const medians = samples.map((each) => summary(each.map((s) => s.ms)).median);
+    const medians = samples.map((each) => median(each.map((s) => s.ms)));
     for (const [index, checkout] of CHECKOUTS.entries()) {
       const time = summary(samples[index].map((s) => s.ms));
       const memory = summary(samples[index].map((s) => s.rss ?? Number.NaN));

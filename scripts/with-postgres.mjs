@@ -7,9 +7,9 @@
 // PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user.
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { freePort } from "./free-port.mjs";
 
 const separator = process.argv.indexOf("--");
 const command = separator >= 0 ? process.argv.slice(separator + 1) : process.argv.slice(2);
@@ -28,17 +28,6 @@ function findBinDir() {
   const which = spawnSync("sh", ["-c", "command -v pg_ctl"], { encoding: "utf8" });
   const found = which.stdout.trim();
   return found ? found.replace(/\/pg_ctl$/, "") : undefined;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const isRoot = process.getuid?.() === 0;
