@@ -3,7 +3,7 @@
 // match its rule (or a rule the namespace does not have), and "Unauthorized access. 'Listen' claim(s) are required to
 // perform this operation." for a key or identity without the right. An operator fixes them in different places (the
 // connection string vs. the rule's or the identity's rights), so each is named for what it is.
-import { isServiceBusError } from "./sdk/service-bus-error.js";
+import { serviceBusErrorIn } from "./sdk/service-bus-error.js";
 import { errorMessage } from "./describe-error.js";
 
 export type ServiceBusRefusal =
@@ -19,7 +19,7 @@ const missingClaims = /'(\w+)' claim\(s\) (?:are|is) required/gi;
 
 /** How Service Bus refused access in `error` (the SDK's error, or an AggregateError of its retries), or undefined. */
 export function serviceBusRefusal(error: unknown): ServiceBusRefusal | undefined {
-  const refused = unauthorizedIn(error);
+  const refused = serviceBusErrorIn(error, "UnauthorizedAccess");
   if (refused === undefined) return undefined;
   const detail = errorMessage(refused);
   const rights = [...new Set([...detail.matchAll(missingClaims)].map((match) => match[1] as string))];
@@ -42,16 +42,4 @@ export function wrongKeyMessage(connectionString: string | undefined, fallbackHo
     "check SharedAccessKeyName and SharedAccessKey in the connection string (SERVICEBUS_CONNECTION_STRING; copy it again from the " +
     "namespace's or the queue's Shared access policies, or from sandbox.env)"
   );
-}
-
-function unauthorizedIn(error: unknown): Error | undefined {
-  if (isServiceBusError(error)) return error.code === "UnauthorizedAccess" ? error : undefined;
-  // The SDK's retries wrap what each attempt met (UnauthorizedAccess is retried): the first refusal speaks for them.
-  if (error instanceof AggregateError) {
-    for (const inner of error.errors) {
-      const found = unauthorizedIn(inner);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }

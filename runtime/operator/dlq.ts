@@ -12,7 +12,7 @@ import type { ServiceBusClient, ServiceBusClientOptions, ServiceBusMessage, Serv
 import { errorMessage } from "../describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
-import { isServiceBusError } from "../sdk/service-bus-error.js";
+import { serviceBusErrorIn } from "../sdk/service-bus-error.js";
 import { connectServiceBus } from "../servicebus-connection.js";
 
 export interface DeadLetterOptions {
@@ -240,8 +240,8 @@ function idOf(message: ServiceBusReceivedMessage): string | undefined {
 
 /** Service Bus's error code, also when the SDK wraps its errors in an AggregateError (a send over AMQP does). */
 function codeOf(error: unknown): { code?: string } {
-  const found = error instanceof AggregateError ? (error.errors as unknown[]).find((inner) => isServiceBusError(inner)) : error;
-  return isServiceBusError(found) ? { code: found.code } : {};
+  const found = serviceBusErrorIn(error);
+  return found ? { code: found.code } : {};
 }
 
 function limitOf(max: number | undefined): number {

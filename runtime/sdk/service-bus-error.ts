@@ -9,3 +9,18 @@ import type { ServiceBusError } from "@azure/service-bus";
 export function isServiceBusError(error: unknown): error is ServiceBusError {
   return typeof error === "object" && error !== null && "name" in error && error.name === "ServiceBusError";
 }
+
+/**
+ * The Service Bus error in `error` (with `code`, when given): the error itself, or the first one inside the
+ * AggregateError the SDK throws after its retries (each attempt's error; a send over AMQP wraps its error too).
+ */
+export function serviceBusErrorIn(error: unknown, code?: string): ServiceBusError | undefined {
+  if (isServiceBusError(error)) return code === undefined || error.code === code ? error : undefined;
+  if (error instanceof AggregateError) {
+    for (const inner of error.errors as unknown[]) {
+      const found = serviceBusErrorIn(inner, code);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
