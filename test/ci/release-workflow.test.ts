@@ -47,6 +47,15 @@ describe("release workflow", () => {
     expect(runs((builder as [string, Job])[1])).toMatch(/npm pack/);
   });
 
+  it("packs chargeguard with the publish stamp (npm publish <tarball> runs no prepublishOnly), and removes it after", () => {
+    const builder = jobs.find(([, job]) => job.steps.some((step) => step.uses?.startsWith("actions/upload-artifact@")));
+    const lines = runs((builder as [string, Job])[1]).split("\n").map((line) => line.trim());
+    const packRoot = lines.indexOf("npm pack --pack-destination packed");
+    expect(packRoot).toBeGreaterThan(0);
+    expect(lines[packRoot - 1]).toBe("node scripts/publish-stamp.mjs");
+    expect(lines[packRoot + 1]).toBe("node scripts/publish-stamp.mjs --remove");
+  });
+
   it("pins every action by full commit SHA, with its tag in a comment", () => {
     const uses = text.split("\n").filter((line) => /^\s*-?\s*uses:/.test(line));
     expect(uses.length).toBeGreaterThanOrEqual(4);
