@@ -3,8 +3,9 @@
 // them would empty the queue into the DLQ in seconds. So the consumer stops taking messages, says so, leaves the
 // messages in the queue, and probes Stripe with backoff until the key works again.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { describeError } from "./describe-error.js";
+import { isStripeErrorOfType } from "./stripe/stripe-error.js";
 
 /** The dead-letter reason the settlement table gives a configuration outcome (settlement-policy.ts). */
 export const configurationFaultReason = "StripeConfigurationError";
@@ -50,7 +51,7 @@ export function stripeKeyProbe(stripe: Stripe): () => Promise<void> {
     try {
       await stripe.paymentIntents.list({ limit: 1 });
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) throw error;
+      if (isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError")) throw error;
       // An outage or a rate limit is not a key problem: resume, and the retry path handles the rest.
     }
   };

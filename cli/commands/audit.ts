@@ -1,6 +1,7 @@
 import { Option, type Command } from "commander";
 import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
+import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/stripe/stripe-error.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
 import { CliError, exitCodes, exitCodesHelp, UsageError } from "../errors.js";
 
@@ -95,7 +96,7 @@ export function register(program: Command): void {
         });
       } catch (error) {
         progress.clear();
-        throw await accessError(error);
+        throw accessError(error);
       }
       progress.clear();
       // Customer ids and business keys are bytes from the account: control characters escaped (CSV cells: csv-cell.ts).
@@ -104,12 +105,16 @@ export function register(program: Command): void {
     });
 }
 
-/** Stripe refusing the key or its permissions, or not answering: an access error (exit 2) naming the cause. */
-async function accessError(error: unknown): Promise<unknown> {
-  const { default: Stripe } = await import("stripe");
-  if (error instanceof Stripe.errors.StripeAuthenticationError) return new CliError(`Stripe refused STRIPE_API_KEY: ${error.message}`, exitCodes.usage);
-  if (error instanceof Stripe.errors.StripePermissionError) return new CliError(`STRIPE_API_KEY lacks a permission the audit needs: ${error.message}`, exitCodes.usage);
-  if (error instanceof Stripe.errors.StripeError) return new CliError(`Stripe could not be read (${error.type}${error.statusCode ? ` ${error.statusCode}` : ""}): ${error.message}`, exitCodes.usage);
+/**
+ * Stripe refusing the key or its permissions, or not answering: an access error (exit 2) naming the cause. By the
+ * error's `type` (stripe-error.ts): the audit's client comes from the runtime's CommonJS copy of the SDK, whose
+ * classes an `import("stripe")` here (the ESM build) would not match.
+ */
+function accessError(error: unknown): unknown {
+  if (isStripeErrorOfType(error, "StripeAuthenticationError")) return new CliError(`Stripe refused STRIPE_API_KEY: ${error.message}`, exitCodes.usage);
+  if (isStripeErrorOfType(error, "StripePermissionError")) return new CliError(`STRIPE_API_KEY lacks a permission the audit needs: ${error.message}`, exitCodes.usage);
+  const answer = stripeErrorIn(error);
+  if (answer) return new CliError(`Stripe could not be read (${answer.type}${answer.statusCode ? ` ${answer.statusCode}` : ""}): ${answer.message}`, exitCodes.usage);
   return error;
 }
 

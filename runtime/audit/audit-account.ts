@@ -1,6 +1,6 @@
 // `chargeguard audit`'s engine: read the account (within a request budget), find duplicates customer by customer
 // from a bounded spool, and optionally refund them. The result holds the groups found, never the payments read.
-import Stripe from "stripe";
+import { loadStripe } from "../sdk/load-stripe.js";
 import { stripeHostFor } from "../stripe/key-destination.js";
 import { budgetedHttpClient, type RequestCounters, type RetryPolicy } from "./budgeted-http-client.js";
 import { collectPayments, readUncoveredPayments, type CollectProgress } from "./collect.js";
@@ -46,6 +46,7 @@ export interface AuditResult {
 
 export async function auditAccount(options: AuditOptions): Promise<AuditResult> {
   const requests: RequestCounters = { requests: 0, retries: 0, rateLimited: 0 };
+  const Stripe = loadStripe();
   const stripe = new Stripe(options.apiKey, {
     // Retries happen below the SDK, inside the budget (see budgeted-http-client.ts).
     maxNetworkRetries: 0,

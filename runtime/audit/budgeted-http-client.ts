@@ -3,7 +3,8 @@
 // SDK means a list's auto-pagination never sees the failure, so a long audit keeps its place; a POST is only ever
 // retried with its idempotency key (the SDK sends one on every POST), so a refund is not made twice.
 import { setTimeout as sleep } from "node:timers/promises";
-import Stripe from "stripe";
+import type Stripe from "stripe";
+import { loadStripe } from "../sdk/load-stripe.js";
 import type { RequestBudget } from "./request-budget.js";
 
 type NodeClient = ReturnType<typeof Stripe.createNodeHttpClient>;
@@ -26,7 +27,7 @@ export interface RequestCounters {
 export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 20_000 };
 
 export function budgetedHttpClient(budget: RequestBudget, counters: RequestCounters, policy: RetryPolicy = defaultRetryPolicy): NodeClient {
-  const inner = Stripe.createNodeHttpClient();
+  const inner = loadStripe().createNodeHttpClient();
   return Object.assign(Object.create(inner) as NodeClient, {
     async makeRequest(...args: Parameters<NodeClient["makeRequest"]>): Promise<Response> {
       for (let attempt = 1; ; attempt++) {

@@ -1,9 +1,10 @@
 // Legacy Charges, as the seeds' consumers bill (stripe-node 23 marks `charges.create` deprecated: prefer
 // payment-intent for new code). A charge takes `source` or the customer's default source. After the key window,
 // list the customer's charges and match the key in metadata before charging.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
+import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls } from "../../tuning/flow-calls.js";
@@ -51,7 +52,7 @@ export const chargeFlow: FlowAdapter<ChargeRequest> = {
   },
   classify(error) {
     // A declined charge is a StripeCardError carrying the failed charge's id.
-    if (error instanceof Stripe.errors.StripeCardError) {
+    if (isStripeErrorOfType(error, "StripeCardError")) {
       const charge = (error as { charge?: unknown }).charge;
       const chargeId = typeof charge === "string" ? charge : (charge as { id?: string } | undefined)?.id;
       return { kind: "declined", reason: `${error.decline_code || error.code || "card_declined"}: ${error.message}`, ...(chargeId ? { objectId: chargeId } : {}) };

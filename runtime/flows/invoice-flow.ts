@@ -4,8 +4,9 @@
 // replayed key may be a new request: the invoice and its items are found by the key in their metadata first, and
 // finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid). An invoice
 // still open after pay is not declined: its payment may be processing, so the record stays pending until Stripe says.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { GuardInputError } from "../errors.js";
+import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls, maxInvoiceItems } from "../../tuning/flow-calls.js";
@@ -89,7 +90,7 @@ async function unlessAlready(stripe: Stripe, context: FlowContext, invoiceId: st
   try {
     await call();
   } catch (error) {
-    if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+    if (!isStripeErrorOfType(error, "StripeInvalidRequestError")) throw error;
     const invoice = await context.stripeCall("invoices.retrieve", () => stripe.invoices.retrieve(invoiceId));
     if (!done.includes(invoice.status ?? "")) throw error;
   }

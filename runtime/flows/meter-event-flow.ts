@@ -5,7 +5,7 @@
 // record cannot be proven sent or not: it is refused (dead-lettered for an operator to compare the meter's
 // summaries), never re-sent, because a second event would be counted twice.
 import { createHash } from "node:crypto";
-import Stripe from "stripe";
+import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import type { FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
 import { flowStripeCalls } from "../../tuning/flow-calls.js";
@@ -67,7 +67,7 @@ export const meterEventFlow: FlowAdapter<MeterEventRequest> = {
   },
   classify(error, request, idempotencyKey) {
     if (error instanceof MeterEventUnverifiable) return { kind: "invalid", reason: "MeterEventUnverifiable", detail: error.message };
-    if (error instanceof Stripe.errors.StripeInvalidRequestError && duplicateIdentifier.test(error.message)) {
+    if (isStripeErrorOfType(error, "StripeInvalidRequestError") && duplicateIdentifier.test(error.message)) {
       return { kind: "done", objectId: request.identifier ?? meterIdentifier(idempotencyKey) };
     }
     return stripeErrorClass(error);

@@ -1,6 +1,7 @@
 // Which failures are a dependency being throttled or down, rather than anything about the event: those never count
 // as an attempt and never dead-letter an event (README, "Degraded dependencies").
-import Stripe from "stripe";
+import type Stripe from "stripe";
+import { isStripeErrorOfType, stripeErrorIn } from "../stripe/stripe-error.js";
 import { vaultErrorCodes } from "../vault/errors.js";
 
 export type Dependency = "stripe" | "database" | "vault";
@@ -38,16 +39,21 @@ export class DependencyUnavailableError extends Error {
 /** A Stripe failure as throttled or outage; undefined for answers about the request (decline, invalid, 409...). */
 export function stripeFault(error: unknown): DependencyFault | undefined {
   if (error instanceof DependencyUnavailableError) return error.fault;
-  if (!(error instanceof Stripe.errors.StripeError)) return undefined;
+  const answer = stripeErrorIn(error);
+  return answer && stripeAnswerFault(answer);
+}
+
+/** Stripe's (or a vault's) answer as throttled or outage. */
+function stripeAnswerFault(error: Stripe.errors.StripeError): DependencyFault | undefined {
   // A vault's refusal in Stripe's shape (its cap answers 429): an answer about this request, never Stripe throttling.
   if (Object.values<string | undefined>(vaultErrorCodes).includes(error.code)) return undefined;
-  if (error instanceof Stripe.errors.StripeRateLimitError || error.statusCode === 429) {
+  if (isStripeErrorOfType(error, "StripeRateLimitError") || error.statusCode === 429) {
     const limiter = error.headers?.["stripe-rate-limited-reason"];
     // Another request holds the object (lock_timeout, Stripe's resource-specific limiter): about that object only.
     if (error.code === "lock_timeout" || limiter === "resource-specific") return { dependency: "stripe", cause: "throttled", limiter: "object" };
     return { dependency: "stripe", cause: "throttled", ...(typeof limiter === "string" && limiter !== "" ? { limiter } : {}) };
   }
-  if (error instanceof Stripe.errors.StripeConnectionError) return { dependency: "stripe", cause: "outage" };
+  if (isStripeErrorOfType(error, "StripeConnectionError")) return { dependency: "stripe", cause: "outage" };
   if (error.statusCode !== undefined && error.statusCode >= 500) return { dependency: "stripe", cause: "outage" };
   return undefined;
 }

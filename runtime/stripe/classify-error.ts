@@ -1,8 +1,9 @@
 // Which Stripe failures are final and which leave the charge's existence unknown. Only "declined" and the refusals
 // that happen before anything is charged are definite; everything else must be retried with the same key.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { describeError } from "../describe-error.js";
 import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../vault/errors.js";
+import { isStripeErrorOfType, stripeErrorIn } from "./stripe-error.js";
 
 export type StripeFailure =
   | { kind: "declined"; code: string; message: string; paymentIntentId?: string }
@@ -16,12 +17,16 @@ export function classifyStripeError(error: unknown): StripeFailure {
   if (error instanceof EndpointNotAllowedError || error instanceof VaultKeyError) {
     return { kind: "configuration", detail: `${error.name}: ${error.message}` };
   }
-  if (!(error instanceof Stripe.errors.StripeError)) {
-    // Not an answer from Stripe: we cannot know whether the request reached it.
-    return { kind: "unknown", detail: `no answer from Stripe: ${describeError(error)}` };
-  }
+  const answer = stripeErrorIn(error);
+  // Not an answer from Stripe: we cannot know whether the request reached it.
+  if (!answer) return { kind: "unknown", detail: `no answer from Stripe: ${describeError(error)}` };
+  return classifyAnswer(answer);
+}
+
+/** A Stripe error: a decline, a refusal before anything was done, or unknown. */
+function classifyAnswer(error: Stripe.errors.StripeError): StripeFailure {
   const detail = `${error.type}${error.statusCode === undefined ? "" : ` ${error.statusCode}`}${error.code ? ` ${error.code}` : ""}: ${error.message}`;
-  if (error instanceof Stripe.errors.StripeCardError) {
+  if (isStripeErrorOfType(error, "StripeCardError")) {
     return {
       kind: "declined",
       code: error.decline_code || error.code || "card_declined",
@@ -29,9 +34,9 @@ export function classifyStripeError(error: unknown): StripeFailure {
       ...(error.payment_intent?.id === undefined ? {} : { paymentIntentId: error.payment_intent.id }),
     };
   }
-  if (error instanceof Stripe.errors.StripeIdempotencyError) return { kind: "invalid", reason: "StripeIdempotencyConflict", detail };
-  if (error instanceof Stripe.errors.StripeInvalidRequestError) return { kind: "invalid", reason: "StripeInvalidRequest", detail };
-  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
+  if (isStripeErrorOfType(error, "StripeIdempotencyError")) return { kind: "invalid", reason: "StripeIdempotencyConflict", detail };
+  if (isStripeErrorOfType(error, "StripeInvalidRequestError")) return { kind: "invalid", reason: "StripeInvalidRequest", detail };
+  if (isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError")) {
     return { kind: "configuration", detail };
   }
   // Connection errors and timeouts, 409 idempotency_key_in_use, 429, 5xx and anything unrecognised: the charge may
