@@ -5,6 +5,7 @@
 // CPU per contender), so contenders running side by side do not each compile and initialise their own.
 import { readFile } from "node:fs/promises";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { cacheDataDir, readCachedDataDir, templateCachePath } from "./template-cache.js";
 
 type WasmModule = NonNullable<PGliteOptions["pgliteWasmModule"]>;
 
@@ -35,17 +36,24 @@ class BytesBlob extends Blob {
   }
 }
 
+export interface FreshDatabasesOptions {
+  /** Where the initialised data directory is kept between runs (default: template-cache.ts); null: made every run. */
+  cacheFile?: string | null;
+}
+
 export class FreshDatabases {
   #template: Promise<DatabaseTemplate> | undefined;
+  readonly #cacheFile: string | null | undefined;
 
   /** A template given (or still on its way: a worker thread gets it from its parent) is used instead of building one. */
-  constructor(template?: DatabaseTemplate | Promise<DatabaseTemplate>) {
+  constructor(template?: DatabaseTemplate | Promise<DatabaseTemplate>, options: FreshDatabasesOptions = {}) {
     if (template) this.#template = Promise.resolve(template);
+    this.#cacheFile = options.cacheFile;
   }
 
-  /** Built on first use, then shared. */
+  /** Built on first use (or read from the cache), then shared. */
   template(): Promise<DatabaseTemplate> {
-    this.#template ??= buildTemplate();
+    this.#template ??= buildTemplate(this.#cacheFile === undefined ? templateCachePath() : this.#cacheFile);
     return this.#template;
   }
 
@@ -58,17 +66,21 @@ export class FreshDatabases {
 /** Node's global WebAssembly (the project's `lib` carries no DOM or WebAssembly typings). */
 const webAssembly = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly;
 
-async function buildTemplate(): Promise<DatabaseTemplate> {
+async function buildTemplate(cacheFile: string | null): Promise<DatabaseTemplate> {
   const dist = new URL("./", import.meta.resolve("@electric-sql/pglite"));
   const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
     readFile(new URL("pglite.wasm", dist)).then((bytes) => webAssembly.compile(bytes)),
     readFile(new URL("initdb.wasm", dist)).then((bytes) => webAssembly.compile(bytes)),
     readFile(new URL("pglite.data", dist)),
   ]);
+  const modules = { pgliteWasmModule, initdbWasmModule, fsBundle: shared(fsBundle) };
+  const cached = cacheFile === null ? undefined : await readCachedDataDir(cacheFile);
+  if (cached) return { ...modules, dataDir: shared(cached) };
   const first = await PGlite.create({ pgliteWasmModule, initdbWasmModule, fsBundle: new BytesBlob(fsBundle) });
   try {
-    const dataDir = await (await first.dumpDataDir("none")).arrayBuffer();
-    return { pgliteWasmModule, initdbWasmModule, fsBundle: shared(fsBundle), dataDir: shared(new Uint8Array(dataDir)) };
+    const dataDir = new Uint8Array(await (await first.dumpDataDir("none")).arrayBuffer());
+    if (cacheFile !== null) await cacheDataDir(cacheFile, dataDir);
+    return { ...modules, dataDir: shared(dataDir) };
   } finally {
     await first.close();
   }

@@ -1,22 +1,36 @@
 // The proving ground's databases (prove/fresh-databases.ts): each contender's PGlite starts from one template, the
 // template's bytes live in shared memory (a worker thread gets them without a copy), and every database gets a
-// private copy of them, so what one contender writes no other sees, in this thread or in a worker.
+// private copy of them, so what one contender writes no other sees, in this thread or in a worker. The initialised
+// data directory is kept between runs (prove/template-cache.ts), here in a scratch directory, not the user's cache.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PGlite } from "@electric-sql/pglite";
 import { FreshDatabases } from "../../prove/fresh-databases.js";
+import { templateCachePath } from "../../prove/template-cache.js";
 
-const databases = new FreshDatabases();
+const scratch = mkdtempSync(path.join(tmpdir(), "chargeguard-template-cache-"));
+const cacheFile = path.join(scratch, "pglite-datadir.tar");
+const databases = new FreshDatabases(undefined, { cacheFile });
 const opened: PGlite[] = [];
 
 afterAll(async () => {
   await Promise.all(opened.map((db) => db.close()));
+  rmSync(scratch, { recursive: true, force: true });
 });
 
-async function fresh(): Promise<PGlite> {
-  const db = await databases.create();
+async function fresh(from: FreshDatabases = databases): Promise<PGlite> {
+  const db = await from.create();
   opened.push(db);
   return db;
+}
+
+async function tableExists(db: PGlite, table: string): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>("select count(*)::int as n from pg_tables where tablename = $1", [table]);
+  return rows[0]?.n === 1;
 }
 
 describe("fresh databases from one template", () => {
@@ -30,8 +44,7 @@ describe("fresh databases from one template", () => {
     const first = await fresh();
     await first.exec("create table billed (id text primary key); insert into billed values ('evt_1')");
     const second = await fresh();
-    const tables = await second.query<{ n: number }>("select count(*)::int as n from pg_tables where tablename = 'billed'");
-    expect(tables.rows[0]?.n).toBe(0);
+    expect(await tableExists(second, "billed")).toBe(false);
     expect((await first.query<{ id: string }>("select id from billed")).rows).toEqual([{ id: "evt_1" }]);
   });
 
@@ -59,8 +72,33 @@ describe("fresh databases from one template", () => {
     await worker.terminate();
     expect(answer).toBe(1);
     expect(Buffer.from(template.dataDir.subarray(0, 4096)).toString("base64")).toBe(before);
-    const here = await fresh();
-    expect((await here.query<{ n: number }>("select count(*)::int as n from pg_tables where tablename = 'written_in_worker'")).rows[0]?.n).toBe(0);
+    expect(await tableExists(await fresh(), "written_in_worker")).toBe(false);
   });
 });
 
+describe("the template kept between runs", () => {
+  it("is written on first use, and read back instead of initialising again", async () => {
+    await databases.template();
+    expect((await stat(cacheFile)).size).toBe((await databases.template()).dataDir.byteLength);
+    // Mark the cached directory: a later run's databases carry the mark only if they came from the cache.
+    const marked = await fresh();
+    await marked.exec("create table came_from_the_cache (id int)");
+    writeFileSync(cacheFile, new Uint8Array(await (await marked.dumpDataDir("none")).arrayBuffer()));
+    const nextRun = new FreshDatabases(undefined, { cacheFile });
+    expect(await tableExists(await fresh(nextRun), "came_from_the_cache")).toBe(true);
+    expect(await tableExists(await fresh(new FreshDatabases(undefined, { cacheFile: null })), "came_from_the_cache")).toBe(false);
+  });
+
+  it("ignores a cache file that is not a data directory, and replaces it", async () => {
+    const broken = path.join(scratch, "broken.tar");
+    writeFileSync(broken, "not a tar archive, e.g. a write cut short");
+    const db = await fresh(new FreshDatabases(undefined, { cacheFile: broken }));
+    expect((await db.query<{ one: number }>("select 1 as one")).rows).toEqual([{ one: 1 }]);
+    expect((await readFile(broken)).subarray(257, 262).toString("latin1")).toBe("ustar");
+  });
+
+  it("is kept per PGlite version in the user's cache directory", () => {
+    const file = templateCachePath({ XDG_CACHE_HOME: "/home/someone/.cache" });
+    expect(file).toMatch(/^\/home\/someone\/\.cache\/chargeguard\/pglite-\d+\.\d+\.\d+-datadir\.tar$/);
+  });
+});
