@@ -3,12 +3,13 @@
 
 /**
  * The default run (`npm start`): a verdict in under two minutes on two cores, with every contender, every fault and
- * every flow. 1,500 events still give each fault of the plan dozens of targets per contender and a broken
- * example's failure hundreds of chances (its duplicates number in the hundreds); 300 per other flow give each of
- * those contenders every fault several times over. `provingGroundFull` (`npm start -- --full`) is the 10,000-event
- * proof, the one BENCHMARKS.md records beside the default run.
+ * every flow. 1,000 events still give each fault of the plan dozens of targets per contender and each broken example
+ * its failure dozens to hundreds of times (seed 7: 40 to 242 duplicates); 300 per other flow give each of those
+ * contenders every fault several times over. 1,500 events took `npm start` to 141-146 s on 2026-12-04 (about 9 s of
+ * CPU per contender per 1,000 events, BENCHMARKS.md); 1,000 brought it to 116-125 s. `provingGroundFull`
+ * (`npm start -- --full`) is the 10,000-event proof, the one BENCHMARKS.md records beside the default run.
  */
-export const provingGroundDefaults = { events: 1_500, flowEvents: 300, replicas: 4, seed: 7 } as const;
+export const provingGroundDefaults = { events: 1_000, flowEvents: 300, replicas: 4, seed: 7 } as const;
 export const provingGroundFull = { events: 10_000, flowEvents: 1_000 } as const;
 
 /** The sizes a run was given. */

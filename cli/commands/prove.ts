@@ -81,7 +81,7 @@ function integer(value: string): number {
 
 /**
  * Two contenders per core: a contender spends much of its run waiting (scaled-down locks and leases, fault delays),
- * not computing. Measured on 2 cores, 2,000 / 300 events: 2 at once 157 s, 3 at once 116 s, 4 at once 99 s; 1,500 events keep a margin (BENCHMARKS.md).
+ * not computing. Measured on 2 cores, 2,000 / 300 events: 2 at once 157 s, 3 at once 116 s, 4 at once 99 s (BENCHMARKS.md).
  */
 function defaultParallel(): number {
   return Math.min(provingGroundLimits.parallel, 2 * availableParallelism());
