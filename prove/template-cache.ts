@@ -4,6 +4,7 @@
 // cache directory ($XDG_CACHE_HOME, else ~/.cache: private to the user, unlike the system's temp directory, so nobody
 // else can plant a database there) and read back on later runs. Anything unreadable or unexpected is ignored and made
 // again; a cache that cannot be written costs only the time it would have saved.
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -30,7 +31,8 @@ export async function readCachedDataDir(file: string): Promise<Uint8Array | unde
 
 /** Keeps the data directory for later runs: written beside its name, then renamed, so a reader never sees half. */
 export async function cacheDataDir(file: string, dataDir: Uint8Array): Promise<void> {
-  const partial = `${file}.${process.pid}.partial`;
+  // Unique per writer: proving-ground runs (and threads) may fill the cache at the same time.
+  const partial = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.partial`;
   try {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeFile(partial, dataDir, { mode: 0o600 });
