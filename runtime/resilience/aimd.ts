@@ -56,7 +56,8 @@ function probeStep(quietMs: number, periodMs: number, kneeKnown: boolean): numbe
 export function cutRate(state: RateState, news: PeriodNews): { rate: number; knee: number | undefined } {
   if (state.rate === undefined) {
     // Leaving slow start (or unbounded): the estimate from the start, not the rate the bucket's burst hid.
-    // 90% of it: right after the first 429 Stripe's bucket is empty, and a rate at the budget meets it empty again.
+    // The estimate itself: it already counts the bucket's burst out (slow-start.ts: what got through over the time
+    // plus a second's worth of bucket), and the climb that follows finds the knee.
     const estimate = news.slowStart?.estimate ?? news.admittedPerSecond;
     return { rate: Math.max(minRate, estimate), knee: undefined };
   }
