@@ -5,7 +5,7 @@
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { describeError } from "./describe-error.js";
-import { isStripeErrorOfType } from "./stripe/stripe-error.js";
+import { isStripeKeyRefusal } from "./stripe/stripe-error.js";
 
 /** The dead-letter reason the settlement table gives a configuration outcome (settlement-policy.ts). */
 export const configurationFaultReason = "StripeConfigurationError";
@@ -51,7 +51,7 @@ export function stripeKeyProbe(stripe: Stripe): () => Promise<void> {
     try {
       await stripe.paymentIntents.list({ limit: 1 });
     } catch (error) {
-      if (isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError")) throw error;
+      if (isStripeKeyRefusal(error)) throw error;
       // An outage or a rate limit is not a key problem: resume, and the retry path handles the rest.
     }
   };

@@ -3,7 +3,7 @@
 // between runs (no amount: Stripe refunds what remains), and a duplicate already refunded in full is resolved on the
 // next run's read, so running again refunds nothing twice and an interrupted run finishes the rest.
 import type Stripe from "stripe";
-import { isStripeErrorOfType } from "../stripe/stripe-error.js";
+import { isStripeKeyRefusal } from "../stripe/stripe-error.js";
 import type { DuplicateGroup, DuplicatePayment } from "./detect.js";
 
 export interface RefundSelection {
@@ -63,7 +63,7 @@ export async function issueRefunds(stripe: Stripe, planned: readonly PlannedRefu
       outcome = { ...plan, refund: refund.id };
     } catch (error) {
       // Access errors end the run (exit 2); anything else is this refund's failure, reported beside it.
-      if (isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError")) throw error;
+      if (isStripeKeyRefusal(error)) throw error;
       outcome = { ...plan, error: error instanceof Error ? error.message : String(error) };
     }
     outcomes.push(outcome);

@@ -3,7 +3,7 @@
 import type Stripe from "stripe";
 import { describeError } from "../describe-error.js";
 import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../vault/errors.js";
-import { isStripeErrorOfType, stripeErrorIn } from "./stripe-error.js";
+import { isStripeErrorOfType, isStripeKeyRefusal, stripeErrorIn } from "./stripe-error.js";
 
 export type StripeFailure =
   | { kind: "declined"; code: string; message: string; paymentIntentId?: string }
@@ -36,7 +36,7 @@ function classifyAnswer(error: Stripe.errors.StripeError): StripeFailure {
   }
   if (isStripeErrorOfType(error, "StripeIdempotencyError")) return { kind: "invalid", reason: "StripeIdempotencyConflict", detail };
   if (isStripeErrorOfType(error, "StripeInvalidRequestError")) return { kind: "invalid", reason: "StripeInvalidRequest", detail };
-  if (isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError")) {
+  if (isStripeKeyRefusal(error)) {
     return { kind: "configuration", detail };
   }
   // Connection errors and timeouts, 409 idempotency_key_in_use, 429, 5xx and anything unrecognised: the charge may

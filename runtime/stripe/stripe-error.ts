@@ -79,3 +79,8 @@ type BaseClass = "StripeError" | "StripeOAuthError";
 export function isStripeErrorOfType<T extends Exclude<StripeErrorType, BaseClass>>(error: unknown, type: T): error is StripeErrorOf<T> {
   return stripeErrorIn(error)?.type === type;
 }
+
+/** Stripe refusing the key itself or its rights (401 or 403): a configuration problem, not this request's. */
+export function isStripeKeyRefusal(error: unknown): error is StripeErrorOf<"StripeAuthenticationError" | "StripePermissionError"> {
+  return isStripeErrorOfType(error, "StripeAuthenticationError") || isStripeErrorOfType(error, "StripePermissionError");
+}
