@@ -16,6 +16,10 @@ const atLeastOne = wholeNumber(1);
 
 interface SandboxOptions {
   servicebusPort: number;
+  /** undefined: 5671, else a free port. */
+  amqpsPort?: number;
+  /** false with `--no-amqps`: no AMQPS listener. */
+  amqps: boolean;
   stripePort: number;
   queue?: string[];
   stack?: string;
@@ -57,6 +61,8 @@ export function register(program: Command): void {
   sandbox
     .description("run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
     .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
+    .option("--amqps-port <port>", "AMQPS (TLS) port for clients that insist on TLS, e.g. Python's azure-servicebus (default 5671, a free one when taken)", port)
+    .option("--no-amqps", "no AMQPS listener (and no certificate authority made)")
     .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
     .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", lockDuration)
@@ -144,8 +150,11 @@ function period(value: string): string {
 async function runSandbox(options: SandboxOptions): Promise<void> {
   const queues = queuesFrom(options);
   const authorizationRules = Object.fromEntries(Object.entries(roleRules).map(([name, role]) => [name, { rights: [...role.rights.sasRights] }]));
-  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort, authorizationRules }).catch((error: unknown) => {
-    throw explainListenError(error, "--servicebus-port", options.servicebusPort);
+  const tls = options.amqps && { ...(options.amqpsPort === undefined ? {} : { port: options.amqpsPort }) };
+  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort, authorizationRules, tls }).catch((error: unknown) => {
+    const amqpsPort = options.amqpsPort;
+    const amqps = amqpsPort !== undefined && (error as { port?: number }).port === amqpsPort;
+    throw amqps ? explainListenError(error, "--amqps-port", amqpsPort) : explainListenError(error, "--servicebus-port", options.servicebusPort);
   });
   const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
     await serviceBus.stop();
@@ -166,6 +175,12 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   const names = Object.keys(queues);
   console.error(`chargeguard sandbox: running on 127.0.0.1, Ctrl-C stops it`);
   console.error(`  Service Bus  amqp://127.0.0.1:${serviceBus.port}`);
+  if (serviceBus.tls) {
+    console.error(`               amqps://127.0.0.1:${serviceBus.tls.port}, certificate authority ${serviceBus.tls.caFile}`);
+    if (options.amqpsPort === undefined && serviceBus.tls.port !== 5671) {
+      console.error("               (5671 is taken: Python's azure-servicebus 7.8 dials 5671 only; Proton and Java take the port given)");
+    }
+  }
   for (const name of names) console.error(`    queue ${name}: ${describeQueue(name, queues[name])}`);
   console.error(`  Stripe       ${stripe.apiBase} (test keys only: sk_test_... or rk_test_...)`);
   console.error(`Settings for a consumer on stdout, an env file: \`chargeguard sandbox > sandbox.env\`, then ${loadHint}`);
@@ -175,6 +190,11 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   for (const [name, role] of Object.entries(roleRules)) {
     console.log(`# the ${name}'s rights as deployed (${role.rights.sasRights.join(" + ")}): ${role.rights.because}`);
     console.log(envLine(role.variable, serviceBus.connectionStringFor(name)));
+  }
+  if (serviceBus.tls) {
+    console.log("# clients that insist on TLS (Python's azure-servicebus: connection_verify=$SERVICEBUS_CA_FILE), every right:");
+    console.log(envLine("SERVICEBUS_AMQPS_CONNECTION_STRING", serviceBus.tls.connectionString));
+    console.log(envLine("SERVICEBUS_CA_FILE", serviceBus.tls.caFile));
   }
   console.log(envLine("SERVICEBUS_QUEUE", names[0] ?? ""));
   console.log(envLine("STRIPE_API_BASE", stripe.apiBase));

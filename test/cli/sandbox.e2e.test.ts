@@ -1,6 +1,6 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,9 +67,11 @@ function start(args: string[], cwd = root): Promise<Running> {
 
 describe("chargeguard sandbox", () => {
   it("serves both emulators to the real SDKs, prints a consumer's settings and stops on SIGINT with exit 0", async () => {
-    const sandbox = await start(["--servicebus-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
+    const sandbox = await start(["--servicebus-port", "0", "--amqps-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
     const { env } = sandbox;
     expect(Object.keys(env).sort()).toEqual([
+      "SERVICEBUS_AMQPS_CONNECTION_STRING",
+      "SERVICEBUS_CA_FILE",
       "SERVICEBUS_CONNECTION_STRING",
       "SERVICEBUS_CONSUMER_CONNECTION_STRING",
       "SERVICEBUS_OPERATOR_CONNECTION_STRING",
@@ -81,6 +83,9 @@ describe("chargeguard sandbox", () => {
     expect(env["SERVICEBUS_QUEUE"]).toBe("usage-billing");
     expect(env["STRIPE_API_BASE"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.stderr()).toContain("queue refunds: lock 5000 ms");
+    // For clients that insist on TLS (Python's azure-servicebus): the AMQPS string and the CA to trust, removed on stop.
+    expect(env["SERVICEBUS_AMQPS_CONNECTION_STRING"]).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+\/;SharedAccessKeyName=RootManageSharedAccessKey;/);
+    expect(readFileSync(env["SERVICEBUS_CA_FILE"] as string, "utf8")).toMatch(/^-----BEGIN CERTIFICATE-----/);
 
     const client = new ServiceBusClient(env["SERVICEBUS_CONNECTION_STRING"] as string);
     try {
@@ -122,6 +127,7 @@ describe("chargeguard sandbox", () => {
     sandbox.child.kill("SIGINT");
     expect(await sandbox.exited).toEqual({ code: 0, signal: null });
     expect(sandbox.stderr()).toContain("stopped");
+    expect(existsSync(env["SERVICEBUS_CA_FILE"] as string)).toBe(false);
   });
 
   it("prints an env file that a shell can source and node --env-file can load", async () => {
