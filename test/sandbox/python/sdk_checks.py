@@ -23,6 +23,11 @@ def client(connection_string=None, **kwargs):
                                                    connection_verify=CA, **kwargs)
 
 
+def send(sb, queue, message):
+    with sb.get_queue_sender(queue) as sender:
+        sender.send_messages(message)
+
+
 def receive_one(receiver, wait=5):
     messages = receiver.receive_messages(max_message_count=1, max_wait_time=wait)
     assert len(messages) == 1, f"expected one message, got {len(messages)}"
@@ -31,8 +36,7 @@ def receive_one(receiver, wait=5):
 
 def send_receive_complete(sb):
     queue = QUEUES["basic"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage('{"customer_id": "c-1"}', application_properties={"kind": "usage"}))
+    send(sb, queue, ServiceBusMessage('{"customer_id": "c-1"}', application_properties={"kind": "usage"}))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
         msg = receive_one(receiver)
         assert json.loads(str(msg)) == {"customer_id": "c-1"}, str(msg)
@@ -47,8 +51,7 @@ def send_receive_complete(sb):
 
 def abandon_redelivers(sb):
     queue = QUEUES["abandon"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("again"))
+    send(sb, queue, ServiceBusMessage("again"))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
         first = receive_one(receiver)
         receiver.abandon_message(first)
@@ -60,8 +63,7 @@ def abandon_redelivers(sb):
 
 def defer_and_receive_deferred(sb):
     queue = QUEUES["defer"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("later"))
+    send(sb, queue, ServiceBusMessage("later"))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
         msg = receive_one(receiver)
         receiver.defer_message(msg)
@@ -74,8 +76,7 @@ def defer_and_receive_deferred(sb):
 
 def dead_letter(sb):
     queue = QUEUES["deadLetter"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("poison"))
+    send(sb, queue, ServiceBusMessage("poison"))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
         receiver.dead_letter_message(receive_one(receiver), reason="InvalidEvent", error_description="bad amount")
     with sb.get_queue_receiver(queue, sub_queue=ServiceBusSubQueue.DEAD_LETTER, max_wait_time=5) as dlq:
@@ -87,8 +88,7 @@ def dead_letter(sb):
 
 def renew_and_lock_lost(sb):
     queue = QUEUES["shortLock"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("slow"))
+    send(sb, queue, ServiceBusMessage("slow"))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
         msg = receive_one(receiver)
         before = msg.locked_until_utc
@@ -114,8 +114,7 @@ def renew_and_lock_lost(sb):
 
 def auto_lock_renewer(sb):
     queue = QUEUES["renewer"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("held"))
+    send(sb, queue, ServiceBusMessage("held"))
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver, AutoLockRenewer() as renewer:
         msg = receive_one(receiver)
         renewer.register(receiver, msg, max_lock_renewal_duration=60)
@@ -138,8 +137,7 @@ def schedule_and_cancel(sb):
 
 def receive_and_delete(sb):
     queue = QUEUES["receiveAndDelete"]
-    with sb.get_queue_sender(queue) as sender:
-        sender.send_messages(ServiceBusMessage("once"))
+    send(sb, queue, ServiceBusMessage("once"))
     with sb.get_queue_receiver(queue, receive_mode=ServiceBusReceiveMode.RECEIVE_AND_DELETE, max_wait_time=5) as rd:
         assert str(receive_one(rd)) == "once"
         assert rd.peek_messages(max_message_count=5) == []
