@@ -3,7 +3,7 @@
 // them). `.ci/run` installs them when missing; without them the tests that need them are skipped, saying why.
 import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createServer } from "node:net";
+import { startServiceBusEmulator, type ServiceBusEmulator, type ServiceBusEmulatorOptions } from "../../../sandbox/index.js";
 
 export type PythonClients = { ok: true; executable: string } | { ok: false; reason: string };
 
@@ -42,19 +42,18 @@ export function runScript(executable: string, script: string, settings: object, 
 }
 
 /**
- * Waits for 127.0.0.1:5671 to be free: azure-servicebus 7.8 dials only 5671, and another sandbox (a CLI test's
- * `chargeguard sandbox`, which defaults to it) may hold it for a few seconds.
+ * A Service Bus emulator whose AMQPS listener has 127.0.0.1:5671: azure-servicebus 7.8 dials only 5671, and another
+ * sandbox (a CLI test's `chargeguard sandbox`, which defaults to it, or another file of these tests) may hold it for a
+ * while, so a taken port is tried again until `timeoutMs`.
  */
-export async function waitForAmqpsPort(timeoutMs: number): Promise<void> {
+export async function startOnAmqpsPort(options: ServiceBusEmulatorOptions, timeoutMs: number): Promise<ServiceBusEmulator> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(5671, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return;
-    if (Date.now() > deadline) throw new Error(`127.0.0.1:5671 stayed taken for ${timeoutMs} ms: Python's azure-servicebus 7.8 dials only 5671`);
+    try {
+      return await startServiceBusEmulator({ ...options, tls: { port: 5671 } });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || Date.now() > deadline) throw error;
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

@@ -118,7 +118,7 @@ def auto_lock_renewer(sb):
     with sb.get_queue_receiver(queue, max_wait_time=5) as receiver, AutoLockRenewer() as renewer:
         msg = receive_one(receiver)
         renewer.register(receiver, msg, max_lock_renewal_duration=60)
-        time.sleep(settings["shortLockMs"] / 1000 * 2)
+        time.sleep(settings["renewerLockMs"] / 1000 * 2)
         receiver.complete_message(msg)
     return "held past two lock durations by AutoLockRenewer, then completed"
 
