@@ -3,7 +3,7 @@ import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/flows/index.js";
 import { terminalSafe } from "../../runtime/index.js";
-import { CliError, exitCodes, exitCodesHelp, UsageError } from "../errors.js";
+import { CliError, exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 
 interface AuditCommandOptions {
   flow: string;

@@ -30,7 +30,7 @@ import {
   toJson,
   type ProvingGroundResult,
 } from "../../prove/index.js";
-import { exitCodes, exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, wholeNumber } from "../flag-values.js";
 
 interface ProveOptions {

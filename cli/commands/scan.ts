@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { exitCodesHelp } from "../errors.js";
+import { exitCodesHelp } from "../exit-codes.js";
 
 interface ScanFlags {
   format: string;

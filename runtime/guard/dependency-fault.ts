@@ -3,7 +3,7 @@
 import type Stripe from "stripe";
 import { ChargeguardSignal } from "../core/errors.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../stripe/stripe-error.js";
-import { vaultErrorCodes } from "../stripe/vault/errors.js";
+import { vaultErrorCodes } from "../stripe/vault/vault-error-codes.js";
 
 export type Dependency = "stripe" | "database" | "vault";
 export type DegradationCause = "throttled" | "outage";
