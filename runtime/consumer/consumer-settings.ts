@@ -17,6 +17,7 @@ import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../handler/settlement-policy.js";
 import { stableKey } from "../core/stable-key.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
 export interface ResolvedConsumerSettings {
   maxConcurrentCalls: number;
@@ -97,9 +98,8 @@ function retryPolicyOf(options: AnyConsumerOptions): RetryPolicy {
 }
 
 /** The option, else STRIPE_REQUESTS_PER_SECOND (the infra stack's Stripe budget); empty: none. */
-function stripeCeiling(options: AnyConsumerOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const fromEnv = env["STRIPE_REQUESTS_PER_SECOND"]?.trim();
-  const value = options.stripeRequestsPerSecond ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+function stripeCeiling(options: AnyConsumerOptions, env: Environment = processEnvironment()): number | undefined {
+  const value = options.stripeRequestsPerSecond ?? runtimeEnvironment(env).stripeRequestsPerSecond;
   if (value === undefined) return undefined;
   if (!Number.isFinite(value) || value <= 0) {
     // The variable and the problem, never an environment value (a secret set in the wrong variable must not be logged).

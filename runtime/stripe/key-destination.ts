@@ -8,6 +8,7 @@
 // Errors name the variable and the problem, never the key or the URL's user info.
 import { ConfigurationError } from "../core/errors.js";
 import { isLoopbackHost } from "../core/loopback-host.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
 export const STRIPE_API_ORIGIN = "https://api.stripe.com";
 
@@ -35,8 +36,8 @@ export function keyKind(key: string): KeyKind {
 }
 
 /** STRIPE_ALLOWED_ORIGINS, each entry normalised to its origin; a malformed entry is a ConfigurationError. */
-export function allowedOrigins(env: NodeJS.ProcessEnv = process.env): string[] {
-  const raw = env.STRIPE_ALLOWED_ORIGINS?.trim() ?? "";
+export function allowedOrigins(env: Environment = processEnvironment()): string[] {
+  const raw = runtimeEnvironment(env).stripeAllowedOrigins;
   if (raw === "") return [];
   return raw.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
     const url = parseOrigin(entry, "STRIPE_ALLOWED_ORIGINS");

@@ -3,6 +3,7 @@
 import { ConfigurationError } from "../../core/errors.js";
 import { accountLabel } from "../account-label.js";
 import type { VaultKeyProvider } from "./key-provider.js";
+import { runtimeEnvironment } from "../../core/environment.js";
 
 export interface EnvironmentKeyProviderOptions {
   /** The key; default: `env.STRIPE_API_KEY`. */
@@ -18,7 +19,7 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
   readonly #apiKey: string;
 
   constructor(options: EnvironmentKeyProviderOptions = {}) {
-    const apiKey = options.apiKey ?? (options.env ?? process.env).STRIPE_API_KEY;
+    const apiKey = options.apiKey ?? runtimeEnvironment(options.env).stripeApiKey;
     if (apiKey === undefined || apiKey.trim() === "") {
       throw new ConfigurationError("STRIPE_API_KEY is not set: give a restricted Stripe key (rk_...) allowed to write PaymentIntents");
     }
