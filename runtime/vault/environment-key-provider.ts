@@ -2,6 +2,8 @@
 // nothing but create PaymentIntents; it cannot cap amounts, so the guard's spend ledger is the only cap.
 import { ConfigurationError } from "../errors.js";
 import { accountLabel } from "../stripe/account-label.js";
+import { isLiveSecretKey } from "../stripe/key-destination.js";
+import { stripeKeyText } from "../text/secret-syntax.js";
 import type { VaultKeyProvider } from "./key-provider.js";
 
 export interface EnvironmentKeyProviderOptions {
@@ -18,11 +20,12 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
   readonly #apiKey: string;
 
   constructor(options: EnvironmentKeyProviderOptions = {}) {
-    const apiKey = options.apiKey ?? (options.env ?? process.env).STRIPE_API_KEY;
-    if (apiKey === undefined || apiKey.trim() === "") {
+    // The key as it is meant, without the whitespace an env file leaves around it (key-destination.ts reads it so too).
+    const apiKey = stripeKeyText(options.apiKey ?? (options.env ?? process.env).STRIPE_API_KEY ?? "");
+    if (apiKey === "") {
       throw new ConfigurationError("STRIPE_API_KEY is not set: give a restricted Stripe key (rk_...) allowed to write PaymentIntents");
     }
-    if (apiKey.startsWith("sk_live_")) {
+    if (isLiveSecretKey(apiKey)) {
       throw new ConfigurationError(
         "STRIPE_API_KEY is a live secret key (sk_live_...): a billing consumer must run with a restricted key (rk_live_...) " +
           "limited to PaymentIntents, or a per-period vault key",
