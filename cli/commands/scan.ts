@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { terminalSafe } from "../../runtime/index.js";
 import { exitCodesHelp } from "../errors.js";
 
 interface ScanFlags {
