@@ -1,12 +1,17 @@
 // Every spelling of a secret that an SDK accepts is a secret to the kit (#44): property-based, each generated string
 // first checked against the SDK's own parser (so the test proves what the SDK would read, not what we think it
 // reads), then pushed through what an operator or `ps` sees: the one redaction (logs, errors, --print-settings,
-// the data directory's holder file), the generated consumer's --print-settings, and the CLI's refusal of a secret as
-// a flag (a flag sits in /proc/<pid>/cmdline).
+// the data directory's holder file), the generated consumer's --print-settings, the CLI's refusal of a secret as
+// a flag (a flag sits in /proc/<pid>/cmdline), telemetry's error attribute, and the lint rule's SARIF report.
 import { parseServiceBusConnectionString } from "@azure/service-bus";
+import { ESLint } from "eslint";
 import fc from "fast-check";
 import { parse as parsePostgresUrl } from "pg-connection-string";
+import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
+import formatSarif from "../../../../eslint-plugin/src/formatters/sarif.js";
+import plugin from "../../../../eslint-plugin/src/index.js";
+import { errorTypeOf } from "../../../../runtime/telemetry/traced-work.js";
 import { secretFlagValue } from "../../../../cli/secret-flag.js";
 import { effectiveSettings } from "../../../../examples/generated-consumer/src/print-settings.js";
 import { keyKind } from "../../../../runtime/stripe/key-destination.js";
@@ -84,6 +89,8 @@ describe("a Service Bus key in any spelling @azure/service-bus accepts", () => {
         expect(refusedAsFlag("--connection-string", text)).toBe(true);
         const printed = JSON.stringify(effectiveSettings({ SERVICEBUS_CONNECTION_STRING: text, STRIPE_API_KEY: "rk_test_sandbox" }));
         expect(printed).not.toContain(secret);
+        // A span's error.type and status: the error's type, never its text.
+        expect(errorTypeOf(new Error(`cannot connect with ${text}`))).toBe("Error");
       }),
       runs,
     );
@@ -132,4 +139,19 @@ describe("a Stripe key with whitespace around it", () => {
       runs,
     );
   });
+});
+
+describe("a Stripe key written in source, in any spelling", () => {
+  it("is reported in SARIF by its prefix only (real ESLint, the plugin's rule and formatter)", async () => {
+    const eslint = new ESLint({ cwd: process.cwd(), overrideConfigFile: true, overrideConfig: [{ files: ["**/*.ts"] }, tseslint.configs.base, plugin.configs.recommended] });
+    await fc.assert(
+      fc.asyncProperty(stripeKey.filter(({ prefix }) => prefix.startsWith("sk_") || prefix.startsWith("rk_")), async ({ body, text }) => {
+        const results = await eslint.lintText(`export const key = ${JSON.stringify(text)};\n`, { filePath: "src/settings.ts" });
+        expect(results[0]?.messages.some((message) => message.ruleId === "chargeguard/no-stripe-secret-literal")).toBe(true);
+        const sarif = formatSarif(results, { cwd: process.cwd(), rulesMeta: eslint.getRulesMetaForResults(results) });
+        expect(sarif).not.toContain(body);
+      }),
+      { numRuns: 25 },
+    );
+  }, 60_000);
 });
