@@ -6,7 +6,8 @@
 // The registry's bulk audit endpoint answers 405 from this project's machines (`npm audit` too; SECURITY.md), so the
 // check is offline: a CycloneDX SBOM of each production tree (`npm sbom --sbom-format cyclonedx --omit dev
 // --package-lock-only`) is matched against a curated dataset committed beside this script
-// (scripts/advisories/known-advisories.json, OSV's range format; its header names its sources and date). Versions
+// (scripts/advisories/known-advisories.json, OSV's range format, or OSV records as exported; its header names its
+// sources and date). Versions
 // are compared by the `semver` package (prereleases included: 1.0.0-beta.47 is inside a range fixed in -beta.48).
 // The report says how many packages the dataset speaks for: a package it has no entry for is not known safe.
 // Trees checked: the repository's own (what `npm install chargeguard` brings) and the generated consumer's (the
@@ -69,6 +70,41 @@ export function componentsOf(sbom) {
     name: component.group ? `${component.group}/${component.name}` : component.name,
     version: component.version,
   }));
+}
+
+/**
+ * The dataset with every advisory in our flat shape ({ id, package, severity, summary, ranges }); an entry in OSV's
+ * own schema (`affected[].package`, `ranges[].events`, `database_specific.severity`, as OSV and GitHub export them)
+ * becomes one flat advisory per affected npm package, so an export can be added as it is.
+ */
+export function normalizeDataset(dataset) {
+  const advisories = (dataset.advisories ?? []).flatMap((entry) => (Array.isArray(entry.affected) ? fromOsv(entry) : [entry]));
+  return { ...dataset, advisories };
+}
+
+function fromOsv(entry) {
+  const severity = entry.database_specific?.severity ?? entry.severity;
+  return entry.affected
+    .filter((affected) => String(affected.package?.ecosystem).toLowerCase() === "npm")
+    .map((affected) => ({
+      id: entry.id,
+      package: affected.package.name,
+      severity: typeof severity === "string" ? severity : JSON.stringify(severity),
+      summary: entry.summary ?? entry.details ?? "",
+      ranges: [...(affected.ranges ?? []).flatMap((range) => rangesOf(range.events ?? [])), ...(affected.versions ?? []).map((version) => ({ introduced: version, last_affected: version }))],
+    }));
+}
+
+/** OSV events, in order: each "introduced" opens a range that the next "fixed" or "last_affected" closes. */
+function rangesOf(events) {
+  const ranges = [];
+  for (const event of events) {
+    if (event.introduced !== undefined) ranges.push({ introduced: event.introduced === "0" ? "0.0.0" : event.introduced });
+    const open = ranges.at(-1);
+    if (open && event.fixed !== undefined) open.fixed = event.fixed;
+    if (open && event.last_affected !== undefined) open.last_affected = event.last_affected;
+  }
+  return ranges;
 }
 
 /** Refuses a dataset that is undated, dated ahead, or older than `maxAgeDays` on `today`, and reads every severity. */
@@ -143,7 +179,7 @@ export function checkTree(name, sbom, dataset, least = "high") {
 }
 
 function main() {
-  const dataset = JSON.parse(readFileSync(option("--dataset", path.join(repository, "scripts/advisories/known-advisories.json")), "utf8"));
+  const dataset = normalizeDataset(JSON.parse(readFileSync(option("--dataset", path.join(repository, "scripts/advisories/known-advisories.json")), "utf8")));
   const least = option("--severity", "high");
   if (!["high", "critical"].includes(least)) throw new AdvisoryCheckError(`--severity must be high or critical, got "${least}"`);
   const maxAgeDays = Number(option("--max-age-days", "30"));

@@ -122,6 +122,18 @@ describe("advisory check", () => {
       expect(unknown.stderr).toContain('advisory check: advisory GHSA-test-beta: unknown severity "severe"');
     });
 
+    it("reads an advisory in OSV's own schema, as OSV and GitHub export it (severity HIGH in database_specific)", async () => {
+      const osv = {
+        id: "GHSA-test-osv",
+        summary: "fixed in beta.48",
+        affected: [{ package: { ecosystem: "npm", name: "@azure/monitor-opentelemetry-exporter" }, ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "1.0.0-beta.48" }] }] }],
+        database_specific: { severity: "HIGH" },
+      };
+      const run = await check(sbom([{ group: "@azure", name: "monitor-opentelemetry-exporter", version: "1.0.0-beta.47" }]), ["--dataset", datasetFile("2026-12-01", osv)], "2026-12-07");
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stdout).toContain("@azure/monitor-opentelemetry-exporter@1.0.0-beta.47: GHSA-test-osv (high)");
+    });
+
     it("refuses a stale or undated dataset (exit 2), naming its age", async () => {
       const file = sbom([{ name: "left-pad", version: "1.3.0" }]);
       const stale = await check(file, ["--dataset", datasetFile("2019-06-01", betaExporter)], "2026-12-07");
