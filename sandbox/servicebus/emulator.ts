@@ -15,6 +15,7 @@ import { LinkRoutes } from "./link-routes.js";
 import { listen, listenTls } from "./listeners.js";
 import { makeLocalAuthority, type LocalAuthority } from "./local-authority.js";
 import type { Lock } from "./message-record.js";
+import { maxMessageSize, oversizeError } from "./message-size.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
 import { ReplyLinks } from "./reply-links.js";
@@ -76,7 +77,6 @@ export interface TlsListener {
 }
 
 /** Maximum message size announced on send links: the Standard tier's 256 KB. */
-const maxMessageSize = 262_144;
 const notFound = (address: string) => ({ condition: "amqp:not-found", description: `The messaging entity '${address}' could not be found.` });
 
 class ServiceBusBroker implements ServiceBusEmulator {
@@ -313,8 +313,10 @@ class ServiceBusBroker implements ServiceBusEmulator {
       return;
     }
     if (route.kind !== "send") return this.#requests.take(receiver, delivery, context.message as Message, route);
+    const format = (context as { format?: number }).format;
+    const oversize = oversizeError(context.message as Message | Buffer, (delivery as unknown as { id: number }).id);
+    if (oversize) return void this.#answers.reject(delivery, oversize);
     try {
-      const format = (context as { format?: number }).format;
       this.#onSend(route.queue, unpackTransfer(context.message as Message, format), delivery);
     } catch (error) {
       const description = error instanceof Error ? error.message : String(error);

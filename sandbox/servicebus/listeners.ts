@@ -17,11 +17,18 @@ export interface ListenOptions {
   sockets: Set<Socket>;
 }
 
+/** The max-frame-size Service Bus announces in its open frame. */
+export const serviceBusMaxFrameSize = 65_536;
+
 export async function listen(container: Container, options: ListenOptions): Promise<{ server: Server; port: number }> {
   const server = container.listen({
     port: options.port,
     host: "127.0.0.1",
     session_buffer_size: sessionBufferSize,
+    // Service Bus's open frame says 65536. Left unset, rhea says 4294967295 (none), and uamqp (Python's azure-servicebus
+    // 7.8) then writes a message over 64 KB as one frame, which its own frame codec refuses: the send fails in the
+    // client ("failed to add message data to outgoing queue") for any message from 64 KB to the 256 KB Service Bus allows.
+    max_frame_size: serviceBusMaxFrameSize,
     // rhea leaves Nagle on for accepted sockets: a small frame written while the last is unacknowledged would wait
     // for the client's delayed ACK (up to 40 ms on Linux) before it leaves, on every exchange.
     tcp_no_delay: true,

@@ -20,6 +20,7 @@ const queues = {
   renewer: { lockDurationMs: renewerLockMs },
   schedule: {},
   receiveAndDelete: {},
+  large: {},
 };
 const checks = [
   "send_receive_complete",
@@ -33,6 +34,7 @@ const checks = [
   "wrong_key",
   "listen_only_cannot_send",
   "session_receiver_refused",
+  "message_size",
   "stripe_python",
 ];
 

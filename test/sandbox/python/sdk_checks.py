@@ -11,7 +11,7 @@ import traceback
 
 from azure.servicebus import (AutoLockRenewer, ServiceBusClient, ServiceBusMessage, ServiceBusReceiveMode,
                               ServiceBusSubQueue)
-from azure.servicebus.exceptions import MessageLockLostError, ServiceBusError
+from azure.servicebus.exceptions import MessageLockLostError, MessageSizeExceededError, ServiceBusError
 
 settings = json.loads(os.environ["CHECK_SETTINGS"])
 CA = settings["caFile"]
@@ -144,6 +144,23 @@ def receive_and_delete(sb):
     return "removed on delivery"
 
 
+def message_size(sb):
+    # Up to Service Bus's 256 KB a message goes through (uamqp writes it in 64 KB frames); over it, the broker refuses a
+    # lone message (7.8 does not check one itself) and the SDK raises MessageSizeExceededError, as its own tests expect.
+    queue = QUEUES["large"]
+    body = "a" * (200 * 1024)
+    send(sb, queue, ServiceBusMessage(body))
+    with sb.get_queue_receiver(queue, max_wait_time=5) as receiver:
+        msg = receive_one(receiver)
+        assert str(msg) == body, len(str(msg))
+        receiver.complete_message(msg)
+    try:
+        send(sb, queue, ServiceBusMessage("a" * (256 * 1024)))
+    except MessageSizeExceededError as error:
+        return f"200 KB sent and received; 256 KB refused: {str(error)[:150]}"
+    raise AssertionError("a message over 256 KB was sent")
+
+
 def refused(operation):
     try:
         operation()
@@ -196,7 +213,7 @@ def stripe_python(_sb):
 
 CHECKS = [send_receive_complete, abandon_redelivers, defer_and_receive_deferred, dead_letter, renew_and_lock_lost,
           auto_lock_renewer, schedule_and_cancel, receive_and_delete, wrong_key, listen_only_cannot_send,
-          session_receiver_refused, stripe_python]
+          session_receiver_refused, message_size, stripe_python]
 
 if __name__ == "__main__":
     wanted = set(sys.argv[1:])
