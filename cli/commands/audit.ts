@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/flows/index.js";
-import { isLiveSecretKey, terminalSafe } from "../../runtime/index.js";
+import { consumerVariables, isLiveSecretKey, terminalSafe } from "../../runtime/index.js";
 import { CliError, exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 
 interface AuditCommandOptions {
@@ -66,8 +66,8 @@ export function register(program: Command): void {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
       if (options.refundIds && !options.refund) throw new UsageError("--refund-ids needs --refund");
       if (options.since !== undefined && options.until !== undefined && options.since >= options.until) throw new UsageError("--since must be before --until");
-      // The key as it is meant: an env file's " sk_live_..." is a live secret key (key-destination.ts reads it so too).
-      const apiKey = process.env.STRIPE_API_KEY?.trim();
+      // The consumer's variables, trimmed: an env file's " sk_live_..." is a live secret key (as key-destination.ts reads it).
+      const { STRIPE_API_KEY: apiKey, STRIPE_API_BASE: envApiBase } = consumerVariables();
       if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
       if (isLiveSecretKey(apiKey) && !options.refund) {
         // No key-shaped text in the message: the CLI's error redaction would garble it.
@@ -75,7 +75,7 @@ export function register(program: Command): void {
       }
       const keyPath = options.key.split(".");
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
-      const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      const apiBase = options.stripeApiBase ?? envApiBase;
       // The engine (and the Stripe SDK) load when the command runs, not for --help or a usage error.
       const { auditAccount, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
       const progress = progressLine();

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/index.js";
+import { consumerVariables, terminalSafe } from "../../runtime/index.js";
 import { exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
@@ -106,7 +106,7 @@ async function explained<T>(target: { queue: string; connectionString?: string }
     if (!refusal) throw error;
     // A refused key and missing rights are the deployment's configuration: exit 2 (cli/exit-codes.ts).
     if (refusal.kind === "key") {
-      const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
+      const namespace = consumerVariables().SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
       throw new ConfigurationError(wrongKeyMessage(target.connectionString, namespace, refusal.detail), { cause: error });
     }
     throw new ConfigurationError(notAuthorized(target.queue), { cause: error });
@@ -121,7 +121,7 @@ function notAuthorized(queue: string): string {
 async function checkedConnectionString(options: DlqOptions): Promise<string | undefined> {
   const flag = { flag: "--connection-string", envName: "SERVICEBUS_CONNECTION_STRING", value: options.connectionString, file: options.connectionStringFile };
   const given = secretFlagValue(flag);
-  const connectionString = given ?? process.env.SERVICEBUS_CONNECTION_STRING;
+  const connectionString = given ?? consumerVariables().SERVICEBUS_CONNECTION_STRING;
   if (connectionString === undefined) return undefined;
   const { parseServiceBusConnectionString } = await import("@azure/service-bus");
   let endpoint: string | undefined;
@@ -140,7 +140,7 @@ async function checkedConnectionString(options: DlqOptions): Promise<string | un
 
 /** The queue: --queue, else env SERVICEBUS_QUEUE (which sandbox.env sets), else a usage error. */
 function queueOf(options: DlqOptions): string {
-  const queue = options.queue ?? process.env.SERVICEBUS_QUEUE;
+  const queue = options.queue ?? consumerVariables().SERVICEBUS_QUEUE;
   if (!queue) throw new UsageError("--queue is required (or env SERVICEBUS_QUEUE, which sandbox.env sets)");
   return queue;
 }

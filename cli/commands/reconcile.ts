@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/index.js";
+import { consumerVariables, terminalSafe, type ConsumerVariables } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { exitCodesHelp, refuseTogether, UsageError } from "../exit-codes.js";
 import { wholeNumber } from "../flag-values.js";
@@ -51,21 +51,23 @@ export function register(program: Command): void {
     .action(async (options: ReconcileCommandOptions) => {
       const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
       refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
-      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
+      // The consumer's own variables, read as the consumer reads them (the runtime's one reader of the environment).
+      const env = consumerVariables();
+      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : env.DATABASE_URL);
       const dataDir = options.dataDir ?? (databaseUrl ? undefined : consumerDataDir());
       if (!databaseUrl && !dataDir) {
         throw new UsageError(
           `reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR (run in the consumer's directory, its ./${consumerDataDirPath} is taken)`,
         );
       }
-      const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      const apiBase = options.stripeApiBase ?? env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
       const [{ Guard }, { builtInFlows, reconcile }] = await Promise.all([import("../../runtime/index.js"), import("../../runtime/operator/index.js")]);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
-      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
+      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(env, apiBase);
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
       const connection = databaseUrl ? { databaseUrl } : { dataDir: dataDir as string, requireExistingDataDir: true };
       const guard = await Guard.open(connection);
@@ -107,7 +109,7 @@ function consumerDataDir(): string | undefined {
  * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a
  * restricted key). Never a key of the reconciler's own beside the vault's.
  */
-async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
+async function reconcilerStripe(env: ConsumerVariables, apiBase: string | undefined) {
   const { ConfigurationError, EnvironmentKeyProvider, KeybrakeKeyProvider, keyDestinationProblem } = await import("../../runtime/index.js");
   const { stripeAccess } = await import("../../runtime/operator/index.js");
   const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
