@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { brokenExamples } from "../../examples/broken/index.js";
-import { faultNames } from "../../prove/faults.js";
-import { runProvingGround } from "../../prove/proving-ground.js";
-import type { ContenderResult, ProvingGroundJson } from "../../prove/results.js";
+import { faultNames } from "../../prove/faults/faults.js";
+import { runProvingGround } from "../../prove/run/proving-ground.js";
+import type { ContenderResult, ProvingGroundJson } from "../../prove/report/results.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "dist/cli/index.js");

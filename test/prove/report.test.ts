@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { renderHtmlReport } from "../../prove/html-report.js";
-import type { ContenderMetrics } from "../../prove/metrics.js";
-import { countsVaryNote, runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
-import { renderTables } from "../../prove/table.js";
-import { renderCompactTable } from "../../prove/compact-table.js";
+import { renderHtmlReport } from "../../prove/report/html-report.js";
+import type { ContenderMetrics } from "../../prove/measure/metrics.js";
+import { countsVaryNote, runPassed, toJson, type ProvingGroundResult } from "../../prove/report/results.js";
+import { renderTables } from "../../prove/report/table.js";
+import { renderCompactTable } from "../../prove/report/compact-table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   events: 1000,
