@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
+import type { DeadLetterFilter, DeadLetterSummary, ResubmitReport } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/text/terminal-safe.js";
 import { exitCodesHelp, UsageError } from "../errors.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
@@ -19,6 +19,7 @@ interface DlqOptions {
   max?: number;
   json?: boolean;
   dryRun?: boolean;
+  resendPermanent?: boolean;
   reason?: string[];
   messageId?: string[];
   since?: Date;
@@ -55,42 +56,44 @@ export function register(program: Command): void {
       .command("resubmit")
       .description("send dead-lettered messages back to the queue as new messages (fresh deterministic messageId), then complete them"),
   )
-    .option("--dry-run", "only list what would move, and under which id")
+    .option("--dry-run", "only list what would move, and under which id, and what would be refused")
+    .option(
+      "--resend-permanent",
+      `also resend dead letters whose reason cannot succeed when resent (${Object.keys(permanentReasons).join(", ")}): without it they stay in place, named`,
+    )
     .action(async (options: DlqOptions) => {
-      const { ConfigurationError, peekDeadLetters, resubmitDeadLetters } = await runtime();
+      const { ConfigurationError, resubmitDeadLetters } = await runtime();
       const target = await connection(options);
-      if (!options.dryRun) await warnInvalidEvents(target.queue, await explained(target, () => peekDeadLetters(target)));
-      const report = await explained(target, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false }));
+      const report = await explained(target, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false, resendPermanent: options.resendPermanent ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2), { json: true });
-      else {
-        const verb = report.dryRun ? "would send" : "sent";
-        const skipped = report.skipped > 0 ? `; ${report.skipped} left in place (filter)` : "";
-        print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue} as new messages${skipped}`);
-        const [first] = report.moved;
-        if (first) print(`  (${first.why})`);
-        for (const message of report.moved) {
-          print(`  ${describe(message)} -> ${verb} as ${message.sentAs}`);
-          if (message.completeFailed) print(`    completing the dead-letter copy failed (${message.completeFailed}): it stays there; a re-run sends the same id, which the queue drops as a duplicate`);
-        }
-        if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
-      }
+      else printReport(report);
       // A connection without Send is a configuration error (exit 2, the rights named), not a failed run (exit 1).
       if (report.failure?.code === "UnauthorizedAccess") throw new ConfigurationError(notAuthorized(target.queue));
       if (report.failure) process.exitCode = 1;
     });
 }
 
-/**
- * The consumer dead-letters an event it cannot parse as InvalidEvent: resent unchanged it is refused again. Said
- * before sending (on stderr, so --json stays JSON), with the way to leave them out.
- */
-async function warnInvalidEvents(queue: string, messages: DeadLetterSummary[]): Promise<void> {
-  const invalid = messages.filter((message) => message.deadLetterReason === "InvalidEvent").length;
-  if (invalid === 0) return;
-  process.stderr.write(
-    `chargeguard dlq resubmit: warning: ${invalid} of ${messages.length} dead letter(s) in ${queue} are InvalidEvent: the consumer refused their body, ` +
-      "and resent unchanged they will be dead-lettered again; fix them at the producer, or resubmit the others only with --reason MaxDeliveryCountExceeded (or --message-id)\n",
-  );
+/** The permanent reasons, named in --help without loading the runtime (test/cli/dlq.e2e.test.ts proves them equal). */
+export const permanentReasons = { BillingRecordMismatch: true, InvalidEvent: true } as const;
+
+function printReport(report: ResubmitReport): void {
+  const verb = report.dryRun ? "would send" : "sent";
+  const left = [
+    report.refused.length > 0 ? `${report.refused.length} refused (cannot succeed when resent)` : "",
+    report.skipped > 0 ? `${report.skipped} left in place (filter)` : "",
+    report.returned > 0 ? `${report.returned} sent by this run and dead-lettered again, not read back` : "",
+  ].filter(Boolean);
+  print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue} as new messages${left.map((part) => `; ${part}`).join("")}`);
+  const reasons = Object.entries(report.byReason).map(([reason, count]) => `${reason}: ${count.moved} ${verb}${count.refused > 0 ? `, ${count.refused} refused` : ""}`);
+  if (reasons.length > 0) print(`  by reason: ${reasons.join("; ")}`);
+  const [first] = report.moved;
+  if (first) print(`  (${first.why})`);
+  for (const message of report.moved) {
+    print(`  ${describe(message)} -> ${verb} as ${message.sentAs}`);
+    if (message.completeFailed) print(`    completing the dead-letter copy failed (${message.completeFailed}): it stays there; a re-run sends the same id, which the queue drops as a duplicate`);
+  }
+  for (const message of report.refused) print(`  ${describe(message)} -> ${report.dryRun ? "would be " : ""}refused: ${message.why} (--resend-permanent to send it anyway)`);
+  if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
 }
 
 /**

@@ -6,6 +6,8 @@ export {
   resubmission,
   resubmitMessageId,
   resubmitIdReason,
+  permanentDeadLetterReasons,
+  type RefusedDeadLetter,
   type DeadLetterFilter,
   type DeadLetterOptions,
   type DeadLetterSummary,
