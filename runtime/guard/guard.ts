@@ -19,6 +19,7 @@ import { readPeriodSpend, type PeriodSpend } from "./period-spend.js";
 import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
+import { mismatchReason } from "./mismatch.js";
 
 export type { GuardLease, GuardRecord, GuardRecordState } from "./guard-record.js";
 
@@ -131,12 +132,7 @@ export class Guard implements GuardStore<GuardLease> {
       };
     }
     if (record.fingerprint !== request.fingerprint) {
-      return {
-        status: "mismatch",
-        reason:
-          `${request.scope} ${request.recordKey} is already recorded (flow ${record.flow}, key ${record.idempotencyKey}) with other ` +
-          `parameters; refusing to send a different request under the same identity`,
-      };
+      return { status: "mismatch", reason: mismatchReason(record, request) };
     }
     if (record.state === "done") return { status: "already-done", objectId: record.objectId };
     if (record.state === "declined") return { status: "declined", reason: record.declineReason };

@@ -199,6 +199,8 @@ describe("DLQ tools", () => {
 
     const dry = await resubmitDeadLetters({ connectionString, queue, dryRun: true });
     expect(dry).toMatchObject({ moved: [], refused: [{ messageId: "m-other-amount", deadLetterReason: "BillingRecordMismatch" }], byReason: { BillingRecordMismatch: { moved: 0, refused: 1 } } });
+    // The dead letter says which fields differ from the billing on record, and what to do.
+    expect(dry.refused[0]?.deadLetterErrorDescription).toMatch(/other parameters \(payload\.amount 2500 -> 2600; spend\.amount 2500 -> 2600; also idempotencyKey, payload\.metadata\).*give it its own identity/);
     const refused = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 500 });
     expect(refused).toMatchObject({ moved: [], refused: [{ messageId: "m-other-amount", why: expect.stringMatching(/already billed with other parameters/) }] });
     expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId)).toEqual(["m-other-amount"]);
