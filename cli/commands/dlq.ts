@@ -39,7 +39,7 @@ export function register(program: Command): void {
       .option("--json", "print JSON")
       .addHelpText(
         "after",
-        exitCodesHelp({ 0: "done", 1: "a resubmission stopped part way (what was sent is listed; the rest stays dead-lettered)", 2: "a malformed connection string, missing rights on the queue" }),
+        exitCodesHelp({ 0: "done", 1: "a resubmission stopped part way (what was sent is listed; the rest stays dead-lettered)", 2: "a malformed connection string, missing rights on the queue, a queue that does not exist" }),
       );
 
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
@@ -104,7 +104,16 @@ async function explained<T>(target: { queue: string; connectionString?: string }
   try {
     return await operation();
   } catch (error) {
-    const { ConfigurationError, serviceBusRefusal, wrongKeyMessage } = await runtime();
+    const { ConfigurationError, serviceBusErrorIn, serviceBusRefusal, wrongKeyMessage } = await runtime();
+    // A missing queue is the operator's --queue (or SERVICEBUS_QUEUE), named in one line instead of the SDK's
+    // "'nope/$DeadLetterQueue/$management' could not be found".
+    if (serviceBusErrorIn(error)?.code === "MessagingEntityNotFound") {
+      throw new ConfigurationError(`queue ${target.queue} does not exist on ${endpointOf(target.connectionString)}: check --queue (or env SERVICEBUS_QUEUE)`, { cause: error });
+    }
+    const entityPath = /EntityPath=([^;]+)/i.exec(target.connectionString ?? "")?.[1];
+    if (entityPath !== undefined && entityPath !== target.queue && error instanceof Error && /does not match the EntityPath/.test(error.message)) {
+      throw new ConfigurationError(`the connection string is scoped to queue ${entityPath} (its EntityPath), not ${target.queue}: check --queue, or use that queue's connection string`, { cause: error });
+    }
     const refusal = serviceBusRefusal(error);
     if (!refusal) throw error;
     // A refused key and missing rights are the deployment's configuration: exit 2 (cli/errors.ts).
@@ -114,6 +123,12 @@ async function explained<T>(target: { queue: string; connectionString?: string }
     }
     throw new ConfigurationError(notAuthorized(target.queue), { cause: error });
   }
+}
+
+/** The namespace a connection string points at, without its key; else the environment's namespace. */
+function endpointOf(connectionString: string | undefined): string {
+  const endpoint = /Endpoint=([^;]+)/i.exec(connectionString ?? "")?.[1];
+  return endpoint ?? process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
 }
 
 function notAuthorized(queue: string): string {

@@ -136,6 +136,18 @@ describe("chargeguard dlq", () => {
     expect(emulator.inspect("billing").deadLettered).toHaveLength(1);
   });
 
+  it("a queue that does not exist is named in one line, exit 2, for peek and resubmit alike", async () => {
+    for (const command of ["peek", "resubmit"]) {
+      const error = await run("dlq", command, "--queue", "nope", "--connection-string", emulator.connectionString).catch((caught: unknown) => caught);
+      expect((error as Error).message).toMatch(/^queue nope does not exist on sb:\/\/127\.0\.0\.1:\d+\/?: check --queue \(or env SERVICEBUS_QUEUE\)$/);
+      expect(await exitCodeFor(error)).toBe(exitCodes.usage);
+    }
+    // A key scoped to another queue names that queue.
+    const scoped = await run("dlq", "peek", "--queue", "nope", "--connection-string", emulator.connectionStringFor("operator")).catch((caught: unknown) => caught);
+    expect((scoped as Error).message).toBe("the connection string is scoped to queue billing (its EntityPath), not nope: check --queue, or use that queue's connection string");
+    expect(await exitCodeFor(scoped)).toBe(exitCodes.usage);
+  });
+
   it("refuses a bad --since", async () => {
     await expect(run("dlq", "peek", "--queue", "billing", "--since", "yesterday")).rejects.toThrow(/allowed: an ISO 8601 time/);
     await expect(run("dlq", "peek", "--queue", "billing", "--since", "P1M")).rejects.toThrow(/months/);
