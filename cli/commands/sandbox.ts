@@ -15,8 +15,9 @@ const lockDuration = wholeNumber(100);
 const atLeastOne = wholeNumber(1);
 
 interface SandboxOptions {
-  servicebusPort: number;
-  stripePort: number;
+  /** Absent: the default port, or any free one when it is taken. */
+  servicebusPort?: number;
+  stripePort?: number;
   queue?: string[];
   stack?: string;
   configFile?: string;
@@ -41,6 +42,9 @@ const roleRules: Record<string, { variable: string; rights: QueueRights }> = {
 /** The key a sandbox consumer uses: the emulator accepts any sk_test_/rk_test_ key and never a live one. */
 const sandboxApiKey = "rk_test_sandbox";
 
+/** The ports a first run asks for: the official emulator's AMQP port, and the port stripe-mock uses. */
+const defaultPorts = { servicebus: 5672, stripe: 12111 } as const;
+
 const loadHint = "`node --env-file=sandbox.env ...` or `set -a; . ./sandbox.env; set +a`";
 
 /**
@@ -56,8 +60,8 @@ export function register(program: Command): void {
   const sandbox = program.command("sandbox");
   sandbox
     .description("run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
-    .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
-    .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
+    .option("--servicebus-port <port>", `AMQP port of the Service Bus emulator (0: any free port; default ${defaultPorts.servicebus}, or any free port when that is taken, said on stderr)`, port)
+    .option("--stripe-port <port>", `HTTP port of the Stripe emulator (0: any free port; default ${defaultPorts.stripe}, or any free port when that is taken)`, port)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
     .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", lockDuration)
     .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", atLeastOne)
@@ -144,12 +148,14 @@ function period(value: string): string {
 async function runSandbox(options: SandboxOptions): Promise<void> {
   const queues = queuesFrom(options);
   const authorizationRules = Object.fromEntries(Object.entries(roleRules).map(([name, role]) => [name, { rights: [...role.rights.sasRights] }]));
-  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort, authorizationRules }).catch((error: unknown) => {
-    throw explainListenError(error, "--servicebus-port", options.servicebusPort);
-  });
-  const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
+  const serviceBus = await onFreePort("--servicebus-port", options.servicebusPort, defaultPorts.servicebus, (port) =>
+    startServiceBusEmulator({ queues, port, authorizationRules }),
+  ).catch(settingsNotWritten);
+  const stripe = await onFreePort("--stripe-port", options.stripePort, defaultPorts.stripe, (port) =>
+    startStripeEmulator({ port, searchLagMs: options.stripeSearchLagMs ?? 0 }),
+  ).catch(async (error: unknown) => {
     await serviceBus.stop();
-    throw explainListenError(error, "--stripe-port", options.stripePort);
+    return settingsNotWritten(error);
   });
 
   // Listen before printing: whoever reads the settings may signal at once.
@@ -237,10 +243,32 @@ function describeQueue(name: string, options: EmulatedQueueOptions | undefined):
   return parts.join(", ");
 }
 
-function explainListenError(error: unknown, flag: string, port: number): unknown {
-  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
-    return new UsageError(`127.0.0.1:${port} is already in use: pass ${flag} with another port, or 0 for any free one`);
+/**
+ * Starts an emulator on the port asked for; with none asked for, on the default port, or on any free port when the
+ * default is taken (the official Service Bus emulator and RabbitMQ hold 5672), said on stderr: the settings printed
+ * carry the port taken, so `chargeguard sandbox > sandbox.env` works either way. A port asked for by name and taken
+ * is a usage error naming the flag.
+ */
+async function onFreePort<T>(flag: string, asked: number | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
+  try {
+    return await start(asked ?? fallback);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (asked !== undefined) throw new UsageError(`127.0.0.1:${asked} is already in use: pass ${flag} with another port, or 0 for any free one`);
+    console.error(`chargeguard sandbox: 127.0.0.1:${fallback} is taken (${flag}'s default), so any free port instead; the settings printed carry it`);
+    return start(0);
   }
-  return error;
+}
+
+/**
+ * No settings were printed. When stdout is a file (`chargeguard sandbox > sandbox.env`), the shell has made it
+ * already: a comment saying why keeps it from being an empty file that fails later, far from the cause.
+ */
+function settingsNotWritten(error: unknown): never {
+  if (!process.stdout.isTTY) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stdout.write(`# chargeguard sandbox did not start, no settings here: ${reason.split("\n")[0]}\n`);
+  }
+  throw error;
 }
 
