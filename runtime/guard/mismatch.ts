@@ -1,7 +1,7 @@
 // Same identity, other parameters: which fields differ between the billing on record and the one now asked for,
 // and what to do. A second usage event that shares the identity the team chose (say customer and period) is not a
 // retry of the first, and the refusal must say so in terms the team can act on, not only "other parameters".
-import { canonicalDocument } from "../canonical-json.js";
+import { canonicalDocument } from "../core/canonical-json.js";
 import type { GuardRecord } from "./guard-record.js";
 import type { StoreClaimRequest } from "./guard-store.js";
 

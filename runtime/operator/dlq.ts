@@ -16,11 +16,11 @@ import type {
   ServiceBusReceiver,
   ServiceBusSender,
 } from "@azure/service-bus";
-import { errorMessage } from "../describe-error.js";
+import { errorMessage } from "../core/describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
 import { serviceBusErrorIn } from "../sdk/service-bus-error.js";
-import { connectServiceBus } from "../servicebus-connection.js";
+import { connectServiceBus } from "../servicebus/servicebus-connection.js";
 
 export interface DeadLetterOptions {
   /** Absent: SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential. */
