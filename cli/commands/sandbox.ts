@@ -90,6 +90,7 @@ interface SendOptions {
   period?: string;
   amountCents: number;
   currency: string;
+  waitMs: number;
 }
 
 /** `chargeguard sandbox send`: one billing event to the running sandbox, with its settings from sandbox.env. */
@@ -104,16 +105,22 @@ function registerSend(sandbox: Command): void {
     .option("--period <YYYY-MM>", "the billing period (default: this month, UTC)", period)
     .option("--amount-cents <n>", "the amount in the currency's smallest unit", wholeNumber(1), 2_500)
     .option("--currency <code>", "ISO 4217 currency (lowercased for Stripe)", (value: string) => value.toLowerCase(), "usd")
+    .option("--wait-ms <ms>", "wait this long for the consumer's outcome of the message (0: do not wait)", wholeNumber(0), 30_000)
     .addHelpText(
       "after",
       "\nExample (a second terminal, beside chargeguard sandbox > sandbox.env and the consumer's npm start):\n" +
         "  set -a; . ./sandbox.env; set +a; chargeguard sandbox send --amount-cents 2500\n" +
-        exitCodesHelp({ 0: "sent", 1: "the sandbox could not be reached or refused the event", 2: "a setting from sandbox.env missing" }),
+        exitCodesHelp({
+          0: "sent, and the consumer charged it, recorded its decline or found it already billed (or --wait-ms 0)",
+          1: "the sandbox could not be reached or refused the event; the consumer dead-lettered it; no consumer picked it up within --wait-ms",
+          2: "a setting from sandbox.env missing, a queue the sandbox does not have",
+        }),
     )
-    .action(async (options: SendOptions) => {
+    .action(async (options: SendOptions, command: Command) => {
       const env = process.env;
       const connectionString = env.SERVICEBUS_PRODUCER_CONNECTION_STRING ?? env.SERVICEBUS_CONNECTION_STRING;
-      const queue = options.queue ?? env.SERVICEBUS_QUEUE;
+      // `sandbox` has a --queue of its own, which commander gives the parent when it follows `send`: read it there.
+      const queue = options.queue ?? (command.parent?.opts() as { queue?: string[] } | undefined)?.queue?.at(-1) ?? env.SERVICEBUS_QUEUE;
       const missing = [
         connectionString ? undefined : "SERVICEBUS_PRODUCER_CONNECTION_STRING",
         queue ? undefined : "SERVICEBUS_QUEUE (or --queue)",
@@ -121,7 +128,7 @@ function registerSend(sandbox: Command): void {
         env.STRIPE_API_KEY ? undefined : "STRIPE_API_KEY",
       ].filter(Boolean);
       if (missing.length > 0) throw new UsageError(`${missing.join(", ")} not set: load the sandbox's settings first (${loadHint})`);
-      const { sendSandboxEvent } = await import("../../sandbox/send-event.js");
+      const { sendSandboxEvent, SandboxQueueMissingError } = await import("../../sandbox/send-event.js");
       const sent = await sendSandboxEvent({
         connectionString: connectionString as string,
         queue: queue as string,
@@ -133,11 +140,46 @@ function registerSend(sandbox: Command): void {
         billingPeriod: options.period ?? new Date().toISOString().slice(0, 7),
         amountCents: options.amountCents,
         currency: options.currency,
+      }).catch((error: unknown) => {
+        throw error instanceof SandboxQueueMissingError ? new UsageError(error.message) : error;
       });
       console.log(JSON.stringify(sent.event));
       const created = sent.customerCreated ? ` (Stripe customer ${sent.event.stripeCustomerId} created in the sandbox)` : "";
-      console.error(`chargeguard sandbox send: sent to ${queue} as message ${sent.messageId}${created}; the consumer logs it charged`);
+      console.error(`chargeguard sandbox send: sent to ${queue} as message ${sent.messageId}${created}`);
+      if (options.waitMs > 0) await reportOutcome(sent, queue as string, options.waitMs);
     });
+}
+
+/** Waits (bounded) for what the consumer did with the message, and says it in one line; exit 1 when it did not bill. */
+async function reportOutcome(sent: { messageId: string; event: { stripeCustomerId: string }; before: ReadonlySet<string> }, queue: string, waitMs: number): Promise<void> {
+  const env = process.env;
+  const listen = env.SERVICEBUS_OPERATOR_CONNECTION_STRING ?? env.SERVICEBUS_CONNECTION_STRING;
+  if (listen === undefined) return;
+  const { waitForOutcome } = await import("../../sandbox/send-outcome.js");
+  const outcome = await waitForOutcome({
+    listenConnectionString: listen,
+    queue,
+    messageId: sent.messageId,
+    stripeApiBase: env.STRIPE_API_BASE as string,
+    stripeApiKey: env.STRIPE_API_KEY as string,
+    stripeCustomerId: sent.event.stripeCustomerId,
+    before: sent.before,
+    timeoutMs: waitMs,
+  });
+  const say = (line: string) => console.error(`chargeguard sandbox send: ${line}`);
+  switch (outcome.kind) {
+    case "charged":
+    case "declined":
+      return say(`the consumer ${outcome.kind === "charged" ? "charged it" : "recorded a decline"}: ${outcome.object} (${outcome.status}, ${outcome.amount} ${outcome.currency})`);
+    case "already-billed":
+      return say("the consumer found it already billed: no new Stripe object (the same identity was billed before)");
+    case "dead-lettered":
+      process.exitCode = 1;
+      return say(`the consumer dead-lettered it: ${outcome.reason}: ${outcome.description} (chargeguard dlq peek lists it)`);
+    case "not-picked-up":
+      process.exitCode = 1;
+      return say(`not picked up within ${Math.round(outcome.waitedMs / 1000)} s: it is still on ${queue}; is the consumer running (npm start) on this queue?`);
+  }
 }
 
 function period(value: string): string {
