@@ -7,6 +7,7 @@ import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
 import { exitCodesHelp } from "../errors.js";
 import {
+  billingIdentityHelp,
   databaseChoices,
   dependencySource,
   flowChoices,
@@ -69,7 +70,7 @@ export function register(program: Command): void {
       "pack chargeguard (this copy, or a built checkout) into <dir>/vendor with file: dependencies, so npm ci and docker build need no registry serving it (default when this chargeguard is not published)",
     )
     .option("--no-vendor", "depend on chargeguard from the npm registry (default when this chargeguard was published)")
-    .addHelpText("after", exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" }))
+    .addHelpText("after", `${billingIdentityHelp()}\n${exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" })}`)
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const copy = runningChargeguard();
