@@ -3,7 +3,7 @@
 // command's third outcome, neither done nor failed (reconcile: billings still unknown; prove: did not settle).
 import { CommanderError } from "commander";
 
-export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3 } as const;
+export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3, interrupted: 130 } as const;
 
 /** Base class: a CLI error carries its exit code. */
 export class CliError extends Error {

@@ -5,7 +5,7 @@ import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
-import { exitCodesHelp } from "../errors.js";
+import { CliError, exitCodes, exitCodesHelp } from "../errors.js";
 import {
   billingIdentityHelp,
   databaseChoices,
@@ -13,6 +13,7 @@ import {
   flowChoices,
   type FlowChoice,
   promptScaffoldOptions,
+  PromptInterrupted,
   queueBudgetPath,
   regenerateCommand,
   runningChargeguard,
@@ -76,7 +77,9 @@ export function register(program: Command): void {
       const copy = runningChargeguard();
       const options =
         !given && process.stdin.isTTY
-          ? await promptScaffoldOptions(dir, undefined, { from: copy.root, byDefault: !copy.published })
+          ? await promptScaffoldOptions(dir, undefined, { from: copy.root, byDefault: !copy.published }).catch((error: unknown) => {
+              throw error instanceof PromptInterrupted ? new CliError(error.message, exitCodes.interrupted) : error;
+            })
           : optionsFromFlags(dir, flags);
       // The prompt's "no" to vendoring is --no-vendor; a flag's absence leaves it to whether this copy was published.
       const source = dependencySource(given || !process.stdin.isTTY ? flags : { vendor: options.vendor ?? false }, copy);
