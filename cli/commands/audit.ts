@@ -76,7 +76,7 @@ export function register(program: Command): void {
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The engine (and the Stripe SDK) load when the command runs, not for --help or a usage error.
-      const { auditAccount, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
+      const { auditAccount, firstAnswerWithinMs, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
       const progress = progressLine();
       let result: AuditResult;
       try {
@@ -96,7 +96,7 @@ export function register(program: Command): void {
         });
       } catch (error) {
         progress.clear();
-        throw accessError(error);
+        throw accessError(error, { origin: apiBase ?? "https://api.stripe.com", withinMs: firstAnswerWithinMs });
       }
       progress.clear();
       // Customer ids and business keys are bytes from the account: control characters escaped (CSV cells: csv-cell.ts).
@@ -110,7 +110,15 @@ export function register(program: Command): void {
  * error's `type` (stripe-error.ts): the audit's client comes from the runtime's CommonJS copy of the SDK, whose
  * classes an `import("stripe")` here (the ESM build) would not match.
  */
-function accessError(error: unknown): unknown {
+function accessError(error: unknown, stripe: { origin: string; withinMs: number }): unknown {
+  if (isStripeErrorOfType(error, "StripeConnectionError")) {
+    // Which origin, and where it was set: a leftover sandbox port is the usual cause.
+    const set = stripe.origin === "https://api.stripe.com" ? "" : " (set by --stripe-api-base or STRIPE_API_BASE)";
+    // The SDK's own words name its 30 s timeout, not the deadline that cut the try: the socket's code says more.
+    const code = (error as { detail?: { code?: unknown } }).detail?.code;
+    const cause = typeof code === "string" && code !== "ETIMEDOUT" ? code : "timed out";
+    return new CliError(`Stripe unreachable at ${stripe.origin}${set}: no answer within ${stripe.withinMs / 1000} s (${cause})`, exitCodes.usage);
+  }
   if (isStripeErrorOfType(error, "StripeAuthenticationError")) return new CliError(`Stripe refused STRIPE_API_KEY: ${error.message}`, exitCodes.usage);
   if (isStripeErrorOfType(error, "StripePermissionError")) return new CliError(`STRIPE_API_KEY lacks a permission the audit needs: ${error.message}`, exitCodes.usage);
   const answer = stripeErrorIn(error);

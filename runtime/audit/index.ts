@@ -4,6 +4,7 @@ export { auditAccount, type AuditOptions, type AuditResult } from "./audit-accou
 export { formatAmount, formatAudit, summarize, type AuditFormat, type AuditSummary } from "./audit-report.js";
 export {
   budgetedHttpClient,
+  firstAnswerWithinMs,
   defaultRetryPolicy as auditRetryPolicy,
   type RequestCounters,
   type RetryPolicy as AuditRetryPolicy,

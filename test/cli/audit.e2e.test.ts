@@ -1,5 +1,6 @@
 // `chargeguard audit` as an operator runs it (the built CLI, spawned) against the Stripe emulator: its exit codes,
 // its three formats, and `--refund --yes` run twice refunding each certain duplicate exactly once.
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
@@ -56,6 +57,34 @@ describe("chargeguard audit", () => {
     expect(secret.stderr).toContain("audit only reads without --refund: give a restricted live key (rk_...) with read access, not a live secret key (sk_...)");
     expect(secret.stderr).not.toContain("notasecretkey");
   });
+
+  it("an unreachable Stripe is one line naming the URL, exit 2, within 5 s of the first try (was 31.5 s, eight tries, no URL)", async () => {
+    // A port nothing listens on (refused at once), and a server that accepts and never answers (each try times out).
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      for (const origin of [`http://127.0.0.1:${closed}`, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) {
+        const started = Date.now();
+        const run = await audit([], { STRIPE_API_BASE: origin });
+        const seconds = (Date.now() - started) / 1000;
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toMatch(new RegExp(`^chargeguard audit: Stripe unreachable at ${origin} \\(set by --stripe-api-base or STRIPE_API_BASE\\): no answer within 5 s`));
+        expect(run.stderr.trim().split("\n"), run.stderr).toHaveLength(1);
+        // 5 s and the CLI's own start (a few seconds on a loaded machine).
+        expect(seconds, run.stderr).toBeLessThan(12);
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
 
   it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {
     const json = await audit(["--format", "json"]);
