@@ -47,8 +47,8 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       exitCodesHelp({
-        0: "no duplicate found",
-        1: "duplicates found (refunded or not: run again to see them resolved)",
+        0: "no duplicate left: none found, or --refund --yes refunded every one",
+        1: "duplicates left to refund (likely ones not named with --refund-ids, failed refunds) or held by a dispute",
         2: "or an access error: no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable",
       }) +
         "\n\n" +
@@ -76,7 +76,7 @@ export function register(program: Command): void {
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
       const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
       // The engine (and the Stripe SDK) load when the command runs, not for --help or a usage error.
-      const { auditAccount, firstAnswerWithinMs, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
+      const { auditAccount, firstAnswerWithinMs, formatAudit, summarize, TokenBucket } = await import("../../runtime/audit/index.js");
       const progress = progressLine();
       let result: AuditResult;
       try {
@@ -99,9 +99,10 @@ export function register(program: Command): void {
         throw accessError(error, { origin: apiBase ?? "https://api.stripe.com", withinMs: firstAnswerWithinMs });
       }
       progress.clear();
+      warnUnkeyed(result, options.key);
       // Customer ids and business keys are bytes from the account: control characters escaped (CSV cells: csv-cell.ts).
       console.log(terminalSafe(formatAudit(result, options.format), { multiline: true }));
-      process.exitCode = result.groups.length > 0 || result.disputed.length > 0 ? exitCodes.failed : exitCodes.ok;
+      process.exitCode = summarize(result).duplicates_left > 0 || result.disputed.length > 0 ? exitCodes.failed : exitCodes.ok;
     });
 }
 
@@ -124,6 +125,15 @@ function accessError(error: unknown, stripe: { origin: string; withinMs: number 
   const answer = stripeErrorIn(error);
   if (answer) return new CliError(`Stripe could not be read (${answer.type}${answer.statusCode ? ` ${answer.statusCode}` : ""}): ${answer.message}`, exitCodes.usage);
   return error;
+}
+
+/** A key path no payment carries finds nothing certain, silently: said on stderr (JSON and CSV stay clean). */
+function warnUnkeyed(result: AuditResult, key: string): void {
+  if (result.examined === 0 || result.keyed > 0) return;
+  console.error(
+    `chargeguard audit: warning: none of the ${result.examined} payment(s) read carries --key ${key}: no duplicate can be certain, only likely (same amount within --window); ` +
+      "give the path your consumer writes its key to (chargeguard's: metadata.idempotency_key)",
+  );
 }
 
 /** One self-overwriting status line on a terminal (stderr), nothing when piped. */

@@ -35,7 +35,7 @@ describe("chargeguard audit", () => {
   it("documents its exit codes in --help", async () => {
     const run = await runCli(cli, ["audit", "--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate found\n +1 +duplicates found/);
+    expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate left: none found, or --refund --yes refunded every one\n +1 +duplicates left to refund/);
     expect(run.stdout).toContain("refuses a live secret key (sk_live_...)");
   });
 
@@ -100,6 +100,13 @@ describe("chargeguard audit", () => {
     expect(text.stdout).toContain(`${report.summary.customers} customers charged twice, ${usd.toFixed(2)} USD to refund`);
   });
 
+  it("warns when no payment carries --key (a mistyped path found nothing certain, silently), and only then", async () => {
+    const wrong = await runCli(cli, ["audit", "--key", "metadata.usageid", "--rate", "200", "--format", "json"], { env });
+    expect(wrong.stderr).toMatch(/^chargeguard audit: warning: none of the \d+ payment\(s\) read carries --key metadata\.usageid: no duplicate can be certain/);
+    expect((JSON.parse(wrong.stdout) as JsonReport).groups.filter((g) => g.confidence === "certain")).toEqual([]);
+    expect((await audit(["--format", "json"])).stderr).not.toContain("warning");
+  });
+
   it("exits 0 for a customer charged once", async () => {
     const [bobsBill] = [...truth.innocent];
     const intent = await new Stripe("rk_test_sandbox", { ...emulator.stripeConfig }).paymentIntents.retrieve(bobsBill as string);
@@ -112,11 +119,24 @@ describe("chargeguard audit", () => {
     const plan = await audit(["--refund"]);
     expect(plan.stdout).toContain(`${truth.certain.size} refund(s) planned: run again with --yes`);
     expect(emulator.ledger.refunds().filter((r) => r.reason === "duplicate")).toEqual([]);
-    await audit(["--refund", "--yes"]);
+    const before = JSON.parse((await audit(["--format", "json"])).stdout) as JsonReport;
+    const certainMinor = before.groups.filter((g) => g.confidence === "certain").reduce((sum, g) => sum + g.to_refund, 0);
+    const likelyMinor = (before.summary.to_refund["usd"] ?? 0) - certainMinor;
+    const first = await audit(["--refund", "--yes"]);
+    // It says what it refunded and what is left (the likely duplicates, refunded only when named), and exits 1 for them.
+    expect(first.stdout).toContain(`${truth.certain.size} refund(s) made, 0 failed`);
+    expect(first.stdout).toContain(`${(certainMinor / 100).toFixed(2)} USD refunded by this run, ${(likelyMinor / 100).toFixed(2)} USD left to refund (certain 0.00 USD, likely`);
+    expect(first.stdout).toContain(`${truth.likely.size} duplicate(s) left: a likely one is refunded only when named (--refund-ids)`);
+    expect(first.code).toBe(1);
     const second = await audit(["--refund", "--yes", "--format", "json"]);
     expect((JSON.parse(second.stdout) as { refunds: unknown[] }).refunds).toEqual([]);
     const refunded = emulator.ledger.refunds().filter((r) => r.reason === "duplicate").map((r) => r.metadata["duplicate_payment"]);
     expect(refunded.sort()).toEqual([...truth.certain.keys()].sort());
+    // Naming the likely ones refunds everything left: nothing left, exit 0 (it said '... to refund' and exited 1).
+    const last = await audit(["--refund", "--yes", "--refund-ids", [...truth.likely.keys()].join(",")]);
+    expect(last.stdout).toContain(`${(likelyMinor / 100).toFixed(2)} USD refunded by this run, nothing left to refund`);
+    expect(last.stdout).not.toMatch(/USD to refund/);
+    expect(last.code, last.stdout).toBe(0);
   });
 });
 
