@@ -2,7 +2,7 @@
 // failures marked as expected, so "PASSED" beside a column of FAILs is not read as a contradiction. The per-contender
 // blocks (table.ts) follow only with --details.
 import { formatCents, formatCount, verdictOutcome } from "../measure/metrics.js";
-import { countsVaryNote } from "./results.js";
+import { countsVaryNote, runOutcome } from "./results.js";
 import type { ContenderResult, ProvingGroundResult } from "../run/run-types.js";
 import { renderScenarioTables } from "../scenarios/scenario-report.js";
 import { renderTables } from "./table.js";
@@ -24,6 +24,18 @@ function row(contender: ContenderResult): string[] {
   ];
 }
 
+/** What the columns count: the table's numbers are read by someone who has not read the harness. */
+export const columnLegend =
+  "duplicates: succeeded charges beyond one per event; lost: valid events neither charged, declined nor dead-lettered; over-cap: spend past the period's cap.";
+
+/** The step after this run, by its outcome. */
+export function nextStep(result: ProvingGroundResult): string {
+  const outcome = runOutcome(result);
+  if (outcome === "passed") return "Next: chargeguard new consumer <dir> writes the consumer that passed, for your queue; its README runs it on the sandbox.";
+  if (outcome === "did-not-settle") return `Next: run again (--seed ${result.seed} gives the same workload); a machine this busy left billings in flight, so the verdict is open.`;
+  return `Next: --details shows every figure of the failing contender; --seed ${result.seed} reproduces the verdict.`;
+}
+
 /** The compact table, then the degraded scenarios' tables; a run without chaos contenders (`--no-chaos`) is those alone. */
 export function renderCompactTable(result: ProvingGroundResult): string {
   if (result.contenders.length === 0) return renderTables(result);
@@ -41,8 +53,10 @@ export function renderCompactTable(result: ProvingGroundResult): string {
     line(widths.map((width) => "-".repeat(width))),
     ...rows.slice(1).map(line),
     "",
+    columnLegend,
     "Broken examples are expected to fail; the run passes when the generated consumer passes. --details: every figure per contender.",
     countsVaryNote,
     ...(scenarios === "" ? [] : ["", scenarios]),
+    nextStep(result),
   ].join("\n");
 }

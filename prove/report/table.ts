@@ -25,9 +25,21 @@ export function renderTables(result: ProvingGroundResult): string {
   ];
   const blocks = result.contenders.map(renderContender);
   const passed = result.contenders.filter((contender) => contender.verdict.startsWith("PASS")).map((c) => c.name);
-  const footer = [`${passed.length} of ${result.contenders.length} contenders passed${passed.length > 0 ? `: ${passed.join(", ")}` : ""} (total ${(result.wallMs / 1000).toFixed(1)} s)`];
+  const footer = [
+    ...labelMeanings,
+    `${passed.length} of ${result.contenders.length} contenders passed${passed.length > 0 ? `: ${passed.join(", ")}` : ""} (total ${(result.wallMs / 1000).toFixed(1)} s)`,
+  ];
   return [...header, ...blocks, ...(scenarios === "" ? [] : [scenarios]), ...footer].join("\n");
 }
+
+/** The labels above that are not self-explanatory, said once after the blocks. */
+export const labelMeanings = [
+  "duplicates prevented: billings the guard refused to charge twice, by what brought the event again: redelivery (Service Bus",
+  "  delivered it again), retry (the consumer's own scheduled retry), resubmission (a dead letter resent), other (the first",
+  "  delivery of a copy the producer sent again: some events twice at once, and the nightly resend).",
+  "charge(s) matching no event (in a verdict): succeeded charges at Stripe that no workload event explains.",
+  "",
+];
 
 function renderContender(contender: ContenderResult): string {
   const m = contender.metrics;

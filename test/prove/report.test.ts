@@ -114,6 +114,11 @@ describe("report", () => {
     expect(text.split("\n").length).toBeLessThan(15);
     // Same seed, same verdict; the counts vary with timing, and the table says so.
     expect(text).toContain(countsVaryNote);
+    // What each column counts, and the step after a passing run, last.
+    expect(text).toContain("duplicates: succeeded charges beyond one per event; lost: valid events neither charged, declined nor dead-lettered; over-cap:");
+    expect(lines.at(-1)).toBe("Next: chargeguard new consumer <dir> writes the consumer that passed, for your queue; its README runs it on the sandbox.");
+    const failing = { ...result, contenders: result.contenders.map((c) => (c.kind === "generated" ? { ...c, verdict: "FAIL: 1 duplicate charge(s)" } : c)) };
+    expect(renderCompactTable(failing).split("\n").at(-1)).toBe("Next: --details shows every figure of the failing contender; --seed 7 reproduces the verdict.");
   });
 
   it("prints a table per contender with its verdict", () => {
@@ -126,6 +131,10 @@ describe("report", () => {
     expect(text).toContain("1 of 2 contenders passed: generated-consumer");
     expect(text).toMatch(/telemetry: charged\s+900 \(Stripe: 900 events charged\)/);
     expect(text).toMatch(/duplicates prevented\s+redelivery 60, retry 12, resubmission 3/);
+    // The labels that are not self-explanatory are explained once.
+    expect(text).toContain("duplicates prevented: billings the guard refused to charge twice, by what brought the event again: redelivery");
+    expect(text).toContain("other (the first");
+    expect(text).toContain("charge(s) matching no event (in a verdict): succeeded charges at Stripe that no workload event explains.");
     expect(text).toMatch(/telemetry\s+none reported/);
   });
 
