@@ -6,12 +6,16 @@ import type { ConsumerStep } from "../../runtime/handler/index.js";
 import type { StripeFaultRequest } from "../../sandbox/index.js";
 import type { ContenderAccount } from "./contender-account.js";
 import { contenderQueue, type ContenderSandbox } from "./contender-sandbox.js";
-import type { FaultPlan } from "../faults/faults.js";
+import { killFaults, type FaultHits, type FaultName, type FaultPlan } from "../faults/faults.js";
 import { seededRandom } from "../workload/random.js";
 import type { HarnessSettings } from "../run/settings.js";
 import { injectStripeFaults } from "../faults/stripe-fault-injection.js";
 
 export interface ArmedFaults {
+  /** How many times each fault actually hit this contender (planned is not hit: timing decides). */
+  readonly hits: FaultHits;
+  /** Counts `count` hits of `fault` (the late re-sends count theirs in contender-phases.ts). */
+  hit(fault: FaultName, count?: number): void;
   /** A slow Stripe call may still be running: the harness waits for it before it calls a phase settled. */
   slowCallsRunning(): boolean;
   shouldKill(step: ConsumerStep, usage: UsageEvent): boolean;
@@ -29,7 +33,10 @@ export interface FaultTargets {
 export function armContenderFaults({ plan, settings, seed, sandbox, account }: FaultTargets): ArmedFaults {
   const { servicebus, stripe } = sandbox;
   let slowCallsUntil = 0;
+  const hits: FaultHits = {};
+  const hit = (fault: FaultName, count = 1) => void (hits[fault] = (hits[fault] ?? 0) + count);
   injectStripeFaults({
+    onHit: hit,
     faults: stripe.faults,
     plan,
     settings,
@@ -48,23 +55,32 @@ export function armContenderFaults({ plan, settings, seed, sandbox, account }: F
   });
   if (plan.renewBusyRate > 0) {
     const random = seededRandom(seed).fork("renew-busy");
-    servicebus.faults.inject({ operation: "renewLock", action: "serverBusy", queue: contenderQueue, when: () => random.chance(plan.renewBusyRate) });
+    const busy = () => {
+      const answered = random.chance(plan.renewBusyRate);
+      if (answered) hit("renew-busy");
+      return answered;
+    };
+    servicebus.faults.inject({ operation: "renewLock", action: "serverBusy", queue: contenderQueue, when: busy });
   }
   // A hook gets the consumer's parsed event, in its flow's shape.
   const killedAt = new Set<string>();
   const scaledInAt = new Set<string>();
   return {
+    hits,
+    hit,
     slowCallsRunning: () => Date.now() < slowCallsUntil,
     shouldKill: (step, usage) => {
       const event = account.eventOfBody(usage);
       if (!event || plan.kills.get(event.id) !== step || killedAt.has(event.id)) return false;
       killedAt.add(event.id);
+      hit(killFaults[step]);
       return true;
     },
     shouldScaleIn: (_step, usage) => {
       const event = account.eventOfBody(usage);
       if (!event || !plan.scaleIns.has(event.id) || scaledInAt.has(event.id)) return false;
       scaledInAt.add(event.id);
+      hit("scale-in");
       return true;
     },
   };

@@ -79,11 +79,15 @@ async function sendAgainLater(run: ContenderPhases): Promise<number> {
   let resent = 0;
   if (plan.resubmitDeadLetters) {
     const toMove = new Set(sandbox.servicebus.inspect(contenderQueue).deadLettered.map((message) => message.sequenceNumber));
-    resent += await resubmitDeadLetters({ client: sandbox.client, queue: contenderQueue, toMove, newMessageId });
+    const moved = await resubmitDeadLetters({ client: sandbox.client, queue: contenderQueue, toMove, newMessageId });
+    run.faults.hit("dlq-resubmit", moved);
+    resent += moved;
   }
   if (plan.resendUnrecorded) {
     const { recorded } = await recordedEvents(run.pglite, workload, contender.flow);
-    resent += await resendUnrecorded({ sender: run.sender, workload, recorded, bodyOf: run.account.resendBodyOf, newMessageId });
+    const sent = await resendUnrecorded({ sender: run.sender, workload, recorded, bodyOf: run.account.resendBodyOf, newMessageId });
+    run.faults.hit("nightly-resend", sent);
+    resent += sent;
   }
   return resent;
 }

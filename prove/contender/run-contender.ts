@@ -99,7 +99,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     report(1);
     // The last card attempt the run made, read before the judge's audit seeds its dispute fixture's charges.
     const lastAttemptAt = lastCardAttemptAt(sandbox.stripe);
-    const judged = await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log });
+    const judged = { ...(await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log })), faultHits: { ...armed.hits } };
     return scenario ? await withScenario(judged, scenario, { drainedAt, replicas, lastAttemptAt }, sandbox) : judged;
   } finally {
     await fleet?.stop();

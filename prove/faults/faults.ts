@@ -22,6 +22,8 @@ export const faultCatalogue = {
 } as const;
 
 export type FaultName = keyof typeof faultCatalogue;
+/** How many times each fault hit one contender (a planned fault may not: a copy billed before it, a kill not reached). */
+export type FaultHits = Partial<Record<FaultName, number>>;
 export const faultNames = Object.keys(faultCatalogue) as FaultName[];
 
 export type StripeFault = "slow-stripe" | "commit-drop" | "stripe-500" | "stripe-409";

@@ -20,6 +20,8 @@ export interface StripeFaultInjection {
   moneyPaths?: RegExp;
   /** Requests `eventOf` must see without a fault (an invoice's items name the customer and amount its `pay` omits). */
   observePaths?: RegExp;
+  /** Told once per event a fault met (the report counts the faults that hit). */
+  onHit?(fault: StripeFault): void;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface StripeFaultInjection {
  */
 const dropsPerFault = 2;
 
-export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall, moneyPaths, observePaths }: StripeFaultInjection): void {
+export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall, moneyPaths, observePaths, onHit }: StripeFaultInjection): void {
   if (plan.stripe.size === 0 && plan.scaleIns.size === 0) return;
   if (observePaths) faults.inject({ method: "POST", path: observePaths, action: "latency", ms: 0, when: (request) => (eventOf(request), false) });
   const hits = new Map<string, number>();
@@ -39,6 +41,7 @@ export function injectStripeFaults({ faults, plan, settings, eventOf, onSlowCall
     const count = (hits.get(event.id) ?? 0) + 1;
     if (count > times) return false;
     hits.set(event.id, count);
+    if (count === 1) onHit?.(fault);
     if (fault === "slow-stripe") onSlowCall(event);
     return true;
   };

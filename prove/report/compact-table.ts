@@ -2,7 +2,7 @@
 // failures marked as expected, so "PASSED" beside a column of FAILs is not read as a contradiction. The per-contender
 // blocks (table.ts) follow only with --details.
 import { formatCents, formatCount, verdictOutcome } from "../measure/metrics.js";
-import { countsVaryNote, runOutcome } from "./results.js";
+import { countsVaryNote, describeFaultHits, runOutcome } from "./results.js";
 import type { ContenderResult, ProvingGroundResult } from "../run/run-types.js";
 import { renderScenarioTables } from "../scenarios/scenario-report.js";
 import { renderTables } from "./table.js";
@@ -41,6 +41,9 @@ export function renderCompactTable(result: ProvingGroundResult): string {
   if (result.contenders.length === 0) return renderTables(result);
   const scenarios = renderScenarioTables(result.scenarios ?? []);
   const rows = [[...columns], ...result.contenders.map(row)];
+  // Planned is not hit: how often each fault met the generated consumer (each contender's: --details).
+  const generated = result.contenders.find((contender) => contender.kind === "generated");
+  const hits = generated && result.faults.length > 0 ? [`faults that hit ${generated.name}: ${describeFaultHits(result.faults, generated.faultHits)}`] : [];
   const widths = columns.map((_, index) => Math.max(...rows.map((cells) => (cells[index] ?? "").length)));
   // Numbers right-aligned, text left-aligned.
   const numeric = new Set([2, 3, 4]);
@@ -53,6 +56,7 @@ export function renderCompactTable(result: ProvingGroundResult): string {
     line(widths.map((width) => "-".repeat(width))),
     ...rows.slice(1).map(line),
     "",
+    ...hits,
     columnLegend,
     "Broken examples are expected to fail; the run passes when the generated consumer passes. --details: every figure per contender.",
     countsVaryNote,

@@ -1,6 +1,7 @@
 // The results of a proving-ground run, and their machine-readable form (the `--json` shape of issue 6).
 import { formatCount, verdictOutcome } from "../measure/metrics.js";
 import { runScale } from "../run/run-scale.js";
+import type { FaultHits, FaultName } from "../faults/faults.js";
 import type { ContenderResult, ProvingGroundJson, ProvingGroundResult, RunOutcome } from "../run/run-types.js";
 import { scenariosToJson } from "../scenarios/scenario-report.js";
 
@@ -38,6 +39,16 @@ export function unsettledBillingsOf(result: RunContenders): number {
  * Said wherever the verdict is printed: a seed fixes the workload and the fault schedule, but which deliveries meet a
  * fault depends on timing (lock expiry, replica kills, the machine's load), so counts differ between runs of one seed.
  */
+/**
+ * The run's faults with how often each hit a contender, in the run's order: "slow-stripe 4, commit-drop 3, ...". The
+ * spend cap is a limit, not an event: its effect is the over-cap column.
+ */
+export function describeFaultHits(faults: readonly FaultName[], hits: FaultHits | undefined): string {
+  const counted = faults.filter((fault) => fault !== "spend-cap");
+  if (counted.length === 0) return "none";
+  return counted.map((fault) => `${fault} ${formatCount(hits?.[fault] ?? 0)}`).join(", ");
+}
+
 export const countsVaryNote =
   "Same seed, same verdict: which contenders pass and fail is reproducible, the counts are not (timing decides which messages meet a fault; duplicates vary by tens between runs).";
 
@@ -74,7 +85,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     passed: runPassed(result),
     outcome: runOutcome(result),
     unsettledBillings: unsettledBillingsOf(result),
-    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry, accountAudit }) => ({
+    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry, accountAudit, faultHits }) => ({
       name,
       kind,
       flow,
@@ -95,6 +106,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       telemetry: { outcomes: telemetry?.outcomes ?? {}, duplicatesPrevented: telemetry?.duplicatesPrevented ?? {} },
       ...(scaleIns ? { scaleIns } : {}),
       ...(accountAudit ? { accountAudit } : {}),
+      ...(faultHits ? { faultHits } : {}),
       wallMs: metrics.wallMs,
     })),
     ...(result.scenarios ? { scenarios: scenariosToJson(result.scenarios) } : {}),

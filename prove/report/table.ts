@@ -3,6 +3,7 @@ import { describeAccountAudit } from "../measure/account-audit.js";
 import { formatCents, formatCount as count } from "../measure/metrics.js";
 import type { ContenderResult, ProvingGroundResult } from "../run/run-types.js";
 import { describeScale } from "../run/run-scale.js";
+import { describeFaultHits } from "./results.js";
 import { renderScenarioTables } from "../scenarios/scenario-report.js";
 
 /** What each flow creates at Stripe (the JSON's `paymentIntents` count). */
@@ -23,7 +24,7 @@ export function renderTables(result: ProvingGroundResult): string {
     `faults: ${result.faults.length > 0 ? result.faults.join(", ") : "none"}`,
     "",
   ];
-  const blocks = result.contenders.map(renderContender);
+  const blocks = result.contenders.map((contender) => renderContender(contender, result.faults));
   const passed = result.contenders.filter((contender) => contender.verdict.startsWith("PASS")).map((c) => c.name);
   const footer = [
     ...labelMeanings,
@@ -41,7 +42,7 @@ export const labelMeanings = [
   "",
 ];
 
-function renderContender(contender: ContenderResult): string {
+function renderContender(contender: ContenderResult, faults: ProvingGroundResult["faults"]): string {
   const m = contender.metrics;
   const deadLettered = Object.entries(m.deadLettered).sort(([, a], [, b]) => b - a);
   const rows: [string, string][] = [
@@ -55,6 +56,7 @@ function renderContender(contender: ContenderResult): string {
     ["repeated declines", count(m.repeatedDeclines)],
     ["malformed dead-lettered", `${count(m.malformedDeadLettered)} of ${count(m.malformedEvents)}`],
     ["dead-lettered", deadLettered.length === 0 ? "0" : deadLettered.map(([reason, n]) => `${reason} ${count(n)}`).join(", ")],
+    ...(faults.length > 0 ? [["faults that hit", describeFaultHits(faults, contender.faultHits)] as [string, string]] : []),
     ...(contender.scaleIns
       ? [["scaled-in replicas", `${count(contender.scaleIns.drained)} drained, ${count(contender.scaleIns.killed)} SIGKILLed`] as [string, string]]
       : []),

@@ -2,7 +2,7 @@
 // degraded scenarios' outcomes. Types only, taken from the modules that make them: every module of the run can import
 // them without importing the run (which once made a 15-file import circle around results.ts).
 import type { AccountAudit } from "../measure/account-audit.js";
-import type { FaultName } from "../faults/faults.js";
+import type { FaultHits, FaultName } from "../faults/faults.js";
 import type { ProvingFlow } from "../workload/flows.js";
 import type { ContenderMetrics, VerdictOutcome } from "../measure/metrics.js";
 import type { OverallProgressUpdate } from "./overall-progress.js";
@@ -48,6 +48,8 @@ export interface ContenderResult {
   scaleIns?: ScaleInCounts;
   /** `chargeguard audit` of the contender's Stripe account beside the ground truth (not for meter events). */
   accountAudit?: AccountAudit;
+  /** The faults that hit it, each counted (per event, renew request or message re-sent). */
+  faultHits?: FaultHits;
   /** A degraded scenario's figures (scenario runs only). */
   scenario?: ScenarioFigures;
   verdict: string;
@@ -101,6 +103,8 @@ export interface ContenderJson {
   scaleIns?: ScaleInCounts;
   /** `chargeguard audit` of the account: duplicates found, the ground truth, whether they agree (not for meter events). */
   accountAudit?: AccountAudit;
+  /** How often each fault hit it. */
+  faultHits?: FaultHits;
   wallMs: number;
 }
 

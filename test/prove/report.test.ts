@@ -53,6 +53,7 @@ const result: ProvingGroundResult = {
         duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
         duplicatesPreventedBy: { guard_billed: 70, stripe_replayed: 5 },
       },
+      faultHits: { "kill-after-stripe": 3 },
       verdict: "PASS: every valid event billed",
     },
   ],
@@ -87,6 +88,7 @@ describe("report", () => {
       telemetry: { outcomes: {}, duplicatesPrevented: {} },
       wallMs: 4200,
     });
+    expect(json.contenders[1]?.faultHits).toEqual({ "kill-after-stripe": 3 });
     expect(json.contenders[1]?.telemetry).toEqual({
       outcomes: { charged: 900, declined: 30, already_billed: 75 },
       duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
@@ -109,6 +111,8 @@ describe("report", () => {
     expect(rows).toHaveLength(result.contenders.length);
     expect(rows.find((line) => line.startsWith("random-uuid-key"))).toMatch(/FAIL \(expected: a broken example\)$/);
     expect(rows.find((line) => line.startsWith("generated-consumer (generated)"))).toMatch(/PASS$/);
+    // How often each of the run's faults actually hit (planned is not hit), a fault that never did with 0.
+    expect(text).toContain("faults that hit generated-consumer: kill-after-stripe 3, commit-drop 0");
     // The details (deliveries, telemetry) only with --details.
     expect(text).not.toContain("deliveries");
     expect(text.split("\n").length).toBeLessThan(15);
@@ -127,6 +131,7 @@ describe("report", () => {
     expect(text).toMatch(/duplicate charges\s+30/);
     expect(text).toMatch(/over-cap spend\s+\$123\.45/);
     expect(text).toMatch(/dead-lettered\s+InvalidEvent 40/);
+    expect(text).toMatch(/faults that hit\s+kill-after-stripe 3, commit-drop 0\n/);
     expect(text).toContain("FAIL: 30 duplicate charge(s)");
     expect(text).toContain("1 of 2 contenders passed: generated-consumer");
     expect(text).toMatch(/telemetry: charged\s+900 \(Stripe: 900 events charged\)/);
