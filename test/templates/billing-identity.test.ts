@@ -23,6 +23,13 @@ describe("what identifies one billing, per flow", () => {
     }
   });
 
+  it("is said in the default consumer's README, as its event derives it, with what a second event of that identity meets", () => {
+    const readme = readFileSync(path.resolve(flows, "../consumer/README.md"), "utf8");
+    const fields = billingIdentities["payment-intent"].fields.map((field) => `\`${field}\``).join(" + ");
+    expect(readme).toContain(`**What identifies one billing: ${fields}.** Two usage events of one customer in one month are\none billing`);
+    expect(readme).toMatch(/one with another amount is dead-lettered\n`BillingRecordMismatch`, its description naming the fields that differ/);
+  });
+
   it("is in new consumer --help, one line per flow", async () => {
     const program = new Command("chargeguard").exitOverride();
     register(program);
