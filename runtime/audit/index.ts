@@ -5,9 +5,9 @@ export { formatAmount, formatAudit, summarize, type AuditFormat, type AuditSumma
 export {
   budgetedHttpClient,
   firstAnswerWithinMs,
-  defaultRetryPolicy as auditRetryPolicy,
+  auditRetryPolicy,
   type RequestCounters,
-  type RetryPolicy as AuditRetryPolicy,
+  type AuditRetryPolicy,
 } from "./budgeted-http-client.js";
 export { detectDuplicates, type Confidence, type CustomerFindings, type DuplicateGroup, type DuplicatePayment, type ResolvedDuplicate } from "./detect.js";
 export { auditFlows, type AuditFlow, type PaymentRecord } from "./payment-record.js";

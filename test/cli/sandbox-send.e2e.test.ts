@@ -4,7 +4,7 @@
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/sandbox.js";
-import { exitCodeFor, exitCodes } from "../../cli/errors.js";
+import { exitCodeFor, exitCodes } from "../../cli/exit-codes.js";
 import { startBillingConsumer } from "../../runtime/consumer/consumer.js";
 import type { RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
