@@ -4,7 +4,7 @@
 import { CommanderError } from "commander";
 import { ChargeguardError } from "../errors/index.js";
 
-export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3 } as const;
+export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3, interrupted: 130 } as const;
 
 /** Base class: a CLI error carries its exit code; a refusal of the kit's like every other (a ChargeguardError). */
 export class CliError extends ChargeguardError {

@@ -71,6 +71,7 @@ export function register(program: Command): void {
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
       const connection = databaseUrl ? { databaseUrl } : { dataDir: dataDir as string, requireExistingDataDir: true };
       const guard = await Guard.open(connection);
+      let leased: LeasedBilling[];
       let report: ReconcileReport;
       try {
         report = await reconcile({
@@ -81,11 +82,14 @@ export function register(program: Command): void {
           ...expectedPeriodTotalCents,
           ...(options.flow === undefined ? {} : { flow: options.flow }),
         });
+        // What the run left to a lease not yet lapsed (its own claims end released): a consumer that crashed holds
+        // its billing until then, and "0 examined" alone read as nothing left to do.
+        leased = await leasedBillings(guard, options);
       } finally {
         await guard.close();
       }
       // Keys and details are bytes from events and Stripe: each line terminal-safe (JSON stays JSON).
-      console.log(options.json ? terminalSafe(JSON.stringify(report, null, 2), { multiline: true }) : describe(report));
+      console.log(options.json ? terminalSafe(JSON.stringify({ ...report, leased }, null, 2), { multiline: true }) : describe(report, leased));
       if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
@@ -131,7 +135,7 @@ async function reconcilerStripe(env: ConsumerVariables, apiBase: string | undefi
   };
 }
 
-function describe(report: ReconcileReport): string {
+function describe(report: ReconcileReport, leased: LeasedBilling[]): string {
   const lines = [
     `${report.dryRun ? "reconcile (dry run: nothing charged or recorded)" : "reconcile"}: ${report.examined} stale pending billing(s) examined`,
     `  completed             ${report.completed}`,
@@ -141,10 +145,31 @@ function describe(report: ReconcileReport): string {
     `  refused               ${report.refused}`,
     `  still unknown         ${report.stillUnknown}`,
   ];
+  if (leased.length > 0) {
+    const last = leased.map((record) => record.lockedUntil).sort().at(-1);
+    lines.push(`  skipped (lease held)  ${leased.length}: a consumer may still be billing them; rerun after ${last} if they are still pending`);
+    for (const record of leased) lines.push(`${record.flow} ${record.scope} ${JSON.stringify(record.key)}: lease held until ${record.lockedUntil}`);
+  }
   for (const outcome of report.outcomes) {
     const object = outcome.objectId ? ` ${outcome.objectId}` : "";
     const detail = outcome.detail ? ` (${outcome.detail})` : "";
     lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
   }
   return lines.map((line) => terminalSafe(line)).join("\n");
+}
+
+/** A pending billing the run left alone: a consumer (or one that crashed) holds its lease until `lockedUntil`. */
+interface LeasedBilling {
+  scope: string;
+  key: Record<string, string | number>;
+  flow: string;
+  lockedUntil: string;
+}
+
+async function leasedBillings(guard: import("../../runtime/guard/guard.js").Guard, options: ReconcileCommandOptions): Promise<LeasedBilling[]> {
+  const records = await guard.leasedPending({
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.flow === undefined ? {} : { flow: options.flow }),
+  });
+  return records.map((record) => ({ scope: record.scope, key: record.key, flow: record.flow, lockedUntil: record.lockedUntil?.toISOString() ?? "" }));
 }

@@ -1,6 +1,6 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -185,6 +185,38 @@ describe("chargeguard sandbox", () => {
       expect(result.stderr).toContain(`127.0.0.1:${taken} is already in use: pass --stripe-port`);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it("with 5672 taken, takes a free port and prints settings that work; asked for by name, refuses and says so in the settings file", async () => {
+    // 5672 is the official emulator's and RabbitMQ's port: take it here unless something already holds it.
+    const blocker = createServer();
+    const held = await new Promise<boolean>((resolve) => {
+      blocker.once("error", () => resolve(false));
+      blocker.listen(5672, "127.0.0.1", () => resolve(true));
+    });
+    try {
+      const sandbox = await start(["--stripe-port", "0"], scratch);
+      expect(sandbox.stderr()).toContain("127.0.0.1:5672 is taken (--servicebus-port's default), so any free port instead");
+      const port = Number(/Endpoint=sb:\/\/127\.0\.0\.1:(\d+)/.exec(sandbox.env["SERVICEBUS_CONNECTION_STRING"] ?? "")?.[1]);
+      expect(port).toBeGreaterThan(0);
+      expect(port).not.toBe(5672);
+      // The settings work: the real SDK sends to the queue they name.
+      const client = new ServiceBusClient(sandbox.env["SERVICEBUS_CONNECTION_STRING"] ?? "");
+      await client.createSender(sandbox.env["SERVICEBUS_QUEUE"] ?? "").sendMessages({ body: "hello" });
+      await client.close();
+      sandbox.child.kill("SIGINT");
+      expect((await sandbox.exited).code).toBe(0);
+
+      const file = join(scratch, "sandbox.env");
+      const out = openSync(file, "w");
+      const refused = spawnSync(process.execPath, [cli, "sandbox", "--servicebus-port", "5672", "--stripe-port", "0"], { cwd: scratch, encoding: "utf8", timeout: 30_000, stdio: ["ignore", out, "pipe"] });
+      closeSync(out);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain("127.0.0.1:5672 is already in use: pass --servicebus-port with another port, or 0 for any free one");
+      expect(readFileSync(file, "utf8")).toBe("# chargeguard sandbox did not start, no settings here: 127.0.0.1:5672 is already in use: pass --servicebus-port with another port, or 0 for any free one\n");
+    } finally {
+      if (held) await new Promise((resolve) => blocker.close(resolve));
     }
   });
 

@@ -83,7 +83,8 @@ async function main(): Promise<void> {
         return health?.close();
       })
       .then(
-        () => process.exit(0),
+        // Ctrl-C is an interrupted command: 130, as shells and npm report it; SIGTERM is the platform's normal stop.
+        () => process.exit(signal === "SIGINT" ? 130 : 0),
         (error: unknown) => {
           logError(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
           process.exit(1);
