@@ -2,6 +2,7 @@
 // with the same rules as the flags and asked again until it passes.
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
+import { ChargeguardError } from "../errors/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { databaseChoices } from "./database-packages.js";
 import { flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
@@ -17,8 +18,8 @@ export interface VendorQuestion {
   byDefault: boolean;
 }
 
-/** Ctrl-C at one of the prompt's questions: nothing was written (the CLI exits 130). */
-export class PromptInterrupted extends Error {
+/** Ctrl-C at one of the prompt's questions: nothing was written. The CLI says so in one line and exits 130. */
+export class PromptInterrupted extends ChargeguardError {
   override readonly name = "PromptInterrupted";
 }
 
