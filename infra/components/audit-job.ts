@@ -9,7 +9,7 @@ import { Job } from "@pulumi/azure-native/app/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
 import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
 import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 /** What the job runs: the audit, reporting as JSON in its log; no --refund, ever. */

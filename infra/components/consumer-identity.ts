@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
 import { consumerQueueRights } from "../../tuning/index.js";
-import { builtInRoles, roleGuidOf } from "../access.js";
+import { builtInRoles, roleGuidOf } from "../specs/index.js";
 import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 /** One grant: a built-in role on a scope. */

@@ -46,7 +46,7 @@ export interface GuardDatabaseArgs {
     zoneLink?: pulumi.Resource;
   };
   production: boolean;
-  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/locks.ts). */
+  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/specs/locks.ts). */
   deleteLock?: boolean;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;

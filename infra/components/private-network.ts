@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { NatGateway, PublicIPAddress, Subnet, VirtualNetwork } from "@pulumi/azure-native/network/index.js";
 import { PrivateZone, VirtualNetworkLink } from "@pulumi/azure-native/privatedns/index.js";
-import { planSubnets } from "../network-plan.js";
+import { planSubnets } from "../config/index.js";
 
 /** Azure's private-link zone names (public cloud). */
 export const privateDnsZones = {

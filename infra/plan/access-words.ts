@@ -1,6 +1,6 @@
 // Who may do what, in words: each role assignment by its built-in role name, beside the principal (an identity by
 // name and what it is for, or a configured producer / operator object id) and the scope it is granted on.
-import type { StackConfig } from "../stack-config.js";
+import type { StackConfig } from "../config/index.js";
 import type { MockedResource } from "./azure-mocks.js";
 import { roleName } from "./role-names.js";
 

@@ -1,7 +1,7 @@
 // The plan's --details view: everything the summary leaves out, each number with its derivation. Queue tuning in
 // words, each consumer app's bounds and why, every role assignment (role name, principal, scope), every SAS rule,
 // every alert with its signal, window and threshold, the database, vault and network with the operator's steps.
-import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../database-roles.js";
+import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../specs/index.js";
 import { grantsOf } from "./access-words.js";
 import { alertSignalSummary } from "./alert-plan.js";
 import { alertDetailLines } from "./alert-words.js";

@@ -3,7 +3,7 @@ export { planStack, type Plan, type PlanOptions, type PlanReport, type PlannedQu
 export { formatPlan } from "./format-plan.js";
 export { runPolicies, resourceArgs, stackArgs, type PolicyTarget, type Violation } from "./policy-args.js";
 export { azureMocks, PLAN_SUBSCRIPTION_ID, type MockedResource } from "./azure-mocks.js";
-export { StackConfigError } from "../stack-config.js";
+export { StackConfigError } from "../config/index.js";
 
 import type { PlanReport } from "./run-plan.js";
 

@@ -3,7 +3,7 @@
 // the resource's children and extension resources: ScopeLocked), which Pulumi's `protect` refuses, and the procedure
 // that gets the change through. The deployed stack is a baseline: the previous Pulumi.<stack>.yaml (planned under
 // the same mocks) or `pulumi stack export` (the real state).
-import { LOCK_NAME } from "../locks.js";
+import { LOCK_NAME } from "../specs/index.js";
 import { isType, types } from "../policy/resource-types.js";
 import { AZURE_NAME_INPUT } from "./azure-mocks.js";
 

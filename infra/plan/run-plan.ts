@@ -3,12 +3,18 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from "../load-stack-config.js";
+import {
+  readStackConfigFile,
+  toPulumiConfig,
+  type StackConfigLocation,
+  parseStackConfig,
+  PROJECT,
+  type StackConfig,
+  isSecureValue,
+} from "../config/index.js";
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
-import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
 import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowName, type ReplicaBounds } from "../../tuning/index.js";
-import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 import { plannedAlerts, type PlannedAlert } from "./alert-plan.js";

@@ -1,8 +1,8 @@
 // The secrets the consumer apps read, as the plan reports them: where each lives, who may read it, which phase of the
 // two-phase bootstrap the stack is in and what that run does about the secret, and what the operator must do. Names
 // only: neither the program nor the plan ever reads or writes a secret's value, so there is none to print.
-import { builtInRoles } from "../access.js";
-import type { StackConfig } from "../stack-config.js";
+import { builtInRoles } from "../specs/index.js";
+import type { StackConfig } from "../config/index.js";
 import type { MockedResource } from "./azure-mocks.js";
 
 export interface PlannedSecret {

@@ -3,7 +3,7 @@
 // Premium namespace's messaging units running hot. A metric alert counts when it is enabled, scoped to the resource
 // and watches the metric. Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { logAlertSignals, logSignalProblems, metricAlertSignals, metricSignalProblems, resourceTypeOfId } from "../alert-signals.js";
+import { logAlertSignals, logSignalProblems, metricAlertSignals, metricSignalProblems, resourceTypeOfId } from "../specs/index.js";
 import { list, obj, ofType } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 

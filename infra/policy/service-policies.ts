@@ -2,9 +2,7 @@
 // the guard database, the vault, and no secrets in plain inputs. Plain policy objects like ./policies.ts; only type
 // imports from @pulumi/policy. Resources are matched by type including aliases (isType).
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { MAINTENANCE_TAG } from "../locks.js";
-import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
-import { decodeQueueMetadata } from "../queue-metadata.js";
+import { MAINTENANCE_TAG, REPLICA_BUDGET_TAG_NAME, decodeQueueMetadata } from "../specs/index.js";
 import {
   DEFAULT_RESERVED_CONNECTIONS,
   deliveryBudgetMs,

@@ -15,7 +15,7 @@ import type { PrivateNetwork } from "../components/private-network.js";
 import { ScalerIdentity } from "../components/scaler-identity.js";
 import type { AuditIdentity } from "../components/audit-job.js";
 import { buildAuditJob } from "./audit.js";
-import type { StackConfig } from "../stack-config.js";
+import type { StackConfig } from "../config/index.js";
 
 export interface ConsumerAppsArgs {
   config: StackConfig;

@@ -3,12 +3,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
-import type { DatabaseConfig } from "../service-config.js";
+import type { DatabaseConfig } from "../config/index.js";
 import { maintenanceTags, type StackContext } from "./stack-context.js";
 
 /**
  * With an administrator of its own (production requires one), each consumer gets a role owning only its schema
- * (infra/database-roles.ts, run by that administrator after phase one). Without (development), the consumers'
+ * (infra/specs/database-roles.ts, run by that administrator after phase one). Without (development), the consumers'
  * identities are the administrators, so the guard can create its tables unattended.
  */
 function databaseAdministrators(database: DatabaseConfig, identities: ConsumerIdentity[]) {

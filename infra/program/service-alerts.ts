@@ -4,7 +4,7 @@ import type { BillingNamespace } from "../components/billing-namespace.js";
 import type { ConsumerApp } from "../components/consumer-app.js";
 import type { GuardDatabase } from "../components/guard-database.js";
 import { ServiceAlerts } from "../components/service-alerts.js";
-import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../service-alert-specs.js";
+import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../specs/index.js";
 import type { StackContext } from "./stack-context.js";
 
 export function buildServiceAlerts(

@@ -3,8 +3,8 @@
 // through the real program under mocks (as the CLI does); the figures are recomputed here from first principles.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
-import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { builtInRoles } from "../../infra/specs/index.js";
+import { loadStackConfig } from "../../infra/config/index.js";
 import { formatPlan } from "../../infra/plan/format-plan.js";
 import { figure, isoSpan, rate, seconds, span } from "../../infra/plan/plan-units.js";
 import { queueThroughput } from "../../infra/plan/queue-throughput.js";

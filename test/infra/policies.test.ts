@@ -15,8 +15,7 @@ import {
   queueMaxDeliveryCount,
   types,
 } from "../../infra/policy/policies.js";
-import { builtInRoles, roleGuidOf } from "../../infra/access.js";
-import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
+import { builtInRoles, roleGuidOf, encodeQueueMetadata } from "../../infra/specs/index.js";
 import { consumerQueueRights, tuneQueue } from "../../tuning/index.js";
 
 const NS_ID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/sb-billing";

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles, roleAssignmentName } from "../../infra/access.js";
+import { builtInRoles, roleAssignmentName } from "../../infra/specs/index.js";
 import { BillingNamespace } from "../../infra/components/billing-namespace.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";

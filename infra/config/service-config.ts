@@ -17,7 +17,7 @@ import {
   type VaultConfig,
   type VaultInput,
 } from "./service-schemas.js";
-import { DEFAULT_RESERVED_CONNECTIONS, type ConsumerConcurrency, concurrencyProblems } from "../tuning/index.js";
+import { DEFAULT_RESERVED_CONNECTIONS, type ConsumerConcurrency, concurrencyProblems } from "../../tuning/index.js";
 
 export type { AppConfig, ConsumedQueue, ConsumerConfig, DatabaseConfig, NetworkConfig, ServiceConfig, VaultConfig } from "./service-schemas.js";
 

@@ -3,7 +3,7 @@
 // defaults and cross-checks is service-config.ts, each consumer against its queue consumer-app-config.ts.
 import { z } from "zod";
 import { parseCidr, LARGEST_VNET_PREFIX } from "./network-plan.js";
-import type { QueueTuning, ReplicaBounds, ReplicaBudget } from "../tuning/index.js";
+import type { QueueTuning, ReplicaBounds, ReplicaBudget } from "../../tuning/index.js";
 
 /** What a consumer app needs of the queue it consumes (the stack's QueueConfig has it). */
 export interface ConsumedQueue {

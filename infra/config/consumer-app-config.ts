@@ -12,7 +12,7 @@ import {
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
   stripeRatePerConsumer,
   type ReplicaBudget,
-} from "../tuning/index.js";
+} from "../../tuning/index.js";
 import type { AppConfig, AppInput, ConsumedQueue, ConsumerConfig, DatabaseConfig } from "./service-schemas.js";
 
 const PROJECT = "chargeguard";
