@@ -17,7 +17,7 @@ import {
 import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
 import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
-import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
+import { appsEgressPath, egressZoneExplicit } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
@@ -344,7 +344,7 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   alertsCanFire,
   nightlyAudit,
   appsEgressPath,
-  egressZoneRedundant,
+  egressZoneExplicit,
   logsOnce,
   consumerBounds,
   guardDatabase,

@@ -275,7 +275,7 @@ describe("the policy set", () => {
       "alerts-can-fire",
       "nightly-audit",
       "consumer-egress-path",
-      "egress-zone-redundant",
+      "egress-zone-explicit",
       "logs-sent-once",
       "consumer-app-bounds",
       "guard-database",
