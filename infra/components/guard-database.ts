@@ -163,7 +163,8 @@ export class GuardDatabase extends pulumi.ComponentResource {
           serverName: this.server.name,
           objectId: admin.objectId,
           principalName: admin.principalName,
-          principalType: admin.principalType,
+          // PostgreSQL's API (2025-08-01, the version the provider sends) spells them user, group, servicePrincipal.
+          principalType: `${admin.principalType[0]!.toLowerCase()}${admin.principalType.slice(1)}`,
           tenantId: args.tenantId,
         },
         { parent: this, dependsOn: [this.lastOperation()] },

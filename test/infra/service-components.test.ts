@@ -113,7 +113,7 @@ describe("the prod service under mocks", () => {
     expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "metrics.collector_database_activity").inputs).toMatchObject({ value: "on" });
     const admins = ofType(plan, "dbforpostgresql:AdministratorsMicrosoftEntra").map((a) => [a.inputs.principalName, a.inputs.principalType]);
     // The DBA group alone administers the server; each consumer's identity gets a role owning only its schema.
-    expect(admins.sort()).toEqual([["billing-dba", "Group"]]);
+    expect(admins.sort()).toEqual([["billing-dba", "group"]]);
     expect(ofType(plan, "dbforpostgresql:FirewallRule")).toEqual([]);
   });
 
