@@ -11,3 +11,4 @@ export * from "./locks.js";
 export * from "./queue-metadata.js";
 export * from "./replica-budget-tag.js";
 export * from "./service-alert-specs.js";
+export * from "./log-tables.js";
