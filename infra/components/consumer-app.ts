@@ -109,6 +109,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
       stripeRatePerSecond: budget.stripeRatePerSecond,
       ...(budget.fastestStripeCallMs !== undefined ? { fastestStripeCallMs: budget.fastestStripeCallMs } : {}),
       connectionBudget: budget.connectionBudget,
+      ...(budget.zoneRedundant === true ? { zoneRedundant: true } : {}),
     };
 
     const env = consumerEnv(args);

@@ -127,7 +127,8 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
     validateAgainstQueues(queues: readonly ConsumedQueue[], problemsOut: string[]) {
       // Without a valid database there is no connection budget: its own problem is reported already.
       if (!appInput || !database) return;
-      config.app = consumerAppConfig(appInput, database, queues, problemsOut);
+      // The stack program puts a networked environment in every zone (infra/program/consumer-apps.ts).
+      config.app = consumerAppConfig(appInput, database, queues, problemsOut, config.network !== undefined);
     },
   };
 }

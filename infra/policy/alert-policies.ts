@@ -79,3 +79,35 @@ export const alertsCanFire: StackValidationPolicy = {
     }
   },
 };
+
+/**
+ * An alert on an app's replica count that the app trips at rest fires on day one and never resolves, so it is noise
+ * an on-call learns to ignore: `Replicas` above a threshold below the app's minimum (dev's 1..1 app "at max" on
+ * Replicas Minimum > 0), or below a threshold above its maximum.
+ */
+export const alertsQuietAtRest: StackValidationPolicy = {
+  name: "alerts-quiet-at-rest",
+  description: "No alert on a consumer app's Replicas fires while the app runs as configured: a threshold its minReplicas already passes (or its maxReplicas cannot reach) fires on day one and never resolves.",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    const apps = ofType(args, types.containerApp);
+    for (const alert of ofType(args, types.metricAlert).filter((candidate) => candidate.props.enabled === true)) {
+      const app = apps.find((candidate) => list(alert.props.scopes).some((scope) => String(scope).toLowerCase() === String(candidate.props.id).toLowerCase()));
+      if (!app) continue;
+      const scale = obj(obj(app.props.template).scale);
+      const min = typeof scale.minReplicas === "number" ? scale.minReplicas : 0;
+      const max = typeof scale.maxReplicas === "number" ? scale.maxReplicas : 10;
+      for (const criterion of list(obj(alert.props.criteria).allOf).map(obj)) {
+        if (criterion.metricName !== "Replicas") continue;
+        const threshold = Number(criterion.threshold);
+        const atRest = criterion.operator === "GreaterThan" ? min > threshold : criterion.operator === "LessThan" ? max < threshold : false;
+        if (atRest) {
+          report(
+            `alert ${String(alert.props.ruleName ?? alert.name)}: Replicas ${String(criterion.operator)} ${threshold} on app ${String(app.props.containerAppName)}, which runs ${min}..${max} replicas: it fires on day one and never resolves`,
+            alert.urn,
+          );
+        }
+      }
+    }
+  },
+};

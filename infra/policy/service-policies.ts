@@ -14,7 +14,8 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
-import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
+import { alertsCanFire, alertsQuietAtRest, baselineAlerts } from "./alert-policies.js";
+import { zoneRedundantReplicas } from "./zone-policies.js";
 import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath, egressZoneExplicit } from "./network-policies.js";
@@ -234,7 +235,12 @@ export const consumerBounds: StackValidationPolicy = {
         report(`app ${name}: STRIPE_REQUESTS_PER_SECOND differs from the Stripe budget its replicas were computed from (${String(recorded.stripeRatePerSecond)}/s)`, app.urn);
       }
       try {
-        replicaBounds({ ...(recorded as unknown as ReplicaBudget), maxReplicas, deliveryBudgetMs: 0 });
+        replicaBounds({
+          ...(recorded as unknown as ReplicaBudget),
+          ...(typeof scale.minReplicas === "number" && scale.minReplicas >= 1 ? { minReplicas: scale.minReplicas } : {}),
+          maxReplicas,
+          deliveryBudgetMs: 0,
+        });
       } catch (error) {
         if (!(error instanceof ReplicaBudgetError)) throw error;
         for (const problem of error.problems) report(`app ${name}: template.scale.${problem}`, app.urn);
@@ -341,6 +347,8 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   serverOperationsSerial,
   consumerProbesPolicy,
   baselineAlerts,
+  alertsQuietAtRest,
+  zoneRedundantReplicas,
   alertsCanFire,
   nightlyAudit,
   appsEgressPath,

@@ -22,7 +22,7 @@ export function buildServiceAlerts(
     targets: [
       ...apps.map((app, index) => {
         const appName = consumers[index]?.appName ?? `consumer-${index}`;
-        return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds.maxReplicas) };
+        return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds) };
       }),
       ...(database ? [{ key: database.serverName, resourceId: database.server.id, specs: postgresAlertSpecs(database.serverName) }] : []),
       ...(ns.sku === "Premium" ? [{ key: ns.name, resourceId: namespace.namespaceId, specs: premiumNamespaceAlertSpecs(ns.name) }] : []),

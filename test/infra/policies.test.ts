@@ -272,6 +272,8 @@ describe("the policy set", () => {
       "postgres-operations-serial",
       "consumer-probes",
       "service-baseline-alerts",
+      "alerts-quiet-at-rest",
+      "zone-redundant-replicas",
       "alerts-can-fire",
       "nightly-audit",
       "consumer-egress-path",

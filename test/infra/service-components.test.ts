@@ -43,7 +43,7 @@ describe("the prod service under mocks", () => {
     expect(template.terminationGracePeriodSeconds).toBe(Math.ceil(tuneQueue(invoiceBudget).deliveryBudgetMs / 1000));
     expect(template.terminationGracePeriodSeconds).toBe(377);
     expect(template.scale).toEqual({
-      minReplicas: 1,
+      minReplicas: 2,
       maxReplicas: 2,
       rules: [
         {
