@@ -7,9 +7,15 @@ export { StackConfigError } from "../config/index.js";
 
 import type { PlanReport } from "./run-plan.js";
 
-/** 0: clean (advisories allowed); 1: a mandatory policy failed, or (with a baseline) a lock refuses a delete or a queue would be replaced. Invalid config is 2 (see the CLI). */
+/**
+ * 0: clean (advisories allowed); 1: a mandatory policy failed, or (with a baseline) a lock refuses a delete or a queue
+ * would be replaced; 3: (with a baseline) a change Azure cannot make in place, not accepted with --accept-replacement.
+ * Invalid config is 2 (see the CLI).
+ */
+export const PLAN_EXIT_CANNOT_CHANGE_IN_PLACE = 3;
 export function planExitCode(report: PlanReport): number {
   // A delete a lock refuses fails `pulumi up` as surely as a mandatory policy; a replaced queue loses its messages.
   const dayTwo = report.dayTwo;
+  if (dayTwo && dayTwo.cannotChangeInPlace.length > 0 && !dayTwo.replacementAccepted) return PLAN_EXIT_CANNOT_CHANGE_IN_PLACE;
   return report.violations.some((violation) => violation.level === "mandatory") || (dayTwo?.lockConflicts ?? 0) + (dayTwo?.queueReplacements ?? 0) > 0 ? 1 : 0;
 }

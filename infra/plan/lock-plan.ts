@@ -6,6 +6,7 @@
 import { LOCK_NAME } from "../specs/index.js";
 import { isType, types } from "../policy/resource-types.js";
 import { AZURE_NAME_INPUT } from "./azure-mocks.js";
+import { cannotChangeInPlace, type InPlaceRefusal } from "./create-only.js";
 
 /** A resource as deployed (or as the baseline plan built it). */
 export interface DeployedResource {
@@ -37,6 +38,10 @@ export interface DayTwoPlan {
   queueReplacements: number;
   /** What to do, step by step; empty when nothing is refused. */
   procedure: string[];
+  /** Changes Azure cannot make in place (create-only properties): refused unless accepted by name of the flag. */
+  cannotChangeInPlace: InPlaceRefusal[];
+  /** The operator passed --accept-replacement: the changes above are theirs to make. */
+  replacementAccepted: boolean;
 }
 
 /** Inputs besides the Azure name that Azure cannot change in place: a change replaces (deletes) the resource. */
@@ -90,7 +95,7 @@ function procedure(stack: string, deletes: PlannedDelete[]): string[] {
 }
 
 /** The deletes going from the deployed baseline to the planned resources, and what refuses them. */
-export function dayTwoPlan(stack: string, baselineName: string, deployed: DeployedResource[], planned: DeployedResource[]): DayTwoPlan {
+export function dayTwoPlan(stack: string, baselineName: string, deployed: DeployedResource[], planned: DeployedResource[], replacementAccepted = false): DayTwoPlan {
   const locks = deployed.filter((resource) => isType(resource.type, types.lock) && resource.inputs.level === "CanNotDelete");
   const deletes = deployed.flatMap((before): PlannedDelete[] => {
     const after = planned.find((candidate) => candidate.name === before.name && isType(candidate.type, before.type));
@@ -102,7 +107,15 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
     return [{ resource: before.name, type: before.type.split(":").pop() as string, why, lockedBy, protect: before.protect }];
   });
   const queueReplacements = deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced")).length;
-  return { baseline: baselineName, deletes, lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length, queueReplacements, procedure: procedure(stack, deletes) };
+  return {
+    baseline: baselineName,
+    deletes,
+    lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length,
+    queueReplacements,
+    procedure: procedure(stack, deletes),
+    cannotChangeInPlace: cannotChangeInPlace(stack, deployed, planned),
+    replacementAccepted,
+  };
 }
 
 /** `pulumi stack export` as deployed resources (providers and the stack itself left out). */
@@ -130,6 +143,17 @@ export function dayTwoLines(dayTwo: DayTwoPlan | undefined): string[] {
     `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}.`,
     ...dayTwo.deletes.map((d) => `  ${d.type} ${d.resource}: ${d.why}${refused(d) ? `: ${refused(d)}` : ""}.`),
     ...(dayTwo.procedure.length > 0 ? ["  Procedure (infra/README.md, Day two):", ...dayTwo.procedure.map((step, index) => `    ${index + 1}. ${step}`)] : []),
+    ...inPlaceLines(dayTwo),
     "",
+  ];
+}
+
+function inPlaceLines(dayTwo: DayTwoPlan): string[] {
+  const refusals = dayTwo.cannotChangeInPlace;
+  if (refusals.length === 0) return [];
+  const verdict = dayTwo.replacementAccepted ? "accepted with --accept-replacement" : "REFUSED without --accept-replacement (exit 3)";
+  return [
+    `  ${refusals.length} change(s) Azure cannot make in place, ${verdict}:`,
+    ...refusals.flatMap((r) => [`    ${r.type} ${r.resource}: ${r.change}.`, `      Azure: ${r.azure}.`, `      Instead: ${r.procedure}.`]),
   ];
 }

@@ -79,6 +79,8 @@ export interface PlanOptions extends StackConfigLocation {
   policyConfig?: Record<string, Record<string, unknown>>;
   /** The deployed stack to plan the change against: the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON. */
   baseline?: string;
+  /** The operator accepts the changes Azure cannot make in place (`--accept-replacement`): named, not refused. */
+  acceptReplacement?: boolean;
 }
 
 interface StackOutputs {
@@ -143,7 +145,7 @@ export function planStack(options: PlanOptions): Promise<Plan> {
     const { stack } = readStackConfigFile(options);
     const deployed = await baselineResources(options.baseline, stack);
     const plan = await planUnderMocks(options);
-    plan.report.dayTwo = dayTwoPlan(stack, basename(options.baseline), deployed, deployedOf(plan));
+    plan.report.dayTwo = dayTwoPlan(stack, basename(options.baseline), deployed, deployedOf(plan), options.acceptReplacement === true);
     return plan;
   });
   previous = run.catch(() => undefined);
