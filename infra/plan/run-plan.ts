@@ -12,6 +12,7 @@ import {
   type StackConfig,
   isSecureValue,
 } from "../config/index.js";
+import { withoutPlainSecrets } from "../specs/index.js";
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
 import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowName, type ReplicaBounds } from "../../tuning/index.js";
@@ -212,7 +213,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   });
 
   return {
-    report: {
+    // Nothing secret-shaped reaches the printed plan, marked secret or not: the policy names it, the plan hides it.
+    report: withoutPlainSecrets({
       stack,
       resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs, dependsOn: dependsOn.get(name) ?? [] })).sort(byTypeThenName),
       queues,
@@ -220,7 +222,7 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       secrets: plannedSecrets(config, mocked),
       alerts: plannedAlerts(custom),
       violations,
-    },
+    }),
     file,
     config,
     mocked,

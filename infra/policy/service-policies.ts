@@ -2,7 +2,7 @@
 // the guard database, the vault, and no secrets in plain inputs. Plain policy objects like ./policies.ts; only type
 // imports from @pulumi/policy. Resources are matched by type including aliases (isType).
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { MAINTENANCE_TAG, REPLICA_BUDGET_TAG_NAME, decodeQueueMetadata } from "../specs/index.js";
+import { MAINTENANCE_TAG, REPLICA_BUDGET_TAG_NAME, decodeQueueMetadata, secretShapeIn } from "../specs/index.js";
 import {
   DEFAULT_RESERVED_CONNECTIONS,
   deliveryBudgetMs,
@@ -298,18 +298,10 @@ export const vaultProtection: StackValidationPolicy = {
   },
 };
 
-/** Shapes of credentials that must never sit in a resource's plain inputs. */
-const SECRET_SHAPES: [RegExp, string][] = [
-  [/SharedAccessKey=/i, "a Service Bus SAS key"],
-  [/\b[sr]k_(live|test)_[A-Za-z0-9]{8,}/, "a Stripe key"],
-  [/AccountKey=/i, "a storage account key"],
-  [/password=[^;&\s]+/i, "a password"],
-];
-
 function plainSecrets(value: unknown, path: string): string[] {
   if (typeof value === "string") {
-    const found = SECRET_SHAPES.find(([shape]) => shape.test(value));
-    return found ? [`${path} holds ${found[1]} in plain text`] : [];
+    const found = secretShapeIn(value);
+    return found ? [`${path} holds ${found} in plain text`] : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => plainSecrets(item, `${path}[${index}]`));
   if (typeof value === "object" && value !== null) {

@@ -12,3 +12,4 @@ export * from "./queue-metadata.js";
 export * from "./replica-budget-tag.js";
 export * from "./service-alert-specs.js";
 export * from "./log-tables.js";
+export * from "./secret-shapes.js";
