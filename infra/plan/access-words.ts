@@ -28,6 +28,8 @@ export function scopeWords(scopeId: unknown): string {
   const segments = String(scopeId ?? "").split("/").filter(Boolean);
   const name = segments.at(-1) ?? "?";
   const kind = segments.at(-2) ?? "";
+  // A grant on one secret: its name and its vault's.
+  if (kind === "secrets") return `secret ${name} in vault ${segments.at(-3) ?? "?"}`;
   return `${scopeKinds[kind] ?? kind} ${name}`.trim();
 }
 

@@ -57,7 +57,7 @@ function databaseRoleLines({ config }: Plan): string[] {
 /** Each secret the apps read: its phase, who may read it, what the operator does. Names only: no value exists here. */
 function secretLines({ report }: Plan): string[] {
   return report.secrets.flatMap((secret) => [
-    `  Secret ${secret.name} (${secret.env}; present: ${secret.present}), read by ${secret.readers.map((r) => `${r.identity} (${r.granted ? "granted" : "NOT granted"} Key Vault Secrets User)`).join(", ")}${secret.referencedBy.length > 0 ? `, referenced by ${secret.referencedBy.join(", ")}` : ""}.`,
+    `  Secret ${secret.name} (${secret.env}; present: ${secret.present}), read by ${secret.readers.map((r) => `${r.identity} (${r.granted ? "granted Key Vault Secrets User" : secret.phase === "bootstrap" ? "Key Vault Secrets User in phase two" : "NOT granted Key Vault Secrets User"})`).join(", ")}${secret.referencedBy.length > 0 ? `, referenced by ${secret.referencedBy.join(", ")}` : ""}.`,
     `    This run (${secret.phase === "bootstrap" ? "bootstrap, phase one" : "apps"}): ${secret.thisRun}.`,
     `    Operator: ${secret.operator}`,
   ]);

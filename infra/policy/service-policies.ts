@@ -16,6 +16,7 @@ import {
 } from "../../tuning/index.js";
 import { alertsCanFire, alertsQuietAtRest, baselineAlerts } from "./alert-policies.js";
 import { zoneRedundantReplicas } from "./zone-policies.js";
+import { vaultAccessPerSecret } from "./vault-access-policies.js";
 import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath, egressZoneExplicit } from "./network-policies.js";
@@ -350,5 +351,6 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   guardDatabase,
   vaultProtection,
   noPlainSecrets,
+  vaultAccessPerSecret,
   ...telemetryPolicies,
 ];

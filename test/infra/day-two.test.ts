@@ -91,8 +91,8 @@ describe.each(Object.entries(changes))("day two: %s", (change, edit) => {
     const refused = dayTwo.deletes.filter((d) => d.lockedBy.length > 0);
     const expected: Record<string, string[]> = {
       // The consumer's vault grant is an extension resource on the locked vault.
-      "remove a queue": ["RoleAssignment id-invoice-settlement-consumer-vault-secrets-user kv-billing-prod-cg"],
-      "remove a consumer": ["RoleAssignment id-invoice-settlement-consumer-vault-secrets-user kv-billing-prod-cg"],
+      "remove a queue": ["RoleAssignment id-invoice-settlement-consumer-vault-secret-stripe-api-key kv-billing-prod-cg"],
+      "remove a consumer": ["RoleAssignment id-invoice-settlement-consumer-vault-secret-stripe-api-key kv-billing-prod-cg"],
       "rotate the producer": [],
       "rotate the operators": [],
       // The server's Entra administrator is its child.

@@ -131,7 +131,7 @@ describe("the rendered plan", () => {
     expect(details).toMatch(/Monitoring Metrics Publisher\s+id-usage-billing-consumer \(consumer\)/);
     expect(details).toMatch(/Azure Service Bus Data Owner\s+id-invoice-settlement-consumer-scaler \(KEDA scaler\)\s+queue invoice-settlement/);
     expect(details).toMatch(/AcrPull\s+id-chargeguard-audit \(nightly audit\)\s+registry crbillingprod/);
-    expect(details).toMatch(/Key Vault Secrets User\s+id-usage-billing-consumer \(consumer\)\s+vault kv-billing-prod-cg/);
+    expect(details).toMatch(/Key Vault Secrets User\s+id-usage-billing-consumer \(consumer\)\s+secret stripe-api-key in vault kv-billing-prod-cg/);
     // Dev's local auth: the queue-level SAS rules with their rights.
     expect(formatPlan(dev)).toContain("SAS rule usage-billing-consumer: Listen + Send");
   });

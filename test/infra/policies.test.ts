@@ -283,6 +283,7 @@ describe("the policy set", () => {
       "guard-database",
       "keyvault-protection",
       "no-plain-secrets",
+      "vault-access-per-secret",
       "appinsights-local-auth-disabled",
       "consumer-telemetry-publisher",
     ]);

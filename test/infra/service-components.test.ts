@@ -81,7 +81,7 @@ describe("the prod service under mocks", () => {
         [builtInRoles.serviceBusDataReceiver, queue.id],
         [builtInRoles.serviceBusDataSender, queue.id],
         [builtInRoles.acrPull, "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-billing-prod/providers/Microsoft.ContainerRegistry/registries/crbillingprod"],
-        [builtInRoles.keyVaultSecretsUser, vault.id],
+        [builtInRoles.keyVaultSecretsUser, `${String(vault.id)}/secrets/stripe-api-key`],
         [builtInRoles.monitoringMetricsPublisher, only(ofType(plan, "applicationinsights:Component")).id],
       ].sort(),
     );
