@@ -4,7 +4,7 @@ import path from "node:path";
 import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
 import { loadStackConfig, StackConfigError } from "../../infra/config/index.js";
-import { exitCodesHelp } from "../errors.js";
+import { exitCodesHelp } from "../exit-codes.js";
 import {
   databaseChoices,
   dependencySource,
