@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .option("--json", "print { stack, resources, queues, consumers, secrets, alerts, violations } as JSON (everything; --details does not change it)")
     .option(
       "--baseline <file>",
-      "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one",
+      "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one, or a production app would arrive with its new identity before its database role",
     )
     .option("--accept-replacement", "with --baseline: go ahead with the changes Azure cannot make in place (named in the plan, each with what Azure would do)")
     .addHelpText(

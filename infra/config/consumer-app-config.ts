@@ -127,6 +127,7 @@ function consumerConfig(
       cpu: consumer.cpu ?? 0.5,
       memory: consumer.memory ?? "1Gi",
       environment: consumer.environment ?? {},
+      bootstrap: consumer.bootstrap === true,
       budget,
       bounds,
     };

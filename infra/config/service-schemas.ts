@@ -85,6 +85,8 @@ export const consumerSchema = z.strictObject({
   maxReplicas: z.int({ error: "expected a whole number of replicas" }).optional(),
   stripeRatePerSecond: z.number({ error: "expected Stripe calls per second" }).positive().optional(),
   environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string(), { error: "expected a map of plain settings (NAME: value)" }).optional(),
+  /** A consumer added to a running stack, its first phase: identity and grants, no app until its database role exists. */
+  bootstrap: z.boolean({ error: "expected true (its identity and grants now, its app once its database role exists) or false" }).optional(),
 }, { error: "expected a map { queue, image, ... } per consumer" });
 
 export const appSchema = z.strictObject({
@@ -142,6 +144,11 @@ export interface ConsumerConfig {
   cpu: number;
   memory: string;
   environment: Record<string, string>;
+  /**
+   * Its first phase on a running stack (infra/README.md, Day two: add a consumer): its identity and grants are
+   * deployed, its app is not, so the DBA can create its database role first. Its budgets count from this phase on.
+   */
+  bootstrap: boolean;
   /** What the bounds were computed from (the delivery budget is the queue's). */
   budget: Omit<ReplicaBudget, "deliveryBudgetMs">;
   bounds: ReplicaBounds;

@@ -7,6 +7,7 @@ import { LOCK_NAME } from "../specs/index.js";
 import { isType, types } from "../policy/resource-types.js";
 import { AZURE_NAME_INPUT } from "./azure-mocks.js";
 import { cannotChangeInPlace, type InPlaceRefusal } from "./create-only.js";
+import { appsBeforeTheirRole, type AppBeforeItsRole } from "./role-first-plan.js";
 
 /** A resource as deployed (or as the baseline plan built it). */
 export interface DeployedResource {
@@ -42,6 +43,8 @@ export interface DayTwoPlan {
   cannotChangeInPlace: InPlaceRefusal[];
   /** The operator passed --accept-replacement: the changes above are theirs to make. */
   replacementAccepted: boolean;
+  /** Apps created in the run that creates their identity, before the DBA can give it a role: refused (exit 1). */
+  appsBeforeTheirRole: AppBeforeItsRole[];
 }
 
 /** Inputs besides the Azure name that Azure cannot change in place: a change replaces (deletes) the resource. */
@@ -68,10 +71,15 @@ function coveredBy(resource: DeployedResource, lockScope: string): boolean {
   return under(resource.id) || under(resource.inputs.scope) || under(resource.inputs.resourceUri);
 }
 
-function procedure(stack: string, deletes: PlannedDelete[]): string[] {
+function procedure(stack: string, deletes: PlannedDelete[], early: AppBeforeItsRole[]): string[] {
   const locked = deletes.filter((d) => d.lockedBy.length > 0);
   const protectedDeletes = deletes.filter((d) => d.protect);
   const steps: string[] = [];
+  for (const { app, identity } of early) {
+    steps.push(
+      `App ${app} would start before ${identity} has a database role: set bootstrap: true on its consumer and pulumi up --stack ${stack} (its identity and grants, no app); the DBA runs the role statements chargeguard plan --stack ${stack} --details prints for ${identity}; then remove bootstrap and pulumi up --stack ${stack} (the app).`,
+    );
+  }
   for (const queue of deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced"))) {
     steps.push(
       `Queue ${queue.resource} would be replaced (${queue.why}) and its messages lost: keep it as it is; create a queue under a new name with the new settings, move the producers, drain the old one, then remove it.`,
@@ -107,14 +115,16 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
     return [{ resource: before.name, type: before.type.split(":").pop() as string, why, lockedBy, protect: before.protect }];
   });
   const queueReplacements = deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced")).length;
+  const early = appsBeforeTheirRole(deployed, planned);
   return {
     baseline: baselineName,
     deletes,
     lockConflicts: deletes.filter((d) => d.lockedBy.length > 0).length,
     queueReplacements,
-    procedure: procedure(stack, deletes),
+    procedure: procedure(stack, deletes, early),
     cannotChangeInPlace: cannotChangeInPlace(stack, deployed, planned),
     replacementAccepted,
+    appsBeforeTheirRole: early,
   };
 }
 
@@ -140,7 +150,7 @@ export function dayTwoLines(dayTwo: DayTwoPlan | undefined): string[] {
   const refused = (d: PlannedDelete) =>
     [d.lockedBy.length > 0 ? `REFUSED by the delete lock on ${d.lockedBy.join(", ")} (ScopeLocked)` : "", d.protect ? "refused by Pulumi's protect" : ""].filter(Boolean).join("; ");
   return [
-    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}.`,
+    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}${dayTwo.appsBeforeTheirRole.length > 0 ? `, ${dayTwo.appsBeforeTheirRole.length} app(s) REFUSED before their database role` : ""}.`,
     ...dayTwo.deletes.map((d) => `  ${d.type} ${d.resource}: ${d.why}${refused(d) ? `: ${refused(d)}` : ""}.`),
     ...(dayTwo.procedure.length > 0 ? ["  Procedure (infra/README.md, Day two):", ...dayTwo.procedure.map((step, index) => `    ${index + 1}. ${step}`)] : []),
     ...inPlaceLines(dayTwo),

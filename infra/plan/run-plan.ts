@@ -194,8 +194,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     return { name: queue.name, flow, stripeCallsPerMessage: flowStripeCalls[flow], lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
   });
 
-  // The bootstrap phase builds no app: nothing to report about one yet.
-  const consumers = (config.bootstrap ? [] : (config.app?.consumers ?? [])).map((consumer): PlannedConsumer => {
+  // The bootstrap phase builds no app, nor a consumer's own first phase: nothing to report about one yet.
+  const consumers = (config.bootstrap ? [] : (config.app?.consumers ?? [])).filter((consumer) => !consumer.bootstrap).map((consumer): PlannedConsumer => {
     const output = outputs.consumers[consumer.appName];
     if (!output) throw new Error(`the program built no consumer app ${consumer.appName}`);
     const { bounds } = output;

@@ -75,7 +75,9 @@ export function buildConsumerApps(args: ConsumerAppsArgs): ConsumerApp[] {
       },
     );
   }
-  return consumers.map((consumer, index) => {
+  // A consumer in its own first phase (added to a running stack) has its identity, not its app yet.
+  return consumers.flatMap((consumer, index) => {
+    if (consumer.bootstrap) return [];
     const queue = args.queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
     const identity = args.identities[index] as ConsumerIdentity;
     // KEDA's identity comes with its app: until the app exists nothing scales, and a scaler whose grant is still
