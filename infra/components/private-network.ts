@@ -25,6 +25,8 @@ export interface PrivateNetworkArgs {
   addressSpace: string;
   /** The database server's name: its private DNS zone is named after it. */
   databaseServerName?: string;
+  /** The database's zone when it is not named after the server: a server restored into the original's zone. */
+  postgresDnsZoneName?: string;
   /**
    * The zone the egress lives in: a Standard NAT gateway (the SKU Microsoft.Network 2024-05-01, the version the provider
    * sends, defines, and the one Container Apps takes on an environment's subnet; StandardV2 is neither) is zonal, so
@@ -145,7 +147,7 @@ export class PrivateNetwork extends pulumi.ComponentResource {
     const zones: [string, string][] = [
       ["serviceBus", privateDnsZones.serviceBus],
       ["vault", privateDnsZones.vault],
-      ...(args.databaseServerName ? ([["postgres", postgresDnsZone(args.databaseServerName)]] as [string, string][]) : []),
+      ...(args.databaseServerName ? ([["postgres", args.postgresDnsZoneName ?? postgresDnsZone(args.databaseServerName)]] as [string, string][]) : []),
     ];
     for (const [key, zoneName] of zones) {
       const zone = new PrivateZone(

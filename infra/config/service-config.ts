@@ -74,6 +74,9 @@ function databaseConfig(databaseInput: DatabaseInput, production: boolean, probl
     backupRetentionDays: databaseInput.backupRetentionDays ?? (production ? 35 : 7),
     geoRedundantBackup: databaseInput.geoRedundantBackup ?? production,
     administrators: databaseInput.administrators ?? [],
+    ...(databaseInput.restoreFrom ? { restoreFrom: databaseInput.restoreFrom } : {}),
+    retain: databaseInput.retain === true,
+    privateDnsZoneName: databaseInput.privateDnsZoneName ?? `${databaseInput.serverName}.private.postgres.database.azure.com`,
   };
 }
 

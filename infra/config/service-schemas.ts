@@ -68,6 +68,15 @@ export const databaseSchema = z.strictObject({
     principalName: z.string().min(1),
     principalType: z.enum(["User", "Group", "ServicePrincipal"]),
   })).optional(),
+  /** Day two, restore to a point in time: the server `serverName` is created from this one's backups (infra/README.md). */
+  restoreFrom: z.strictObject({
+    serverName: dnsLabel("server name", 3, 63),
+    pointInTime: z.iso.datetime({ error: 'expected the UTC time to restore to, e.g. "2026-12-07T09:55:00Z"' }),
+  }, { error: "expected a map { serverName, pointInTime }" }).optional(),
+  /** Pulumi forgets the server and what is under it instead of deleting them (retainOnDelete): set before a restore. */
+  retain: bool().optional(),
+  /** The private DNS zone the server resolves in (default `<serverName>.private.postgres.database.azure.com`). */
+  privateDnsZoneName: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*\.postgres\.database\.azure\.com$/, { error: "expected a zone ending in .postgres.database.azure.com" }).optional(),
 }, { error: "expected a map { serverName, skuName, tier, maxConnections, ... }" });
 
 export const consumerSchema = z.strictObject({
@@ -134,6 +143,11 @@ export interface DatabaseConfig {
   backupRetentionDays: number;
   geoRedundantBackup: boolean;
   administrators: { objectId: string; principalName: string; principalType: "User" | "Group" | "ServicePrincipal" }[];
+  /** The server this one is restored from, and the point in time (Day two: restore the guard database). */
+  restoreFrom?: { serverName: string; pointInTime: string };
+  /** Pulumi forgets rather than deletes the server and everything under it (retainOnDelete), protect and locks aside. */
+  retain: boolean;
+  privateDnsZoneName: string;
 }
 
 export interface ConsumerConfig {

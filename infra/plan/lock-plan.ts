@@ -17,6 +17,8 @@ export interface DeployedResource {
   id?: string | undefined;
   inputs: Record<string, unknown>;
   protect: boolean;
+  /** `retainOnDelete`: Pulumi forgets it instead of deleting it in Azure. */
+  retain?: boolean;
   /** Known from a stack export; a planned baseline has none. */
   urn?: string | undefined;
 }
@@ -28,6 +30,8 @@ export interface PlannedDelete {
   /** The locks (their scope's last segment) that refuse it. */
   lockedBy: string[];
   protect: boolean;
+  /** Forgotten, not deleted (retainOnDelete in the deployed state): Azure keeps it, no lock or protect is involved. */
+  retained: boolean;
 }
 
 export interface DayTwoPlan {
@@ -45,6 +49,8 @@ export interface DayTwoPlan {
   replacementAccepted: boolean;
   /** Apps created in the run that creates their identity, before the DBA can give it a role: refused (exit 1). */
   appsBeforeTheirRole: AppBeforeItsRole[];
+  /** PostgreSQL servers this change would delete with their backups: refused (exit 1), never through a window. */
+  serverDeletes: number;
 }
 
 /** Inputs besides the Azure name that Azure cannot change in place: a change replaces (deletes) the resource. */
@@ -71,7 +77,21 @@ function coveredBy(resource: DeployedResource, lockScope: string): boolean {
   return under(resource.id) || under(resource.inputs.scope) || under(resource.inputs.resourceUri);
 }
 
+/** The guard database's server (the stack's only Server), deleted in Azure rather than forgotten. */
+const deletesAServer = (d: PlannedDelete) => d.type === "Server" && !d.retained;
+
+/** A server deleted with its backups: the only way through is to keep it (retain), never a maintenance window. */
+function serverSteps(stack: string, servers: PlannedDelete[]): string[] {
+  return servers.map(
+    (server) =>
+      `Server ${server.resource} would be deleted with its backups (${server.why}): never lift its lock for it. To move the stack to another server (a point-in-time restore), first pulumi config set --path chargeguard:database.retain true --stack ${stack} with the deployed serverName and pulumi up --stack ${stack} (Pulumi will forget the server and what is under it instead of deleting them), then make the change (infra/README.md, Day two: restore the guard database).`,
+  );
+}
+
 function procedure(stack: string, deletes: PlannedDelete[], early: AppBeforeItsRole[]): string[] {
+  const servers = deletes.filter(deletesAServer);
+  // A window would let Pulumi delete the server it refuses: with a server at stake, keeping it is the procedure.
+  if (servers.length > 0) return serverSteps(stack, servers);
   const locked = deletes.filter((d) => d.lockedBy.length > 0);
   const protectedDeletes = deletes.filter((d) => d.protect);
   const steps: string[] = [];
@@ -109,10 +129,13 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
     const after = planned.find((candidate) => candidate.name === before.name && isType(candidate.type, before.type));
     const why = after ? replacedBy(before, after) : "removed from the stack";
     if (why === undefined) return [];
+    const type = before.type.split(":").pop() as string;
+    // Forgotten by Pulumi, not deleted in Azure: no lock or protect is asked.
+    if (before.retain === true) return [{ resource: before.name, type, why: `${why}; retained: Pulumi forgets it, Azure keeps it`, lockedBy: [], protect: false, retained: true }];
     const lockedBy = isType(before.type, types.lock)
       ? []
       : locks.filter((lock) => coveredBy(before, String(lock.inputs.scope))).map((lock) => String(lock.inputs.scope).split("/").pop() as string);
-    return [{ resource: before.name, type: before.type.split(":").pop() as string, why, lockedBy, protect: before.protect }];
+    return [{ resource: before.name, type, why, lockedBy, protect: before.protect, retained: false }];
   });
   const queueReplacements = deletes.filter((d) => d.type === "Queue" && d.why.startsWith("replaced")).length;
   const early = appsBeforeTheirRole(deployed, planned);
@@ -125,6 +148,7 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
     cannotChangeInPlace: cannotChangeInPlace(stack, deployed, planned),
     replacementAccepted,
     appsBeforeTheirRole: early,
+    serverDeletes: deletes.filter(deletesAServer).length,
   };
 }
 
@@ -140,6 +164,7 @@ export function exportedResources(exported: unknown): DeployedResource[] {
       id: typeof resource.id === "string" ? resource.id : undefined,
       inputs: (resource.inputs ?? {}) as Record<string, unknown>,
       protect: resource.protect === true,
+      retain: resource.retainOnDelete === true,
       urn: String(resource.urn),
     }));
 }
@@ -150,7 +175,7 @@ export function dayTwoLines(dayTwo: DayTwoPlan | undefined): string[] {
   const refused = (d: PlannedDelete) =>
     [d.lockedBy.length > 0 ? `REFUSED by the delete lock on ${d.lockedBy.join(", ")} (ScopeLocked)` : "", d.protect ? "refused by Pulumi's protect" : ""].filter(Boolean).join("; ");
   return [
-    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}${dayTwo.appsBeforeTheirRole.length > 0 ? `, ${dayTwo.appsBeforeTheirRole.length} app(s) REFUSED before their database role` : ""}.`,
+    `Day two against ${dayTwo.baseline}: ${dayTwo.deletes.length} delete(s), ${dayTwo.lockConflicts} refused by a delete lock${dayTwo.queueReplacements > 0 ? `, ${dayTwo.queueReplacements} queue(s) replaced (messages lost)` : ""}${dayTwo.appsBeforeTheirRole.length > 0 ? `, ${dayTwo.appsBeforeTheirRole.length} app(s) REFUSED before their database role` : ""}${dayTwo.serverDeletes > 0 ? `, ${dayTwo.serverDeletes} database server(s) REFUSED (deleted with their backups)` : ""}.`,
     ...dayTwo.deletes.map((d) => `  ${d.type} ${d.resource}: ${d.why}${refused(d) ? `: ${refused(d)}` : ""}.`),
     ...(dayTwo.procedure.length > 0 ? ["  Procedure (infra/README.md, Day two):", ...dayTwo.procedure.map((step, index) => `    ${index + 1}. ${step}`)] : []),
     ...inPlaceLines(dayTwo),

@@ -73,6 +73,8 @@ export interface Plan {
   mocked: MockedResource[];
   /** Pulumi names of the resources the program protects (`protect`: Pulumi refuses deleting them). */
   protectedNames: Set<string>;
+  /** Pulumi names of the resources Pulumi forgets instead of deleting (`retainOnDelete`). */
+  retainedNames: Set<string>;
 }
 
 export interface PlanOptions extends StackConfigLocation {
@@ -105,11 +107,12 @@ function withSecurePlaceholders(value: unknown): unknown {
 }
 
 /** Records each resource's declared dependsOn by Pulumi name (plain resources, as this program passes them). */
-function recordDependsOn(into: Map<string, string[]>, protectedNames: Set<string>): pulumi.ResourceTransformation {
+function recordDependsOn(into: Map<string, string[]>, protectedNames: Set<string>, retainedNames: Set<string>): pulumi.ResourceTransformation {
   const names = new WeakMap<pulumi.Resource, string>();
   return (args) => {
     names.set(args.resource, args.name);
     if (args.opts.protect === true) protectedNames.add(args.name);
+    if (args.opts.retainOnDelete === true) retainedNames.add(args.name);
     const declared = args.opts.dependsOn;
     const list = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
     const named = list.flatMap((dependency) => {
@@ -131,7 +134,14 @@ let previous: Promise<unknown> = Promise.resolve();
 export const deployedOf = (plan: Plan): DeployedResource[] =>
   plan.mocked
     .filter((resource) => resource.custom)
-    .map((resource) => ({ type: resource.type, name: resource.name, id: resource.id, inputs: resource.state, protect: plan.protectedNames.has(resource.name) }));
+    .map((resource) => ({
+      type: resource.type,
+      name: resource.name,
+      id: resource.id,
+      inputs: resource.state,
+      protect: plan.protectedNames.has(resource.name),
+      retain: plan.retainedNames.has(resource.name),
+    }));
 
 /** The baseline's resources: a stack export as it is, a previous stack file planned under the same mocks. */
 async function baselineResources(baseline: string, stack: string): Promise<DeployedResource[]> {
@@ -164,10 +174,11 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   // Every child's id is among the outputs, so once they resolve every resource has been registered.
   const dependsOn = new Map<string, string[]>();
   const protectedNames = new Set<string>();
+  const retainedNames = new Set<string>();
   // Inside a stack resource, as `pulumi up` runs the program: a stack transformation sees every resource's options,
   // so the plan records what each one waits for (dependsOn), which the mocks never see.
   const outputs = (await pulumi.runtime.runInPulumiStack(async () => {
-    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn, protectedNames));
+    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn, protectedNames, retainedNames));
     return defineStack();
   })) as unknown as StackOutputs;
   // Resolved outputs are not the end: a resource that waits for another (dependsOn, e.g. the database's Entra
@@ -227,5 +238,6 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     config,
     mocked,
     protectedNames,
+    retainedNames,
   };
 }

@@ -1,5 +1,6 @@
 // The stack's database section: the guard's PostgreSQL server and database, privately reachable in a private network.
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
+import { getClientConfigOutput } from "@pulumi/azure-native/authorization/index.js";
 import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
@@ -32,6 +33,19 @@ function privateAccess(network: PrivateNetwork | undefined) {
     : {};
 }
 
+/** Day two, restore to a point in time: the server is created from the original's backups, in its resource group. */
+function restore(database: DatabaseConfig, rg: string) {
+  const from = database.restoreFrom;
+  if (!from) return {};
+  const subscription = getClientConfigOutput().subscriptionId;
+  return {
+    restoreFrom: {
+      sourceServerId: pulumi.interpolate`/subscriptions/${subscription}/resourceGroups/${rg}/providers/Microsoft.DBforPostgreSQL/flexibleServers/${from.serverName}`,
+      pointInTime: from.pointInTime,
+    },
+  };
+}
+
 export function buildGuardDatabase(
   { config, resourceGroupName: rg, location, tags }: StackContext,
   tenantId: pulumi.Output<string> | undefined,
@@ -59,6 +73,8 @@ export function buildGuardDatabase(
     ...privateAccess(network),
     production: config.production,
     deleteLock: config.production && !config.maintenance,
+    ...restore(database, rg),
+    retain: database.retain,
     logAnalyticsWorkspaceId: workspaceId,
     tags: maintenanceTags(config, tags),
   });

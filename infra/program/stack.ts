@@ -56,7 +56,7 @@ export function buildStack(config: StackConfig): BuiltStack {
         location,
         vnetName: config.network.vnetName,
         addressSpace: config.network.addressSpace,
-        ...(config.database ? { databaseServerName: config.database.serverName } : {}),
+        ...(config.database ? { databaseServerName: config.database.serverName, postgresDnsZoneName: config.database.privateDnsZoneName } : {}),
         tags,
       })
     : undefined;

@@ -137,7 +137,7 @@ describe("a deployed queue's immutable settings (issue 31 item 6)", () => {
     );
     const dayTwo = dayTwoPlan("prod", "baseline", deployedOf(deployedPlan), after);
     expect(dayTwo.deletes).toEqual([
-      { resource: "usage-billing", type: "Queue", why: "replaced: requiresDuplicateDetection, requiresSession cannot change in place", lockedBy: [], protect: true },
+      { resource: "usage-billing", type: "Queue", why: "replaced: requiresDuplicateDetection, requiresSession cannot change in place", lockedBy: [], protect: true, retained: false },
     ]);
     expect(dayTwo.queueReplacements).toBe(1);
     expect(planExitCode({ ...deployedPlan.report, dayTwo })).toBe(1);
