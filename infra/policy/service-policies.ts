@@ -17,6 +17,7 @@ import {
 import { alertsCanFire, alertsQuietAtRest, baselineAlerts } from "./alert-policies.js";
 import { zoneRedundantReplicas } from "./zone-policies.js";
 import { vaultAccessPerSecret } from "./vault-access-policies.js";
+import { databaseRetained } from "./restore-policies.js";
 import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
 import { appsEgressPath, egressZoneExplicit } from "./network-policies.js";
@@ -352,5 +353,6 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   vaultProtection,
   noPlainSecrets,
   vaultAccessPerSecret,
+  databaseRetained,
   ...telemetryPolicies,
 ];

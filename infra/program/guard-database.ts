@@ -5,6 +5,7 @@ import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
 import type { DatabaseConfig } from "../config/index.js";
+import { RETAINED_TAG, RETAINED_TAG_VALUE } from "../specs/index.js";
 import { maintenanceTags, type StackContext } from "./stack-context.js";
 
 /**
@@ -76,6 +77,6 @@ export function buildGuardDatabase(
     ...restore(database, rg),
     retain: database.retain,
     logAnalyticsWorkspaceId: workspaceId,
-    tags: maintenanceTags(config, tags),
+    tags: { ...maintenanceTags(config, tags), ...(database.retain ? { [RETAINED_TAG]: RETAINED_TAG_VALUE } : {}) },
   });
 }

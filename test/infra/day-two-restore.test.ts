@@ -72,6 +72,10 @@ describe("day two: restore the guard database to a point in time", () => {
     const underServer = keep.mocked.filter((r) => r.custom && r.name.startsWith("guard-db")).map((r) => r.name);
     expect(underServer).toEqual(expect.arrayContaining(["guard-db", "guard-db-db", "guard-db-delete-lock", "guard-db-diagnostics", "guard-db-entra-billing-dba"]));
     expect(underServer.filter((name) => !keep.retainedNames.has(name))).toEqual([]);
+    // Not a resting state: the plan says so on every run until it is set back.
+    expect(keep.report.violations.filter((v) => v.policy === "database-retained").map((v) => v.message)).toEqual([
+      expect.stringMatching(/^psql-billing-prod: retained for a restore .*set database\.retain false and pulumi up$/),
+    ]);
   });
 
   it("step 2, adopt: the restored server from the original's backups at the point in time, in its DNS zone; the original only forgotten", () => {
@@ -104,6 +108,7 @@ describe("day two: restore the guard database to a point in time", () => {
     expect(planExitCode(settle.report)).toBe(0);
     expect(settle.protectedNames.has("guard-db")).toBe(true);
     expect(settle.retainedNames.size).toBe(0);
+    expect(settle.report.violations.filter((v) => v.policy === "database-retained")).toEqual([]);
     const lock = settle.mocked.find((r) => r.name === "guard-db-delete-lock");
     expect(String(lock?.inputs.scope)).toMatch(/\/flexibleServers\/psql-billing-prod-r1$/);
   });

@@ -284,10 +284,13 @@ describe("the policy set", () => {
       "keyvault-protection",
       "no-plain-secrets",
       "vault-access-per-secret",
+      "database-retained",
       "appinsights-local-auth-disabled",
       "consumer-telemetry-publisher",
     ]);
-    // Mandatory, but for the reminder that a maintenance window is open.
-    expect(new Set(billingPolicies.filter((p) => p.name !== "maintenance-window-open").map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
+    // Mandatory, but for the reminders that a maintenance window is open and that a restore's retain is still on.
+    const reminders = ["maintenance-window-open", "database-retained"];
+    expect(new Set(billingPolicies.filter((p) => !reminders.includes(p.name)).map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
+    expect(billingPolicies.filter((p) => reminders.includes(p.name)).map((p) => p.enforcementLevel)).toEqual(["advisory", "advisory"]);
   });
 });
