@@ -7,7 +7,7 @@ export { ConsumerIdentity, consumerQueueRoles, type ConsumerIdentityArgs, type I
 export { ConsumerEnvironment, type ConsumerEnvironmentArgs } from "./components/consumer-environment.js";
 export { ConsumerApp, type ConsumerAppArgs, type VaultSecretReference } from "./components/consumer-app.js";
 export { ScalerIdentity, type ScalerIdentityArgs } from "./components/scaler-identity.js";
-export { consumerProbes, HEALTH_PORT, type ProbeSpec } from "./consumer-probes.js";
+export { consumerProbes, HEALTH_PORT, type ProbeSpec } from "./specs/index.js";
 export { GuardDatabase, type GuardDatabaseArgs, type EntraAdministrator } from "./components/guard-database.js";
 export { BillingSecrets, type BillingSecretsArgs } from "./components/billing-secrets.js";
 export { PrivateNetwork, privateDnsZones, postgresDnsZone, type PrivateNetworkArgs } from "./components/private-network.js";
@@ -21,7 +21,7 @@ export {
   type BillingHealthThresholds,
   type BillingHealthSeverities,
   type BillingHealthAlertSpec,
-} from "./billing-health-specs.js";
+} from "./specs/index.js";
 export {
   loadStackConfig,
   readStackConfigFile,
@@ -30,7 +30,7 @@ export {
   type StackConfigLocation,
   type StackConfigFile,
   type LoadedStackConfig,
-} from "./load-stack-config.js";
+} from "./config/index.js";
 export {
   parseStackConfig,
   StackConfigError,
@@ -40,9 +40,18 @@ export {
   type NamespaceConfig,
   type AlertsConfig,
   type Sku,
-} from "./stack-config.js";
-export { decodeQueueMetadata, encodeQueueMetadata, type BillingQueueMetadata } from "./queue-metadata.js";
-export { queueAlertSpecs, defaultSeverities, type AlertSeverities, type QueueAlertSpec } from "./alert-specs.js";
-export { builtInRoles, roleAssignmentName, roleGuidOf } from "./access.js";
+} from "./config/index.js";
+export {
+  decodeQueueMetadata,
+  encodeQueueMetadata,
+  type BillingQueueMetadata,
+  queueAlertSpecs,
+  defaultSeverities,
+  type AlertSeverities,
+  type QueueAlertSpec,
+  builtInRoles,
+  roleAssignmentName,
+  roleGuidOf,
+} from "./specs/index.js";
 export { defineStack, buildStack, type BuiltStack } from "./program/stack.js";
 export { billingPolicies } from "./policy/policies.js";

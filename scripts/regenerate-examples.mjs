@@ -6,7 +6,7 @@
 import { cp, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadStackConfig } from "../dist/infra/load-stack-config.js";
+import { loadStackConfig } from "../dist/infra/config/index.js";
 import { scaffoldConsumer } from "../dist/templates/index.js";
 
 const repository = fileURLToPath(new URL("..", import.meta.url));

@@ -26,6 +26,12 @@ export const DEFAULT_FASTEST_STRIPE_CALL_MS = 250;
 export const DEFAULT_RESERVED_CONNECTIONS = 20;
 /** Container Apps' ceiling on replicas per revision. */
 export const CONTAINER_APPS_MAX_REPLICAS = 1000;
+/**
+ * The fewest replicas an app in a zone-redundant environment runs: zone redundancy spreads replicas across zones, so
+ * it helps only with two or more (Microsoft: Reliability in Azure Container Apps; three is ideal). With one, losing its
+ * zone stops the queue's billing until a replica is rescheduled.
+ */
+export const ZONE_REDUNDANT_MIN_REPLICAS = 2;
 /** Container Apps' ceiling on `terminationGracePeriodSeconds`. */
 export const CONTAINER_APPS_MAX_GRACE_SECONDS = 600;
 
@@ -67,8 +73,13 @@ export interface ReplicaBudget {
   fastestStripeCallMs?: number;
   /** Database connections this consumer may hold across all its replicas. */
   connectionBudget: number;
-  /** At least 1: a replica count of zero would scale in while a charge is in flight and cold-start the next one. */
+  /**
+   * At least 1: a replica count of zero would scale in while a charge is in flight and cold-start the next one; at
+   * least ZONE_REDUNDANT_MIN_REPLICAS (the default there) in a zone-redundant environment.
+   */
   minReplicas?: number;
+  /** The app runs in a zone-redundant Container Apps environment. */
+  zoneRedundant?: boolean;
   /** A ceiling of your own; it must not exceed the computed one. */
   maxReplicas?: number;
   /** The queue's delivery budget (tuneQueue(...).deliveryBudgetMs). */
@@ -111,7 +122,8 @@ const positiveWhole = (value: number) => Number.isInteger(value) && value >= 1;
 export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   const problems: string[] = [];
   const fastest = budget.fastestStripeCallMs ?? DEFAULT_FASTEST_STRIPE_CALL_MS;
-  const minReplicas = budget.minReplicas ?? 1;
+  const floor = budget.zoneRedundant === true ? ZONE_REDUNDANT_MIN_REPLICAS : 1;
+  const minReplicas = budget.minReplicas ?? floor;
   for (const [field, value] of [
     ["maxConcurrentCalls", budget.maxConcurrentCalls],
     ["maxConcurrentStripeCalls", budget.maxConcurrentStripeCalls],
@@ -124,6 +136,9 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
   if (!(budget.stripeRatePerSecond > 0)) problems.push(`stripeRatePerSecond is ${JSON.stringify(budget.stripeRatePerSecond)}: expected a rate above 0`);
   if (!Number.isInteger(minReplicas) || minReplicas < 1) {
     problems.push(`minReplicas is ${JSON.stringify(minReplicas)}: keep at least 1 replica, or a scale-in to zero cuts in-flight charges and the next event waits for a cold start`);
+  }
+  if (Number.isInteger(minReplicas) && minReplicas >= 1 && minReplicas < floor) {
+    problems.push(`minReplicas is ${minReplicas} in a zone-redundant environment: keep at least ${floor} replicas (3 ideal), or losing one zone stops the queue's billing until a replica is rescheduled`);
   }
   if (problems.length > 0) throw new ReplicaBudgetError(problems);
 
@@ -176,7 +191,9 @@ export function replicaBounds(budget: ReplicaBudget): ReplicaBounds {
         `the database ${byConnections} (${budget.connectionBudget} connections / ${connections} per replica: a guard pool of ${pool}, ${FLEET_BUDGET_CONNECTIONS} for the Stripe budget, ${BREAKER_PROBE_CONNECTIONS} for the breaker probe / ${ROLLOUT_REVISIONS} revisions); the ${limiting} budget binds.`,
       terminationGracePeriodSeconds: `${grace} s: the longest hold of a message (${describeHold(budget.deliveryBudgetMs, budget)}), so a replica told to stop (SIGTERM) finishes its in-flight charges before SIGKILL.`,
       messageCount: `${budget.maxConcurrentCalls}: KEDA adds a replica per ${budget.maxConcurrentCalls} waiting messages, one replica's messages in flight.`,
-      minReplicas: `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer.`,
+      minReplicas:
+        `${minReplicas}: never zero, so a scale-in cannot leave the queue without a warm consumer` +
+        (budget.zoneRedundant === true ? `; at least ${ZONE_REDUNDANT_MIN_REPLICAS} in a zone-redundant environment, so losing a zone leaves a replica billing.` : "."),
     },
   };
 }

@@ -1,4 +1,4 @@
-// How long a replica may take to start: the number both the container's startup probe (infra/consumer-probes.ts)
+// How long a replica may take to start: the number both the container's startup probe (infra/specs/consumer-probes.ts)
 // and the runtime's wait for an unreachable database at start are built from. PURE. A replica that starts during a
 // database failover (60-120 s on Flexible Server HA) waits for the database inside the startup window instead of
 // exiting into the platform's restart back-off (which grows to minutes), and still leaves the window a margin to

@@ -3,8 +3,7 @@
 import path from "node:path";
 import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
-import { loadStackConfig } from "../../infra/load-stack-config.js";
-import { StackConfigError } from "../../infra/stack-config.js";
+import { loadStackConfig, StackConfigError } from "../../infra/config/index.js";
 import { CliError, exitCodes, exitCodesHelp } from "../exit-codes.js";
 import {
   billingIdentityHelp,

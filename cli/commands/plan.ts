@@ -9,6 +9,7 @@ interface PlanFlags {
   json?: boolean;
   details?: boolean;
   baseline?: string;
+  acceptReplacement?: boolean;
 }
 
 // `chargeguard plan`: thin; the engine is infra/plan. Loaded lazily so other commands never load Pulumi.
@@ -25,9 +26,18 @@ export function register(program: Command): void {
     .option("--json", "print { stack, resources, queues, consumers, secrets, alerts, violations } as JSON (everything; --details does not change it)")
     .option(
       "--baseline <file>",
-      "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one",
+      "the deployed stack to plan the change against (the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON): lists the deletes a delete lock or protect refuses and the procedure; exit 1 when a lock refuses one, or a production app would arrive with its new identity before its database role",
     )
-    .addHelpText("after", exitCodesHelp({ 0: "planned, no mandatory violation", 1: "a mandatory policy violation, or a delete a lock refuses (--baseline)", 2: "an invalid stack config" }))
+    .option("--accept-replacement", "with --baseline: go ahead with the changes Azure cannot make in place (named in the plan, each with what Azure would do)")
+    .addHelpText(
+      "after",
+      exitCodesHelp({
+        0: "planned, no mandatory violation",
+        1: "a mandatory policy violation, or a delete a lock refuses (--baseline)",
+        2: "an invalid stack config",
+        3: "a change Azure cannot make in place (--baseline), without --accept-replacement",
+      }),
+    )
     .action(async (flags: PlanFlags) => {
       if (!flags.stack && !flags.configFile) throw new UsageError("give --stack <name> (reads Pulumi.<name>.yaml) or --config-file <path>");
       checkStackFlags(flags.stack, flags.configFile);
@@ -37,6 +47,7 @@ export function register(program: Command): void {
           ...(flags.stack ? { stack: flags.stack } : {}),
           ...(flags.configFile ? { configFile: flags.configFile } : {}),
           ...(flags.baseline ? { baseline: flags.baseline } : {}),
+          ...(flags.acceptReplacement ? { acceptReplacement: true } : {}),
         });
         console.log(flags.json ? JSON.stringify(plan.report, null, 2) : formatPlan(plan, { details: flags.details === true }));
         process.exitCode = planExitCode(plan.report);

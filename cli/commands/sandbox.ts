@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 // The pure config loader, not the infra index: `sandbox` must start without loading Pulumi and the Azure SDK.
-import { loadStackConfig } from "../../infra/load-stack-config.js";
-import { StackConfigError } from "../../infra/stack-config.js";
+import { loadStackConfig, StackConfigError } from "../../infra/config/index.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
 // The rights BillingQueue deploys per party, from the pure tuning room (no SDK loaded).
 import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";

@@ -1,6 +1,6 @@
 // The nightly double-charge audit: `chargeguard audit` as a Container Apps Job on a schedule, in the consumers'
 // environment, so a duplicate charge from any system sharing the Stripe account is seen the next morning. Its own
-// user-assigned identity (Key Vault Secrets User on the vault, AcrPull on the registry), its own Stripe key: a
+// user-assigned identity (Key Vault Secrets User on its key alone, AcrPull on the registry), its own Stripe key: a
 // restricted read-only key (rk_...) in the vault, never the consumers' write key, and never --refund: refunds stay a
 // person's decision after review (infra/README.md, "The nightly audit"). The audit exits 1 when it finds duplicates,
 // so the execution counts as Failed: a metric alert on the job's Executions (state Failed) reports it.
@@ -9,7 +9,7 @@ import { Job } from "@pulumi/azure-native/app/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
 import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
 import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 /** What the job runs: the audit, reporting as JSON in its log; no --refund, ever. */
@@ -19,12 +19,16 @@ export interface AuditIdentityArgs {
   resourceGroupName: pulumi.Input<string>;
   location?: pulumi.Input<string>;
   identityName: string;
-  vaultId: pulumi.Input<string>;
+  /**
+   * Its restricted read key's ARM id (phase two, once the key is in the vault): Key Vault Secrets User on that secret
+   * alone, never the consumers' keys.
+   */
+  auditKeyId?: pulumi.Input<string>;
   registryId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
-/** The audit's identity and grants: phase one, like the consumers', so they have propagated before the job exists. */
+/** The audit's identity and AcrPull in phase one, like the consumers'; its key's grant once the key is there. */
 export class AuditIdentity extends pulumi.ComponentResource {
   readonly identity: UserAssignedIdentity;
   readonly resourceId: pulumi.Output<string>;
@@ -37,7 +41,9 @@ export class AuditIdentity extends pulumi.ComponentResource {
     const grant = (key: string, roleGuid: string, scope: pulumi.Input<string>, why: string) =>
       identityRoleAssignment(`${name}-${key}`, { principalId: this.identity.principalId, roleGuid, scope, description: `chargeguard: ${why} for the audit job ${args.identityName}` }, { parent: this });
     this.grants = [
-      grant("vault-secrets-user", builtInRoles.keyVaultSecretsUser, args.vaultId, "Key Vault Secrets User (its restricted Stripe read key)"),
+      ...(args.auditKeyId !== undefined
+        ? [grant("vault-secret-audit-key", builtInRoles.keyVaultSecretsUser, args.auditKeyId, "Key Vault Secrets User on its restricted Stripe read key only")]
+        : []),
       ...(args.registryId !== undefined ? [grant("acr-pull", builtInRoles.acrPull, args.registryId, "AcrPull")] : []),
     ];
     this.registerOutputs({ resourceId: this.resourceId });

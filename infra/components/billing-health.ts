@@ -12,7 +12,7 @@ import {
   defaultBillingHealthSeverities,
   type BillingHealthSeverities,
   type BillingHealthThresholds,
-} from "../billing-health-specs.js";
+} from "../specs/index.js";
 
 export interface BillingHealthArgs {
   resourceGroupName: pulumi.Input<string>;

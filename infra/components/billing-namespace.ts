@@ -1,10 +1,10 @@
 // A Service Bus namespace for billing queues, with secure defaults: TLS 1.2 or later, local (SAS) auth off unless
 // asked, an optional shared action group for the queues' alerts, optional diagnostics to Log Analytics (Dedicated
-// tables), and in production Pulumi's `protect` (no delete lock: its children change on day two, infra/locks.ts).
+// tables), and in production Pulumi's `protect` (no delete lock: its children change on day two, infra/specs/locks.ts).
 import * as pulumi from "@pulumi/pulumi";
 import type { ActionGroup, DiagnosticSetting } from "@pulumi/azure-native/monitor/index.js";
 import { Namespace } from "@pulumi/azure-native/servicebus/index.js";
-import type { Sku } from "../stack-config.js";
+import type { Sku } from "../config/index.js";
 import { dedicatedDiagnostics } from "./diagnostics.js";
 import type { BillingAlertReceivers } from "./alert-receivers.js";
 import { billingActionGroup } from "./namespace-alerts.js";
@@ -37,7 +37,7 @@ export interface BillingNamespaceArgs {
   alerts?: BillingAlertReceivers;
   /** Send the namespace's logs and metrics to this Log Analytics workspace. */
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
-  /** Production: Pulumi's `protect` on the namespace and its queues (no lock: infra/locks.ts). */
+  /** Production: Pulumi's `protect` on the namespace and its queues (no lock: infra/specs/locks.ts). */
   protect?: boolean;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }

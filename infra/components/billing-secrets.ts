@@ -15,7 +15,7 @@ export interface BillingSecretsArgs {
   tenantId: pulumi.Input<string>;
   /** Production: purge protection, public access off (reached through a private endpoint). */
   production: boolean;
-  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/locks.ts). */
+  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/specs/locks.ts). */
   deleteLock?: boolean;
   /** Days a deleted secret stays recoverable, 7..90, default 90. */
   softDeleteRetentionInDays?: number;

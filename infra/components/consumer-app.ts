@@ -7,8 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ContainerApp } from "@pulumi/azure-native/app/index.js";
 import { replicaBounds, type ReplicaBounds, type ReplicaBudget } from "../../tuning/index.js";
-import { consumerProbes, HEALTH_PORT } from "../consumer-probes.js";
-import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
+import { consumerProbes, HEALTH_PORT, REPLICA_BUDGET_TAG_NAME } from "../specs/index.js";
 import type { BillingQueue } from "./billing-queue.js";
 import type { ConsumerIdentity } from "./consumer-identity.js";
 import type { ScalerIdentity } from "./scaler-identity.js";
@@ -110,6 +109,7 @@ export class ConsumerApp extends pulumi.ComponentResource {
       stripeRatePerSecond: budget.stripeRatePerSecond,
       ...(budget.fastestStripeCallMs !== undefined ? { fastestStripeCallMs: budget.fastestStripeCallMs } : {}),
       connectionBudget: budget.connectionBudget,
+      ...(budget.zoneRedundant === true ? { zoneRedundant: true } : {}),
     };
 
     const env = consumerEnv(args);

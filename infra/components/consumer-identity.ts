@@ -1,6 +1,6 @@
 // A consumer app's own user-assigned managed identity and every role it needs, assigned before the app exists (a
 // system-assigned identity cannot read Key Vault references at creation): Service Bus Data Receiver + Data Sender
-// on its queue (a scheduled retry is a send), AcrPull on the registry, Key Vault Secrets User on the vault, and
+// on its queue (a scheduled retry is a send), AcrPull on the registry, Key Vault Secrets User on each secret its app uses, and
 // Monitoring Metrics Publisher on Application Insights (its exporter signs in with Entra ID: local auth is off).
 // Assignment names are deterministic (roleAssignmentName), so re-created state never collides with
 // RoleAssignmentExists. The app gets AZURE_CLIENT_ID so DefaultAzureCredential picks this identity.
@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
 import { consumerQueueRights } from "../../tuning/index.js";
-import { builtInRoles, roleGuidOf } from "../access.js";
+import { builtInRoles, roleGuidOf } from "../specs/index.js";
 import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 /** One grant: a built-in role on a scope. */
@@ -36,8 +36,11 @@ export interface ConsumerIdentityArgs {
   queueId: pulumi.Input<string>;
   /** The container registry holding the image: AcrPull. */
   registryId?: pulumi.Input<string>;
-  /** The Key Vault holding the consumer's secrets: Key Vault Secrets User. */
-  vaultId?: pulumi.Input<string>;
+  /**
+   * The secrets the consumer's app references, by name, each with its ARM id: Key Vault Secrets User on each secret
+   * alone, never on the vault (which also holds the audit's key and, with vault keys, keys the consumer does not use).
+   */
+  vaultSecretIds?: Record<string, pulumi.Input<string>>;
   /** The Application Insights component the consumer's telemetry goes to: Monitoring Metrics Publisher. */
   appInsightsId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -70,9 +73,12 @@ export class ConsumerIdentity extends pulumi.ComponentResource {
     this.grants = [
       ...consumerQueueRoles.map((role) => ({ ...role, scope: args.queueId })),
       ...(args.registryId !== undefined ? [{ key: "acr-pull", role: "AcrPull", roleGuid: builtInRoles.acrPull, scope: args.registryId }] : []),
-      ...(args.vaultId !== undefined
-        ? [{ key: "vault-secrets-user", role: "Key Vault Secrets User", roleGuid: builtInRoles.keyVaultSecretsUser, scope: args.vaultId }]
-        : []),
+      ...Object.entries(args.vaultSecretIds ?? {}).map(([secret, id]) => ({
+        key: `vault-secret-${secret}`,
+        role: "Key Vault Secrets User",
+        roleGuid: builtInRoles.keyVaultSecretsUser,
+        scope: id,
+      })),
       ...(args.appInsightsId !== undefined
         ? [{ key: "telemetry-publisher", role: "Monitoring Metrics Publisher", roleGuid: builtInRoles.monitoringMetricsPublisher, scope: args.appInsightsId }]
         : []),

@@ -46,8 +46,16 @@ export interface GuardDatabaseArgs {
     zoneLink?: pulumi.Resource;
   };
   production: boolean;
-  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/locks.ts). */
+  /** A CanNotDelete lock on it (default: production); false in a maintenance window (infra/specs/locks.ts). */
   deleteLock?: boolean;
+  /** Created from another server's backups at a point in time (PostgreSQL's PointInTimeRestore create mode). */
+  restoreFrom?: { sourceServerId: pulumi.Input<string>; pointInTime: string };
+  /**
+   * Pulumi forgets the server and everything under it instead of deleting them (retainOnDelete; protect off, since
+   * nothing here can delete them then): set before the run that moves the stack to a restored server, so the
+   * original stays in Azure with its lock and its backups.
+   */
+  retain?: boolean;
   logAnalyticsWorkspaceId?: pulumi.Input<string>;
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
@@ -90,12 +98,15 @@ export class GuardDatabase extends pulumi.ComponentResource {
               publicNetworkAccess: "Disabled",
             }
           : { publicNetworkAccess: "Enabled" },
+        ...(args.restoreFrom
+          ? { createMode: "PointInTimeRestore", sourceServerResourceId: args.restoreFrom.sourceServerId, pointInTimeUTC: args.restoreFrom.pointInTime }
+          : {}),
         tags: args.tags,
       },
-      { parent: this, protect: args.production, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
+      { ...this.kept(args), protect: args.production && !args.retain, ...(args.privateAccess?.zoneLink ? { dependsOn: [args.privateAccess.zoneLink] } : {}) },
     );
     if (args.deleteLock ?? args.production) {
-      deleteLock(`${name}-delete-lock`, this.server.id, "production guard database; its records are what keeps charges exactly once.", { parent: this });
+      deleteLock(`${name}-delete-lock`, this.server.id, "production guard database; its records are what keeps charges exactly once.", this.kept(args));
     }
     this.host = this.server.fullyQualifiedDomainName.apply((fqdn) => fqdn ?? `${args.serverName}.postgres.database.azure.com`);
 
@@ -105,7 +116,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
     this.database = new Database(
       `${name}-db`,
       { resourceGroupName: args.resourceGroupName, serverName: this.server.name, databaseName: args.databaseName, charset: "UTF8", collation: "en_US.utf8" },
-      { parent: this, protect: args.production },
+      { ...this.kept(args), protect: args.production && !args.retain },
     );
     this.operations.push(this.database);
     if (!args.privateAccess) {
@@ -114,7 +125,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
         new FirewallRule(
           `${name}-allow-azure`,
           { resourceGroupName: args.resourceGroupName, serverName: this.server.name, firewallRuleName: "AllowAzureServices", startIpAddress: "0.0.0.0", endIpAddress: "0.0.0.0" },
-          { parent: this, dependsOn: [this.lastOperation()] },
+          { ...this.kept(args), dependsOn: [this.lastOperation()] },
         ),
       );
     }
@@ -124,10 +135,15 @@ export class GuardDatabase extends pulumi.ComponentResource {
       dedicatedDiagnostics(
         `${name}-diagnostics`,
         { settingName: `${args.serverName}-diagnostics`, resourceUri: this.server.id, workspaceId: args.logAnalyticsWorkspaceId },
-        { parent: this },
+        this.kept(args),
       );
     }
     this.registerOutputs({ serverId: this.server.id, host: this.host, databaseName: this.databaseName });
+  }
+
+  /** Each resource's options: under the component, and forgotten rather than deleted while the server is retained. */
+  private kept(args: GuardDatabaseArgs): pulumi.CustomResourceOptions {
+    return { parent: this, ...(args.retain ? { retainOnDelete: true } : {}) };
   }
 
   /** The last operation queued on the server: the next one waits for it. */
@@ -147,7 +163,7 @@ export class GuardDatabase extends pulumi.ComponentResource {
         new Configuration(
           `${name}-${key}`,
           { resourceGroupName: args.resourceGroupName, serverName: this.server.name, configurationName, value, source: "user-override" },
-          { parent: this, dependsOn: [this.lastOperation()] },
+          { ...this.kept(args), dependsOn: [this.lastOperation()] },
         ),
       );
     }
@@ -163,10 +179,11 @@ export class GuardDatabase extends pulumi.ComponentResource {
           serverName: this.server.name,
           objectId: admin.objectId,
           principalName: admin.principalName,
-          principalType: admin.principalType,
+          // PostgreSQL's API (2025-08-01, the version the provider sends) spells them user, group, servicePrincipal.
+          principalType: `${admin.principalType[0]!.toLowerCase()}${admin.principalType.slice(1)}`,
           tenantId: args.tenantId,
         },
-        { parent: this, dependsOn: [this.lastOperation()] },
+        { ...this.kept(args), dependsOn: [this.lastOperation()] },
       );
       this.operations.push(resource);
       this.#administratorByKey.set(key, resource);

@@ -3,7 +3,7 @@
 // RoleAssignmentExists. The consumer's and the KEDA scaler's identities grant their roles through it.
 import * as pulumi from "@pulumi/pulumi";
 import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
-import { roleAssignmentName, roleDefinitionId } from "../access.js";
+import { roleAssignmentName, roleDefinitionId } from "../specs/index.js";
 
 export interface IdentityRoleArgs {
   principalId: pulumi.Input<string>;

@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { NatGateway, PublicIPAddress, Subnet, VirtualNetwork } from "@pulumi/azure-native/network/index.js";
 import { PrivateZone, VirtualNetworkLink } from "@pulumi/azure-native/privatedns/index.js";
-import { planSubnets } from "../network-plan.js";
+import { planSubnets } from "../config/index.js";
 
 /** Azure's private-link zone names (public cloud). */
 export const privateDnsZones = {
@@ -25,12 +25,16 @@ export interface PrivateNetworkArgs {
   addressSpace: string;
   /** The database server's name: its private DNS zone is named after it. */
   databaseServerName?: string;
+  /** The database's zone when it is not named after the server: a server restored into the original's zone. */
+  postgresDnsZoneName?: string;
   /**
-   * Egress survives a zone outage: a StandardV2 NAT gateway on a StandardV2 public IP, both across zones 1-3. A
-   * Standard NAT gateway is zonal: without zones Azure places it in one zone it does not show (Microsoft: NAT gateway
-   * and availability zones). Default true; the stack sets it whenever anything else is zone-redundant.
+   * The zone the egress lives in: a Standard NAT gateway (the SKU Microsoft.Network 2024-05-01, the version the provider
+   * sends, defines, and the one Container Apps takes on an environment's subnet; StandardV2 is neither) is zonal, so
+   * it and its Standard public IP are pinned to one named zone instead of one Azure picks and does not show. Default
+   * "1". The trade-off, stated in infra/README.md: losing that zone cuts the consumers off api.stripe.com until it
+   * returns; the breaker pauses intake and the backlog waits on the queue (nothing lost, nothing charged twice).
    */
-  zoneRedundant?: boolean;
+  egressZone?: "1" | "2" | "3";
   tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
@@ -82,18 +86,14 @@ export class PrivateNetwork extends pulumi.ComponentResource {
 
   /** The consumers' one way out: a NAT gateway on a static public IP (the address Stripe's allow-lists see). */
   private egress(name: string, args: PrivateNetworkArgs): { nat: NatGateway; address: PublicIPAddress } {
-    // StandardV2 spans the region's zones (the NAT gateway needs a StandardV2 IP); azure-native 3.28's enums list only
-    // Standard, and the SDK passes the SKU name through.
-    const zoneRedundant = args.zoneRedundant !== false;
-    const sku = zoneRedundant ? "StandardV2" : "Standard";
-    const zones = zoneRedundant ? { zones: ["1", "2", "3"] } : {};
+    const zones = { zones: [args.egressZone ?? "1"] };
     const egressAddress = new PublicIPAddress(
       `${name}-egress-ip`,
       {
         resourceGroupName: args.resourceGroupName,
         location: args.location,
         publicIpAddressName: `${args.vnetName}-egress`,
-        sku: { name: sku, tier: "Regional" },
+        sku: { name: "Standard", tier: "Regional" },
         ...zones,
         publicIPAllocationMethod: "Static",
         publicIPAddressVersion: "IPv4",
@@ -107,7 +107,7 @@ export class PrivateNetwork extends pulumi.ComponentResource {
         resourceGroupName: args.resourceGroupName,
         location: args.location,
         natGatewayName: `${args.vnetName}-nat`,
-        sku: { name: sku },
+        sku: { name: "Standard" },
         ...zones,
         publicIpAddresses: [{ id: egressAddress.id }],
         idleTimeoutInMinutes: 4,
@@ -147,7 +147,7 @@ export class PrivateNetwork extends pulumi.ComponentResource {
     const zones: [string, string][] = [
       ["serviceBus", privateDnsZones.serviceBus],
       ["vault", privateDnsZones.vault],
-      ...(args.databaseServerName ? ([["postgres", postgresDnsZone(args.databaseServerName)]] as [string, string][]) : []),
+      ...(args.databaseServerName ? ([["postgres", args.postgresDnsZoneName ?? postgresDnsZone(args.databaseServerName)]] as [string, string][]) : []),
     ];
     for (const [key, zoneName] of zones) {
       const zone = new PrivateZone(

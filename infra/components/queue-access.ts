@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { QueueAuthorizationRule, type Queue } from "@pulumi/azure-native/servicebus/index.js";
 import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";
-import { roleAssignmentName, roleDefinitionId, roleGuidOf } from "../access.js";
+import { roleAssignmentName, roleDefinitionId, roleGuidOf } from "../specs/index.js";
 import type { BillingNamespace } from "./billing-namespace.js";
 
 export type PrincipalType = "ServicePrincipal" | "User" | "Group";

@@ -3,7 +3,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
 import type { Queue } from "@pulumi/azure-native/servicebus/index.js";
-import { DEFAULT_BACKLOG_THRESHOLD, defaultSeverities, METRIC_NAMESPACE, queueAlertSpecs, type AlertSeverities } from "../alert-specs.js";
+import { DEFAULT_BACKLOG_THRESHOLD, defaultSeverities, METRIC_NAMESPACE, queueAlertSpecs, type AlertSeverities } from "../specs/index.js";
 import type { BillingNamespace } from "./billing-namespace.js";
 
 export interface QueueAlertsArgs {

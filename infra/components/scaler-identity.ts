@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { RoleAssignment } from "@pulumi/azure-native/authorization/index.js";
 import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity/index.js";
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 import { identityRoleAssignment } from "./identity-role-assignment.js";
 
 export interface ScalerIdentityArgs {

@@ -2,7 +2,7 @@
 // memory), notifying the namespace's action group. The queues' own alerts live in BillingQueue.
 import * as pulumi from "@pulumi/pulumi";
 import { MetricAlert } from "@pulumi/azure-native/monitor/index.js";
-import type { ResourceAlertSpec } from "../service-alert-specs.js";
+import type { ResourceAlertSpec } from "../specs/index.js";
 
 export interface ServiceAlertsArgs {
   resourceGroupName: pulumi.Input<string>;

@@ -1,6 +1,6 @@
 // Who may do what, in words: each role assignment by its built-in role name, beside the principal (an identity by
 // name and what it is for, or a configured producer / operator object id) and the scope it is granted on.
-import type { StackConfig } from "../stack-config.js";
+import type { StackConfig } from "../config/index.js";
 import type { MockedResource } from "./azure-mocks.js";
 import { roleName } from "./role-names.js";
 
@@ -28,6 +28,8 @@ export function scopeWords(scopeId: unknown): string {
   const segments = String(scopeId ?? "").split("/").filter(Boolean);
   const name = segments.at(-1) ?? "?";
   const kind = segments.at(-2) ?? "";
+  // A grant on one secret: its name and its vault's.
+  if (kind === "secrets") return `secret ${name} in vault ${segments.at(-3) ?? "?"}`;
   return `${scopeKinds[kind] ?? kind} ${name}`.trim();
 }
 

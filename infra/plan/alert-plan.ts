@@ -1,6 +1,6 @@
 // Each planned alert with the signal it watches (alert-signals.ts): a platform metric of its scope, or a log table and
 // what fills it. `chargeguard plan --json` prints them (`alerts`); the policy alerts-can-fire checks the same signals.
-import { logAlertSignals, metricAlertSignals, resourceTypeOfId, type AlertSignal } from "../alert-signals.js";
+import { logAlertSignals, metricAlertSignals, resourceTypeOfId, type AlertSignal } from "../specs/index.js";
 import { isType, types } from "../policy/resource-types.js";
 import type { MockedResource } from "./azure-mocks.js";
 

@@ -204,8 +204,9 @@ export function azureMocks(record: (resource: MockedResource) => void): pulumi.r
           return { clientId: fakeGuid("deployer-client"), objectId: fakeGuid("deployer-object"), subscriptionId: PLAN_SUBSCRIPTION_ID, tenantId: PLAN_TENANT_ID };
         case "azure-native:keyvault:getSecret": {
           // The phase-two lookup: offline, every named secret is taken as present (its value is never returned).
-          const { vaultName, secretName } = args.inputs as { vaultName: string; secretName: string };
+          const { resourceGroupName, vaultName, secretName } = args.inputs as { resourceGroupName: string; vaultName: string; secretName: string };
           return {
+            id: `/subscriptions/${PLAN_SUBSCRIPTION_ID}/resourceGroups/${resourceGroupName}/providers/Microsoft.KeyVault/vaults/${vaultName}/secrets/${secretName}`,
             name: secretName,
             properties: { secretUri: `https://${vaultName}.vault.azure.net/secrets/${secretName}`, secretUriWithVersion: `https://${vaultName}.vault.azure.net/secrets/${secretName}/${"0".repeat(32)}` },
           };

@@ -1,7 +1,7 @@
 // The plan's --details view: everything the summary leaves out, each number with its derivation. Queue tuning in
 // words, each consumer app's bounds and why, every role assignment (role name, principal, scope), every SAS rule,
 // every alert with its signal, window and threshold, the database, vault and network with the operator's steps.
-import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../database-roles.js";
+import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../specs/index.js";
 import { grantsOf } from "./access-words.js";
 import { alertSignalSummary } from "./alert-plan.js";
 import { alertDetailLines } from "./alert-words.js";
@@ -57,7 +57,7 @@ function databaseRoleLines({ config }: Plan): string[] {
 /** Each secret the apps read: its phase, who may read it, what the operator does. Names only: no value exists here. */
 function secretLines({ report }: Plan): string[] {
   return report.secrets.flatMap((secret) => [
-    `  Secret ${secret.name} (${secret.env}; present: ${secret.present}), read by ${secret.readers.map((r) => `${r.identity} (${r.granted ? "granted" : "NOT granted"} Key Vault Secrets User)`).join(", ")}${secret.referencedBy.length > 0 ? `, referenced by ${secret.referencedBy.join(", ")}` : ""}.`,
+    `  Secret ${secret.name} (${secret.env}; present: ${secret.present}), read by ${secret.readers.map((r) => `${r.identity} (${r.granted ? "granted Key Vault Secrets User" : secret.phase === "bootstrap" ? "Key Vault Secrets User in phase two" : "NOT granted Key Vault Secrets User"})`).join(", ")}${secret.referencedBy.length > 0 ? `, referenced by ${secret.referencedBy.join(", ")}` : ""}.`,
     `    This run (${secret.phase === "bootstrap" ? "bootstrap, phase one" : "apps"}): ${secret.thisRun}.`,
     `    Operator: ${secret.operator}`,
   ]);

@@ -2,7 +2,7 @@
 // against the Stripe latency budget, its deliveries, its consumer app's replicas, who may use it (built-in role
 // names) and its alerts in words. Every figure carries its unit; the derivations are in --details.
 import { parseIsoDuration } from "../../tuning/index.js";
-import type { QueueConfig, StackConfig } from "../stack-config.js";
+import type { QueueConfig, StackConfig } from "../config/index.js";
 import { grantsByPrincipal, type Grant } from "./access-words.js";
 import { alertsBySeverity, watchesQueue } from "./alert-words.js";
 import type { MockedResource } from "./azure-mocks.js";

@@ -3,7 +3,7 @@
 // of Stripe's speed: a replica makes at most `Stripe slots x 1000 / fastest call` Stripe calls per second, and a
 // message costs its flow's Stripe calls. The slowest figure is every call at the queue's worst case (its delivery
 // budget), the rate a backlog drains at while Stripe is at its slowest.
-import type { ConsumerConfig } from "../service-schemas.js";
+import type { ConsumerConfig } from "../config/index.js";
 
 export interface QueueThroughput {
   /** Stripe calls one message makes (its flow's). */

@@ -2,7 +2,7 @@
 // Receiver", never 4f6d3b9b-.... The ids the program assigns come from access.ts; the others are roles a stack may
 // grant beside them (Application Insights' ingestion role, the vault officer, a monitoring reader), so a grant added
 // in a component reads by name too. An id missing here is shown as "role <id>", never dropped.
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 
 const roleNameById: ReadonlyMap<string, string> = new Map(
   ([

@@ -3,12 +3,19 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { readStackConfigFile, toPulumiConfig, type StackConfigLocation } from "../load-stack-config.js";
+import {
+  readStackConfigFile,
+  toPulumiConfig,
+  type StackConfigLocation,
+  parseStackConfig,
+  PROJECT,
+  type StackConfig,
+  isSecureValue,
+} from "../config/index.js";
+import { withoutPlainSecrets } from "../specs/index.js";
 import { billingPolicies } from "../policy/policies.js";
 import { defineStack } from "../program/stack.js";
-import { parseStackConfig, PROJECT, type StackConfig } from "../stack-config.js";
 import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowName, type ReplicaBounds } from "../../tuning/index.js";
-import { isSecureValue } from "../config-issues.js";
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 import { plannedAlerts, type PlannedAlert } from "./alert-plan.js";
@@ -66,6 +73,8 @@ export interface Plan {
   mocked: MockedResource[];
   /** Pulumi names of the resources the program protects (`protect`: Pulumi refuses deleting them). */
   protectedNames: Set<string>;
+  /** Pulumi names of the resources Pulumi forgets instead of deleting (`retainOnDelete`). */
+  retainedNames: Set<string>;
 }
 
 export interface PlanOptions extends StackConfigLocation {
@@ -73,6 +82,8 @@ export interface PlanOptions extends StackConfigLocation {
   policyConfig?: Record<string, Record<string, unknown>>;
   /** The deployed stack to plan the change against: the previous Pulumi.<stack>.yaml, or `pulumi stack export` JSON. */
   baseline?: string;
+  /** The operator accepts the changes Azure cannot make in place (`--accept-replacement`): named, not refused. */
+  acceptReplacement?: boolean;
 }
 
 interface StackOutputs {
@@ -96,11 +107,12 @@ function withSecurePlaceholders(value: unknown): unknown {
 }
 
 /** Records each resource's declared dependsOn by Pulumi name (plain resources, as this program passes them). */
-function recordDependsOn(into: Map<string, string[]>, protectedNames: Set<string>): pulumi.ResourceTransformation {
+function recordDependsOn(into: Map<string, string[]>, protectedNames: Set<string>, retainedNames: Set<string>): pulumi.ResourceTransformation {
   const names = new WeakMap<pulumi.Resource, string>();
   return (args) => {
     names.set(args.resource, args.name);
     if (args.opts.protect === true) protectedNames.add(args.name);
+    if (args.opts.retainOnDelete === true) retainedNames.add(args.name);
     const declared = args.opts.dependsOn;
     const list = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
     const named = list.flatMap((dependency) => {
@@ -122,7 +134,14 @@ let previous: Promise<unknown> = Promise.resolve();
 export const deployedOf = (plan: Plan): DeployedResource[] =>
   plan.mocked
     .filter((resource) => resource.custom)
-    .map((resource) => ({ type: resource.type, name: resource.name, id: resource.id, inputs: resource.state, protect: plan.protectedNames.has(resource.name) }));
+    .map((resource) => ({
+      type: resource.type,
+      name: resource.name,
+      id: resource.id,
+      inputs: resource.state,
+      protect: plan.protectedNames.has(resource.name),
+      retain: plan.retainedNames.has(resource.name),
+    }));
 
 /** The baseline's resources: a stack export as it is, a previous stack file planned under the same mocks. */
 async function baselineResources(baseline: string, stack: string): Promise<DeployedResource[]> {
@@ -137,7 +156,7 @@ export function planStack(options: PlanOptions): Promise<Plan> {
     const { stack } = readStackConfigFile(options);
     const deployed = await baselineResources(options.baseline, stack);
     const plan = await planUnderMocks(options);
-    plan.report.dayTwo = dayTwoPlan(stack, basename(options.baseline), deployed, deployedOf(plan));
+    plan.report.dayTwo = dayTwoPlan(stack, basename(options.baseline), deployed, deployedOf(plan), options.acceptReplacement === true);
     return plan;
   });
   previous = run.catch(() => undefined);
@@ -155,10 +174,11 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   // Every child's id is among the outputs, so once they resolve every resource has been registered.
   const dependsOn = new Map<string, string[]>();
   const protectedNames = new Set<string>();
+  const retainedNames = new Set<string>();
   // Inside a stack resource, as `pulumi up` runs the program: a stack transformation sees every resource's options,
   // so the plan records what each one waits for (dependsOn), which the mocks never see.
   const outputs = (await pulumi.runtime.runInPulumiStack(async () => {
-    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn, protectedNames));
+    pulumi.runtime.registerStackTransformation(recordDependsOn(dependsOn, protectedNames, retainedNames));
     return defineStack();
   })) as unknown as StackOutputs;
   // Resolved outputs are not the end: a resource that waits for another (dependsOn, e.g. the database's Entra
@@ -185,8 +205,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
     return { name: queue.name, flow, stripeCallsPerMessage: flowStripeCalls[flow], lockDuration, maxDeliveryCount, worstCaseStripeMs, consumer };
   });
 
-  // The bootstrap phase builds no app: nothing to report about one yet.
-  const consumers = (config.bootstrap ? [] : (config.app?.consumers ?? [])).map((consumer): PlannedConsumer => {
+  // The bootstrap phase builds no app, nor a consumer's own first phase: nothing to report about one yet.
+  const consumers = (config.bootstrap ? [] : (config.app?.consumers ?? [])).filter((consumer) => !consumer.bootstrap).map((consumer): PlannedConsumer => {
     const output = outputs.consumers[consumer.appName];
     if (!output) throw new Error(`the program built no consumer app ${consumer.appName}`);
     const { bounds } = output;
@@ -204,7 +224,8 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
   });
 
   return {
-    report: {
+    // Nothing secret-shaped reaches the printed plan, marked secret or not: the policy names it, the plan hides it.
+    report: withoutPlainSecrets({
       stack,
       resources: custom.map(({ type, name, inputs }) => ({ type, name, inputs, dependsOn: dependsOn.get(name) ?? [] })).sort(byTypeThenName),
       queues,
@@ -212,10 +233,11 @@ async function planUnderMocks(options: PlanOptions): Promise<Plan> {
       secrets: plannedSecrets(config, mocked),
       alerts: plannedAlerts(custom),
       violations,
-    },
+    }),
     file,
     config,
     mocked,
     protectedNames,
+    retainedNames,
   };
 }

@@ -1,8 +1,8 @@
 // The secrets the consumer apps read, as the plan reports them: where each lives, who may read it, which phase of the
 // two-phase bootstrap the stack is in and what that run does about the secret, and what the operator must do. Names
 // only: neither the program nor the plan ever reads or writes a secret's value, so there is none to print.
-import { builtInRoles } from "../access.js";
-import type { StackConfig } from "../stack-config.js";
+import { builtInRoles } from "../specs/index.js";
+import type { StackConfig } from "../config/index.js";
 import type { MockedResource } from "./azure-mocks.js";
 
 export interface PlannedSecret {
@@ -17,7 +17,10 @@ export interface PlannedSecret {
   thisRun: string;
   /** Whether it is in the vault: not knowable offline; phase two's lookup is the check that stops `pulumi up`. */
   present: "unknown offline";
-  /** Each consumer identity that reads it, and whether the plan grants it Key Vault Secrets User on the vault. */
+  /**
+   * Each consumer identity that reads it, and whether the plan grants it Key Vault Secrets User on this secret (never
+   * in phase one: the grant's scope is the secret, which the operator puts in between the phases).
+   */
   readers: { identity: string; app: string; granted: boolean }[];
   /** The apps whose secrets reference it in this plan (none in the bootstrap phase). */
   referencedBy: string[];
@@ -25,12 +28,14 @@ export interface PlannedSecret {
   operator: string;
 }
 
+const lower = (value: unknown) => String(value).toLowerCase();
 const ofType = (mocked: readonly MockedResource[], type: string) => mocked.filter((r) => r.custom && r.type === `azure-native:${type}`);
 
-function readersOf(config: StackConfig, mocked: readonly MockedResource[], vaultId: string | undefined): PlannedSecret["readers"] {
+/** Each consumer identity, and whether it holds Key Vault Secrets User on this secret (its own scope, not the vault's). */
+function readersOf(config: StackConfig, mocked: readonly MockedResource[], secretId: string): PlannedSecret["readers"] {
   const identities = ofType(mocked, "managedidentity:UserAssignedIdentity");
   const grants = ofType(mocked, "authorization:RoleAssignment").filter(
-    (grant) => grant.inputs.scope === vaultId && String(grant.inputs.roleDefinitionId).endsWith(`/${builtInRoles.keyVaultSecretsUser}`),
+    (grant) => lower(grant.inputs.scope) === lower(secretId) && String(grant.inputs.roleDefinitionId).endsWith(`/${builtInRoles.keyVaultSecretsUser}`),
   );
   return (config.app?.consumers ?? []).map((consumer) => {
     const identity = identities.find((r) => r.inputs.resourceName === consumer.identityName);
@@ -63,7 +68,6 @@ export function plannedSecrets(config: StackConfig, mocked: readonly MockedResou
   if (!config.vault || !config.app || config.app.consumers.length === 0) return [];
   const vault = config.vault.name;
   const vaultId = ofType(mocked, "keyvault:Vault").find((r) => r.inputs.vaultName === vault)?.id;
-  const readers = readersOf(config, mocked, vaultId);
   const wanted = [
     { name: config.vault.secrets.stripeApiKey, env: "STRIPE_API_KEY" },
     ...(config.vault.secrets.keybrakeApiKey === undefined ? [] : [{ name: config.vault.secrets.keybrakeApiKey, env: "KEYBRAKE_API_KEY" }]),
@@ -74,10 +78,10 @@ export function plannedSecrets(config: StackConfig, mocked: readonly MockedResou
     env,
     phase: config.bootstrap ? "bootstrap" : "apps",
     thisRun: config.bootstrap
-      ? `phase one of two: creates vault ${vault}${config.network ? " and its private endpoint" : ""} and grants each reader Key Vault Secrets User; sets no value and creates no app`
-      : `looks ${name} up through Azure Resource Manager (its metadata, never its value) before creating any app, and stops naming it when it is absent; each app then references it versionless through its own identity`,
+      ? `phase one of two: creates vault ${vault}${config.network ? " and its private endpoint" : ""} and each reader's identity; sets no value, grants no reader the secret yet (the grant's scope is the secret itself) and creates no app`
+      : `looks ${name} up through Azure Resource Manager (its metadata, never its value) before creating any grant or app, and stops naming it when it is absent; then grants each reader Key Vault Secrets User on this secret alone, and each app references it versionless through its own identity`,
     present: "unknown offline",
-    readers,
+    readers: readersOf(config, mocked, `${vaultId}/secrets/${name}`),
     referencedBy: referencedBy(mocked, vault, name),
     operator: operatorStep(config, vault, name),
   }));

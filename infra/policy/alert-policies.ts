@@ -3,7 +3,7 @@
 // Premium namespace's messaging units running hot. A metric alert counts when it is enabled, scoped to the resource
 // and watches the metric. Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { logAlertSignals, logSignalProblems, metricAlertSignals, metricSignalProblems, resourceTypeOfId } from "../alert-signals.js";
+import { logAlertSignals, logSignalProblems, metricAlertSignals, metricSignalProblems, resourceTypeOfId } from "../specs/index.js";
 import { list, obj, ofType } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 
@@ -75,6 +75,38 @@ export const alertsCanFire: StackValidationPolicy = {
         const problems = logSignalProblems(signal);
         if (signal.table === "AzureMetrics" && !metricsExportedTo(args, list(alert.props.scopes)[0])) problems.push("no diagnostic setting exports metrics into the workspace it reads");
         for (const problem of problems) report(`log alert ${String(alert.props.ruleName ?? alert.name)} cannot fire as intended: ${problem}`, alert.urn);
+      }
+    }
+  },
+};
+
+/**
+ * An alert on an app's replica count that the app trips at rest fires on day one and never resolves, so it is noise
+ * an on-call learns to ignore: `Replicas` above a threshold below the app's minimum (dev's 1..1 app "at max" on
+ * Replicas Minimum > 0), or below a threshold above its maximum.
+ */
+export const alertsQuietAtRest: StackValidationPolicy = {
+  name: "alerts-quiet-at-rest",
+  description: "No alert on a consumer app's Replicas fires while the app runs as configured: a threshold its minReplicas already passes (or its maxReplicas cannot reach) fires on day one and never resolves.",
+  enforcementLevel: "mandatory",
+  validateStack: (args, report) => {
+    const apps = ofType(args, types.containerApp);
+    for (const alert of ofType(args, types.metricAlert).filter((candidate) => candidate.props.enabled === true)) {
+      const app = apps.find((candidate) => list(alert.props.scopes).some((scope) => String(scope).toLowerCase() === String(candidate.props.id).toLowerCase()));
+      if (!app) continue;
+      const scale = obj(obj(app.props.template).scale);
+      const min = typeof scale.minReplicas === "number" ? scale.minReplicas : 0;
+      const max = typeof scale.maxReplicas === "number" ? scale.maxReplicas : 10;
+      for (const criterion of list(obj(alert.props.criteria).allOf).map(obj)) {
+        if (criterion.metricName !== "Replicas") continue;
+        const threshold = Number(criterion.threshold);
+        const atRest = criterion.operator === "GreaterThan" ? min > threshold : criterion.operator === "LessThan" ? max < threshold : false;
+        if (atRest) {
+          report(
+            `alert ${String(alert.props.ruleName ?? alert.name)}: Replicas ${String(criterion.operator)} ${threshold} on app ${String(app.props.containerAppName)}, which runs ${min}..${max} replicas: it fires on day one and never resolves`,
+            alert.urn,
+          );
+        }
       }
     }
   },

@@ -30,10 +30,11 @@ export const appsEgressPath: StackValidationPolicy = {
   },
 };
 
-/** Zone-redundant: StandardV2 (zone-redundant by design) or placed in two zones or more. A Standard SKU without zones sits in one hidden zone. */
-// Only a StandardV2 NAT gateway spans zones: a Standard one is zonal (one zone at most; Azure refuses more), and a
-// StandardV2 gateway takes StandardV2 public IPs only (Microsoft: NAT gateway and availability zones).
-const zoneRedundantEgress = (props: Record<string, unknown>) => obj(props.sku).name === "StandardV2";
+// The consumers' egress is a Standard NAT gateway: the SKU the NAT gateway and public IP API version the provider sends
+// (Microsoft.Network 2024-05-01) defines, and the one Container Apps takes on an environment's subnet (its virtual
+// network page: StandardV2 is not supported for integration). Standard is zonal: with no zone named Azure places it in
+// one it does not show, so the zone is named, and the public IP sits in the same one.
+const egressZones = (props: Record<string, unknown>) => list(props.zones).map(String);
 
 /** Whether anything in the stack was built to survive a zone outage. */
 function zoneRedundantStack(args: Parameters<StackValidationPolicy["validateStack"]>[0]): boolean {
@@ -44,23 +45,30 @@ function zoneRedundantStack(args: Parameters<StackValidationPolicy["validateStac
   );
 }
 
-export const egressZoneRedundant: StackValidationPolicy = {
-  name: "egress-zone-redundant",
+export const egressZoneExplicit: StackValidationPolicy = {
+  name: "egress-zone-explicit",
   description:
-    "In a stack whose apps, database or namespace are zone-redundant, the consumers' NAT gateway and its public IPs are too (StandardV2): a Standard NAT gateway lives in one zone (one Azure does not show when none is named), and losing that zone cuts every consumer off api.stripe.com.",
+    "In a stack whose apps, database or namespace are zone-redundant, the consumers' NAT gateway is Standard (the SKU its API version defines and Container Apps takes on the environment's subnet) in one named zone, its public IPs Standard in the same zone: an unnamed zone is one Azure picks and does not show, so the one zone egress depends on is unknown to the operator.",
   enforcementLevel: "mandatory",
   validateStack: (args, report) => {
     if (!zoneRedundantStack(args)) return;
     const addresses = ofType(args, types.publicIpAddress);
     for (const nat of ofType(args, types.natGateway)) {
       const name = String(nat.props.natGatewayName ?? nat.name);
-      if (!zoneRedundantEgress(nat.props)) {
-        report(`NAT gateway ${name}: ${String(obj(nat.props.sku).name ?? "Standard")} with ${list(nat.props.zones).length} zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)`, nat.urn);
+      const sku = String(obj(nat.props.sku).name ?? "Standard");
+      const zones = egressZones(nat.props);
+      if (sku !== "Standard") {
+        report(`NAT gateway ${name}: sku ${sku}: Container Apps does not take it on the environment's subnet and Microsoft.Network 2024-05-01 does not define it; use Standard in one named zone`, nat.urn);
+      } else if (zones.length !== 1) {
+        report(`NAT gateway ${name}: Standard with ${zones.length} zone(s): a Standard NAT gateway is zonal; name the one zone it lives in (zones: ["1"])`, nat.urn);
       }
       for (const reference of list(nat.props.publicIpAddresses).map(obj)) {
         const address = addresses.find((candidate) => String(candidate.props.id).toLowerCase() === String(reference.id).toLowerCase());
-        if (address && !zoneRedundantEgress(address.props)) {
-          report(`public IP ${String(address.props.publicIpAddressName ?? address.name)} of NAT gateway ${name}: not zone-redundant (sku ${String(obj(address.props.sku).name)}, ${list(address.props.zones).length} zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)`, address.urn);
+        if (!address) continue;
+        const ipSku = String(obj(address.props.sku).name);
+        const ipZones = egressZones(address.props);
+        if (ipSku !== "Standard" || ipZones.join() !== zones.join()) {
+          report(`public IP ${String(address.props.publicIpAddressName ?? address.name)} of NAT gateway ${name}: sku ${ipSku} in zone(s) [${ipZones.join(", ")}]: use Standard in the gateway's zone [${zones.join(", ")}]`, address.urn);
         }
       }
     }

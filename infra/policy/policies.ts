@@ -11,9 +11,7 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { dataRoleNameOf } from "../access.js";
-import { DEAD_LETTER_METRIC } from "../alert-specs.js";
-import { decodeQueueMetadata } from "../queue-metadata.js";
+import { dataRoleNameOf, DEAD_LETTER_METRIC, decodeQueueMetadata } from "../specs/index.js";
 import {
   consumerQueueRights,
   coverageProblems,

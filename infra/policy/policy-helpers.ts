@@ -1,6 +1,6 @@
 // What every policy module shares: type matching (with aliases), the stack of a URN, and which stacks are production.
 import type { ReportViolation, ResourceValidationArgs, StackValidationArgs } from "@pulumi/policy";
-import { DEFAULT_PRODUCTION_STACKS } from "../stack-config.js";
+import { DEFAULT_PRODUCTION_STACKS } from "../config/index.js";
 import { isType } from "./resource-types.js";
 
 export { DEFAULT_PRODUCTION_STACKS };

@@ -24,6 +24,7 @@ export const types = {
   userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
   virtualNetworkLink: "azure-native:privatedns:VirtualNetworkLink",
   subnet: "azure-native:network:Subnet",
+  virtualNetwork: "azure-native:network:VirtualNetwork",
   natGateway: "azure-native:network:NatGateway",
   publicIpAddress: "azure-native:network:PublicIPAddress",
   postgresConfiguration: "azure-native:dbforpostgresql:Configuration",

@@ -4,7 +4,7 @@
 // scale rule's identity holds Data Owner on the rule's own queue, and nobody else holds Data Owner, least of all an
 // app's own identity (AZURE_CLIENT_ID). Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 import { list, obj, ofType } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 

@@ -2,9 +2,7 @@
 // the guard database, the vault, and no secrets in plain inputs. Plain policy objects like ./policies.ts; only type
 // imports from @pulumi/policy. Resources are matched by type including aliases (isType).
 import type { PolicyResource, ReportViolation, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
-import { MAINTENANCE_TAG } from "../locks.js";
-import { REPLICA_BUDGET_TAG_NAME } from "../replica-budget-tag.js";
-import { decodeQueueMetadata } from "../queue-metadata.js";
+import { MAINTENANCE_TAG, REPLICA_BUDGET_TAG_NAME, decodeQueueMetadata, secretShapeIn } from "../specs/index.js";
 import {
   DEFAULT_RESERVED_CONNECTIONS,
   deliveryBudgetMs,
@@ -16,10 +14,13 @@ import {
   ReplicaBudgetError,
   type ReplicaBudget,
 } from "../../tuning/index.js";
-import { alertsCanFire, baselineAlerts } from "./alert-policies.js";
+import { alertsCanFire, alertsQuietAtRest, baselineAlerts } from "./alert-policies.js";
+import { zoneRedundantReplicas } from "./zone-policies.js";
+import { vaultAccessPerSecret } from "./vault-access-policies.js";
+import { databaseRetained } from "./restore-policies.js";
 import { nightlyAudit } from "./audit-policies.js";
 import { logsOnce } from "./log-policies.js";
-import { appsEgressPath, egressZoneRedundant } from "./network-policies.js";
+import { appsEgressPath, egressZoneExplicit } from "./network-policies.js";
 import { creationOrder, serverOperationsSerial } from "./ordering-policies.js";
 import { consumerProbesPolicy } from "./probe-policies.js";
 import { scalerIdentityPlatformOnly, scalerManageRight } from "./scaler-policies.js";
@@ -236,7 +237,12 @@ export const consumerBounds: StackValidationPolicy = {
         report(`app ${name}: STRIPE_REQUESTS_PER_SECOND differs from the Stripe budget its replicas were computed from (${String(recorded.stripeRatePerSecond)}/s)`, app.urn);
       }
       try {
-        replicaBounds({ ...(recorded as unknown as ReplicaBudget), maxReplicas, deliveryBudgetMs: 0 });
+        replicaBounds({
+          ...(recorded as unknown as ReplicaBudget),
+          ...(typeof scale.minReplicas === "number" && scale.minReplicas >= 1 ? { minReplicas: scale.minReplicas } : {}),
+          maxReplicas,
+          deliveryBudgetMs: 0,
+        });
       } catch (error) {
         if (!(error instanceof ReplicaBudgetError)) throw error;
         for (const problem of error.problems) report(`app ${name}: template.scale.${problem}`, app.urn);
@@ -294,18 +300,10 @@ export const vaultProtection: StackValidationPolicy = {
   },
 };
 
-/** Shapes of credentials that must never sit in a resource's plain inputs. */
-const SECRET_SHAPES: [RegExp, string][] = [
-  [/SharedAccessKey=/i, "a Service Bus SAS key"],
-  [/\b[sr]k_(live|test)_[A-Za-z0-9]{8,}/, "a Stripe key"],
-  [/AccountKey=/i, "a storage account key"],
-  [/password=[^;&\s]+/i, "a password"],
-];
-
 function plainSecrets(value: unknown, path: string): string[] {
   if (typeof value === "string") {
-    const found = SECRET_SHAPES.find(([shape]) => shape.test(value));
-    return found ? [`${path} holds ${found[1]} in plain text`] : [];
+    const found = secretShapeIn(value);
+    return found ? [`${path} holds ${found} in plain text`] : [];
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => plainSecrets(item, `${path}[${index}]`));
   if (typeof value === "object" && value !== null) {
@@ -343,14 +341,18 @@ export const servicePolicies: (ResourceValidationPolicy | StackValidationPolicy)
   serverOperationsSerial,
   consumerProbesPolicy,
   baselineAlerts,
+  alertsQuietAtRest,
+  zoneRedundantReplicas,
   alertsCanFire,
   nightlyAudit,
   appsEgressPath,
-  egressZoneRedundant,
+  egressZoneExplicit,
   logsOnce,
   consumerBounds,
   guardDatabase,
   vaultProtection,
   noPlainSecrets,
+  vaultAccessPerSecret,
+  databaseRetained,
   ...telemetryPolicies,
 ];

@@ -5,7 +5,7 @@
 // Metrics Publisher on a component of the stack, or its telemetry is refused and the billing-health alerts go silent.
 // Plain policy objects; only type imports from @pulumi/policy.
 import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { builtInRoles } from "../access.js";
+import { builtInRoles } from "../specs/index.js";
 import { forType, list, obj, ofType } from "./policy-helpers.js";
 import { types } from "./resource-types.js";
 

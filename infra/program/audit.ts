@@ -1,8 +1,10 @@
-// The stack's nightly audit (infra/components/audit-job.ts): its identity and grants with the consumers' in phase one,
-// the job itself with the apps in phase two, once its restricted key is in the vault (looked up like theirs).
+// The stack's nightly audit (infra/components/audit-job.ts): its identity and AcrPull with the consumers' in phase one;
+// in phase two, once its restricted key is in the vault (looked up like theirs), Key Vault Secrets User on that key
+// and the job itself with the apps.
 import type * as pulumi from "@pulumi/pulumi";
 import { AuditIdentity, AuditJob } from "../components/audit-job.js";
 import type { BillingSecrets } from "../components/billing-secrets.js";
+import { presentSecret } from "./secret-lookup.js";
 import type { StackContext } from "./stack-context.js";
 
 export const AUDIT_JOB_NAME = "chargeguard-audit";
@@ -13,7 +15,7 @@ export function buildAuditIdentity({ config, resourceGroupName, location, tags }
     resourceGroupName,
     location,
     identityName: `id-${AUDIT_JOB_NAME}`,
-    vaultId: secrets.vaultId,
+    ...(config.vault && !config.bootstrap ? { auditKeyId: presentSecret(config, secrets, config.vault.secrets.stripeAuditKey).id } : {}),
     ...(config.app.registry ? { registryId: config.app.registry.resourceId } : {}),
     tags,
   });

@@ -4,7 +4,6 @@
 // Manager, which answers even when the vault's data plane is private) and, in a private network, the vault's private
 // endpoint and the DNS links that resolve it. With `chargeguard:bootstrap: true` no app is built: the first phase.
 import * as pulumi from "@pulumi/pulumi";
-import { getSecretOutput } from "@pulumi/azure-native/keyvault/index.js";
 import type { BillingQueue } from "../components/billing-queue.js";
 import type { BillingSecrets } from "../components/billing-secrets.js";
 import { ConsumerApp, type VaultSecretReference } from "../components/consumer-app.js";
@@ -15,7 +14,8 @@ import type { PrivateNetwork } from "../components/private-network.js";
 import { ScalerIdentity } from "../components/scaler-identity.js";
 import type { AuditIdentity } from "../components/audit-job.js";
 import { buildAuditJob } from "./audit.js";
-import type { StackConfig } from "../stack-config.js";
+import { presentSecret } from "./secret-lookup.js";
+import type { StackConfig } from "../config/index.js";
 
 export interface ConsumerAppsArgs {
   config: StackConfig;
@@ -37,25 +37,13 @@ export interface ConsumerAppsArgs {
   actionGroupId?: pulumi.Input<string>;
 }
 
-/**
- * The secret's versionless URL, read from the vault through Azure Resource Manager: `pulumi up` stops here, before
- * creating the app, when the secret is not in the vault yet (an app with a reference to a missing secret can be
- * created with no working revision and no error: azure-container-apps #1306).
- */
-function presentSecretUrl(config: StackConfig, secrets: BillingSecrets, secretName: string): pulumi.Output<string> {
-  const secret = getSecretOutput({ resourceGroupName: config.resourceGroupName, vaultName: secrets.vaultName, secretName }, { dependsOn: [secrets.vault] });
-  return pulumi
-    .all([secret.properties, secrets.secretUrl(secretName)])
-    .apply(([properties, fallback]) => (properties.secretUri ?? fallback).replace(/\/[0-9a-f]{32}$/i, ""));
-}
-
 function vaultSecrets(args: ConsumerAppsArgs): VaultSecretReference[] {
   const { config, secrets } = args;
   if (!secrets || !config.vault) return [];
   return [
-    { name: "stripe-api-key", env: "STRIPE_API_KEY", keyVaultUrl: presentSecretUrl(config, secrets, config.vault.secrets.stripeApiKey) },
+    { name: "stripe-api-key", env: "STRIPE_API_KEY", keyVaultUrl: presentSecret(config, secrets, config.vault.secrets.stripeApiKey).url },
     ...(config.vault.secrets.keybrakeApiKey
-      ? [{ name: "keybrake-api-key", env: "KEYBRAKE_API_KEY", keyVaultUrl: presentSecretUrl(config, secrets, config.vault.secrets.keybrakeApiKey) }]
+      ? [{ name: "keybrake-api-key", env: "KEYBRAKE_API_KEY", keyVaultUrl: presentSecret(config, secrets, config.vault.secrets.keybrakeApiKey).url }]
       : []),
   ];
 }
@@ -81,13 +69,15 @@ export function buildConsumerApps(args: ConsumerAppsArgs): ConsumerApp[] {
       {
         identity: args.auditIdentity,
         environmentId: environment.environmentId,
-        stripeKeyUrl: presentSecretUrl(config, args.secrets, config.vault.secrets.stripeAuditKey),
+        stripeKeyUrl: presentSecret(config, args.secrets, config.vault.secrets.stripeAuditKey).url,
         actionGroupId: args.actionGroupId,
         dependsOn: [...(args.vaultPrivateLink ?? []), ...(args.network?.links ?? [])],
       },
     );
   }
-  return consumers.map((consumer, index) => {
+  // A consumer in its own first phase (added to a running stack) has its identity, not its app yet.
+  return consumers.flatMap((consumer, index) => {
+    if (consumer.bootstrap) return [];
     const queue = args.queues.find((q) => q.queueName === consumer.queue) as BillingQueue;
     const identity = args.identities[index] as ConsumerIdentity;
     // KEDA's identity comes with its app: until the app exists nothing scales, and a scaler whose grant is still

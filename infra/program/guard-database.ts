@@ -1,14 +1,16 @@
 // The stack's database section: the guard's PostgreSQL server and database, privately reachable in a private network.
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
+import { getClientConfigOutput } from "@pulumi/azure-native/authorization/index.js";
 import type { ConsumerIdentity } from "../components/consumer-identity.js";
 import { GuardDatabase } from "../components/guard-database.js";
 import type { PrivateNetwork } from "../components/private-network.js";
-import type { DatabaseConfig } from "../service-config.js";
+import type { DatabaseConfig } from "../config/index.js";
+import { RETAINED_TAG, RETAINED_TAG_VALUE } from "../specs/index.js";
 import { maintenanceTags, type StackContext } from "./stack-context.js";
 
 /**
  * With an administrator of its own (production requires one), each consumer gets a role owning only its schema
- * (infra/database-roles.ts, run by that administrator after phase one). Without (development), the consumers'
+ * (infra/specs/database-roles.ts, run by that administrator after phase one). Without (development), the consumers'
  * identities are the administrators, so the guard can create its tables unattended.
  */
 function databaseAdministrators(database: DatabaseConfig, identities: ConsumerIdentity[]) {
@@ -30,6 +32,19 @@ function privateAccess(network: PrivateNetwork | undefined) {
         },
       }
     : {};
+}
+
+/** Day two, restore to a point in time: the server is created from the original's backups, in its resource group. */
+function restore(database: DatabaseConfig, rg: string) {
+  const from = database.restoreFrom;
+  if (!from) return {};
+  const subscription = getClientConfigOutput().subscriptionId;
+  return {
+    restoreFrom: {
+      sourceServerId: pulumi.interpolate`/subscriptions/${subscription}/resourceGroups/${rg}/providers/Microsoft.DBforPostgreSQL/flexibleServers/${from.serverName}`,
+      pointInTime: from.pointInTime,
+    },
+  };
 }
 
 export function buildGuardDatabase(
@@ -59,7 +74,9 @@ export function buildGuardDatabase(
     ...privateAccess(network),
     production: config.production,
     deleteLock: config.production && !config.maintenance,
+    ...restore(database, rg),
+    retain: database.retain,
     logAnalyticsWorkspaceId: workspaceId,
-    tags: maintenanceTags(config, tags),
+    tags: { ...maintenanceTags(config, tags), ...(database.retain ? { [RETAINED_TAG]: RETAINED_TAG_VALUE } : {}) },
   });
 }

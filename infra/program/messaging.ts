@@ -6,7 +6,7 @@ import { BillingNamespace } from "../components/billing-namespace.js";
 import { BillingQueue } from "../components/billing-queue.js";
 import { PrivateLink } from "../components/private-link.js";
 import type { PrivateNetwork } from "../components/private-network.js";
-import { isSecureValue } from "../config-issues.js";
+import { isSecureValue } from "../config/index.js";
 import { deliveryBudgetMs } from "../../tuning/index.js";
 import type { StackContext } from "./stack-context.js";
 

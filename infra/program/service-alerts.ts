@@ -4,7 +4,7 @@ import type { BillingNamespace } from "../components/billing-namespace.js";
 import type { ConsumerApp } from "../components/consumer-app.js";
 import type { GuardDatabase } from "../components/guard-database.js";
 import { ServiceAlerts } from "../components/service-alerts.js";
-import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../service-alert-specs.js";
+import { containerAppAlertSpecs, postgresAlertSpecs, premiumNamespaceAlertSpecs } from "../specs/index.js";
 import type { StackContext } from "./stack-context.js";
 
 export function buildServiceAlerts(
@@ -22,7 +22,7 @@ export function buildServiceAlerts(
     targets: [
       ...apps.map((app, index) => {
         const appName = consumers[index]?.appName ?? `consumer-${index}`;
-        return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds.maxReplicas) };
+        return { key: appName, resourceId: app.app.id, specs: containerAppAlertSpecs(appName, app.bounds) };
       }),
       ...(database ? [{ key: database.serverName, resourceId: database.server.id, specs: postgresAlertSpecs(database.serverName) }] : []),
       ...(ns.sku === "Premium" ? [{ key: ns.name, resourceId: namespace.namespaceId, specs: premiumNamespaceAlertSpecs(ns.name) }] : []),

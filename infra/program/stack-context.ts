@@ -1,6 +1,6 @@
 // What every section of a stack shares: the validated config, where its resources go and the tags they carry.
-import { MAINTENANCE_TAG, MAINTENANCE_TAG_VALUE } from "../locks.js";
-import type { StackConfig } from "../stack-config.js";
+import { MAINTENANCE_TAG, MAINTENANCE_TAG_VALUE } from "../specs/index.js";
+import type { StackConfig } from "../config/index.js";
 
 export interface StackContext {
   config: StackConfig;

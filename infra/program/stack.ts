@@ -13,7 +13,7 @@ import type { ConsumerApp } from "../components/consumer-app.js";
 import type { GuardDatabase } from "../components/guard-database.js";
 import { Observability } from "../components/observability.js";
 import { PrivateNetwork } from "../components/private-network.js";
-import { fromPulumiConfig } from "../load-stack-config.js";
+import { fromPulumiConfig, parseStackConfig, type StackConfig } from "../config/index.js";
 import { buildAuditIdentity } from "./audit.js";
 import { buildConsumerApps } from "./consumer-apps.js";
 import { buildConsumerIdentities } from "./consumer-identities.js";
@@ -22,7 +22,6 @@ import { buildBillingHealth, buildNamespace, buildQueues } from "./messaging.js"
 import { buildServiceAlerts } from "./service-alerts.js";
 import type { StackContext } from "./stack-context.js";
 import { buildVault } from "./vault.js";
-import { parseStackConfig, type StackConfig } from "../stack-config.js";
 import type { ConsumerSettings, ReplicaBounds } from "../../tuning/index.js";
 
 export interface BuiltStack {
@@ -57,7 +56,7 @@ export function buildStack(config: StackConfig): BuiltStack {
         location,
         vnetName: config.network.vnetName,
         addressSpace: config.network.addressSpace,
-        ...(config.database ? { databaseServerName: config.database.serverName } : {}),
+        ...(config.database ? { databaseServerName: config.database.serverName, postgresDnsZoneName: config.database.privateDnsZoneName } : {}),
         tags,
       })
     : undefined;

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { loadStackConfig } from "../../infra/config/index.js";
 import { DEFAULT_STRIPE_BUDGET } from "../../tuning/index.js";
 
 const root = path.resolve(import.meta.dirname, "../..");

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { loadStackConfig } from "../../infra/config/index.js";
 import { scaffoldConsumer } from "../../templates/index.js";
 
 const examples = path.resolve(import.meta.dirname, "../../examples");

@@ -4,7 +4,7 @@
 // (never exported by diagnostic settings) and is_db_alive aggregated by Minimum.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { logSignalProblems, metricSignalProblems, metricTables } from "../../infra/alert-signals.js";
+import { logSignalProblems, metricSignalProblems, metricTables } from "../../infra/specs/index.js";
 import { stackArgs } from "../../infra/plan/policy-args.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { alertsCanFire } from "../../infra/policy/alert-policies.js";

@@ -43,9 +43,9 @@ describe.each(["dev", "prod"])("the %s plan's nightly audit", (stack) => {
     });
     expect(containerOf(job).command).toEqual(["npx", "--no-install", "chargeguard", "audit", "--format", "json"]);
     expect(containerOf(job).env).toEqual([{ name: "STRIPE_API_KEY", secretRef: "stripe-audit-key" }]);
-    // Its identity reads the vault (granted before the job exists) and holds nothing on any queue.
+    // Its identity reads its own key only (granted before the job exists, issue 43 item 7) and holds nothing on any queue.
     const grants = subjects.filter((s) => s.type === "azure-native:authorization:RoleAssignment" && s.inputs.principalId === identity.inputs.principalId);
-    expect(grants.map((g) => String(g.inputs.scope).split("/").slice(-2).join("/")).sort()).toEqual(["registries/crbilling" + (stack === "prod" ? "prod" : "dev"), `vaults/${String(vault.inputs.vaultName)}`].sort());
+    expect(grants.map((g) => String(g.inputs.scope).split("/").slice(-2).join("/")).sort()).toEqual(["registries/crbilling" + (stack === "prod" ? "prod" : "dev"), "secrets/stripe-audit-key"].sort());
     expect(plan.report.resources.find((r) => r.type === "azure-native:app:Job")?.dependsOn).toEqual(expect.arrayContaining(grants.map((g) => g.name)));
     const alert = plan.report.alerts.find((a) => a.name === "chargeguard-audit-duplicates");
     expect(alert?.signals).toEqual([{ kind: "platform metric", resourceType: "Microsoft.App/jobs", metric: "Executions", aggregation: "Total", dimensions: ["state"], source: expect.stringContaining("microsoft-app-jobs-metrics") }]);

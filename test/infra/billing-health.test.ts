@@ -2,7 +2,7 @@
 // environment, given the Application Insights component the consumers export to.
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { attributeNames as infraAttributes, metricNames as infraMetrics } from "../../infra/billing-health-specs.js";
+import { attributeNames as infraAttributes, metricNames as infraMetrics } from "../../infra/specs/index.js";
 import { BillingHealth, stableGuid } from "../../infra/components/billing-health.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { attributeNames, metricNames } from "../../runtime/telemetry/metric-names.js";

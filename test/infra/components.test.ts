@@ -7,13 +7,12 @@ import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { builtInRoles, roleAssignmentName, roleGuidOf, uuidV5 } from "../../infra/access.js";
+import { builtInRoles, roleAssignmentName, roleGuidOf, uuidV5, decodeQueueMetadata } from "../../infra/specs/index.js";
 import { BillingNamespace } from "../../infra/components/billing-namespace.js";
 import { BillingQueue } from "../../infra/components/billing-queue.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
-import { decodeQueueMetadata } from "../../infra/queue-metadata.js";
-import { StackConfigError } from "../../infra/stack-config.js";
+import { StackConfigError } from "../../infra/config/index.js";
 import { consumerQueueRights, tuneQueue } from "../../tuning/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../../infra/database-roles.js";
+import { consumerRoleStatements, consumerSchemaName, entraPrincipalStatement } from "../../infra/specs/index.js";
 import { Guard } from "../../runtime/guard/guard.js";
 import { createScratchDatabase, postgresServerUrl } from "../runtime/guard/databases.js";
 

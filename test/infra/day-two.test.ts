@@ -91,8 +91,8 @@ describe.each(Object.entries(changes))("day two: %s", (change, edit) => {
     const refused = dayTwo.deletes.filter((d) => d.lockedBy.length > 0);
     const expected: Record<string, string[]> = {
       // The consumer's vault grant is an extension resource on the locked vault.
-      "remove a queue": ["RoleAssignment id-invoice-settlement-consumer-vault-secrets-user kv-billing-prod-cg"],
-      "remove a consumer": ["RoleAssignment id-invoice-settlement-consumer-vault-secrets-user kv-billing-prod-cg"],
+      "remove a queue": ["RoleAssignment id-invoice-settlement-consumer-vault-secret-stripe-api-key kv-billing-prod-cg"],
+      "remove a consumer": ["RoleAssignment id-invoice-settlement-consumer-vault-secret-stripe-api-key kv-billing-prod-cg"],
       "rotate the producer": [],
       "rotate the operators": [],
       // The server's Entra administrator is its child.
@@ -137,7 +137,7 @@ describe("a deployed queue's immutable settings (issue 31 item 6)", () => {
     );
     const dayTwo = dayTwoPlan("prod", "baseline", deployedOf(deployedPlan), after);
     expect(dayTwo.deletes).toEqual([
-      { resource: "usage-billing", type: "Queue", why: "replaced: requiresDuplicateDetection, requiresSession cannot change in place", lockedBy: [], protect: true },
+      { resource: "usage-billing", type: "Queue", why: "replaced: requiresDuplicateDetection, requiresSession cannot change in place", lockedBy: [], protect: true, retained: false },
     ]);
     expect(dayTwo.queueReplacements).toBe(1);
     expect(planExitCode({ ...deployedPlan.report, dayTwo })).toBe(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCidr, planSubnets } from "../../infra/network-plan.js";
+import { parseCidr, planSubnets } from "../../infra/config/index.js";
 
 describe("planSubnets", () => {
   it("carves the apps /23, endpoints /24 and database /24 from the start of the address space", () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
 import { planStack } from "../../infra/plan/run-plan.js";
-import { appsEgressPath, egressZoneRedundant } from "../../infra/policy/network-policies.js";
+import { appsEgressPath, egressZoneExplicit } from "../../infra/policy/network-policies.js";
 import { planTargets } from "./support/plan-targets.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,7 +24,7 @@ describe("consumer egress", () => {
     expect(await violations(subjects)).toEqual([]);
     const nat = subjects.find((s) => s.type === "azure-native:network:NatGateway");
     const ip = subjects.find((s) => s.type === "azure-native:network:PublicIPAddress");
-    expect(ip?.inputs).toMatchObject({ publicIPAllocationMethod: "Static", sku: { name: "StandardV2" } });
+    expect(ip?.inputs).toMatchObject({ publicIPAllocationMethod: "Static", sku: { name: "Standard" } });
     expect(nat?.inputs.publicIpAddresses).toEqual([{ id: ip?.inputs.id }]);
     const apps = subjects.find((s) => s.type === "azure-native:network:Subnet" && s.inputs.subnetName === "apps");
     expect(apps?.inputs).toMatchObject({ defaultOutboundAccess: false, natGateway: { id: nat?.inputs.id } });
@@ -38,41 +38,48 @@ describe("consumer egress", () => {
   });
 });
 
-describe("zone-redundant egress (issue 31 item 5)", () => {
+describe("egress in one named zone, at a SKU its API version defines (issue 43 item 1)", () => {
   async function zoneViolations(subjects: PolicyTarget[]): Promise<string[]> {
     const messages: string[] = [];
-    await egressZoneRedundant.validateStack(stackArgs(subjects), (message) => messages.push(message));
+    await egressZoneExplicit.validateStack(stackArgs(subjects), (message) => messages.push(message));
     return messages;
   }
+  const egress = (subjects: PolicyTarget[]) =>
+    subjects.filter((t) => t.type === "azure-native:network:NatGateway" || t.type === "azure-native:network:PublicIPAddress");
 
-  it("prod's NAT gateway and its public IP are StandardV2 across three zones, like the environment, database and namespace", async () => {
+  it("prod's NAT gateway and its public IP are Standard in zone 1, not StandardV2 (undefined at 2024-05-01, refused on a Container Apps subnet)", async () => {
     const plan = await planStack({ stack: "prod", cwd: root });
     const subjects = planTargets(plan);
     const nat = subjects.find((s) => s.type === "azure-native:network:NatGateway")!;
     const ip = subjects.find((s) => s.type === "azure-native:network:PublicIPAddress")!;
-    expect(nat.inputs).toMatchObject({ sku: { name: "StandardV2" }, zones: ["1", "2", "3"] });
-    expect(ip.inputs).toMatchObject({ sku: { name: "StandardV2" }, zones: ["1", "2", "3"] });
+    expect(nat.inputs).toMatchObject({ sku: { name: "Standard" }, zones: ["1"] });
+    expect(ip.inputs).toMatchObject({ sku: { name: "Standard" }, zones: ["1"] });
     expect(await zoneViolations(subjects)).toEqual([]);
   });
 
-  it("refuses the zonal egress prod had: a Standard NAT gateway and IP without zones", async () => {
+  it("refuses the StandardV2 egress prod had, and a Standard gateway in no named zone or in three", async () => {
     const plan = await planStack({ stack: "prod", cwd: root });
     const subjects = planTargets(plan);
-    for (const s of subjects.filter((t) => t.type === "azure-native:network:NatGateway" || t.type === "azure-native:network:PublicIPAddress")) {
+    for (const s of egress(subjects)) {
+      (s.outputs.sku as { name: string }).name = "StandardV2";
+      s.outputs.zones = ["1", "2", "3"];
+    }
+    expect(await zoneViolations(subjects)).toEqual([
+      "NAT gateway vnet-billing-prod-nat: sku StandardV2: Container Apps does not take it on the environment's subnet and Microsoft.Network 2024-05-01 does not define it; use Standard in one named zone",
+      "public IP vnet-billing-prod-egress of NAT gateway vnet-billing-prod-nat: sku StandardV2 in zone(s) [1, 2, 3]: use Standard in the gateway's zone [1, 2, 3]",
+    ]);
+    for (const s of egress(subjects)) {
       (s.outputs.sku as { name: string }).name = "Standard";
       delete s.outputs.zones;
     }
     expect(await zoneViolations(subjects)).toEqual([
-      "NAT gateway vnet-billing-prod-nat: Standard with 0 zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)",
-      "public IP vnet-billing-prod-egress of NAT gateway vnet-billing-prod-nat: not zone-redundant (sku Standard, 0 zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)",
+      'NAT gateway vnet-billing-prod-nat: Standard with 0 zone(s): a Standard NAT gateway is zonal; name the one zone it lives in (zones: ["1"])',
     ]);
-    // Zones on a Standard NAT gateway do not make it zone-redundant (Azure takes one zone at most on it).
-    for (const s of subjects.filter((t) => t.type === "azure-native:network:NatGateway" || t.type === "azure-native:network:PublicIPAddress")) s.outputs.zones = ["1", "2", "3"];
+    for (const s of egress(subjects)) s.outputs.zones = ["1", "2", "3"];
     expect(await zoneViolations(subjects)).toEqual([
-      "NAT gateway vnet-billing-prod-nat: Standard with 3 zone(s) in a zone-redundant stack: egress hangs on one zone; use sku StandardV2 (zone-redundant)",
-      "public IP vnet-billing-prod-egress of NAT gateway vnet-billing-prod-nat: not zone-redundant (sku Standard, 3 zone(s)): use StandardV2 (a StandardV2 NAT gateway requires it)",
+      'NAT gateway vnet-billing-prod-nat: Standard with 3 zone(s): a Standard NAT gateway is zonal; name the one zone it lives in (zones: ["1"])',
     ]);
-    // A stack with nothing zone-redundant may keep a zonal gateway.
+    // A stack with nothing zone-redundant may leave the zone to Azure.
     const zonal = subjects.filter((s) => !["ManagedEnvironment", "Server", "Namespace"].some((t) => s.type.endsWith(`:${t}`)));
     expect(await zoneViolations(zonal)).toEqual([]);
   });

@@ -4,11 +4,10 @@
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { readStackConfigFile, toPulumiConfig } from "../../infra/load-stack-config.js";
+import { readStackConfigFile, toPulumiConfig, PROJECT } from "../../infra/config/index.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { planStack } from "../../infra/plan/run-plan.js";
 import { defineStack } from "../../infra/program/stack.js";
-import { PROJECT } from "../../infra/stack-config.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const key = (resource: { type: string; name: string }) => `${resource.type} ${resource.name}`;

@@ -3,8 +3,8 @@
 // through the real program under mocks (as the CLI does); the figures are recomputed here from first principles.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
-import { loadStackConfig } from "../../infra/load-stack-config.js";
+import { builtInRoles } from "../../infra/specs/index.js";
+import { loadStackConfig } from "../../infra/config/index.js";
 import { formatPlan } from "../../infra/plan/format-plan.js";
 import { figure, isoSpan, rate, seconds, span } from "../../infra/plan/plan-units.js";
 import { queueThroughput } from "../../infra/plan/queue-throughput.js";
@@ -131,7 +131,7 @@ describe("the rendered plan", () => {
     expect(details).toMatch(/Monitoring Metrics Publisher\s+id-usage-billing-consumer \(consumer\)/);
     expect(details).toMatch(/Azure Service Bus Data Owner\s+id-invoice-settlement-consumer-scaler \(KEDA scaler\)\s+queue invoice-settlement/);
     expect(details).toMatch(/AcrPull\s+id-chargeguard-audit \(nightly audit\)\s+registry crbillingprod/);
-    expect(details).toMatch(/Key Vault Secrets User\s+id-usage-billing-consumer \(consumer\)\s+vault kv-billing-prod-cg/);
+    expect(details).toMatch(/Key Vault Secrets User\s+id-usage-billing-consumer \(consumer\)\s+secret stripe-api-key in vault kv-billing-prod-cg/);
     // Dev's local auth: the queue-level SAS rules with their rights.
     expect(formatPlan(dev)).toContain("SAS rule usage-billing-consumer: Listen + Send");
   });

@@ -15,8 +15,7 @@ import {
   queueMaxDeliveryCount,
   types,
 } from "../../infra/policy/policies.js";
-import { builtInRoles, roleGuidOf } from "../../infra/access.js";
-import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
+import { builtInRoles, roleGuidOf, encodeQueueMetadata } from "../../infra/specs/index.js";
 import { consumerQueueRights, tuneQueue } from "../../tuning/index.js";
 
 const NS_ID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/sb-billing";
@@ -273,19 +272,25 @@ describe("the policy set", () => {
       "postgres-operations-serial",
       "consumer-probes",
       "service-baseline-alerts",
+      "alerts-quiet-at-rest",
+      "zone-redundant-replicas",
       "alerts-can-fire",
       "nightly-audit",
       "consumer-egress-path",
-      "egress-zone-redundant",
+      "egress-zone-explicit",
       "logs-sent-once",
       "consumer-app-bounds",
       "guard-database",
       "keyvault-protection",
       "no-plain-secrets",
+      "vault-access-per-secret",
+      "database-retained",
       "appinsights-local-auth-disabled",
       "consumer-telemetry-publisher",
     ]);
-    // Mandatory, but for the reminder that a maintenance window is open.
-    expect(new Set(billingPolicies.filter((p) => p.name !== "maintenance-window-open").map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
+    // Mandatory, but for the reminders that a maintenance window is open and that a restore's retain is still on.
+    const reminders = ["maintenance-window-open", "database-retained"];
+    expect(new Set(billingPolicies.filter((p) => !reminders.includes(p.name)).map((p) => p.enforcementLevel))).toEqual(new Set(["mandatory"]));
+    expect(billingPolicies.filter((p) => reminders.includes(p.name)).map((p) => p.enforcementLevel)).toEqual(["advisory", "advisory"]);
   });
 });

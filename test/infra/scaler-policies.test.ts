@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
+import { builtInRoles } from "../../infra/specs/index.js";
 import { stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { dataRolesAtQueueScope } from "../../infra/policy/policies.js";

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles, roleAssignmentName } from "../../infra/access.js";
+import { builtInRoles, roleAssignmentName } from "../../infra/specs/index.js";
 import { BillingNamespace } from "../../infra/components/billing-namespace.js";
 import { azureMocks, type MockedResource } from "../../infra/plan/azure-mocks.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
@@ -43,7 +43,7 @@ describe("the prod service under mocks", () => {
     expect(template.terminationGracePeriodSeconds).toBe(Math.ceil(tuneQueue(invoiceBudget).deliveryBudgetMs / 1000));
     expect(template.terminationGracePeriodSeconds).toBe(377);
     expect(template.scale).toEqual({
-      minReplicas: 1,
+      minReplicas: 2,
       maxReplicas: 2,
       rules: [
         {
@@ -81,7 +81,7 @@ describe("the prod service under mocks", () => {
         [builtInRoles.serviceBusDataReceiver, queue.id],
         [builtInRoles.serviceBusDataSender, queue.id],
         [builtInRoles.acrPull, "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-billing-prod/providers/Microsoft.ContainerRegistry/registries/crbillingprod"],
-        [builtInRoles.keyVaultSecretsUser, vault.id],
+        [builtInRoles.keyVaultSecretsUser, `${String(vault.id)}/secrets/stripe-api-key`],
         [builtInRoles.monitoringMetricsPublisher, only(ofType(plan, "applicationinsights:Component")).id],
       ].sort(),
     );
@@ -113,7 +113,7 @@ describe("the prod service under mocks", () => {
     expect(byName(plan, "dbforpostgresql:Configuration", "configurationName", "metrics.collector_database_activity").inputs).toMatchObject({ value: "on" });
     const admins = ofType(plan, "dbforpostgresql:AdministratorsMicrosoftEntra").map((a) => [a.inputs.principalName, a.inputs.principalType]);
     // The DBA group alone administers the server; each consumer's identity gets a role owning only its schema.
-    expect(admins.sort()).toEqual([["billing-dba", "Group"]]);
+    expect(admins.sort()).toEqual([["billing-dba", "group"]]);
     expect(ofType(plan, "dbforpostgresql:FirewallRule")).toEqual([]);
   });
 

@@ -19,9 +19,7 @@ import {
   scaleRuleByIdentity,
   vaultProtection,
 } from "../../infra/policy/service-policies.js";
-import { encodeQueueMetadata } from "../../infra/queue-metadata.js";
-import { MAINTENANCE_TAG } from "../../infra/locks.js";
-import { REPLICA_BUDGET_TAG_NAME } from "../../infra/replica-budget-tag.js";
+import { encodeQueueMetadata, MAINTENANCE_TAG, REPLICA_BUDGET_TAG_NAME } from "../../infra/specs/index.js";
 import { tuneQueue } from "../../tuning/index.js";
 
 const GROUP = "/subscriptions/s/resourceGroups/rg/providers";

@@ -4,8 +4,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { fromPulumiConfig, loadStackConfig, toPulumiConfig } from "../../infra/load-stack-config.js";
-import { parseStackConfig, StackConfigError } from "../../infra/stack-config.js";
+import {
+  fromPulumiConfig,
+  loadStackConfig,
+  toPulumiConfig,
+  parseStackConfig,
+  StackConfigError,
+} from "../../infra/config/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "chargeguard-stack-config-"));

@@ -11,7 +11,7 @@ import path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
+import { builtInRoles } from "../../infra/specs/index.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";
 import { startServiceBusEmulator, type EmulatedQueueOptions } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator } from "../../sandbox/stripe/index.js";

@@ -5,7 +5,7 @@
 import { fileURLToPath } from "node:url";
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtInRoles } from "../../infra/access.js";
+import { builtInRoles } from "../../infra/specs/index.js";
 import { REDACTED } from "../../infra/plan/azure-mocks.js";
 import { resourceArgs, stackArgs, urnOf, type PolicyTarget } from "../../infra/plan/policy-args.js";
 import { planStack, type Plan } from "../../infra/plan/run-plan.js";

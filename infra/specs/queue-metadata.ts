@@ -1,7 +1,7 @@
 // What a billing queue records about itself in its Azure `userMetadata` (a free-text property, at most 1024
 // characters): its latency budget and the consumer settings computed from it. The policy pack reads it back to
 // check that the queue's lock still covers the budget; operators see it in the portal. Pure: no Pulumi import.
-import type { ConsumerSettings, LatencyBudget } from "../tuning/index.js";
+import type { ConsumerSettings, LatencyBudget } from "../../tuning/index.js";
 
 export interface BillingQueueMetadata {
   budget: LatencyBudget;

@@ -3,11 +3,11 @@
 // Every problem is collected (unknown keys, wrong types, `P5M` locks, budgets that cannot be made safe) and
 // reported together, one sentence each.
 import { z } from "zod";
-import { ChargeguardError } from "../errors/index.js";
+import { ChargeguardError } from "../../errors/index.js";
 import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
 import { parseServiceSections, type ServiceConfig } from "./service-config.js";
-import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
-import { flowNames, flowStripeCalls, MIN_TTL_MS, SERIAL_CONSUMER, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../tuning/index.js";
+import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "../specs/index.js";
+import { flowNames, flowStripeCalls, MIN_TTL_MS, SERIAL_CONSUMER, TuningError, tuneQueue, type ConsumerConcurrency, type LatencyBudget, type QueueTuning } from "../../tuning/index.js";
 
 /** The Pulumi project name: config keys are `chargeguard:<key>`. */
 export const PROJECT = "chargeguard";

@@ -2,7 +2,7 @@
 // HEALTH_PORT: startup and readiness once it reached its queue, database and vault; liveness while its receive loop
 // turns (the runtime's RunningConsumer.liveness, stalled after tuning's receiveStallMs of the queue's lock). Numbers within Container Apps' limits (failureThreshold 1..10, period 1..240 s). Pure.
 
-import { STARTUP_PROBE } from "../tuning/index.js";
+import { STARTUP_PROBE } from "../../tuning/index.js";
 
 /** The port the app's HEALTH_PORT names and the probes ask. */
 export const HEALTH_PORT = 8080;

@@ -10,5 +10,9 @@
 export const MAINTENANCE_TAG = "chargeguard-maintenance";
 export const MAINTENANCE_TAG_VALUE = "delete lock lifted for a day-two change";
 
+/** Set on the guard database's server while Pulumi is to forget rather than delete it (database.retain, a restore). */
+export const RETAINED_TAG = "chargeguard-retained";
+export const RETAINED_TAG_VALUE = "forgotten, not deleted, by the stack: a point-in-time restore";
+
 /** The lock every data resource carries in production (one name, so a stack export shows which are ours). */
 export const LOCK_NAME = "chargeguard-do-not-delete";

@@ -13,7 +13,12 @@ export interface ResourceAlertSpec {
   description: string;
 }
 
-export const containerAppAlertSpecs = (appName: string, maxReplicas: number): ResourceAlertSpec[] => [
+/**
+ * An app's alerts. "Replicas at max" only where the app can scale: with min == max (dev's 1..1, a zone-redundant app
+ * whose budgets allow only its two) it runs at its maximum from the first minute and the alert would fire on day one
+ * and never resolve; the queue's backlog alert still says when it falls behind.
+ */
+export const containerAppAlertSpecs = (appName: string, replicas: { minReplicas: number; maxReplicas: number }): ResourceAlertSpec[] => [
   {
     key: "restarts",
     metricNamespace: "Microsoft.App/containerApps",
@@ -36,19 +41,21 @@ export const containerAppAlertSpecs = (appName: string, maxReplicas: number): Re
     windowSize: "PT5M",
     description: `Consumer ${appName} has no running replica: nothing is charging.`,
   },
-  {
-    key: "replicas-at-max",
-    metricNamespace: "Microsoft.App/containerApps",
-    metricName: "Replicas",
-    operator: "GreaterThan",
-    // At its maximum for the whole window: its lowest count over 15 minutes was never below the ceiling.
-    timeAggregation: "Minimum",
-    threshold: maxReplicas - 1,
-    severity: 2,
-    windowSize: "PT15M",
-    description: `Consumer ${appName} ran at its maximum of ${maxReplicas} replica(s) for 15 minutes: the backlog grows faster than the Stripe and connection budgets let it drain.`,
-  },
+  ...(replicas.minReplicas >= replicas.maxReplicas ? [] : [replicasAtMax(appName, replicas.maxReplicas)]),
 ];
+
+const replicasAtMax = (appName: string, maxReplicas: number): ResourceAlertSpec => ({
+  key: "replicas-at-max",
+  metricNamespace: "Microsoft.App/containerApps",
+  metricName: "Replicas",
+  operator: "GreaterThan",
+  // At its maximum for the whole window: its lowest count over 15 minutes was never below the ceiling.
+  timeAggregation: "Minimum",
+  threshold: maxReplicas - 1,
+  severity: 2,
+  windowSize: "PT15M",
+  description: `Consumer ${appName} ran at its maximum of ${maxReplicas} replica(s) for 15 minutes: the backlog grows faster than the Stripe and connection budgets let it drain.`,
+});
 
 /** Premium namespaces only: messaging units' CPU and memory (Standard has no such metrics). */
 export const premiumNamespaceAlertSpecs = (namespaceName: string): ResourceAlertSpec[] =>

@@ -3,7 +3,7 @@
 // namespace scope. What each party needs is one definition in the tuning room (consumerQueueRights, ...), imported
 // from there: BillingQueue deploys it, the proving ground and the tests run consumers with it.
 import { createHash } from "node:crypto";
-import type { ServiceBusDataRole } from "../tuning/index.js";
+import type { ServiceBusDataRole } from "../../tuning/index.js";
 
 /** Built-in role definition ids (the same in every Azure tenant). */
 export const builtInRoles = {

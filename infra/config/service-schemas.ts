@@ -3,7 +3,7 @@
 // defaults and cross-checks is service-config.ts, each consumer against its queue consumer-app-config.ts.
 import { z } from "zod";
 import { parseCidr, LARGEST_VNET_PREFIX } from "./network-plan.js";
-import type { QueueTuning, ReplicaBounds, ReplicaBudget } from "../tuning/index.js";
+import type { QueueTuning, ReplicaBounds, ReplicaBudget } from "../../tuning/index.js";
 
 /** What a consumer app needs of the queue it consumes (the stack's QueueConfig has it). */
 export interface ConsumedQueue {
@@ -68,6 +68,15 @@ export const databaseSchema = z.strictObject({
     principalName: z.string().min(1),
     principalType: z.enum(["User", "Group", "ServicePrincipal"]),
   })).optional(),
+  /** Day two, restore to a point in time: the server `serverName` is created from this one's backups (infra/README.md). */
+  restoreFrom: z.strictObject({
+    serverName: dnsLabel("server name", 3, 63),
+    pointInTime: z.iso.datetime({ error: 'expected the UTC time to restore to, e.g. "2026-12-07T09:55:00Z"' }),
+  }, { error: "expected a map { serverName, pointInTime }" }).optional(),
+  /** Pulumi forgets the server and what is under it instead of deleting them (retainOnDelete): set before a restore. */
+  retain: bool().optional(),
+  /** The private DNS zone the server resolves in (default `<serverName>.private.postgres.database.azure.com`). */
+  privateDnsZoneName: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)*\.postgres\.database\.azure\.com$/, { error: "expected a zone ending in .postgres.database.azure.com" }).optional(),
 }, { error: "expected a map { serverName, skuName, tier, maxConnections, ... }" });
 
 export const consumerSchema = z.strictObject({
@@ -85,6 +94,8 @@ export const consumerSchema = z.strictObject({
   maxReplicas: z.int({ error: "expected a whole number of replicas" }).optional(),
   stripeRatePerSecond: z.number({ error: "expected Stripe calls per second" }).positive().optional(),
   environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string(), { error: "expected a map of plain settings (NAME: value)" }).optional(),
+  /** A consumer added to a running stack, its first phase: identity and grants, no app until its database role exists. */
+  bootstrap: z.boolean({ error: "expected true (its identity and grants now, its app once its database role exists) or false" }).optional(),
 }, { error: "expected a map { queue, image, ... } per consumer" });
 
 export const appSchema = z.strictObject({
@@ -132,6 +143,11 @@ export interface DatabaseConfig {
   backupRetentionDays: number;
   geoRedundantBackup: boolean;
   administrators: { objectId: string; principalName: string; principalType: "User" | "Group" | "ServicePrincipal" }[];
+  /** The server this one is restored from, and the point in time (Day two: restore the guard database). */
+  restoreFrom?: { serverName: string; pointInTime: string };
+  /** Pulumi forgets rather than deletes the server and everything under it (retainOnDelete), protect and locks aside. */
+  retain: boolean;
+  privateDnsZoneName: string;
 }
 
 export interface ConsumerConfig {
@@ -142,6 +158,11 @@ export interface ConsumerConfig {
   cpu: number;
   memory: string;
   environment: Record<string, string>;
+  /**
+   * Its first phase on a running stack (infra/README.md, Day two: add a consumer): its identity and grants are
+   * deployed, its app is not, so the DBA can create its database role first. Its budgets count from this phase on.
+   */
+  bootstrap: boolean;
   /** What the bounds were computed from (the delivery budget is the queue's). */
   budget: Omit<ReplicaBudget, "deliveryBudgetMs">;
   bounds: ReplicaBounds;

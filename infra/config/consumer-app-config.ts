@@ -12,7 +12,7 @@ import {
   STRIPE_LIVE_RATE_LIMIT_PER_SECOND,
   stripeRatePerConsumer,
   type ReplicaBudget,
-} from "../tuning/index.js";
+} from "../../tuning/index.js";
 import type { AppConfig, AppInput, ConsumedQueue, ConsumerConfig, DatabaseConfig } from "./service-schemas.js";
 
 const PROJECT = "chargeguard";
@@ -73,7 +73,7 @@ function consumedQueue(consumer: ConsumerInput, label: string, queues: readonly 
 }
 
 /** The consumer's replica budget, or undefined when its concurrency is wrong in itself. */
-function replicaBudget(consumer: ConsumerInput, label: string, shared: SharedBudget, problemsOut: string[]) {
+function replicaBudget(consumer: ConsumerInput, label: string, shared: SharedBudget, problemsOut: string[], zoneRedundant: boolean) {
   const { stripe } = shared;
   const endpointCeiling = stripe.endpointRateLimitPerSecond * stripe.utilization;
   if (consumer.stripeRatePerSecond !== undefined && consumer.stripeRatePerSecond > endpointCeiling + 1e-9) {
@@ -90,6 +90,7 @@ function replicaBudget(consumer: ConsumerInput, label: string, shared: SharedBud
     connectionBudget: shared.connectionBudget,
     ...(consumer.minReplicas !== undefined ? { minReplicas: consumer.minReplicas } : {}),
     ...(consumer.maxReplicas !== undefined ? { maxReplicas: consumer.maxReplicas } : {}),
+    ...(zoneRedundant ? { zoneRedundant: true } : {}),
   };
   if (budget.maxConcurrentStripeCalls > maxConcurrentCalls) {
     problemsOut.push(`${label}.maxConcurrentStripeCalls: ${budget.maxConcurrentStripeCalls} is more than maxConcurrentCalls ${maxConcurrentCalls}`);
@@ -105,11 +106,12 @@ function consumerConfig(
   seen: Set<string>,
   shared: SharedBudget,
   problemsOut: string[],
+  zoneRedundant: boolean,
 ): ConsumerConfig | undefined {
   const label = `${PROJECT}:app.consumers[${index}] (${consumer.queue})`;
   const queue = consumedQueue(consumer, label, queues, seen, problemsOut);
   if (!queue) return undefined;
-  const ownBudget = replicaBudget(consumer, label, shared, problemsOut);
+  const ownBudget = replicaBudget(consumer, label, shared, problemsOut, zoneRedundant);
   if (!ownBudget) return undefined;
   // A multi-call flow's queue (tuned with its flow's Stripe calls): the grace period holds every call of a message.
   const calls = queue.tuning.budget.concurrency?.stripeCallsPerMessage;
@@ -125,6 +127,7 @@ function consumerConfig(
       cpu: consumer.cpu ?? 0.5,
       memory: consumer.memory ?? "1Gi",
       environment: consumer.environment ?? {},
+      bootstrap: consumer.bootstrap === true,
       budget,
       bounds,
     };
@@ -135,13 +138,22 @@ function consumerConfig(
   }
 }
 
-/** The app section with each consumer checked against its queue and given its bounds; problems go to `problemsOut`. */
-export function consumerAppConfig(appInput: AppInput, database: DatabaseConfig, queues: readonly ConsumedQueue[], problemsOut: string[]): AppConfig {
+/**
+ * The app section with each consumer checked against its queue and given its bounds; problems go to `problemsOut`.
+ * `zoneRedundant`: the environment is (a stack with a network deploys it so), and each app keeps two replicas or more.
+ */
+export function consumerAppConfig(
+  appInput: AppInput,
+  database: DatabaseConfig,
+  queues: readonly ConsumedQueue[],
+  problemsOut: string[],
+  zoneRedundant = false,
+): AppConfig {
   const shared = sharedBudget(appInput, database, problemsOut);
   const consumers: ConsumerConfig[] = [];
   const seen = new Set<string>();
   appInput.consumers.forEach((consumer, index) => {
-    const built = consumerConfig(consumer, index, queues, seen, shared, problemsOut);
+    const built = consumerConfig(consumer, index, queues, seen, shared, problemsOut, zoneRedundant);
     if (built) consumers.push(built);
   });
   return {

@@ -17,7 +17,7 @@ import {
   type VaultConfig,
   type VaultInput,
 } from "./service-schemas.js";
-import { DEFAULT_RESERVED_CONNECTIONS, type ConsumerConcurrency, concurrencyProblems } from "../tuning/index.js";
+import { DEFAULT_RESERVED_CONNECTIONS, type ConsumerConcurrency, concurrencyProblems } from "../../tuning/index.js";
 
 export type { AppConfig, ConsumedQueue, ConsumerConfig, DatabaseConfig, NetworkConfig, ServiceConfig, VaultConfig } from "./service-schemas.js";
 
@@ -74,6 +74,9 @@ function databaseConfig(databaseInput: DatabaseInput, production: boolean, probl
     backupRetentionDays: databaseInput.backupRetentionDays ?? (production ? 35 : 7),
     geoRedundantBackup: databaseInput.geoRedundantBackup ?? production,
     administrators: databaseInput.administrators ?? [],
+    ...(databaseInput.restoreFrom ? { restoreFrom: databaseInput.restoreFrom } : {}),
+    retain: databaseInput.retain === true,
+    privateDnsZoneName: databaseInput.privateDnsZoneName ?? `${databaseInput.serverName}.private.postgres.database.azure.com`,
   };
 }
 
@@ -127,7 +130,8 @@ export function parseServiceSections(values: Record<string, unknown>, context: P
     validateAgainstQueues(queues: readonly ConsumedQueue[], problemsOut: string[]) {
       // Without a valid database there is no connection budget: its own problem is reported already.
       if (!appInput || !database) return;
-      config.app = consumerAppConfig(appInput, database, queues, problemsOut);
+      // The stack program puts a networked environment in every zone (infra/program/consumer-apps.ts).
+      config.app = consumerAppConfig(appInput, database, queues, problemsOut, config.network !== undefined);
     },
   };
 }

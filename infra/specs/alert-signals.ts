@@ -4,10 +4,10 @@
 // reads a table something fills: AzureMetrics only holds metrics diagnostic settings export ("DS Export: Yes"), and
 // Application Insights' tables hold what the consumers' telemetry sends. The plan names each alert's signal, and the
 // policy `alerts-can-fire` refuses an alert whose signal never arrives. Free of Pulumi imports.
-import serviceBus from "./data/metrics/servicebus-namespaces.json" with { type: "json" };
-import postgres from "./data/metrics/postgresql-flexible-servers.json" with { type: "json" };
-import containerApps from "./data/metrics/app-container-apps.json" with { type: "json" };
-import jobs from "./data/metrics/app-jobs.json" with { type: "json" };
+import serviceBus from "../data/metrics/servicebus-namespaces.json" with { type: "json" };
+import postgres from "../data/metrics/postgresql-flexible-servers.json" with { type: "json" };
+import containerApps from "../data/metrics/app-container-apps.json" with { type: "json" };
+import jobs from "../data/metrics/app-jobs.json" with { type: "json" };
 
 export interface CatalogMetric {
   aggregations: string[];
