@@ -14,6 +14,7 @@ import { describeError, errorMessage } from "../describe-error.js";
 import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
 import { DependencyUnavailableError } from "../resilience/dependency-fault.js";
+import { watchSentRequests } from "../stripe/sent-requests.js";
 import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
 
 export type { Spend } from "./guard-store.js";
@@ -170,6 +171,8 @@ export async function runGuarded<L extends StoreLease>(
   const now = options.now ?? Date.now;
   const timer = setTimeout(() => lapse.abort(new LeaseLapsedError(`lease lapsed at ${lease.lockedUntil.toISOString()}`)), Math.max(0, lease.lockedUntil.getTime() - now()));
   timer.unref?.();
+  // Every try under the record's key (or a step's), the Stripe SDK's own retries included, from the client's events.
+  const sends = watchSentRequests(idempotencyKey);
   try {
     await options.hooks?.afterClaim?.();
     const context = guardContext(store, claim, idempotencyKey, lapse.signal);
@@ -181,10 +184,16 @@ export async function runGuarded<L extends StoreLease>(
     }
     await options.hooks?.afterWork?.();
     // What a refusal can prove (guard-outcome.ts): the recovery points as they stand after the work.
-    const facts = { firstAttempt: claim.attempt === 1, stepRecorded: Object.keys(context.steps).length > 0, keyWindowMs: options.keyWindowMs };
+    const facts = {
+      firstAttempt: claim.attempt === 1,
+      stepRecorded: Object.keys(context.steps).length > 0,
+      maybeSent: sends.maybeSent(),
+      keyWindowMs: options.keyWindowMs,
+    };
     return await recordOutcome(store, lease, answer, idempotencyKey, options.hooks, facts);
   } finally {
     clearTimeout(timer);
+    sends.stop();
   }
 }
 
