@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
 import { systemClock, type Clock } from "../clock.js";
 import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
-import { createBatcher, type Batcher } from "./batcher.js";
+import { createBatcher, eachAloneOnRefusal, type Batcher } from "./batcher.js";
+import { databaseFault } from "../resilience/dependency-fault.js";
 import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
 import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";
 import type { ForgetGround, GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
@@ -57,8 +58,10 @@ export class Guard implements GuardStore<GuardLease> {
     this.clock = options.clock ?? systemClock;
     this.leaseMs = leaseMs;
     this.#cap = spendCaps(options);
-    this.#claims = createBatcher((items) => writeClaims(sql, items), { maxBatch, maxInFlight });
-    this.#done = createBatcher((items) => writeDone(sql, items), { maxBatch, maxInFlight });
+    // A batch the database refuses for one member's data is written again one by one: the others keep their answers.
+    const isOutage = (error: unknown) => databaseFault(error) !== undefined;
+    this.#claims = createBatcher((items) => eachAloneOnRefusal(items, (some) => writeClaims(sql, some), isOutage), { maxBatch, maxInFlight });
+    this.#done = createBatcher((items) => eachAloneOnRefusal(items, (some) => writeDone(sql, some), isOutage), { maxBatch, maxInFlight });
   }
 
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */

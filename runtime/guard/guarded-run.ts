@@ -15,6 +15,7 @@ import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
 import { DependencyUnavailableError } from "../resilience/dependency-fault.js";
 import { watchSentRequests } from "../stripe/sent-requests.js";
+import { assertStorable } from "./storable-text.js";
 import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
 
 export type { Spend } from "./guard-store.js";
@@ -160,7 +161,11 @@ export async function runGuarded<L extends StoreLease>(
   let identity: ReturnType<typeof identify>;
   try {
     identity = identify(input);
+    // Before the claim: one such event in a group-committed batch failed every claim of it.
+    assertStorable(input.key, "key");
+    assertStorable(input.payload, "payload");
   } catch (error) {
+    if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message };
     return { kind: "invalid", reason: "InvalidGuardInput", detail: describeError(error) };
   }
   const claim = await claimRecord(store, input, identity);

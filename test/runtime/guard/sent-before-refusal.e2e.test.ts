@@ -7,7 +7,6 @@
 // runs a flow (runGuarded, governed Stripe calls, the key window), on PGlite and PostgreSQL, against the sandbox's
 // Stripe with its fault injection, and is checked AT THE EMULATOR: the money object exists, so the record and its
 // reservation stay, and a later resubmission replays it instead of charging again.
-import { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "../../../runtime/flows/flow-adapter.js";
@@ -24,31 +23,26 @@ import { KeybrakeKeyProvider } from "../../../runtime/vault/keybrake-key-provide
 import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
 import { DEFAULT_STRIPE_BUDGET } from "../../../tuning/queue-tuning.js";
-import { createScratchDatabase, postgresServerUrl } from "./databases.js";
+import { openGuardPair } from "./databases.js";
 
 /** What the template ships (templates/files: queue-budget.json holds this default without --stack). */
 const shipped = DEFAULT_STRIPE_BUDGET;
 let stripe: StripeEmulator;
 let keybrake: KeybrakeEmulator;
 let admin: Stripe;
-let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
-let pglite: PGlite;
+let guards: Awaited<ReturnType<typeof openGuardPair>>;
 const stores: Record<string, Guard> = {};
 const period = new Date().toISOString().slice(0, 7);
 
 beforeAll(async () => {
-  scratch = await createScratchDatabase(await postgresServerUrl());
-  pglite = await PGlite.create();
-  stores.pglite = await Guard.open({ pglite, periodCapCents: 1_000_000 });
-  stores.postgres = await Guard.open({ databaseUrl: scratch.url, periodCapCents: 1_000_000 });
+  guards = await openGuardPair({ periodCapCents: 1_000_000 });
+  Object.assign(stores, guards.stores);
   stripe = await startStripeEmulator();
   keybrake = await startKeybrakeEmulator({ stripeApiBase: stripe.apiBase });
   admin = new Stripe("rk_test_sandbox", { ...stripe.stripeConfig, maxNetworkRetries: 0 });
 });
 afterAll(async () => {
-  await Promise.all(Object.values(stores).map((guard) => guard.close()));
-  await pglite?.close();
-  await scratch?.drop();
+  await guards?.close();
   await keybrake?.stop();
   await stripe?.stop();
 });
