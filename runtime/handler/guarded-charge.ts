@@ -30,7 +30,9 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
       // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
       const governance = settings.governance;
       const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime());
-      return withPeriodKey(settings.keys, period, { expectedTotalCents: settings.expectedTotalCents(period) }, (apiKey) =>
+      const currency = billing.spend?.currency;
+      const keyRequest = { expectedTotalCents: settings.expectedTotalCents(period), ...(currency === undefined ? {} : { currency }) };
+      return withPeriodKey(settings.keys, period, keyRequest, (apiKey) =>
         settings.slot(() => flow.execute(settings.stripeFor(apiKey), request, flowContext(context, now(), stripeKeyWindowMs, stripeCall))),
       );
     },

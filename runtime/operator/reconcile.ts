@@ -138,8 +138,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     const request = record.payload;
     let stripe: Stripe;
     try {
-      // The period the consumer charged it under ("unpriced" when it spends nothing), so the same vault key and cap.
-      stripe = await stripeFor(record.spend?.period ?? "unpriced");
+      // The (period, currency) the consumer charged it under ("unpriced" when it spends nothing): the same vault key
+      // and cap.
+      stripe = await stripeFor(record.spend?.period ?? "unpriced", record.spend?.currency);
     } catch (error) {
       note(record, { action: "still-unknown", detail: `no Stripe key for it: ${describeError(error)}` });
       continue;
