@@ -1,7 +1,7 @@
 // The period the consumer bills now. Probes (a paused intake's key probe, the Stripe and vault breakers') must ask
 // with the key billing uses: the vault's key for the period last billed, not the environment's plain key (which a
 // vault refuses) and not the calendar month's (a consumer billing in arrears forecasts nothing for it).
-import type { KeyRequest, VaultKeyProvider } from "../vault/key-provider.js";
+import type { KeyRequest, VaultKeyProvider } from "../stripe/vault/key-provider.js";
 import type { AnyConsumerOptions } from "./consumer-settings.js";
 
 export interface BilledKeys extends VaultKeyProvider {

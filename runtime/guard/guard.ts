@@ -5,10 +5,10 @@
 // deliveries cost one statement, one commit and one disk flush. Every time comes from the injected clock.
 import { randomUUID } from "node:crypto";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
-import { systemClock, type Clock } from "../clock.js";
-import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import { BillingStateError, ConfigurationError, GuardInputError } from "../core/errors.js";
 import { createBatcher, eachAloneOnRefusal, type Batcher } from "./batcher.js";
-import { databaseFault } from "../resilience/dependency-fault.js";
+import { databaseFault } from "./dependency-fault.js";
 import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
 import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";
 import type { ForgetGround, GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";

@@ -2,7 +2,7 @@
 // Unicode escape sequence") and a lone UTF-16 surrogate (no UTF-8 encoding). An event carrying one can never be
 // recorded: it is refused as InvalidEvent before its claim, so it neither spends retries nor fails the other claims
 // group-committed with it.
-import { InvalidEventError } from "../errors.js";
+import { InvalidEventError } from "../core/errors.js";
 
 const refusedCharacters = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
