@@ -17,6 +17,10 @@ interface ReconcileCommandOptions {
   dryRun?: boolean;
   json?: boolean;
   flow?: string;
+  unsettleable?: boolean;
+  resolve?: string;
+  charged?: boolean;
+  reason?: string;
 }
 
 /** Exit code when billings remain pending with an unknown outcome (so a scheduler can alert); 2 = usage or configuration. */
@@ -41,6 +45,11 @@ export function register(program: Command): void {
       "--flow <flow>",
       `only this flow: ${flowChoices.join(", ")} (default: all)`,
     )
+    .option("--unsettleable", "list the billings held as unsettleable (past Stripe's windows: never settled by a run), with why, instead of reconciling")
+    .option("--resolve <record>", "resolve one held billing, as listed: '<scope> <key JSON>'; needs --reason and --charged (checked at Stripe: done) or --no-charged (declined, its reservation given back)")
+    .option("--charged", "with --resolve: Stripe holds the money for it")
+    .option("--no-charged", "with --resolve: Stripe holds nothing for it")
+    .option("--reason <text>", "with --resolve: why (kept on the record)")
     .addHelpText(
       "after",
       exitCodesHelp({
@@ -71,6 +80,7 @@ export function register(program: Command): void {
       const guard = await Guard.open(connection);
       let report: ReconcileReport;
       try {
+        if (await heldBillings(guard, options)) return;
         report = await reconcile({
           guard,
           stripe,
@@ -87,6 +97,35 @@ export function register(program: Command): void {
       if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
+/**
+ * The operator's side of unsettleable billings (runtime/guard/held-records.ts): `--unsettleable` lists them,
+ * `--resolve` records a verdict with its reason. True when one of them ran (then nothing is reconciled).
+ */
+async function heldBillings(guard: import("../../runtime/guard/guard.js").Guard, options: ReconcileCommandOptions): Promise<boolean> {
+  if (options.resolve !== undefined) {
+    const match = /^(\S+)\s+(\{.*\})$/s.exec(options.resolve.trim());
+    if (!match) throw new UsageError(`--resolve takes '<scope> <key JSON>' as --unsettleable lists it, got "${options.resolve}"`);
+    if (options.charged === undefined || !options.reason?.trim()) throw new UsageError("--resolve needs --charged or --no-charged, and --reason");
+    let key: Record<string, string | number>;
+    try {
+      key = JSON.parse(match[2] as string) as Record<string, string | number>;
+    } catch {
+      throw new UsageError(`--resolve: the key is not JSON: ${match[2]}`);
+    }
+    await guard.resolveUnsettleable(match[1] as string, key, { charged: options.charged, reason: options.reason });
+    console.log(terminalSafe(`resolved ${match[1]} ${JSON.stringify(key)}: ${options.charged ? "charged (done)" : "not charged (declined, reservation given back)"}`));
+    return true;
+  }
+  if (!options.unsettleable) return false;
+  const held = await guard.unsettleable({ limit: options.limit ?? 100 });
+  if (options.json) console.log(terminalSafe(JSON.stringify(held, null, 2), { multiline: true }));
+  else {
+    console.log(`${held.length} billing(s) held as unsettleable`);
+    for (const record of held) console.log(terminalSafe(`${record.scope} ${JSON.stringify(record.key)}: ${record.flow}, ${record.spend ? `${record.spend.amount} ${record.spend.currency} in ${record.spend.period}` : "no spend"}, held: ${record.declineReason ?? "?"}`));
+  }
+  return true;
+}
+
 /** Where a generated consumer keeps its embedded database without DATABASE_URL (its settings' `dataDir`). */
 const consumerDataDirPath = ".data/billing";
 
@@ -138,6 +177,7 @@ function describe(report: ReconcileReport): string {
     `  unverifiable          ${report.unverifiable}`,
     `  refused               ${report.refused}`,
     `  still unknown         ${report.stillUnknown}`,
+    `  held (unsettleable)   ${report.held}`,
   ];
   for (const outcome of report.outcomes) {
     const object = outcome.objectId ? ` ${outcome.objectId}` : "";

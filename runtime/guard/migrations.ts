@@ -1,6 +1,7 @@
 // The guard's schema, versioned. Migrations run under a transaction-scoped advisory lock, so replicas that
 // start together apply each step once and the rest wait, then find it done.
 import { oneRecordTable } from "./migration-one-table.js";
+import { unsettleableRecords } from "./held-records.js";
 import { overCapSqlState, type Migration } from "./migration.js";
 import type { SqlClient } from "./sql-client.js";
 
@@ -282,6 +283,7 @@ export const migrations: readonly Migration[] = [
     ],
   },
   oneRecordTable,
+  unsettleableRecords,
 ];
 
 /** Applies the migrations not yet applied; safe to call from many processes at once. Returns the versions applied. */

@@ -49,6 +49,12 @@ export interface ReconcileReport {
    * for Stripe's 400 under the record's key inside its window with no step recorded (forgotten: it holds nothing).
    */
   refused: number;
+  /**
+   * Of the unverifiable and refused, those past Stripe's key window, which no later run can settle: moved out of the
+   * way as `unsettleable` (kept, reservation counted) for an operator (`Guard.unsettleable`, `resolveUnsettleable`),
+   * so the newer pending records behind them are reached.
+   */
+  held: number;
   outcomes: ReconcileOutcome[];
 }
 
@@ -112,7 +118,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   const flows = options.flows ?? builtInFlows;
   const dryRun = options.dryRun ?? false;
   const report: ReconcileReport = {
-    dryRun, examined: 0, completed: 0, declined: 0, unverifiable: 0, stillUnknown: 0, settledMeanwhile: 0, refused: 0, outcomes: [],
+    dryRun, examined: 0, completed: 0, declined: 0, unverifiable: 0, stillUnknown: 0, settledMeanwhile: 0, refused: 0, held: 0, outcomes: [],
   };
   const note = (record: GuardRecord, result: { action: ReconcileAction; objectId?: string; detail?: string }) => {
     report.outcomes.push({ scope: record.scope, key: record.key, flow: record.flow, ...result });
@@ -159,7 +165,14 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
       (context) => adapter.execute(stripe, request, flowContext(context, clock.now(), options.keyWindowMs)),
       { classify: (error) => adapter.classify(error, request, record.idempotencyKey), now: () => clock.now(), keyWindowMs: options.keyWindowMs ?? stripeKeyWindowMs },
     );
-    note(record, actionOf(outcome));
+    const result = actionOf(outcome);
+    note(record, result);
+    // Past the key window nothing a later run does can settle it: out of the way, kept, for an operator. (Oldest
+    // first, such records kept their place and starved every record behind them.)
+    const pastWindow = clock.now() - record.createdAt.getTime() >= (options.keyWindowMs ?? stripeKeyWindowMs);
+    if ((result.action === "unverifiable" || (result.action === "refused" && pastWindow)) && (await guard.holdUnsettleable(record.scope, record.key, result.detail ?? result.action))) {
+      report.held++;
+    }
   }
   return report;
 }

@@ -146,7 +146,7 @@ describe("chargeguard reconcile", () => {
       // The second is over the vault key's cap: refused by the vault, before Stripe, and left for an operator.
       expect(report).toMatchObject({ completed: 1, refused: 1 });
       expect(report.outcomes.find((o) => o.key.customerId === "vault-2")?.detail).toMatch(/SpendCap|spend.cap/i);
-      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11", capCents: 1_100 })]);
+      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11-usd", capCents: 1_100 })]);
       expect(customers.map((id) => emulator.ledger.paymentIntents(id).length)).toEqual([1, 0]);
       expect(result.exitCode).toBe(3);
     } finally {
@@ -194,7 +194,7 @@ describe("chargeguard reconcile", () => {
       const real = await run([...database.args, "--flow", "payment-intent", "--json"], env);
       expect(JSON.parse(real.out)).toMatchObject({ dryRun: false });
       expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(2);
-      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12")).toHaveLength(1);
+      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12-usd")).toHaveLength(1);
     } finally {
       await keybrake.stop();
     }
@@ -262,5 +262,34 @@ describe("chargeguard reconcile", () => {
     const json = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run", "--json"], { STRIPE_API_KEY: "rk_test_sandbox" });
     expect(json.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect((JSON.parse(json.out) as { outcomes: { key: { customerId: string } }[] }).outcomes.map((o) => o.key.customerId)).toContain(customerId);
+  });
+
+  it("lists the billings held as unsettleable and resolves one with a reason (issue 41, defect 4)", async () => {
+    const env = { STRIPE_API_KEY: "rk_test_sandbox" };
+    let guard = await Guard.open(database.options);
+    try {
+      const stranded = await guard.run(
+        { scope: "cli-held", key: { usageId: "h-1" }, payload: {}, spend: { period: "2026-11", currency: "usd", amount: 700 }, flow: "meter-event" },
+        async () => {
+          throw new Error("the answer was lost");
+        },
+      );
+      expect(stranded.kind).toBe("unknown");
+      expect(await guard.holdUnsettleable("cli-held", { usageId: "h-1" }, "meter event past the identifier window")).toBe(true);
+    } finally {
+      await guard.close();
+    }
+    const listed = await run([...database.args, "--unsettleable"], env);
+    expect(listed.out).toContain('cli-held {"usageId":"h-1"}: meter-event, 700 usd in 2026-11, held: meter event past the identifier window');
+    await expect(run([...database.args, "--resolve", 'cli-held {"usageId":"h-1"}', "--no-charged"], env)).rejects.toThrow(/--reason/);
+    const resolved = await run([...database.args, "--resolve", 'cli-held {"usageId":"h-1"}', "--no-charged", "--reason", "the meter shows nothing"], env);
+    expect(resolved.out).toContain("not charged");
+    guard = await Guard.open(database.options);
+    try {
+      expect(await guard.get("cli-held", { usageId: "h-1" })).toMatchObject({ state: "declined", declineReason: expect.stringContaining("the meter shows nothing") });
+      expect(await guard.unsettleable()).toEqual([]);
+    } finally {
+      await guard.close();
+    }
   });
 });
