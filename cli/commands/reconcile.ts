@@ -32,7 +32,8 @@ export function register(program: Command): void {
     .description(
       "finish billings left pending by a crash or an unknown Stripe outcome: retry with the same key inside Stripe's 24 h window, " +
         "look the PaymentIntent (charge, invoice) up by customer and metadata after it, charge only when Stripe has none; a meter event " +
-        "past the window is reported unverifiable, never re-sent (STRIPE_API_KEY from the environment)",
+        "past the window is reported unverifiable, never re-sent, and held with what no run can settle as unsettleable for an operator " +
+        "(--unsettleable lists them, --resolve records a verdict with its reason) (STRIPE_API_KEY from the environment)",
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records, without a password (one with a password is refused: it would show in ps; default: env DATABASE_URL)")
     .option("--database-url-file <path>", "read the PostgreSQL URL from this file (e.g. a mounted secret)")
