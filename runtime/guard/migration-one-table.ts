@@ -105,13 +105,22 @@ export const oneRecordTable: Migration = {
     // The claims that arrive while one is being written go together (batcher.ts): one round trip, one commit, one
     // flush for all. chargeguard_guard_claim runs a new record's insert and reservation in its own subtransaction,
     // so one over the cap undoes only itself.
-    `CREATE OR REPLACE FUNCTION chargeguard_guard_claim_many(
+    claimManyFunction(""),
+  ],
+};
+
+/**
+ * `chargeguard_guard_claim_many`: each claim of a batch through `chargeguard_guard_claim`, in the batch's order, after
+ * `first` (statements run before any claim; migration-ledger-first.ts locks the ledger rows there).
+ */
+export function claimManyFunction(first: string): string {
+  return `CREATE OR REPLACE FUNCTION chargeguard_guard_claim_many(
       p_scopes text[], p_record_keys text[], p_flows text[], p_idempotency_keys text[], p_fingerprints text[],
       p_payloads jsonb[], p_spend_periods text[], p_spend_currencies text[], p_spend_amounts bigint[], p_caps_cents bigint[],
       p_nows timestamptz[], p_locked_untils timestamptz[], p_owners text[], p_tokens text[])
     RETURNS TABLE (item integer, is_claimed boolean, row_json jsonb, over_cap boolean)
     LANGUAGE plpgsql AS $fn$
-    BEGIN
+    BEGIN${first}
       FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
         RETURN QUERY
           SELECT i, c.is_claimed, c.row_json, c.over_cap
@@ -120,6 +129,5 @@ export const oneRecordTable: Migration = {
                                          p_caps_cents[i], p_nows[i], p_locked_untils[i], p_owners[i], p_tokens[i]) c;
       END LOOP;
     END
-    $fn$`,
-  ],
-};
+    $fn$`;
+}

@@ -2,6 +2,7 @@
 // start together apply each step once and the rest wait, then find it done.
 import { oneRecordTable } from "./migration-one-table.js";
 import { unsettleableRecords } from "./held-records.js";
+import { ledgerFirst } from "./migration-ledger-first.js";
 import { overCapSqlState, type Migration } from "./migration.js";
 import type { SqlClient } from "./sql-client.js";
 
@@ -284,6 +285,7 @@ export const migrations: readonly Migration[] = [
   },
   oneRecordTable,
   unsettleableRecords,
+  ledgerFirst,
 ];
 
 /** Applies the migrations not yet applied; safe to call from many processes at once. Returns the versions applied. */
