@@ -5,6 +5,7 @@ import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { exitCodesHelp, refuseTogether, UsageError } from "../errors.js";
+import { consumerFlows } from "../flows-module.js";
 import { wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 
@@ -17,6 +18,7 @@ interface ReconcileCommandOptions {
   dryRun?: boolean;
   json?: boolean;
   flow?: string;
+  flows?: string;
   unsettleable?: boolean;
   resolve?: string;
   charged?: boolean;
@@ -46,6 +48,10 @@ export function register(program: Command): void {
       "--flow <flow>",
       `only this flow: ${flowChoices.join(", ")} (default: all)`,
     )
+    .option(
+      "--flows <module>",
+      "the consumer's own flows, so its records are finished by its code: a module exporting `flow` (a generated consumer's built src/flow.ts: dist/flow.js; its npm run reconcile passes it) or `flows` by name; the built-in flows for the rest",
+    )
     .option("--unsettleable", "list the billings held as unsettleable (past Stripe's windows: never settled by a run), with why, instead of reconciling")
     .option("--resolve <record>", "resolve one held billing, as listed: '<scope> <key JSON>'; needs --reason and --charged (checked at Stripe: done) or --no-charged (declined, its reservation given back)")
     .option("--charged", "with --resolve: Stripe holds the money for it")
@@ -74,6 +80,8 @@ export function register(program: Command): void {
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
+      const own = options.flows === undefined ? undefined : await consumerFlows(options.flows, builtInFlows);
+      if (own) process.stderr.write(`chargeguard reconcile: the ${own.names.join(", ")} flow(s) from ${options.flows}\n`);
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
       const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
@@ -89,6 +97,7 @@ export function register(program: Command): void {
           ...(options.limit === undefined ? {} : { limit: options.limit }),
           ...expectedPeriodTotalCents,
           ...(options.flow === undefined ? {} : { flow: options.flow }),
+          ...(own === undefined ? {} : { flows: own.flows }),
         });
       } finally {
         await guard.close();

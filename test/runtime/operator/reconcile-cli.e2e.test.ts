@@ -3,16 +3,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "commander";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { register } from "../../../cli/commands/reconcile.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Guard } from "../../../runtime/guard/guard.js";
 import { strandBilling } from "../support/stranded-billing.js";
 import { stableKey } from "../../../runtime/core/stable-key.js";
 import { createScratchDatabase } from "../guard/databases.js";
 import { startKeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
+import { runReconcile } from "./run-reconcile.js";
 
 let emulator: StripeEmulator;
 let dataDir: string;
@@ -44,34 +43,7 @@ afterAll(async () => {
   rmSync(secrets, { recursive: true, force: true });
 });
 
-/** The consumer's Stripe settings the command reads; each run sets exactly the ones it is given. */
-const stripeEnv = ["STRIPE_API_KEY", "KEYBRAKE_URL", "KEYBRAKE_API_KEY", "BILLING_PERIOD_CAP_CENTS"] as const;
-
-async function run(args: string[], env: Partial<Record<(typeof stripeEnv)[number], string>>): Promise<{ out: string; exitCode: number | undefined }> {
-  const saved = { env: Object.fromEntries(stripeEnv.map((name) => [name, process.env[name]])), db: process.env.DATABASE_URL, code: process.exitCode };
-  for (const name of stripeEnv) {
-    if (env[name] === undefined) delete process.env[name];
-    else process.env[name] = env[name];
-  }
-  delete process.env.DATABASE_URL;
-  process.exitCode = undefined;
-  const lines: string[] = [];
-  const log = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
-  try {
-    const program = new Command("chargeguard").exitOverride().configureOutput({ writeErr: () => {} });
-    register(program);
-    await program.parseAsync(["reconcile", ...args], { from: "user" });
-    return { out: lines.join("\n"), exitCode: process.exitCode === undefined ? undefined : Number(process.exitCode) };
-  } finally {
-    log.mockRestore();
-    process.exitCode = saved.code;
-    for (const name of stripeEnv) {
-      if (saved.env[name] === undefined) delete process.env[name];
-      else process.env[name] = saved.env[name];
-    }
-    if (saved.db !== undefined) process.env.DATABASE_URL = saved.db;
-  }
-}
+const run = runReconcile;
 
 describe("chargeguard reconcile", () => {
   it("charges a stranded billing once, reporting as JSON, and a second run finds nothing to do", async () => {
