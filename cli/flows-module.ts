@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { FlowRegistry } from "../runtime/operator/index.js";
-import { UsageError } from "./errors.js";
+import { UsageError } from "./exit-codes.js";
 
 interface AdapterShape {
   name: string;

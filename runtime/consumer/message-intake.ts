@@ -9,7 +9,7 @@ import { gateSettlements } from "./settlement-gate.js";
 import { safeDeadLetters } from "./safe-dead-letter.js";
 import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
-import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
+import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
 import { calendarBilling } from "./billed-keys.js";
 import { keyProbeRequest } from "../flows/key-probe.js";
@@ -26,7 +26,7 @@ export interface MessageIntake {
 
 export interface IntakeParts {
   options: AnyConsumerOptions;
-  settings: ConsumerSettings;
+  settings: ResolvedConsumerSettings;
   log: (line: string) => void;
   receiver: ServiceBusReceiver;
   sender: ServiceBusSender;

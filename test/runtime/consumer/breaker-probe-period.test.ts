@@ -7,7 +7,7 @@ import { trackBilledPeriod } from "../../../runtime/consumer/billed-keys.js";
 import { consumerSettings, type AnyConsumerOptions } from "../../../runtime/consumer/consumer-settings.js";
 import { startResilience } from "../../../runtime/consumer/consumer-resilience.js";
 import { stripeAccess } from "../../../runtime/stripe/stripe-access.js";
-import { VaultKeyError } from "../../../runtime/stripe/vault/errors.js";
+import { VaultKeyError } from "../../../runtime/core/errors.js";
 import type { VaultKeyProvider } from "../../../runtime/stripe/vault/key-provider.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
 
