@@ -2,10 +2,13 @@
 // each store in its own test, so every run of `npm test` meets both stores) and a sequence of up to 8 commands
 // (deliveries of valid, declining and unknown-customer events, producer duplicates, dead-letter resubmission, a
 // replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
-// throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing) and
-// drives two in-process replicas of startBillingConsumer against the sandbox through the real SDKs. After each run:
+// throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing, a day
+// passing on the virtual clock past Stripe's 24 h key window) and drives two in-process replicas of
+// startBillingConsumer against the sandbox through the real SDKs, with the SDK's own retries as the template ships
+// them (maxNetworkRetries 1; the timeout short, 1.5 s, so a held answer is met within the run). After each run:
 // every valid event billed exactly once at Stripe, refused ones never, the spend ledger equal to the billed and
-// pending reservations, nothing pending after the reconciler, no unhandled error in the fleet, and fresh demand
+// pending reservations (a record held unsettleable past the key window keeps its own), nothing pending after the
+// reconciler, no unhandled error in the fleet, and fresh demand
 // billed within 15 s of the faults ending (model-invariants.ts). The large size is money-model-matrix.e2e.test.ts.
 //
 // Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
