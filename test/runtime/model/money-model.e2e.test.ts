@@ -26,7 +26,8 @@ import { checkMoneyModel, modelInfraForFile } from "./money-model.js";
 
 /**
  * Runs per store and commands per run: the small size. Measured on the 2-core machine shared with other work: about
- * 60 s for the file when the invariants hold (30 s of it starting the emulators, PGlite and PostgreSQL; 3-7 s a run).
+ * 60 s for the file when the invariants hold (30 s of it starting the emulators, PGlite and PostgreSQL; 3-7 s a run;
+ * 46 s with the SDK's retries on, 2026-12-07, load average 13).
  * A failure costs more: each shrinking step is a run, bounded by `timeLimitMs`. Four runs per store: a defect on the
  * refusal path of any flow but meter events (which Stripe does not refuse) is met by a run with odds 255 in 256.
  */
