@@ -223,6 +223,14 @@ function outputName(relative: string): string {
   return relative.replace(/(^|\/)_gitignore$/, "$1.gitignore").replace(/(^|\/)_dockerignore$/, "$1.dockerignore");
 }
 
+/**
+ * `npm run reconcile`: the reconciler over this project's own flow (its src/flow.ts, built first so an edit is what
+ * runs), not the built-in flow of the same name; the PaymentIntent project bills with the built-in flow itself.
+ */
+function reconcileScript(flow: FlowChoice): string {
+  return flow === "payment-intent" ? "chargeguard reconcile" : "npm run build --silent && chargeguard reconcile --flows dist/flow.js";
+}
+
 function fillPlaceholders(text: string, settings: Settings): string {
   const values: Record<string, string> = {
     __NAME__: settings.name,
@@ -232,6 +240,7 @@ function fillPlaceholders(text: string, settings: Settings): string {
     __VAULT__: settings.vault,
     __CHARGEGUARD_SPEC__: settings.chargeguard,
     __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
+    __RECONCILE__: reconcileScript(settings.flow),
     __VENDOR_COPY__: settings.vendored
       ? "COPY vendor ./vendor"
       : "# (no vendor/: chargeguard comes from the registry; `chargeguard new consumer --vendor` packs it in)",

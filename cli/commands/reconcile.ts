@@ -5,6 +5,7 @@ import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { consumerVariables, terminalSafe, type ConsumerVariables } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { exitCodesHelp, refuseTogether, UsageError } from "../exit-codes.js";
+import { consumerFlows } from "../flows-module.js";
 import { wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 
@@ -17,6 +18,11 @@ interface ReconcileCommandOptions {
   dryRun?: boolean;
   json?: boolean;
   flow?: string;
+  flows?: string;
+  unsettleable?: boolean;
+  resolve?: string;
+  charged?: boolean;
+  reason?: string;
 }
 
 /** Exit code when billings remain pending with an unknown outcome (so a scheduler can alert); 2 = usage or configuration. */
@@ -28,7 +34,8 @@ export function register(program: Command): void {
     .description(
       "finish billings left pending by a crash or an unknown Stripe outcome: retry with the same key inside Stripe's 24 h window, " +
         "look the PaymentIntent (charge, invoice) up by customer and metadata after it, charge only when Stripe has none; a meter event " +
-        "past the window is reported unverifiable, never re-sent (STRIPE_API_KEY from the environment)",
+        "past the window is reported unverifiable, never re-sent, and held with what no run can settle as unsettleable for an operator " +
+        "(--unsettleable lists them, --resolve records a verdict with its reason) (STRIPE_API_KEY from the environment)",
     )
     .option("--database-url <url>", "PostgreSQL URL of the billing records, without a password (one with a password is refused: it would show in ps; default: env DATABASE_URL)")
     .option("--database-url-file <path>", "read the PostgreSQL URL from this file (e.g. a mounted secret)")
@@ -41,6 +48,15 @@ export function register(program: Command): void {
       "--flow <flow>",
       `only this flow: ${flowChoices.join(", ")} (default: all)`,
     )
+    .option(
+      "--flows <module>",
+      "the consumer's own flows, so its records are finished by its code: a module exporting `flow` (a generated consumer's built src/flow.ts: dist/flow.js; its npm run reconcile passes it) or `flows` by name; the built-in flows for the rest",
+    )
+    .option("--unsettleable", "list the billings held as unsettleable (past Stripe's windows: never settled by a run), with why, instead of reconciling")
+    .option("--resolve <record>", "resolve one held billing, as listed: '<scope> <key JSON>'; needs --reason and --charged (checked at Stripe: done) or --no-charged (declined, its reservation given back)")
+    .option("--charged", "with --resolve: Stripe holds the money for it")
+    .option("--no-charged", "with --resolve: Stripe holds nothing for it")
+    .option("--reason <text>", "with --resolve: why (kept on the record)")
     .addHelpText(
       "after",
       exitCodesHelp({
@@ -49,31 +65,24 @@ export function register(program: Command): void {
         3: "billings still pending with an unknown outcome, or meter events past the key window that cannot be verified", 2: "--data-dir not a guard database or in use by another process" }),
     )
     .action(async (options: ReconcileCommandOptions) => {
-      const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
-      refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
       // The consumer's own variables, read as the consumer reads them (the runtime's one reader of the environment).
       const env = consumerVariables();
-      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : env.DATABASE_URL);
-      const dataDir = options.dataDir ?? (databaseUrl ? undefined : consumerDataDir());
-      if (!databaseUrl && !dataDir) {
-        throw new UsageError(
-          `reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR (run in the consumer's directory, its ./${consumerDataDirPath} is taken)`,
-        );
-      }
+      const connection = billingDatabase(options, env);
       const apiBase = options.stripeApiBase ?? env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
       const [{ Guard }, { builtInFlows, reconcile }] = await Promise.all([import("../../runtime/index.js"), import("../../runtime/operator/index.js")]);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
+      const own = options.flows === undefined ? undefined : await consumerFlows(options.flows, builtInFlows);
+      if (own) process.stderr.write(`chargeguard reconcile: the ${own.names.join(", ")} flow(s) from ${options.flows}\n`);
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
       const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(env, apiBase);
-      // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
-      const connection = databaseUrl ? { databaseUrl } : { dataDir: dataDir as string, requireExistingDataDir: true };
       const guard = await Guard.open(connection);
       let leased: LeasedBilling[];
       let report: ReconcileReport;
       try {
+        if (await heldBillings(guard, options)) return;
         report = await reconcile({
           guard,
           stripe,
@@ -81,6 +90,7 @@ export function register(program: Command): void {
           ...(options.limit === undefined ? {} : { limit: options.limit }),
           ...expectedPeriodTotalCents,
           ...(options.flow === undefined ? {} : { flow: options.flow }),
+          ...(own === undefined ? {} : { flows: own.flows }),
         });
         // What the run left to a lease not yet lapsed (its own claims end released): a consumer that crashed holds
         // its billing until then, and "0 examined" alone read as nothing left to do.
@@ -93,6 +103,51 @@ export function register(program: Command): void {
       if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
+/** The guard's database from the flags, else the consumer's environment, else the consumer's ./.data directory. */
+function billingDatabase(options: ReconcileCommandOptions, env: ReturnType<typeof consumerVariables>) {
+  const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
+  refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
+  const databaseUrl = givenUrl ?? (options.dataDir ? undefined : env.DATABASE_URL);
+  if (databaseUrl) return { databaseUrl };
+  const dataDir = options.dataDir ?? consumerDataDir();
+  if (!dataDir) {
+    throw new UsageError(
+      `reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR (run in the consumer's directory, its ./${consumerDataDirPath} is taken)`,
+    );
+  }
+  // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
+  return { dataDir, requireExistingDataDir: true };
+}
+
+/**
+ * The operator's side of unsettleable billings (runtime/guard/held-records.ts): `--unsettleable` lists them,
+ * `--resolve` records a verdict with its reason. True when one of them ran (then nothing is reconciled).
+ */
+async function heldBillings(guard: import("../../runtime/guard/guard.js").Guard, options: ReconcileCommandOptions): Promise<boolean> {
+  if (options.resolve !== undefined) {
+    const match = /^(\S+)\s+(\{.*\})$/s.exec(options.resolve.trim());
+    if (!match) throw new UsageError(`--resolve takes '<scope> <key JSON>' as --unsettleable lists it, got "${options.resolve}"`);
+    if (options.charged === undefined || !options.reason?.trim()) throw new UsageError("--resolve needs --charged or --no-charged, and --reason");
+    let key: Record<string, string | number>;
+    try {
+      key = JSON.parse(match[2] as string) as Record<string, string | number>;
+    } catch {
+      throw new UsageError(`--resolve: the key is not JSON: ${match[2]}`);
+    }
+    await guard.resolveUnsettleable(match[1] as string, key, { charged: options.charged, reason: options.reason });
+    console.log(terminalSafe(`resolved ${match[1]} ${JSON.stringify(key)}: ${options.charged ? "charged (done)" : "not charged (declined, reservation given back)"}`));
+    return true;
+  }
+  if (!options.unsettleable) return false;
+  const held = await guard.unsettleable({ limit: options.limit ?? 100 });
+  if (options.json) console.log(terminalSafe(JSON.stringify(held, null, 2), { multiline: true }));
+  else {
+    console.log(`${held.length} billing(s) held as unsettleable`);
+    for (const record of held) console.log(terminalSafe(`${record.scope} ${JSON.stringify(record.key)}: ${record.flow}, ${record.spend ? `${record.spend.amount} ${record.spend.currency} in ${record.spend.period}` : "no spend"}, held: ${record.declineReason ?? "?"}`));
+  }
+  return true;
+}
+
 /** Where a generated consumer keeps its embedded database without DATABASE_URL (its settings' `dataDir`). */
 const consumerDataDirPath = ".data/billing";
 
@@ -144,6 +199,7 @@ function describe(report: ReconcileReport, leased: LeasedBilling[]): string {
     `  unverifiable          ${report.unverifiable}`,
     `  refused               ${report.refused}`,
     `  still unknown         ${report.stillUnknown}`,
+    `  held (unsettleable)   ${report.held}`,
   ];
   if (leased.length > 0) {
     const last = leased.map((record) => record.lockedUntil).sort().at(-1);

@@ -137,14 +137,15 @@ function toText(result: AuditResult): string {
   }
   const outcomes = result.refunds?.outcomes ?? [];
   for (const outcome of outcomes) {
-    lines.push(outcome.refund ? `refunded ${outcome.duplicate} (${formatAmount(outcome.amount, outcome.currency)}): ${outcome.refund}` : `refund of ${outcome.duplicate} failed: ${outcome.error ?? "unknown"}`);
+    const what = outcome.part === undefined ? outcome.duplicate : `${outcome.duplicate} through ${outcome.part}`;
+    lines.push(outcome.refund ? `refunded ${what} (${formatAmount(outcome.amount, outcome.currency)}): ${outcome.refund}` : `refund of ${what} failed: ${outcome.error ?? "unknown"}`);
   }
   if (result.refunds?.outcomes) {
     const failed = outcomes.filter((outcome) => !outcome.refund).length;
     lines.push(`${outcomes.length - failed} refund(s) made, ${failed} failed${failed > 0 ? ": run again to finish them" : ""}`);
   }
   if (result.refunds && !result.refunds.outcomes) {
-    for (const plan of result.refunds.planned) lines.push(`would refund ${plan.duplicate} (${formatAmount(plan.amount, plan.currency)}, ${plan.confidence}; keeps ${plan.keep})`);
+    for (const plan of result.refunds.planned) lines.push(`would refund ${plan.duplicate}${plan.part === undefined ? "" : ` through ${plan.part}`} (${formatAmount(plan.amount, plan.currency)}, ${plan.confidence}; keeps ${plan.keep})`);
     lines.push(`${result.refunds.planned.length} refund(s) planned: run again with --yes to make them`);
   }
   const summary = summarize(result);

@@ -14,6 +14,8 @@ export interface DuplicatePayment {
   /** Still held, minor units: what a refund gives back. */
   remaining: number;
   refundTarget: PaymentRecord["refundTarget"];
+  /** An invoice paid by several payments: what each still holds; its refund is one per part (refund-duplicates.ts). */
+  parts?: Array<{ id: string; target: PaymentRecord["refundTarget"]; remaining: number }>;
 }
 
 export interface DuplicateGroup {
@@ -75,11 +77,13 @@ export function detectDuplicates(records: readonly PaymentRecord[], windowSecond
 
 /**
  * The payments to audit: one per money movement. Drops the charges / PaymentIntents an invoice stands for (adding
- * their refunds to the invoice) and the records read only for that.
+ * their refunds to the invoice, and to each of its parts when several payments paid it) and the records read only for
+ * that.
  */
 function auditedPayments(records: readonly PaymentRecord[], disputes: DisputeIndex): Audited[] {
   const byId = new Map(records.map((record) => [record.id, record]));
   const covered = new Set<string>();
+  const partsHolding = new Map<PaymentRecord, NonNullable<DuplicatePayment["parts"]>>();
   const result: Audited[] = [];
   for (const record of records) {
     if (!record.covers) continue;
@@ -89,6 +93,10 @@ function auditedPayments(records: readonly PaymentRecord[], disputes: DisputeInd
       refunded += byId.get(id)?.refunded ?? 0;
     }
     record.refunded = Math.min(record.amount, refunded);
+    if (record.parts) {
+      const refundedOf = (ids: readonly string[]) => ids.reduce((sum, id) => sum + (byId.get(id)?.refunded ?? 0), 0);
+      partsHolding.set(record, record.parts.map((part) => ({ id: part.id, target: part.target, remaining: Math.max(0, part.paid - refundedOf(part.covers)) })));
+    }
   }
   for (const record of records) {
     if (record.supportOnly || covered.has(record.id)) continue;
@@ -96,7 +104,8 @@ function auditedPayments(records: readonly PaymentRecord[], disputes: DisputeInd
     const dispute = (disputes.size === 0 ? undefined : disputes.of(record)) ?? (record.disputed ? unknownDispute : undefined);
     // Money a lost dispute sent back to the cardholder is returned, as a refund's is.
     const returned = dispute && standingOf(dispute.status) === "lost" ? Math.min(record.amount, record.refunded + dispute.amount) : record.refunded;
-    result.push(Object.assign(record, { returned, ...(dispute ? { dispute } : {}) }));
+    const parts = partsHolding.get(record);
+    result.push(Object.assign(record, { returned, ...(dispute ? { dispute } : {}), ...(parts ? { partsHolding: parts } : {}) }));
   }
   return result;
 }
@@ -104,7 +113,7 @@ function auditedPayments(records: readonly PaymentRecord[], disputes: DisputeInd
 const unknownDispute: DisputeSummary = { id: "(not found)", status: "unknown", amount: 0 };
 
 /** An audited payment: what has come back to the customer (refunds and lost disputes) and its dispute. */
-type Audited = PaymentRecord & { returned: number; dispute?: DisputeSummary };
+type Audited = PaymentRecord & { returned: number; dispute?: DisputeSummary; partsHolding?: DuplicatePayment["parts"] };
 
 function byTime(list: Audited[]): Audited[] {
   return list.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -141,7 +150,13 @@ function addGroup(findings: CustomerFindings, confidence: Confidence, sorted: Au
   if (duplicates.length === 0) return;
   const group: DuplicateGroup = {
     ...common,
-    duplicates: duplicates.map((payment) => ({ id: payment.id, flow: payment.flow, remaining: payment.amount - payment.returned, refundTarget: payment.refundTarget })),
+    duplicates: duplicates.map((payment) => ({
+      id: payment.id,
+      flow: payment.flow,
+      remaining: payment.amount - payment.returned,
+      refundTarget: payment.refundTarget,
+      ...(payment.partsHolding ? { parts: payment.partsHolding } : {}),
+    })),
   };
   const disputes = holding.flatMap((payment) => {
     const standing = payment.dispute ? standingOf(payment.dispute.status) : undefined;

@@ -23,10 +23,25 @@ export interface PaymentRecord {
   refundTarget: { payment_intent: string } | { charge: string };
   /** Ids of the charges / PaymentIntents this payment stands for (an invoice's payments). */
   covers?: string[];
+  /**
+   * An invoice paid by more than one payment: each payment's refund target and what it paid. A refund names one
+   * payment and gives back at most what that payment took, so returning the invoice takes one refund per payment.
+   */
+  parts?: RefundPart[];
   /** Read only to complete another record (a charge behind an invoice), never audited itself. */
   supportOnly?: true;
   /** Its charge says a dispute was opened on it (`charge.disputed`): the audit reads the account's disputes. */
   disputed?: true;
+}
+
+export interface RefundPart {
+  /** The charge or PaymentIntent that paid this part. */
+  id: string;
+  target: PaymentRecord["refundTarget"];
+  /** Paid by it, minor units. */
+  paid: number;
+  /** Its ids whose refunds count against it (the charge and its PaymentIntent). */
+  covers: string[];
 }
 
 /** A value at a dotted path (`metadata.usage_id`) of a Stripe object, when it is a non-empty string or a number. */
@@ -94,10 +109,16 @@ export function fromInvoice(invoice: Stripe.Invoice, keyPath: readonly string[],
   if (invoice.status !== "paid" || invoice.amount_paid <= 0 || customer === undefined || invoice.id === undefined) return undefined;
   const paid = (invoice.payments?.data ?? []).filter((payment) => payment.status === "paid");
   const covers = paid.flatMap((payment) => [idOf(payment.payment.charge), idOf(payment.payment.payment_intent)].filter((id): id is string => id !== undefined));
-  const first = paid[0]?.payment;
-  const intent = idOf(first?.payment_intent);
-  const charge = idOf(first?.charge);
-  if (intent === undefined && charge === undefined) return undefined;
+  const parts = paid.flatMap((payment): RefundPart[] => {
+    const intent = idOf(payment.payment.payment_intent);
+    const charge = idOf(payment.payment.charge);
+    const target = intent !== undefined ? { payment_intent: intent } : charge !== undefined ? { charge } : undefined;
+    if (target === undefined) return [];
+    const ids = [intent, charge].filter((id): id is string => id !== undefined);
+    return [{ id: ids[0] as string, target, paid: payment.amount_paid ?? payment.amount_requested, covers: ids }];
+  });
+  const first = parts[0];
+  if (first === undefined) return undefined;
   const key = valueAt(invoice, keyPath);
   return {
     flow: "invoices",
@@ -108,8 +129,9 @@ export function fromInvoice(invoice: Stripe.Invoice, keyPath: readonly string[],
     refunded: 0,
     created: invoice.created,
     ...(key === undefined ? {} : { key }),
-    refundTarget: intent !== undefined ? { payment_intent: intent } : { charge: charge as string },
+    refundTarget: first.target,
     covers,
+    ...(parts.length > 1 ? { parts } : {}),
     ...(supportOnly ? { supportOnly: true as const } : {}),
   };
 }

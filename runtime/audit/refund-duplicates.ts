@@ -19,6 +19,8 @@ export interface PlannedRefund {
   amount: number;
   confidence: DuplicateGroup["confidence"];
   target: DuplicatePayment["refundTarget"];
+  /** The payment refunded, when the duplicate is an invoice several payments paid (one refund each). */
+  part?: string;
 }
 
 export interface RefundOutcome extends PlannedRefund {
@@ -32,22 +34,21 @@ export function planRefunds(groups: readonly DuplicateGroup[], selection: Refund
   for (const group of groups) {
     for (const duplicate of group.duplicates) {
       if (group.confidence === "likely" && !selection.likelyIds?.has(duplicate.id)) continue;
-      planned.push({
-        duplicate: duplicate.id,
-        keep: group.keep,
-        customer: group.customer,
-        currency: group.currency,
-        amount: duplicate.remaining,
-        confidence: group.confidence,
-        target: duplicate.refundTarget,
-      });
+      const common = { duplicate: duplicate.id, keep: group.keep, customer: group.customer, currency: group.currency, confidence: group.confidence };
+      // An invoice several payments paid: one refund per payment still holding money (one refund gives back at most
+      // what its payment took; through the first alone, the rest stayed taken while the report said all was returned).
+      if (duplicate.parts) {
+        for (const part of duplicate.parts) if (part.remaining > 0) planned.push({ ...common, amount: part.remaining, target: part.target, part: part.id });
+        continue;
+      }
+      planned.push({ ...common, amount: duplicate.remaining, target: duplicate.refundTarget });
     }
   }
   return planned;
 }
 
-export function refundIdempotencyKey(duplicate: string): string {
-  return `chargeguard-audit-refund:${duplicate}`;
+export function refundIdempotencyKey(duplicate: string, part?: string): string {
+  return part === undefined ? `chargeguard-audit-refund:${duplicate}` : `chargeguard-audit-refund:${duplicate}:${part}`;
 }
 
 /** Issues the refunds one after another; a refusal is recorded against its duplicate and the rest go on. */
@@ -58,7 +59,7 @@ export async function issueRefunds(stripe: Stripe, planned: readonly PlannedRefu
     try {
       const refund = await stripe.refunds.create(
         { ...plan.target, reason: "duplicate", metadata: { chargeguard_audit: "duplicate", duplicate_payment: plan.duplicate, kept_payment: plan.keep } },
-        { idempotencyKey: refundIdempotencyKey(plan.duplicate) },
+        { idempotencyKey: refundIdempotencyKey(plan.duplicate, plan.part) },
       );
       outcome = { ...plan, refund: refund.id };
     } catch (error) {

@@ -7,6 +7,8 @@ import { connectionParams } from "../guard/pg-client.js";
 import { loadPg } from "../sdk/load-pg.js";
 import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
+import { calendarBilling } from "./billed-keys.js";
+import { keyProbeRequest } from "../flows/key-probe.js";
 import type { StripeClients } from "./stripe-clients.js";
 import { CircuitBreaker, type BreakerState } from "../resilience/circuit-breaker.js";
 import { watchDatabase } from "../resilience/database-watch.js";
@@ -57,8 +59,9 @@ export async function startResilience(parts: ResilienceParts): Promise<ConsumerR
   const breakers: Record<Dependency, CircuitBreaker> = {
     stripe: breaker("stripe", stripeProbe(parts)),
     database: breaker("database", databaseProbe(options)),
+    // The period billing asks keys for (a consumer billing in arrears forecasts nothing for the calendar month).
     vault: breaker("vault", async () => {
-      await parts.stripe.keys.keyFor(currentPeriod(), { expectedTotalCents: expectedTotal(options) });
+      await parts.stripe.keys.billedKey(calendarBilling(options));
     }),
   };
   const onPostgres = options.databaseUrl !== undefined;
@@ -111,12 +114,16 @@ async function fleetShare(parts: ResilienceParts): Promise<FleetShare | undefine
   }
 }
 
-/** One cheap read with the current period's key: any answer but an outage (a 429 and a refusal included) means Stripe is up. */
+/**
+ * One cheap request the flow's key may make, with the key billing uses: any answer but an outage (a 429 and a refusal
+ * included) means Stripe is up.
+ */
 function stripeProbe(parts: ResilienceParts): () => Promise<void> {
+  const request = keyProbeRequest(parts.settings.flow.name);
   return async () => {
-    const key = await parts.stripe.keys.keyFor(currentPeriod(), { expectedTotalCents: expectedTotal(parts.options) });
+    const key = await parts.stripe.keys.billedKey(calendarBilling(parts.options));
     try {
-      await parts.stripe.stripeFor(key).paymentIntents.list({ limit: 1 });
+      await request(parts.stripe.stripeFor(key));
     } catch (error) {
       if (stripeFault(error)?.cause === "outage") throw error;
     }
@@ -142,13 +149,4 @@ function databaseProbe(options: AnyConsumerOptions): () => Promise<void> {
       await client.end().catch(() => undefined);
     }
   };
-}
-
-function currentPeriod(): string {
-  return new Date().toISOString().slice(0, 7);
-}
-
-function expectedTotal(options: AnyConsumerOptions): number {
-  const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
-  return typeof expected === "function" ? expected(currentPeriod()) : (expected ?? 1);
 }

@@ -19,6 +19,7 @@ import { InFlight } from "./in-flight.js";
 import { startMessageIntake } from "./message-intake.js";
 import { receiveHeartbeat } from "./receive-heartbeat.js";
 import { stripeClients, type StripeClients } from "./stripe-clients.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import { startResilience } from "./consumer-resilience.js";
 import { connectServiceBus } from "../servicebus/servicebus-connection.js";
@@ -131,7 +132,8 @@ function providersOf(options: ConsumerContext): Parameters<typeof createBillingT
 type HandlerPorts = DeliveryPorts & { store: GuardStore<never> };
 
 interface HandlerParts {
-  stripe: StripeClients;
+  /** The keys as billing asks for them (watched by the vault's breaker). */
+  stripe: Omit<StripeClients, "keys"> & { keys: VaultKeyProvider };
   owner: string;
   governance: StripeGovernance;
   ports: HandlerPorts;

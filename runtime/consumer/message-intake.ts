@@ -11,6 +11,8 @@ import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
+import { calendarBilling } from "./billed-keys.js";
+import { keyProbeRequest } from "../flows/key-probe.js";
 import type { InFlight } from "./in-flight.js";
 import type { ReceiveHeartbeat } from "./receive-heartbeat.js";
 import type { StripeClients } from "./stripe-clients.js";
@@ -56,7 +58,12 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
     log,
     pause: () => pause.hold("stripe-key"),
     resume: () => pause.release("stripe-key"),
-    ...(options.stripe.apiKey ? { probe: stripeKeyProbe(parts.stripe.stripeFor(options.stripe.apiKey)) } : {}),
+    // With the key billing uses (the vault's period key, even beside a plain STRIPE_API_KEY) and a request the
+    // flow's restricted key may make: either wrong, and the probe was refused for ever.
+    probe: stripeKeyProbe(
+      async () => parts.stripe.stripeFor(await parts.stripe.keys.billedKey(calendarBilling(options))),
+      keyProbeRequest(parts.settings.flow.name),
+    ),
     ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
     ...options.configurationFaultProbe,
   });

@@ -3,19 +3,21 @@
 import { assertKeyDestination } from "../stripe/key-destination.js";
 import { stripeAccess, type StripeAccess } from "../stripe/stripe-access.js";
 import { EnvironmentKeyProvider } from "../stripe/vault/environment-key-provider.js";
-import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
+import { trackBilledPeriod, type BilledKeys } from "./billed-keys.js";
 
-export type StripeClients = Pick<StripeAccess, "keys" | "stripeFor">;
+/** The consumer's keys (remembering the period billing asks for: probes ask with its key) and a client per key. */
+export type StripeClients = Pick<StripeAccess, "stripeFor"> & { keys: BilledKeys };
 
 export function stripeClients(options: AnyConsumerOptions, settings: ResolvedConsumerSettings, log: (line: string) => void): StripeClients {
-  const keys: VaultKeyProvider = options.keyProvider ?? new EnvironmentKeyProvider({ apiKey: options.stripe.apiKey, warn: log });
+  const keys = trackBilledPeriod(options.keyProvider ?? new EnvironmentKeyProvider({ apiKey: options.stripe.apiKey, warn: log }));
   // The environment's one key is known now: refuse a destination it must not go to at start, not at the first message.
   if (options.keyProvider === undefined) assertKeyDestination(options.stripe.apiKey, options.stripe.apiBase);
-  return stripeAccess({
+  const access = stripeAccess({
     keys,
     timeoutMs: settings.stripeTimeoutMs,
     maxNetworkRetries: settings.stripeRetries,
     ...(options.stripe.apiBase === undefined ? {} : { apiBase: options.stripe.apiBase }),
   });
+  return { keys, stripeFor: access.stripeFor };
 }

@@ -15,7 +15,11 @@ export const stripeKeyWindowMs = 24 * 3_600_000;
 export interface FlowContext extends GuardContext {
   /** Milliseconds since the epoch, from the consumer's clock. */
   now: number;
-  /** Past Stripe's key window since the record was first claimed: the key alone no longer proves anything. */
+  /**
+   * Past Stripe's key window since the record was first claimed, by the end of this attempt's lease: the key alone no
+   * longer proves anything. Judged by the lease's end, not the attempt's start: a try held past its timeout while the
+   * window closed, retried by the SDK, went out under a key Stripe had pruned and charged a second time.
+   */
   pastKeyWindow: boolean;
   /** Every Stripe call goes through this, named for its operation (`charges.create`): telemetry's span per call. */
   stripeCall: StripeCallObserver;
@@ -45,7 +49,8 @@ export interface FlowAdapter<R> {
  */
 export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs, stripeCall = unobservedStripeCall): FlowContext {
   const vaultAware: StripeCallObserver = (operation, call) => stripeCall(operation, () => vaultAnswered(call));
-  return { ...context, now, pastKeyWindow: now - context.createdAt.getTime() >= keyWindowMs, stripeCall: vaultAware };
+  const attemptEnds = Math.max(now, context.leaseUntil?.getTime() ?? now);
+  return { ...context, now, pastKeyWindow: attemptEnds - context.createdAt.getTime() >= keyWindowMs, stripeCall: vaultAware };
 }
 
 /** Unix seconds to look back from, for list-by-`created` look-ups: an hour of slack for clock skew. */

@@ -5,6 +5,8 @@ export { maxMeterIdentifierLength } from "./meter-event-flow.js";
 export { stripeOperations, type StripeOperation, type StripeCallObserver } from "../stripe/stripe-call.js";
 export { classifyStripeError, type StripeFailure } from "../stripe/classify-error.js";
 export { createStripeClient, type StripeClientOptions } from "../stripe/client.js";
+// A Stripe client of your own running guarded work: it tells the guard which tries left (a record is forgotten only when none may have).
+export { watchStripeRequests } from "../stripe/sent-requests.js";
 export { isStripeErrorOfType, stripeErrorIn, type StripeErrorType } from "../stripe/stripe-error.js";
 export { createPaymentIntent } from "../stripe/create-payment-intent.js";
 export { buildPaymentIntentParams, type PaymentIntentRequest } from "../stripe/payment-intent-params.js";

@@ -1,6 +1,7 @@
 // The default flow: one PaymentIntent per billing (confirm, off session), keyed by the record's key. After the key
 // window, list the customer's PaymentIntents and match the key in metadata before creating one.
 import type Stripe from "stripe";
+import { ChargeguardSignal } from "../core/errors.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";
@@ -9,7 +10,20 @@ import { flowStripeCalls } from "../../tuning/flow-calls.js";
 
 const chargedStatuses = new Set<Stripe.PaymentIntent.Status>(["succeeded", "processing", "requires_capture"]);
 
+/**
+ * A PaymentIntent still `processing` (a bank debit takes days, and may yet fail): not done, not declined. The record
+ * stays pending, as an invoice still open after pay does, so a retry or the reconciler asks Stripe again (past the key
+ * window its look-up reads the current status) instead of recording done what may still fail.
+ */
+export class PaymentIntentProcessing extends ChargeguardSignal {
+  override name = "PaymentIntentProcessing";
+  constructor(readonly paymentIntentId: string) {
+    super(`PaymentIntent ${paymentIntentId} is processing: its payment may still fail; ask Stripe again later`);
+  }
+}
+
 export function paymentIntentResult(intent: Stripe.PaymentIntent): GuardWorkResult {
+  if (intent.status === "processing") throw new PaymentIntentProcessing(intent.id);
   // The SDK attaches the response's headers to what it returns (not in the PaymentIntent type).
   const headers = (intent as { lastResponse?: { headers?: Record<string, string | undefined> } }).lastResponse?.headers;
   const replayed = headers?.["idempotent-replayed"] === "true" ? { replayed: true } : {};

@@ -76,3 +76,30 @@ export function createBatcher<I, O>(
     },
   };
 }
+
+/**
+ * Writes `items` together; when the statement fails for something other than an outage (a member's data the database
+ * refuses), writes each alone, so only that member fails and the others keep their answers. An outage fails them all
+ * at once: none would pass alone.
+ */
+export async function eachAloneOnRefusal<I, O>(
+  items: I[],
+  write: (items: I[]) => Promise<(O | Error)[]>,
+  isOutage: (error: unknown) => boolean,
+): Promise<(O | Error)[]> {
+  try {
+    return await write(items);
+  } catch (error) {
+    if (items.length === 1 || isOutage(error)) throw error;
+    return Promise.all(
+      items.map(async (item) => {
+        try {
+          const [answer] = await write([item]);
+          return answer as O | Error;
+        } catch (alone) {
+          return alone instanceof Error ? alone : new Error(String(alone));
+        }
+      }),
+    );
+  }
+}

@@ -59,6 +59,11 @@ export interface RefusalFacts {
   firstAttempt: boolean;
   /** A recovery point is recorded: Stripe holds that step's object. */
   stepRecorded: boolean;
+  /**
+   * A try under the record's key may have reached Stripe in this run, the SDK's own retries included
+   * (stripe/sent-requests.ts): a refusal or a wait that ends the run proves nothing about that earlier try.
+   */
+  maybeSent: boolean;
   /** GuardRunOptions.keyWindowMs: the work's one Stripe call before a step is under the record's key. */
   keyWindowMs: number | undefined;
 }
@@ -67,7 +72,9 @@ export interface RefusalFacts {
 function forgetGround(refusal: { reason?: string; refusedUnderKey?: boolean }, facts: RefusalFacts): ForgetGround | undefined {
   // An idempotency conflict means an earlier request under the key did reach Stripe, with other parameters.
   if (facts.stepRecorded || refusal.reason === "StripeIdempotencyConflict") return undefined;
-  if (facts.firstAttempt) return { kind: "first-attempt" };
+  // A first attempt none of whose tries can have reached Stripe (an SDK retry of a timed-out try may have met the
+  // vault's cap or a 429 after Stripe committed the first).
+  if (facts.firstAttempt && !facts.maybeSent) return { kind: "first-attempt" };
   // After an unknown attempt only Stripe's own refusal under the key proves anything, and only inside its window
   // (the store checks the window by its clock). A vault's refusal or a late check never reached Stripe: it proves
   // nothing about what the earlier attempt left there.
@@ -137,7 +144,8 @@ export async function recordOutcome<L extends StoreLease>(
       const { fault, detail, nothingSent } = answer as { fault?: DependencyFault; detail?: string; nothingSent?: boolean };
       const outcome: GuardOutcome = { kind: "unknown", detail: detail ?? "unknown", idempotencyKey, ...(fault === undefined ? {} : { fault }) };
       // A wait that provably sent nothing leaves an untouched record out: attempts and age count only what reached Stripe.
-      const untouched = nothingSent === true && facts.firstAttempt && !facts.stepRecorded;
+      // `nothingSent` speaks of the last call only: an earlier try of the run may have gone (facts.maybeSent).
+      const untouched = nothingSent === true && facts.firstAttempt && !facts.stepRecorded && !facts.maybeSent;
       return untouched ? forgetOrRelease(outcome, { kind: "first-attempt" }) : release(outcome);
     }
   }

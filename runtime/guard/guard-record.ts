@@ -2,7 +2,8 @@
 // the lease that holds it, and the mapping from a database row.
 import type { StoreLease } from "./guard-store.js";
 
-export type GuardRecordState = "pending" | "done" | "declined";
+/** `unsettleable`: the reconciler cannot settle it; held for an operator (held-records.ts). */
+export type GuardRecordState = "pending" | "done" | "declined" | "unsettleable";
 
 export interface GuardRecord {
   scope: string;

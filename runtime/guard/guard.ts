@@ -7,13 +7,15 @@ import { randomUUID } from "node:crypto";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { BillingStateError, ConfigurationError, GuardInputError } from "../core/errors.js";
-import { createBatcher, type Batcher } from "./batcher.js";
+import { createBatcher, eachAloneOnRefusal, type Batcher } from "./batcher.js";
+import { databaseFault } from "./dependency-fault.js";
 import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
 import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";
 import type { ForgetGround, GuardStore, StoreClaim, StoreClaimRequest } from "./guard-store.js";
 import { identify, runGuarded, type GuardOutcome, type GuardRunInput, type GuardRunOptions, type GuardWork } from "./guarded-run.js";
 import { readGuardHealth, type GuardHealth } from "./health.js";
 import { migrate } from "./migrations.js";
+import { holdUnsettleable, listUnsettleable, resolveUnsettleable } from "./held-records.js";
 import { openSqlClient, type GuardDatabaseOptions } from "./open-sql-client.js";
 import { readPeriodSpend, type PeriodSpend } from "./period-spend.js";
 import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
@@ -58,8 +60,10 @@ export class Guard implements GuardStore<GuardLease> {
     this.clock = options.clock ?? systemClock;
     this.leaseMs = leaseMs;
     this.#cap = spendCaps(options);
-    this.#claims = createBatcher((items) => writeClaims(sql, items), { maxBatch, maxInFlight });
-    this.#done = createBatcher((items) => writeDone(sql, items), { maxBatch, maxInFlight });
+    // A batch the database refuses for one member's data is written again one by one: the others keep their answers.
+    const isOutage = (error: unknown) => databaseFault(error) !== undefined;
+    this.#claims = createBatcher((items) => eachAloneOnRefusal(items, (some) => writeClaims(sql, some), isOutage), { maxBatch, maxInFlight });
+    this.#done = createBatcher((items) => eachAloneOnRefusal(items, (some) => writeDone(sql, some), isOutage), { maxBatch, maxInFlight });
   }
 
   /** Connects (PostgreSQL when `databaseUrl`, else PGlite) and brings the schema up to date. */
@@ -136,6 +140,8 @@ export class Guard implements GuardStore<GuardLease> {
     }
     if (record.state === "done") return { status: "already-done", objectId: record.objectId };
     if (record.state === "declined") return { status: "declined", reason: record.declineReason };
+    // Held for an operator (held-records.ts): never billed again by a delivery, whatever Stripe holds.
+    if (record.state === "unsettleable") return { status: "declined", reason: "unsettleable: held for an operator (chargeguard reconcile --unsettleable)" };
     return { status: "busy", retryAfterMs: Math.max(0, (record.lockedUntil?.getTime() ?? 0) - now.getTime()) };
   }
 
@@ -281,6 +287,25 @@ export class Guard implements GuardStore<GuardLease> {
       [this.#now(), limit, options.flow ?? null],
     );
     return rows.map(toGuardRecord);
+  }
+
+  /** Moves a pending record nobody holds out of the reconciler's way, kept with its reason (held-records.ts). */
+  holdUnsettleable(scope: string, key: Readonly<Record<string, string | number>>, reason: string): Promise<boolean> {
+    return holdUnsettleable(this.#sql, scope, this.#recordKey(scope, key), reason, this.#now());
+  }
+
+  /** The records held as unsettleable, oldest first; `declineReason` says why each was held. */
+  unsettleable(options: { limit?: number } = {}): Promise<GuardRecord[]> {
+    return listUnsettleable(this.#sql, options.limit ?? 100);
+  }
+
+  /** An operator's verdict on an unsettleable record, with the reason (held-records.ts). */
+  resolveUnsettleable(scope: string, key: Readonly<Record<string, string | number>>, verdict: { charged: boolean; reason: string; objectId?: string }): Promise<void> {
+    return resolveUnsettleable(this.#sql, scope, this.#recordKey(scope, key), verdict, this.#now());
+  }
+
+  #recordKey(scope: string, key: Readonly<Record<string, string | number>>): string {
+    return identify({ scope, key, payload: {}, flow: "lookup" }).recordKey;
   }
 
   /** A (period, currency)'s cap and what is committed against it (reserved + done, every flow). */

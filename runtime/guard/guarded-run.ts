@@ -14,6 +14,8 @@ import { describeError, errorMessage } from "../core/describe-error.js";
 import { ChargeguardSignal, GuardInputError, InvalidEventError, LeaseLapsedError } from "../core/errors.js";
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
+import { watchSentRequests } from "../stripe/sent-requests.js";
+import { assertStorable } from "./storable-text.js";
 import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
 
 export type { Spend } from "./guard-store.js";
@@ -159,7 +161,11 @@ export async function runGuarded<L extends StoreLease>(
   let identity: ReturnType<typeof identify>;
   try {
     identity = identify(input);
+    // Before the claim: one such event in a group-committed batch failed every claim of it.
+    assertStorable(input.key, "key");
+    assertStorable(input.payload, "payload");
   } catch (error) {
+    if (error instanceof InvalidEventError) return { kind: "invalid", reason: "InvalidEvent", detail: error.message };
     return { kind: "invalid", reason: "InvalidGuardInput", detail: describeError(error) };
   }
   const claim = await claimRecord(store, input, identity);
@@ -170,6 +176,8 @@ export async function runGuarded<L extends StoreLease>(
   const now = options.now ?? Date.now;
   const timer = setTimeout(() => lapse.abort(new LeaseLapsedError(`lease lapsed at ${lease.lockedUntil.toISOString()}`)), Math.max(0, lease.lockedUntil.getTime() - now()));
   timer.unref?.();
+  // Every try under the record's key (or a step's), the Stripe SDK's own retries included, from the client's events.
+  const sends = watchSentRequests(idempotencyKey);
   try {
     await options.hooks?.afterClaim?.();
     const context = guardContext(store, claim, idempotencyKey, lapse.signal);
@@ -181,10 +189,16 @@ export async function runGuarded<L extends StoreLease>(
     }
     await options.hooks?.afterWork?.();
     // What a refusal can prove (guard-outcome.ts): the recovery points as they stand after the work.
-    const facts = { firstAttempt: claim.attempt === 1, stepRecorded: Object.keys(context.steps).length > 0, keyWindowMs: options.keyWindowMs };
+    const facts = {
+      firstAttempt: claim.attempt === 1,
+      stepRecorded: Object.keys(context.steps).length > 0,
+      maybeSent: sends.maybeSent(),
+      keyWindowMs: options.keyWindowMs,
+    };
     return await recordOutcome(store, lease, answer, idempotencyKey, options.hooks, facts);
   } finally {
     clearTimeout(timer);
+    sends.stop();
   }
 }
 

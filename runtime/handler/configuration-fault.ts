@@ -25,8 +25,8 @@ export interface ConfigurationFaultOptions {
   /** Take messages again. */
   resume: () => void;
   /**
-   * Asks Stripe whether the key works now: resolves when it does, rejects when Stripe still refuses it. Absent (keys
-   * per period from a vault): the consumer resumes after the backoff and the next message is the probe.
+   * Asks Stripe whether the key works now: resolves when it does, rejects when Stripe still refuses it. Absent: the
+   * gate resumes after the backoff and the next message is the probe.
    */
   probe?: () => Promise<void>;
   /** Told once per fault (an alert hook); the consumer also logs it. */
@@ -45,11 +45,15 @@ export interface ConfigurationFaultGate {
   close(): void;
 }
 
-/** A probe of the key: the cheapest call a PaymentIntents key may make. Refusals reject; anything else counts as working. */
-export function stripeKeyProbe(stripe: Stripe): () => Promise<void> {
+/**
+ * A probe of the key billing uses (`client`: the vault's key for the period billed, else the environment's) with a
+ * request that key may make (flows/key-probe.ts). Refusals reject; anything else counts as working.
+ */
+export function stripeKeyProbe(client: () => Promise<Stripe>, request: (stripe: Stripe) => Promise<unknown>): () => Promise<void> {
   return async () => {
+    const stripe = await client();
     try {
-      await stripe.paymentIntents.list({ limit: 1 });
+      await request(stripe);
     } catch (error) {
       if (isStripeKeyRefusal(error)) throw error;
       // An outage or a rate limit is not a key problem: resume, and the retry path handles the rest.

@@ -1,11 +1,9 @@
 // Steps 3-5 of the flow (ARCHITECTURE.md, "How a billing event travels"): claim the record, call Stripe through the period's vault key in a Stripe slot,
-// record the outcome; then the guard's outcome as the settlement table's.
+// record the outcome (flows/guarded-flow-run.ts, the reconciler's run too); then the guard's outcome as the settlement table's.
 import type { StepBoundary } from "./step-boundary.js";
-import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
+import { runFlowGuarded } from "../flows/guarded-flow-run.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
-import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
-import { governedStripeCall } from "../resilience/governed-stripe-call.js";
-import { PastPeriodKeyRefused, pastPeriodKeyReason, withPeriodKey } from "../stripe/vault/period-key.js";
+import type { GuardOutcome } from "../guard/guarded-run.js";
 import type { BillingOutcome } from "./settlement-policy.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
@@ -13,30 +11,26 @@ import type { PreparedBilling } from "./prepare-billing.js";
 
 export async function guardedCharge(settings: HandlerSettings, prepared: PreparedBilling, step: StepBoundary): Promise<FlowResult> {
   const { event, billing, idempotencyKey, request } = prepared;
-  const { flow, now } = settings;
-  const period = billing.spend?.period ?? "unpriced";
-  const outcome = await runGuarded(
-    settings.store,
+  const outcome = await runFlowGuarded(
+    settings.flow,
     {
       scope: settings.scope,
       key: billing.key,
       payload: request as Record<string, unknown>,
       ...(billing.spend === undefined ? {} : { spend: billing.spend }),
-      flow: flow.name,
+      flow: settings.flow.name,
       idempotencyKey,
       owner: settings.owner,
     },
-    async (context) => {
-      // Governed (the fleet's budget, Stripe's breaker) when the consumer runs them; each call waits within the lease.
-      const governance = settings.governance;
-      const stripeCall = governance === undefined ? settings.stripeCall : governedStripeCall(settings.stripeCall, governance, context.leaseUntil?.getTime());
-      return withPeriodKey(settings.keys, period, { expectedTotalCents: settings.expectedTotalCents(period) }, (apiKey) =>
-        settings.slot(() => flow.execute(settings.stripeFor(apiKey), request, flowContext(context, now(), stripeKeyWindowMs, stripeCall))),
-      );
-    },
     {
-      classify: (error) =>
-        error instanceof PastPeriodKeyRefused ? { kind: "invalid", reason: pastPeriodKeyReason, detail: error.message } : flow.classify(error, request, idempotencyKey),
+      store: settings.store,
+      keys: settings.keys,
+      stripeFor: (apiKey) => settings.stripeFor(apiKey),
+      expectedTotalCents: (period) => settings.expectedTotalCents(period),
+      now: settings.now,
+      stripeCall: settings.stripeCall,
+      slot: settings.slot,
+      ...(settings.governance === undefined ? {} : { governance: settings.governance }),
       // Without a step hook, no boundary to cross: nothing allocated or awaited for it per message.
       ...(settings.hook === undefined
         ? {}
@@ -47,9 +41,6 @@ export async function guardedCharge(settings: HandlerSettings, prepared: Prepare
               afterRecord: () => step("afterRecord", event),
             },
           }),
-      now,
-      // Every flow's only call before a recovery point, inside the window, is under the record's key (flow-adapter.ts).
-      keyWindowMs: stripeKeyWindowMs,
     },
   );
   return { outcome: billingOutcome(outcome), event, billing, idempotencyKey };

@@ -17,15 +17,15 @@ export {
 } from "./dlq.js";
 export {
   reconcile,
-  builtInFlows,
   type ReconcileAction,
   type ReconcileOptions,
   type ReconcileOutcome,
   type ReconcileReport,
 } from "./reconcile.js";
+// The flows by name, as the reconciler runs them without the consumer's own (--flows).
+export { builtInFlows, type FlowRegistry } from "../flows/flow-registry.js";
 // One way to Stripe for the consumer and the reconciler: each period's vault key, under its cap.
-export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
-export type { ExpectedPeriodTotal } from "../stripe/period-client.js";
+export { stripeAccess, type ExpectedPeriodTotal, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
 // What a Service Bus UnauthorizedAccess means: a wrong key, or missing rights (the SDK gives both one code).
 export { serviceBusHost, serviceBusRefusal, wrongKeyMessage, type ServiceBusRefusal } from "../servicebus/servicebus-refusal.js";
 export { serviceBusErrorIn } from "../sdk/service-bus-error.js";

@@ -3,26 +3,15 @@
 // rules as a consumer's retry: inside Stripe's 24 h key window the keys replay; past it each flow looks up first
 // (PaymentIntents and charges by metadata, invoices and their items by the key in metadata); a meter event past its
 // identifier window cannot be proven sent or not and is reported `unverifiable`, never re-sent.
-import type Stripe from "stripe";
 import type { Clock } from "../core/clock.js";
-import { describeError } from "../core/describe-error.js";
-import { chargeFlow } from "../flows/charge-flow.js";
-import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "../flows/flow-adapter.js";
-import { invoiceFlow } from "../flows/invoice-flow.js";
-import { meterEventFlow } from "../flows/meter-event-flow.js";
-import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
-import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
+import { stripeKeyWindowMs, type FlowAdapter } from "../flows/flow-adapter.js";
+import { builtInFlows, type FlowRegistry } from "../flows/flow-registry.js";
+import { runFlowGuarded } from "../flows/guarded-flow-run.js";
+import type { GuardOutcome } from "../guard/guarded-run.js";
 import type { Guard, GuardRecord } from "../guard/guard.js";
 import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
-import { periodClient, type ExpectedPeriodTotal } from "../stripe/period-client.js";
-import type { StripeAccess } from "../stripe/stripe-access.js";
+import type { ExpectedPeriodTotal, StripeAccess } from "../stripe/stripe-access.js";
 
-export const builtInFlows: Readonly<Record<string, FlowAdapter<never>>> = {
-  "payment-intent": paymentIntentFlow as FlowAdapter<never>,
-  charge: chargeFlow as FlowAdapter<never>,
-  invoice: invoiceFlow as FlowAdapter<never>,
-  "meter-event": meterEventFlow as FlowAdapter<never>,
-};
 
 export type ReconcileAction = "completed" | "declined" | "unverifiable" | "still-unknown" | "settled-meanwhile" | "refused" | "would-rerun";
 
@@ -49,6 +38,12 @@ export interface ReconcileReport {
    * for Stripe's 400 under the record's key inside its window with no step recorded (forgotten: it holds nothing).
    */
   refused: number;
+  /**
+   * Of the unverifiable and refused, those past Stripe's key window, which no later run can settle: moved out of the
+   * way as `unsettleable` (kept, reservation counted) for an operator (`Guard.unsettleable`, `resolveUnsettleable`),
+   * so the newer pending records behind them are reached.
+   */
+  held: number;
   outcomes: ReconcileOutcome[];
 }
 
@@ -58,8 +53,11 @@ export interface ReconcileOptions {
   stripe: StripeAccess;
   /** Sizes a period's vault key as the consumer does. */
   expectedPeriodTotalCents?: ExpectedPeriodTotal;
-  /** Adapters by flow name; default the built-in four (pass your own to reconcile a custom flow). */
-  flows?: Readonly<Record<string, FlowAdapter<never>>>;
+  /**
+   * Adapters by flow name; default the built-in four. A consumer's own flows (its edited src/flow.ts) go here, so its
+   * records are finished by the code that began them (`chargeguard reconcile --flows <module>`).
+   */
+  flows?: FlowRegistry;
   /** Only records of this flow. */
   flow?: string;
   clock?: Clock;
@@ -107,12 +105,22 @@ function actionOf(outcome: GuardOutcome): { action: ReconcileAction; objectId?: 
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const { guard } = options;
   const store = options.telemetry ? options.telemetry.instrumentStore(guard) : guard;
-  const stripeFor = periodClient(options.stripe, options.expectedPeriodTotalCents);
+  const expected = options.expectedPeriodTotalCents;
+  // The consumer's way to Stripe (each record through its (period, currency)'s vault key and cap), in the run the
+  // consumer's handler makes (flows/guarded-flow-run.ts).
+  const way = {
+    store,
+    keys: options.stripe.keys,
+    stripeFor: (apiKey: string) => options.stripe.stripeFor(apiKey),
+    expectedTotalCents: (period: string) => (typeof expected === "function" ? expected(period) : (expected ?? 0)),
+    now: () => clock.now(),
+    ...(options.keyWindowMs === undefined ? {} : { keyWindowMs: options.keyWindowMs }),
+  };
   const clock = options.clock ?? guard.clock;
   const flows = options.flows ?? builtInFlows;
   const dryRun = options.dryRun ?? false;
   const report: ReconcileReport = {
-    dryRun, examined: 0, completed: 0, declined: 0, unverifiable: 0, stillUnknown: 0, settledMeanwhile: 0, refused: 0, outcomes: [],
+    dryRun, examined: 0, completed: 0, declined: 0, unverifiable: 0, stillUnknown: 0, settledMeanwhile: 0, refused: 0, held: 0, outcomes: [],
   };
   const note = (record: GuardRecord, result: { action: ReconcileAction; objectId?: string; detail?: string }) => {
     report.outcomes.push({ scope: record.scope, key: record.key, flow: record.flow, ...result });
@@ -135,30 +143,27 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
       note(record, { action: "would-rerun", detail: past ? "past the key window: looks up first (a meter event: unverifiable)" : "inside the key window: replays the keys" });
       continue;
     }
-    const request = record.payload;
-    let stripe: Stripe;
-    try {
-      // The period the consumer charged it under ("unpriced" when it spends nothing), so the same vault key and cap.
-      stripe = await stripeFor(record.spend?.period ?? "unpriced");
-    } catch (error) {
-      note(record, { action: "still-unknown", detail: `no Stripe key for it: ${describeError(error)}` });
-      continue;
-    }
-    const outcome = await runGuarded(
-      store,
+    const outcome = await runFlowGuarded(
+      adapter,
       {
         scope: record.scope,
         key: record.key,
-        payload: request,
+        payload: record.payload,
         ...(record.spend === null ? {} : { spend: record.spend }),
         flow: record.flow,
         idempotencyKey: record.idempotencyKey,
         owner: options.owner ?? "chargeguard-reconciler",
       },
-      (context) => adapter.execute(stripe, request, flowContext(context, clock.now(), options.keyWindowMs)),
-      { classify: (error) => adapter.classify(error, request, record.idempotencyKey), now: () => clock.now(), keyWindowMs: options.keyWindowMs ?? stripeKeyWindowMs },
+      way,
     );
-    note(record, actionOf(outcome));
+    const result = actionOf(outcome);
+    note(record, result);
+    // Past the key window nothing a later run does can settle it: out of the way, kept, for an operator. (Oldest
+    // first, such records kept their place and starved every record behind them.)
+    const pastWindow = clock.now() - record.createdAt.getTime() >= (options.keyWindowMs ?? stripeKeyWindowMs);
+    if ((result.action === "unverifiable" || (result.action === "refused" && pastWindow)) && (await guard.holdUnsettleable(record.scope, record.key, result.detail ?? result.action))) {
+      report.held++;
+    }
   }
   return report;
 }

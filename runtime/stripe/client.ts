@@ -5,6 +5,7 @@ import type Stripe from "stripe";
 import { ConfigurationError } from "../core/errors.js";
 import { loadStripe } from "../sdk/load-stripe.js";
 import { stripeHostFor } from "./key-destination.js";
+import { watchStripeRequests } from "./sent-requests.js";
 
 export interface StripeClientOptions {
   apiKey: string;
@@ -24,10 +25,13 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
   }
   // The SDK loads here, with the first client (sdk/load-stripe.ts), not when the runtime is imported.
   const StripeClient = loadStripe();
-  return new StripeClient(options.apiKey, {
+  const client = new StripeClient(options.apiKey, {
     timeout: options.timeoutMs,
     maxNetworkRetries: options.maxNetworkRetries,
     // The key goes only where it belongs (key-destination.ts): a live key to Stripe or an allowed https origin.
     ...stripeHostFor(options.apiKey, options.apiBase),
   });
+  // Every try it sends under a guard record's key tells the guard (sent-requests.ts): a record is forgotten only when
+  // none may have reached Stripe, the SDK's own retries included.
+  return watchStripeRequests(client);
 }

@@ -19,6 +19,9 @@ export interface StripeAccess {
   forPeriod(billingPeriod: string, request: KeyRequest): Promise<Stripe>;
 }
 
+/** What a period is expected to bill in total: sizes its vault key's cap (0 when unknown, as the consumer does). */
+export type ExpectedPeriodTotal = number | ((billingPeriod: string) => number);
+
 export interface StripeAccessOptions {
   keys: VaultKeyProvider;
   /** Used when the provider names no API base of its own; absent: api.stripe.com. */

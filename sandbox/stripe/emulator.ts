@@ -338,6 +338,8 @@ function arrivalFault(fault: StripeFaultAction, idempotencyKey: string | undefin
       return [409, errorJson(keyInUse(idempotencyKey ?? ""))];
     case "revokedKey":
       return [401, errorJson({ type: "invalid_request_error", message: "Expired API Key provided: rk_test_***. This key was revoked or rolled." })];
+    case "missingPermission":
+      return [403, errorJson({ type: "invalid_request_error", message: "The provided key 'rk_test_***' does not have the required permissions for this endpoint." })];
     default:
       return [500, errorJson(serverErrorBody)];
   }

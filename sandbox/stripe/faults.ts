@@ -19,7 +19,9 @@ export type StripeFaultAction =
   /** 409 `idempotency_key_in_use`, as if a request with the same key were still executing (nothing saved). */
   | { action: "conflict" }
   /** 401 `authentication_error` before anything else, as Stripe answers a revoked or rolled key. */
-  | { action: "revokedKey" };
+  | { action: "revokedKey" }
+  /** 403 before anything else, as Stripe answers a restricted key without the endpoint's permission. */
+  | { action: "missingPermission" };
 
 export interface StripeFaultRequest {
   method: string;
@@ -55,6 +57,7 @@ function stageOf(action: StripeFaultAction): FaultStage {
     case "rateLimit":
     case "conflict":
     case "revokedKey":
+    case "missingPermission":
       return "arrival";
     case "serverError":
       return action.saved === false ? "arrival" : "claimed";

@@ -53,6 +53,8 @@ describe("scaffoldConsumer --flow", () => {
     // zod, which reads the run contract's environment, also reads the flow's event schema.
     expect(manifest.dependencies).toMatchObject({ chargeguard: `file:${checkout}`, zod: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
     expect(manifest.name).toBe(`${flow}-billing`);
+    // The reconciler finishes this project's records with its own flow (src/flow.ts, built), not the built-in one.
+    expect(manifest.scripts.reconcile).toBe("npm run build --silent && chargeguard reconcile --flows dist/flow.js");
     // The flow's own tests replace the PaymentIntent ones, against the same sandbox.
     const tests = await read(directory, "test/consumer.test.ts");
     expect(tests).toContain('const queue = "usage-billing"');
@@ -64,7 +66,9 @@ describe("scaffoldConsumer --flow", () => {
     const result = await scaffoldConsumer({ directory, name: "default-billing", queue: "usage-billing", flow: "payment-intent" });
     expect(result.files).not.toContain("src/flow.ts");
     expect(result.files).not.toContain("src/event.ts");
-    expect(JSON.parse(await read(directory, "package.json")).dependencies).toHaveProperty("zod");
+    const manifest = JSON.parse(await read(directory, "package.json"));
+    expect(manifest.dependencies).toHaveProperty("zod");
+    expect(manifest.scripts.reconcile).toBe("chargeguard reconcile");
     expect(await read(directory, "src/consumer.ts")).toContain("startBillingConsumer({ ...options, tuning: queueTuning })");
   });
 

@@ -45,7 +45,8 @@ CREATE TABLE guard_records (
   lock_owner text,
   lease_token text,
   created_at timestamp with time zone NOT NULL,
-  updated_at timestamp with time zone NOT NULL
+  updated_at timestamp with time zone NOT NULL,
+  held_reason text
 );
 CREATE TABLE spend_ledger (
   billing_period text NOT NULL,
@@ -72,7 +73,7 @@ ALTER TABLE guard_records ADD CONSTRAINT guard_records_pkey PRIMARY KEY (scope, 
 ALTER TABLE guard_records ADD CONSTRAINT guard_records_record_key_check CHECK (((length(record_key) >= 1) AND (length(record_key) <= 2048)));
 ALTER TABLE guard_records ADD CONSTRAINT guard_records_scope_check CHECK (((length(scope) >= 1) AND (length(scope) <= 64)));
 ALTER TABLE guard_records ADD CONSTRAINT guard_records_spend_amount_check CHECK (((spend_amount IS NULL) OR (spend_amount > 0)));
-ALTER TABLE guard_records ADD CONSTRAINT guard_records_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'done'::text, 'declined'::text])));
+ALTER TABLE guard_records ADD CONSTRAINT guard_records_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'done'::text, 'declined'::text, 'unsettleable'::text])));
 ALTER TABLE spend_ledger ADD CONSTRAINT spend_ledger_cap_cents_check1 CHECK (((cap_cents IS NULL) OR (cap_cents >= 0)));
 ALTER TABLE spend_ledger ADD CONSTRAINT spend_ledger_committed_cents_check1 CHECK ((committed_cents >= 0));
 ALTER TABLE spend_ledger ADD CONSTRAINT spend_ledger_pkey1 PRIMARY KEY (billing_period, currency);
@@ -140,6 +141,12 @@ CREATE OR REPLACE FUNCTION public.chargeguard_guard_claim_many(p_scopes text[], 
  LANGUAGE plpgsql
 AS $function$
 BEGIN
+  PERFORM 1
+     FROM spend_ledger l
+     JOIN (SELECT DISTINCT period, currency FROM unnest(p_spend_periods, p_spend_currencies) AS s(period, currency)) s
+       ON l.billing_period = s.period AND l.currency = s.currency
+    ORDER BY l.billing_period, l.currency
+      FOR UPDATE OF l;
   FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
     RETURN QUERY
       SELECT i, c.is_claimed, c.row_json, c.over_cap
@@ -173,3 +180,5 @@ $function$;
 -- version 3: chargeguard_claim_many: concurrent claims in one statement
 -- version 4: spend caps per (period, currency); guard_records for any flow behind the guard
 -- version 5: one record table: billing_records moved into guard_records; claims batched over guard_records
+-- version 6: unsettleable records: what the reconciler cannot settle, kept with its reason for an operator
+-- version 7: lock order: a claim batch locks its spends' ledger rows before any record

@@ -4,6 +4,11 @@
 export interface KeyRequest {
   /** What the period is expected to bill in total, in the smallest currency unit: sizes the key's cap. */
   expectedTotalCents: number;
+  /**
+   * The currency billed (lower-case ISO 4217): a vault caps each (period, currency) apart, as the guard does, so one
+   * currency's spend never counts against another's cap. Absent: the period's one key (a flow that spends nothing).
+   */
+  currency?: string;
 }
 
 export interface VaultKeyProvider {

@@ -27,7 +27,7 @@ export interface KeybrakeKeyProviderOptions {
   /** A fetch that takes longer is abandoned (the vault counts as down); default 10 s. */
   fetchTimeoutMs?: number;
   /**
-   * The name of the consumer's budgets at the vault: each period's keys spend `<budgetName>-<period>`; default
+   * The name of the consumer's budgets at the vault: each period's keys spend `<budgetName>-<period>-<currency>`; default
    * `chargeguard`. Replicas and refreshes of one consumer must share it (one cap); a second consumer on the same
    * vault account under its own cap (another queue, another flow) names its own, or the two spend one cap.
    */
@@ -58,6 +58,11 @@ const refreshAheadShare = 0.8;
 const periodName = /^[A-Za-z0-9][\w.-]{0,63}$/;
 /** A budget name the vault takes (its budget names are at most 200 of letters, digits and . _ : -), a period appended. */
 const budgetNamePattern = /^[A-Za-z0-9][\w.:-]{0,119}$/;
+
+/** A cached key's place: the period, and the currency when the billing names one (`2026-10/usd`). */
+function slotOf(billingPeriod: string, request: KeyRequest): string {
+  return request.currency === undefined ? billingPeriod : `${billingPeriod}/${request.currency}`;
+}
 
 interface CreateKeyResponse {
   vault_key?: unknown;
@@ -109,7 +114,7 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
   /**
    * The period's key: cached for its lifetime; past 80% of it a fresh one is fetched in the background while the
    * cached one still serves (a refresh that fails costs no message anything); past its lifetime, fetched now. Every
-   * key of a period spends the period's one budget at the vault (`budget: <budgetName>-<period>`), so refreshes and
+   * key of a (period, currency) spends its one budget at the vault (`budget: <budgetName>-<period>-<currency>`), so refreshes and
    * replicas share one cap; a vault that does not confirm the budget gets no refresh (each key would be a whole cap
    * more): the key serves to its expiry. Never throws: every failure is the answer's rejection.
    */
@@ -118,8 +123,11 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
       if (!periodName.test(billingPeriod)) {
         throw new VaultKeyError(`the billing period must be YYYY-MM or a name of letters, digits and . _ - (at most 64), got "${billingPeriod}"`);
       }
+      if (request.currency !== undefined && !/^[a-z]{3}$/.test(request.currency)) {
+        throw new VaultKeyError(`the currency must be a lower-case ISO 4217 code such as "usd", got "${request.currency}"`);
+      }
       const now = this.#clock.now();
-      const cached = this.#keys.get(billingPeriod);
+      const cached = this.#keys.get(slotOf(billingPeriod, request));
       if (cached && now < cached.usableUntil) {
         const refreshAt = cached.fetchedAt + (cached.usableUntil - cached.fetchedAt) * refreshAheadShare;
         if (cached.sharedBudget && !cached.refreshing && now >= refreshAt) this.#refresh(billingPeriod, request, cached);
@@ -131,16 +139,20 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     }
   }
 
+  /** Every currency's key of the period. */
   forget(billingPeriod: string): void {
-    this.#keys.delete(billingPeriod);
+    for (const slot of [...this.#keys.keys()]) {
+      if (slot === billingPeriod || slot.startsWith(`${billingPeriod}/`)) this.#keys.delete(slot);
+    }
   }
 
   #fetch(billingPeriod: string, request: KeyRequest): CachedKey {
+    const slot = slotOf(billingPeriod, request);
     const entry = this.#entry(this.#create(billingPeriod, request), billingPeriod);
-    this.#keys.set(billingPeriod, entry);
+    this.#keys.set(slot, entry);
     // A failed creation is not cached: the next message asks again.
     entry.key.catch(() => {
-      if (this.#keys.get(billingPeriod) === entry) this.#keys.delete(billingPeriod);
+      if (this.#keys.get(slot) === entry) this.#keys.delete(slot);
     });
     return entry;
   }
@@ -165,7 +177,8 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     const fresh = this.#create(billingPeriod, request);
     fresh.then(
       () => {
-        if (this.#keys.get(billingPeriod) === cached) this.#keys.set(billingPeriod, this.#entry(fresh, billingPeriod));
+        const slot = slotOf(billingPeriod, request);
+        if (this.#keys.get(slot) === cached) this.#keys.set(slot, this.#entry(fresh, billingPeriod));
       },
       // The cached key serves on; the next message past the refresh point tries again.
       () => {
@@ -178,7 +191,8 @@ export class KeybrakeKeyProvider implements VaultKeyProvider {
     if (!Number.isSafeInteger(request.expectedTotalCents) || request.expectedTotalCents <= 0) {
       throw new VaultKeyError(`expectedTotalCents must be a positive integer, got ${request.expectedTotalCents}`);
     }
-    const label = `${this.#budgetName}-${billingPeriod}`;
+    // One budget per (period, currency), as the guard caps: a euro never spends the dollars' cap.
+    const label = `${this.#budgetName}-${billingPeriod}${request.currency === undefined ? "" : `-${request.currency}`}`;
     const body = {
       vendor: "stripe",
       label,

@@ -277,7 +277,7 @@ describe("billing consumer (real SDKs against the sandbox)", () => {
       });
       expect(dead).toMatchObject({ messageId: "m-vault-2", deadLetterReason: "SpendCapExceeded" });
       expect(dead?.deadLetterDescription).toMatch(/vault key spend cap/);
-      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2032-01", capCents: 1_100 })]);
+      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2032-01-usd", capCents: 1_100 })]);
       expect(succeeded(first)).toHaveLength(1);
       expect(sandbox.stripe.ledger.paymentIntents(second.stripeCustomerId)).toHaveLength(0);
       // The refusal came after the claim and before Stripe: the record ends with its reservation given back, instead

@@ -206,6 +206,7 @@ describe("reconcile (every flow)", () => {
     expect(mine(report).map((o) => [o.flow, o.action])).toEqual([["invoice", "completed"], ["meter-event", "unverifiable"]]);
     expect(emulator.ledger.invoices(cus).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 1_250]]);
     expect(emulator.ledger.meterEvents().filter((e) => e.payload["stripe_customer_id"] === cus)).toHaveLength(1);
-    expect(await guard.get("recon", meterInput.key)).toMatchObject({ state: "pending" });
+    // Kept for an operator, out of the reconciler's way (held-records.ts), its reservation still counted.
+    expect(await guard.get("recon", meterInput.key)).toMatchObject({ state: "unsettleable" });
   });
 });

@@ -2,7 +2,10 @@
 // `scripts/with-postgres.mjs` started (TEST_DATABASE_URL), else one the same script starts for this test process
 // (`postgresServerUrl`). Never a skip: no server at all fails the PostgreSQL tests, saying why.
 import { randomUUID } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { Guard } from "../../../runtime/guard/guard.js";
+import { postgresServerUrl } from "../../support/postgres-server.js";
 
 export { postgresServerUrl } from "../../support/postgres-server.js";
 
@@ -28,6 +31,24 @@ export async function createScratchDatabase(serverUrl: string): Promise<{ url: s
       } finally {
         await client.end();
       }
+    },
+  };
+}
+
+/** A guard on each store the suites run on: embedded PGlite and a scratch database on the PostgreSQL server. */
+export async function openGuardPair(options: { periodCapCents: number }): Promise<{ stores: Record<"pglite" | "postgres", Guard>; close(): Promise<void> }> {
+  const scratch = await createScratchDatabase(await postgresServerUrl());
+  const pglite = await PGlite.create();
+  const stores = {
+    pglite: await Guard.open({ pglite, ...options }),
+    postgres: await Guard.open({ databaseUrl: scratch.url, ...options }),
+  };
+  return {
+    stores,
+    async close() {
+      await Promise.all(Object.values(stores).map((guard) => guard.close()));
+      await pglite.close();
+      await scratch.drop();
     },
   };
 }

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { consumerSteps, type ConsumerStep } from "../../../runtime/handler/consumer-steps.js";
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { type StripeFaultAction } from "../../../sandbox/index.js";
+import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths } from "./model-cells.js";
 import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
 import { modelTimings, type ModelWorld } from "./model-world.js";
@@ -166,6 +167,21 @@ const leaseExpiry = command("leases expire", async (_m, r) => {
   r.sandbox.clock.advance(modelTimings.leaseMs + 500);
 });
 
+/**
+ * The virtual clock crosses Stripe's 24 h key window (and with it the vault's daily reset and every key's lifetime):
+ * a billing still unknown is then found by look-up, never charged again on a pruned key; one that cannot be (a meter
+ * event, a refusal) is held as unsettleable for an operator, its reservation kept.
+ */
+const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async (_m, r) => {
+  // Between deliveries, not inside one: the fleet stops (its requests in flight end), the day passes, it starts again.
+  // A jump inside a request would make a 1.5 s try and the SDK's retry of it a day apart, which no clock does.
+  await r.stopReplicas();
+  r.sandbox.clock.advance(idempotencyWindowMs + 60_000);
+  r.startReplica(0);
+  r.startReplica(1);
+  await Promise.all(r.replicas);
+});
+
 /** Time passes while the fleet works (what a producer's quiet moment is). */
 const pause = (ms: number) => command(`pause ${ms} ms`, async () => new Promise((resolve) => setTimeout(resolve, ms)));
 
@@ -173,6 +189,9 @@ const heal = command("heal every fault", async (m, r) => {
   r.heal();
   m.faults.clear();
 });
+
+/** Commands by name, for a scenario written out (money-model-day.e2e.test.ts) rather than drawn. */
+export const scenarioCommands = { send, stripeFault, crossKeyWindow, pause, heal };
 
 const amount = () => fc.integer({ min: 100, max: 5_000 });
 
@@ -192,6 +211,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(databaseRefuse),
     fc.integer({ min: 1_000, max: 3_000 }).map(databaseHangThenCut),
     fc.constant(leaseExpiry),
+    fc.constant(crossKeyWindow),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),
   ];

@@ -12,6 +12,7 @@ import { createScratchDatabase } from "../guard/databases.js";
 import { consumerOptionsFor, startBillingSandbox, type BillingSandbox } from "../support/billing-sandbox.js";
 import { cellName, flowOptions, moneyPaths, vaultEndpoints, type ModelCell } from "./model-cells.js";
 import { startVaultFront, type VaultFront } from "./vault-front.js";
+import { DEFAULT_STRIPE_BUDGET } from "../../../tuning/queue-tuning.js";
 
 /** The emulators every run of a file shares (a fresh queue, database, customers and vault budget per run keep runs apart). */
 export interface ModelInfra {
@@ -136,7 +137,9 @@ export class ModelWorld {
     return startBillingConsumer({
       ...shared,
       ...flowOptions(this.cell.flow),
-      stripe: { ...shared.stripe, timeoutMs: modelTimings.stripeTimeoutMs, maxNetworkRetries: 0 },
+      // The SDK's own retries as the template ships them (a timed-out or cut request retried inside one call); the
+      // timeout short so a held answer is met within the run.
+      stripe: { ...shared.stripe, timeoutMs: modelTimings.stripeTimeoutMs, maxNetworkRetries: DEFAULT_STRIPE_BUDGET.maxNetworkRetries },
       ...(this.store.kind === "pglite"
         ? { pglite: this.store.pglite }
         : {

@@ -76,6 +76,11 @@ async function oneRun(infra: ModelInfra, cell: ModelCell, cmds: Iterable<fc.Asyn
   }
 }
 
+/** One run of commands written out (not drawn), checked as a drawn run is. */
+export async function checkScenario(infra: ModelInfra, cell: ModelCell, cmds: fc.AsyncCommand<MoneyModel, ModelWorld>[]): Promise<void> {
+  await oneRun(infra, cell, cmds);
+}
+
 export async function checkMoneyModel(check: MoneyModelCheck): Promise<void> {
   const replayPath = process.env.CHARGEGUARD_MODEL_REPLAY_PATH;
   const commands = fc.commands(moneyCommands(), { maxCommands: check.maxCommands, ...(replayPath ? { replayPath } : {}) });

@@ -3,10 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "commander";
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { register } from "../../../cli/commands/reconcile.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Guard } from "../../../runtime/guard/guard.js";
 import { strandBilling } from "../support/stranded-billing.js";
 import { stableKey } from "../../../runtime/core/stable-key.js";
@@ -14,6 +12,7 @@ import { identify } from "../../../runtime/guard/guarded-run.js";
 import { createScratchDatabase } from "../guard/databases.js";
 import { startKeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
+import { runReconcile } from "./run-reconcile.js";
 
 let emulator: StripeEmulator;
 let dataDir: string;
@@ -45,34 +44,7 @@ afterAll(async () => {
   rmSync(secrets, { recursive: true, force: true });
 });
 
-/** The consumer's Stripe settings the command reads; each run sets exactly the ones it is given. */
-const stripeEnv = ["STRIPE_API_KEY", "KEYBRAKE_URL", "KEYBRAKE_API_KEY", "BILLING_PERIOD_CAP_CENTS"] as const;
-
-async function run(args: string[], env: Partial<Record<(typeof stripeEnv)[number], string>>): Promise<{ out: string; exitCode: number | undefined }> {
-  const saved = { env: Object.fromEntries(stripeEnv.map((name) => [name, process.env[name]])), db: process.env.DATABASE_URL, code: process.exitCode };
-  for (const name of stripeEnv) {
-    if (env[name] === undefined) delete process.env[name];
-    else process.env[name] = env[name];
-  }
-  delete process.env.DATABASE_URL;
-  process.exitCode = undefined;
-  const lines: string[] = [];
-  const log = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
-  try {
-    const program = new Command("chargeguard").exitOverride().configureOutput({ writeErr: () => {} });
-    register(program);
-    await program.parseAsync(["reconcile", ...args], { from: "user" });
-    return { out: lines.join("\n"), exitCode: process.exitCode === undefined ? undefined : Number(process.exitCode) };
-  } finally {
-    log.mockRestore();
-    process.exitCode = saved.code;
-    for (const name of stripeEnv) {
-      if (saved.env[name] === undefined) delete process.env[name];
-      else process.env[name] = saved.env[name];
-    }
-    if (saved.db !== undefined) process.env.DATABASE_URL = saved.db;
-  }
-}
+const run = runReconcile;
 
 describe("chargeguard reconcile", () => {
   it("charges a stranded billing once, reporting as JSON, and a second run finds nothing to do", async () => {
@@ -147,7 +119,7 @@ describe("chargeguard reconcile", () => {
       // The second is over the vault key's cap: refused by the vault, before Stripe, and left for an operator.
       expect(report).toMatchObject({ completed: 1, refused: 1 });
       expect(report.outcomes.find((o) => o.key.customerId === "vault-2")?.detail).toMatch(/SpendCap|spend.cap/i);
-      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11", capCents: 1_100 })]);
+      expect(keybrake.keys()).toEqual([expect.objectContaining({ label: "chargeguard-2026-11-usd", capCents: 1_100 })]);
       expect(customers.map((id) => emulator.ledger.paymentIntents(id).length)).toEqual([1, 0]);
       expect(result.exitCode).toBe(3);
     } finally {
@@ -195,7 +167,7 @@ describe("chargeguard reconcile", () => {
       const real = await run([...database.args, "--flow", "payment-intent", "--json"], env);
       expect(JSON.parse(real.out)).toMatchObject({ dryRun: false });
       expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(2);
-      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12")).toHaveLength(1);
+      expect(keybrake.keys().filter((key) => key.label === "chargeguard-2026-12-usd")).toHaveLength(1);
     } finally {
       await keybrake.stop();
     }
@@ -286,5 +258,34 @@ describe("chargeguard reconcile", () => {
     const json = await run([...database.args, "--stripe-api-base", emulator.apiBase, "--dry-run", "--json"], { STRIPE_API_KEY: "rk_test_sandbox" });
     expect(json.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect((JSON.parse(json.out) as { outcomes: { key: { customerId: string } }[] }).outcomes.map((o) => o.key.customerId)).toContain(customerId);
+  });
+
+  it("lists the billings held as unsettleable and resolves one with a reason (issue 41, defect 4)", async () => {
+    const env = { STRIPE_API_KEY: "rk_test_sandbox" };
+    let guard = await Guard.open(database.options);
+    try {
+      const stranded = await guard.run(
+        { scope: "cli-held", key: { usageId: "h-1" }, payload: {}, spend: { period: "2026-11", currency: "usd", amount: 700 }, flow: "meter-event" },
+        async () => {
+          throw new Error("the answer was lost");
+        },
+      );
+      expect(stranded.kind).toBe("unknown");
+      expect(await guard.holdUnsettleable("cli-held", { usageId: "h-1" }, "meter event past the identifier window")).toBe(true);
+    } finally {
+      await guard.close();
+    }
+    const listed = await run([...database.args, "--unsettleable"], env);
+    expect(listed.out).toContain('cli-held {"usageId":"h-1"}: meter-event, 700 usd in 2026-11, held: meter event past the identifier window');
+    await expect(run([...database.args, "--resolve", 'cli-held {"usageId":"h-1"}', "--no-charged"], env)).rejects.toThrow(/--reason/);
+    const resolved = await run([...database.args, "--resolve", 'cli-held {"usageId":"h-1"}', "--no-charged", "--reason", "the meter shows nothing"], env);
+    expect(resolved.out).toContain("not charged");
+    guard = await Guard.open(database.options);
+    try {
+      expect(await guard.get("cli-held", { usageId: "h-1" })).toMatchObject({ state: "declined", declineReason: expect.stringContaining("the meter shows nothing") });
+      expect(await guard.unsettleable()).toEqual([]);
+    } finally {
+      await guard.close();
+    }
   });
 });

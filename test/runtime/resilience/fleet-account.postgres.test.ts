@@ -8,6 +8,7 @@ import type { AnyConsumerOptions } from "../../../runtime/consumer/consumer-sett
 import { consumerSettings } from "../../../runtime/consumer/consumer-settings.js";
 import { startResilience } from "../../../runtime/consumer/consumer-resilience.js";
 import { accountLabel } from "../../../runtime/resilience/fleet-budget.js";
+import { trackBilledPeriod } from "../../../runtime/consumer/billed-keys.js";
 import { stripeAccess } from "../../../runtime/stripe/stripe-access.js";
 import { KeybrakeKeyProvider } from "../../../runtime/stripe/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
@@ -31,7 +32,8 @@ async function replica(vault: KeybrakeEmulator, owner: string) {
   const keyProvider = new KeybrakeKeyProvider({ baseUrl: vault.baseUrl, apiKey: vault.apiKey });
   const options = { stripe: { apiKey: "" }, keyProvider, databaseUrl: database.url, expectedPeriodTotalCents: 1_000 } as unknown as AnyConsumerOptions;
   const settings = consumerSettings(options);
-  const stripe = stripeAccess({ keys: keyProvider, timeoutMs: 2_000, maxNetworkRetries: 0 });
+  const keys = trackBilledPeriod(keyProvider);
+  const stripe = { keys, stripeFor: stripeAccess({ keys, timeoutMs: 2_000, maxNetworkRetries: 0 }).stripeFor };
   return startResilience({ options, settings, stripe, owner, log: () => {} });
 }
 

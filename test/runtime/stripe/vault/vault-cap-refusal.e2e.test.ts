@@ -5,7 +5,6 @@
 // calls: the emulator's caps count money only). A refusal before anything was done leaves nothing reserved.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chargeFlow } from "../../../../runtime/flows/charge-flow.js";
@@ -24,22 +23,19 @@ import { createStripeClient } from "../../../../runtime/stripe/client.js";
 import { KeybrakeKeyProvider } from "../../../../runtime/stripe/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../../sandbox/stripe/index.js";
-import { createScratchDatabase, postgresServerUrl } from "../../guard/databases.js";
+import { openGuardPair } from "../../guard/databases.js";
 
 let stripe: StripeEmulator;
 let keybrake: KeybrakeEmulator;
 let admin: Stripe;
 /** A vault that caps calls, not money: every call over its cap answers as the emulator's proxy does. */
 let cappedCalls: Server;
-let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
-let pglite: PGlite;
+let guards: Awaited<ReturnType<typeof openGuardPair>>;
 const stores: Record<string, Guard> = {};
 
 beforeAll(async () => {
-  scratch = await createScratchDatabase(await postgresServerUrl());
-  pglite = await PGlite.create();
-  stores.pglite = await Guard.open({ pglite, periodCapCents: 1_000_000 });
-  stores.postgres = await Guard.open({ databaseUrl: scratch.url, periodCapCents: 1_000_000 });
+  guards = await openGuardPair({ periodCapCents: 1_000_000 });
+  Object.assign(stores, guards.stores);
   stripe = await startStripeEmulator();
   keybrake = await startKeybrakeEmulator({ stripeApiBase: stripe.apiBase });
   admin = new Stripe("rk_test_sandbox", { ...stripe.stripeConfig, maxNetworkRetries: 0 });
@@ -50,9 +46,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => cappedCalls.listen(0, "127.0.0.1", () => resolve()));
 });
 afterAll(async () => {
-  await Promise.all(Object.values(stores).map((guard) => guard.close()));
-  await pglite?.close();
-  await scratch?.drop();
+  await guards?.close();
   cappedCalls.closeAllConnections();
   await new Promise<void>((resolve) => cappedCalls.close(() => resolve()));
   await keybrake?.stop();
