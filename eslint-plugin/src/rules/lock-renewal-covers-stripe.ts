@@ -4,11 +4,11 @@ import { analysisFor } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { unwrap as unwrapValue } from "../utils/unwrap.js";
 import { moduleOrigin } from "../utils/module-origin.js";
-import { isReceiverOptions, readsDeadLetters } from "../utils/receiver-options.js";
+import { isReceiverOptions, readsDeadLetters } from "./lock-renewal-covers-stripe/receiver-options.js";
 import { calleeName } from "../utils/static-name.js";
-import { staticNumber } from "../utils/static-number.js";
+import { staticNumber } from "./lock-renewal-covers-stripe/static-number.js";
 import { isMoneyMovingCall } from "../utils/stripe-call.js";
-import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "../utils/stripe-call-budget.js";
+import { clientBudgetMs, STRIPE_DEFAULT_MAX_NETWORK_RETRIES, STRIPE_DEFAULT_TIMEOUT_MS, worstCaseCallMs } from "./lock-renewal-covers-stripe/stripe-call-budget.js";
 
 export interface LockRenewalOptions {
   /** The longest one Stripe call may take in this code base, in ms (overrides what the file's clients imply). */

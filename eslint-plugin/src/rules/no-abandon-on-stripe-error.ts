@@ -7,7 +7,7 @@ import { canImport, withImport } from "../utils/import-fix.js";
 import { moneyMovingCall } from "../utils/money-moving.js";
 import { firstReaching } from "../utils/reach.js";
 import { isSettlement } from "../utils/service-bus.js";
-import { senderFor } from "../utils/service-bus-sender.js";
+import { senderFor } from "./no-abandon-on-stripe-error/service-bus-sender.js";
 import { calleeName, staticName } from "../utils/static-name.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { isFunction } from "../utils/walk.js";

@@ -3,7 +3,7 @@ import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { describe } from "../utils/describe.js";
-import { possibleTexts } from "../utils/possible-texts.js";
+import { possibleTexts } from "./no-receive-and-delete/possible-texts.js";
 import { staticName } from "../utils/static-name.js";
 import { isMoneyMovingCall, MONEY_MOVING_METHODS } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";

@@ -1,10 +1,10 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
-import { databaseWrite } from "../utils/database-write.js";
+import { databaseWrite } from "./record-before-settle/database-write.js";
 import { describe } from "../utils/describe.js";
 import { withFileIndex } from "../utils/file-index.js";
-import { mayRunAfter } from "../utils/flow-order.js";
+import { mayRunAfter } from "./record-before-settle/flow-order.js";
 import { moneyMovingCall } from "../utils/money-moving.js";
 import { allReaching } from "../utils/reach.js";
 import { isSettlement } from "../utils/service-bus.js";

@@ -8,7 +8,7 @@ import { staticName } from "../utils/static-name.js";
 import { deliveryKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { stripeCall, type StripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
-import { unstableSourceOf } from "../utils/unstable-source.js";
+import { unstableSourceOf } from "./stable-idempotency-key/unstable-source.js";
 
 export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifier" | "useStableKey">({
   name: "stable-idempotency-key",

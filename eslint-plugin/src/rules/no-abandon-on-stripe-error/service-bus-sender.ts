@@ -1,10 +1,10 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { bindingOf } from "./binding.js";
-import { calleeName } from "./static-name.js";
-import { staticText } from "./static-text.js";
-import { annotatedTypeName } from "./type-annotation.js";
-import { unwrap } from "./unwrap.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { bindingOf } from "../../utils/binding.js";
+import { calleeName } from "../../utils/static-name.js";
+import { staticText } from "../../utils/static-text.js";
+import { annotatedTypeName } from "../../utils/type-annotation.js";
+import { unwrap } from "../../utils/unwrap.js";
 
 /** Sender types by name: the SDK's, and the narrowing `chargeguard/runtime/handler` takes (`RetryScheduler`). */
 const SENDER_TYPES = new Set(["ServiceBusSender", "RetryScheduler"]);

@@ -1,13 +1,13 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { bindingOf } from "./binding.js";
-import { calledFunction, returnedExpressions } from "./local-function.js";
-import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "./parameter-binding.js";
-import { patternPath } from "./pattern-path.js";
-import { staticName } from "./static-name.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { bindingOf } from "../../utils/binding.js";
+import { calledFunction, returnedExpressions } from "../../utils/local-function.js";
+import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "../../utils/parameter-binding.js";
+import { patternPath } from "../../utils/pattern-path.js";
+import { staticName } from "../../utils/static-name.js";
 import { STABLE_MESSAGE_PARTS } from "./unstable-catalog.js";
-import { unwrap } from "./unwrap.js";
-import { isFunction } from "./walk.js";
+import { unwrap } from "../../utils/unwrap.js";
+import { isFunction } from "../../utils/walk.js";
 
 /**
  * Whether a value is (part of) the message's business payload: `message.body`, `message.applicationProperties`,

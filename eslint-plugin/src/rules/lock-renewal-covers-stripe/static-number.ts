@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { bindingOf } from "./binding.js";
-import { staticName } from "./static-name.js";
-import { unwrap } from "./unwrap.js";
+import { bindingOf } from "../../utils/binding.js";
+import { staticName } from "../../utils/static-name.js";
+import { unwrap } from "../../utils/unwrap.js";
 
 /**
  * A number the code fixes without running: numeric literals, arithmetic, never-reassigned `const`s, members of

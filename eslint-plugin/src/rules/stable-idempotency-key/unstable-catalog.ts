@@ -1,4 +1,4 @@
-import type { ModuleOrigin } from "./module-origin.js";
+import type { ModuleOrigin } from "../../utils/module-origin.js";
 
 /** Why a value cannot identify a billing event: it is different the next time the same event is processed. */
 export interface Instability {

@@ -1,9 +1,9 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { bindingOf } from "./binding.js";
-import { staticName } from "./static-name.js";
-import { staticText } from "./static-text.js";
-import { unwrap } from "./unwrap.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { bindingOf } from "../../utils/binding.js";
+import { staticName } from "../../utils/static-name.js";
+import { staticText } from "../../utils/static-text.js";
+import { unwrap } from "../../utils/unwrap.js";
 
 /**
  * Every string a value can be, as far as the code shows: a literal or `const`, a member of a `const` object or an

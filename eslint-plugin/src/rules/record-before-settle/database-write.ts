@@ -1,12 +1,12 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { moduleOrigin } from "./module-origin.js";
-import { nodeTest } from "./reach.js";
-import { calleeName, staticName } from "./static-name.js";
-import { staticText } from "./static-text.js";
-import { stripeCall } from "./stripe-call.js";
-import { stripeClientVerdict } from "./stripe-client.js";
-import { unwrap } from "./unwrap.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { moduleOrigin } from "../../utils/module-origin.js";
+import { nodeTest } from "../../utils/reach.js";
+import { calleeName, staticName } from "../../utils/static-name.js";
+import { staticText } from "../../utils/static-text.js";
+import { stripeCall } from "../../utils/stripe-call.js";
+import { stripeClientVerdict } from "../../utils/stripe-client.js";
+import { unwrap } from "../../utils/unwrap.js";
 
 /** SQL that records something: an insert, an update, an upsert or a merge. */
 const SQL_WRITE = /\b(insert\s+into|update\s+[\w."]+\s+set|on\s+conflict|merge\s+into|upsert)\b/i;

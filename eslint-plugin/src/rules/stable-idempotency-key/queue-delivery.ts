@@ -1,9 +1,9 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { bindingOf } from "./binding.js";
-import { calleeName } from "./static-name.js";
-import { unwrap } from "./unwrap.js";
-import { isFunction } from "./walk.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { bindingOf } from "../../utils/binding.js";
+import { calleeName } from "../../utils/static-name.js";
+import { unwrap } from "../../utils/unwrap.js";
+import { isFunction } from "../../utils/walk.js";
 
 /**
  * Delivery identities other brokers stamp on a message or a job (Service Bus's own are in unstable-catalog): each

@@ -1,8 +1,8 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { bindingOf } from "./binding.js";
-import { staticName } from "./static-name.js";
+import { bindingOf } from "../../utils/binding.js";
+import { staticName } from "../../utils/static-name.js";
 import { staticNumber } from "./static-number.js";
-import { unwrap } from "./unwrap.js";
+import { unwrap } from "../../utils/unwrap.js";
 
 /** stripe-node's defaults (stripe 23): 80 s per attempt, 2 retries. */
 export const STRIPE_DEFAULT_TIMEOUT_MS = 80_000;

@@ -1,17 +1,17 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
-import type { Analysis } from "./analysis.js";
-import { bindingOf, isGlobalReference } from "./binding.js";
-import { calledFunction, returnedExpressions } from "./local-function.js";
+import type { Analysis } from "../../utils/analysis.js";
+import { bindingOf, isGlobalReference } from "../../utils/binding.js";
+import { calledFunction, returnedExpressions } from "../../utils/local-function.js";
 import { isFromMessageBody } from "./message-body.js";
-import { moduleOrigin } from "./module-origin.js";
-import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "./parameter-binding.js";
-import { patternPath, type PathStep } from "./pattern-path.js";
+import { moduleOrigin } from "../../utils/module-origin.js";
+import { bindArguments, EMPTY_ENV, parameterOf, type Env } from "../../utils/parameter-binding.js";
+import { patternPath, type PathStep } from "../../utils/pattern-path.js";
 import { deliveryIdentity } from "./queue-delivery.js";
-import { staticName } from "./static-name.js";
-import { annotatedTypeName } from "./type-annotation.js";
+import { staticName } from "../../utils/static-name.js";
+import { annotatedTypeName } from "../../utils/type-annotation.js";
 import { generatorFactory, NEW_DATE, UNSTABLE_MESSAGE_PROPERTIES, unstableCall, type Instability } from "./unstable-catalog.js";
-import { unwrap } from "./unwrap.js";
-import { isFunction, type FunctionNode } from "./walk.js";
+import { unwrap } from "../../utils/unwrap.js";
+import { isFunction, type FunctionNode } from "../../utils/walk.js";
 
 /** Where an unstable value enters an expression. */
 export interface UnstableSource extends Instability {

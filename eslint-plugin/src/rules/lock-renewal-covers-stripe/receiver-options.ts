@@ -2,9 +2,9 @@
 // `acceptSession` or `acceptNextSession`, directly, through a `const`, or spread into one that is. A dead-letter
 // receiver (inspection, resubmission) never runs the billing.
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint/utils";
-import { bindingOf } from "./binding.js";
-import { calleeName, staticName } from "./static-name.js";
-import { staticText } from "./static-text.js";
+import { bindingOf } from "../../utils/binding.js";
+import { calleeName, staticName } from "../../utils/static-name.js";
+import { staticText } from "../../utils/static-text.js";
 
 const RECEIVER_CALLS = new Set(["createReceiver", "subscribe", "acceptSession", "acceptNextSession"]);
 
