@@ -2,14 +2,16 @@ import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint
 import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
+import { unkeyedCallsOf } from "../utils/function-summary.js";
 import { idempotencyKeyOf, meterIdentifierOf } from "../utils/idempotency-key.js";
+import { importedFunction } from "../utils/imported-function.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
 import { handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "addStableKey">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "helperWithoutKey" | "addStableKey">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
@@ -27,6 +29,8 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
         "{{resource}}.{{method}}() records {{events}} without an identifier: Stripe then makes up a new one per call, so {{repeat}} counts the usage twice. Set identifier from the event's business fields: it is how Stripe deduplicates meter events (a repeat answers 400 'An event already exists'), and cancelling an event needs it.",
       identifierOnSomePaths:
         "{{resource}}.{{method}}() records {{events}} with an identifier on some paths only: where it is absent, Stripe makes up a new one per call, so {{repeat}} counts the usage twice. Set the same stable identifier on every path.",
+      helperWithoutKey:
+        "{{helper}}() ({{where}}) calls {{resource}}.{{method}}() without {{what}}{{paths}}: a call through it is a Stripe call, so {{repeat}} {{consequence}}. Give {{helper}}() the {{field}} from the event's business fields and pass it to {{resource}}.{{method}}().",
       addStableKey:
         "Key this call on the message body with stableKey() from chargeguard/runtime (two messages with the same body then count as one for Stripe's 24 hours: the body must identify one billing event, such as an invoice or an order and its period).",
     },
@@ -37,14 +41,41 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
     const analysis = analysisFor(context, options.typeChecked === true);
     // Looked at when the file has been traversed: the analyses read the file's index, complete by then.
     const candidates: (TSESTree.CallExpression & { callee: TSESTree.MemberExpression })[] = [];
+    const helperCalls: TSESTree.CallExpression[] = [];
+
+    /** A call of a project function from another module that charges without a key: reported here, where it is called. */
+    function checkHelper(node: TSESTree.CallExpression): void {
+      const imported = importedFunction(analysis, node.callee);
+      const [unkeyed] = imported ? unkeyedCallsOf(imported) : [];
+      if (!imported || !unkeyed) return;
+      const identifier = unkeyed.missing === "identifier";
+      context.report({
+        node: node.callee,
+        messageId: "helperWithoutKey",
+        data: {
+          helper: imported.name,
+          where: imported.where,
+          resource: unkeyed.info.resource,
+          method: unkeyed.info.method,
+          what: identifier ? "a meter event identifier" : "an idempotency key",
+          paths: unkeyed.partial ? " on some paths" : "",
+          repeat: repeatWording(analysis),
+          consequence: identifier ? "counts the usage twice" : "charges again",
+          field: identifier ? "identifier" : "idempotency key",
+        },
+      });
+    }
+
     return withFileIndex(context.sourceCode, {
       CallExpression(node) {
+        if (node.callee.type === AST_NODE_TYPES.Identifier || node.callee.type === AST_NODE_TYPES.MemberExpression) helperCalls.push(node);
         if (node.callee.type !== AST_NODE_TYPES.MemberExpression) return;
         const method = staticName(node.callee);
         if (method !== null && MONEY_MOVING_METHODS.has(method)) candidates.push(node as TSESTree.CallExpression & { callee: TSESTree.MemberExpression });
       },
       "Program:exit"() {
         candidates.forEach(check);
+        helperCalls.forEach(checkHelper);
       },
     });
 

@@ -3,6 +3,7 @@ import type { Analysis } from "./analysis.js";
 import { bindingOf, variableOf } from "./binding.js";
 import { fileIndex, within } from "./file-index.js";
 import { coveredByBothBranches, isConditionalFor } from "./conditional-path.js";
+import { importedFunction } from "./imported-function.js";
 import { calledFunction, returnedExpressions } from "./local-function.js";
 import { moduleOrigin } from "./module-origin.js";
 import { parameterOf } from "./parameter-binding.js";
@@ -156,6 +157,8 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number, field: K
         target.operator === "&&" ? MISSING : lookup(analysis, target.left, depth + 1, field),
         lookup(analysis, target.right, depth + 1, field),
       ]);
+    case AST_NODE_TYPES.CallExpression:
+      return helperLookup(analysis, target, depth, field);
     case AST_NODE_TYPES.Literal:
     case AST_NODE_TYPES.TemplateLiteral:
     case AST_NODE_TYPES.ArrayExpression:
@@ -165,6 +168,20 @@ function lookup(analysis: Analysis, node: TSESTree.Node, depth: number, field: K
     default:
       return UNKNOWN;
   }
+}
+
+/**
+ * Options (or meter event params) returned by a function of another module of the project
+ * (`create(params, requestOptions())`): looked up in that module. A key found there is reported on this call, the
+ * place a reviewer of this file sees; the stable rule then follows the call into the module.
+ */
+function helperLookup(analysis: Analysis, call: TSESTree.CallExpression, depth: number, field: KeyField): KeyLookup {
+  const imported = importedFunction(analysis, call.callee);
+  if (!imported) return UNKNOWN;
+  const returned = returnedExpressions(imported.module.analysis.sourceCode, imported.fn).map((value) => lookup(imported.module.analysis, value, depth + 1, field));
+  if (returned.length === 0) return UNKNOWN;
+  const found = branches(returned);
+  return found.kind === "found" || found.kind === "partial" ? { kind: found.kind, keys: [call] } : found;
 }
 
 function objectLookup(analysis: Analysis, object: TSESTree.ObjectExpression, depth: number, field: KeyField): KeyLookup {

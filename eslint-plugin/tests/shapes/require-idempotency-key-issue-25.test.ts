@@ -240,17 +240,25 @@ export async function pay(amount: number, key?: string, tags: string[] = []) {
   ],
 });
 
-// What only the typed config can find: a client reached through a path alias (`@/…`, resolved by the tsconfig's
-// `paths`, which the names-only config does not read) or through a generic container whose type argument is the
-// client. Names alone prove nothing here, so `recommended` stays silent; the checker knows the method is Stripe's.
-const typedOnly = [
-  {
-    name: "a client imported through a path alias",
-    filename,
-    code: `
+// A client reached through a path alias (`@/…`): the names-only config reads the tsconfig's `paths` too (#42), so
+// both configs find it.
+inBothModes("require-idempotency-key: a client imported through a path alias", rule, {
+  valid: [],
+  invalid: [
+    {
+      name: "a client imported through a path alias",
+      filename,
+      code: `
 import { payments } from "@/billing-client.js";
 export const bill = (amount: number) => payments.charges.create({ amount, currency: "usd" });`,
-  },
+      errors: [missing("charges")],
+    },
+  ],
+});
+
+// What only the typed config can find: a client resolved from a generic container whose type argument is the client.
+// Names alone prove nothing here, so `recommended` stays silent; the checker knows the method is Stripe's.
+const typedOnly = [
   {
     name: "a client resolved from a container by its type",
     filename,

@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import type { Analysis } from "../../utils/analysis.js";
 import { bindingOf, isGlobalReference } from "../../utils/binding.js";
+import { importedFunction, type ImportedFunction } from "../../utils/imported-function.js";
 import { calledFunction, returnedExpressions } from "../../utils/local-function.js";
 import { isFromMessageBody } from "./message-body.js";
 import { moduleOrigin } from "../../utils/module-origin.js";
@@ -268,6 +269,8 @@ function callSource(analysis: Analysis, call: TSESTree.CallExpression, env: Env,
     }
     return null;
   }
+  const imported = importedFunction(analysis, call.callee);
+  if (imported) return importedSource(imported, call);
   const callee = unwrap(call.callee);
   if (callee.type === AST_NODE_TYPES.MemberExpression) {
     const fromObject = trace(analysis, callee.object, env, depth + 1);
@@ -275,6 +278,19 @@ function callSource(analysis: Analysis, call: TSESTree.CallExpression, env: Env,
     if (LOOKUPS.test(staticName(callee) ?? "")) return null;
   }
   return first(analysis, call.arguments, env, depth);
+}
+
+/**
+ * A function of another module of the project: what it returns, traced in that module with its own scopes (its
+ * parameters stay unknown: the arguments are this file's). Reported on this file's call, naming the function.
+ */
+function importedSource(imported: ImportedFunction, call: TSESTree.CallExpression): UnstableSource | null {
+  const { analysis } = imported.module;
+  for (const value of returnedExpressions(analysis.sourceCode, imported.fn)) {
+    const found = unstableSourceOf(analysis, value);
+    if (found) return { ...found, source: `${found.source}, returned by ${imported.name}() (${imported.where})`, node: call };
+  }
+  return null;
 }
 
 /** `const id = customAlphabet(alphabet, 12); id()`, `const next = monotonicFactory(); next()` */

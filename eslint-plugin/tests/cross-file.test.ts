@@ -1,0 +1,54 @@
+// Analysis across files (#42): a project's billing code imports its Stripe helpers from other modules, through
+// relative imports, re-exports (`export *`, `export { a as b } from`) and a tsconfig path alias (`@lib/*`). The rules
+// follow each call into the module it comes from, in both configs, and report where the helper is called.
+import path from "node:path";
+import { ESLint } from "eslint";
+import tseslint from "typescript-eslint";
+import { describe, expect, it } from "vitest";
+import plugin from "../src/index.js";
+import { fixturesDir } from "./rule-tester.js";
+
+const project = path.join(fixturesDir, "cross-file");
+
+function eslintFor(typed: boolean): ESLint {
+  return new ESLint({
+    cwd: project,
+    overrideConfigFile: true,
+    overrideConfig: [
+      { files: ["**/*.ts"], languageOptions: { parser: tseslint.parser, parserOptions: typed ? { projectService: true, tsconfigRootDir: project } : {} } },
+      { files: ["**/*.ts"], ...plugin.configs[typed ? "recommended-type-checked" : "recommended"] },
+    ],
+  });
+}
+
+async function reports(typed: boolean, file: string) {
+  const [result] = await eslintFor(typed).lintFiles([path.join(project, "src", file)]);
+  return result!.messages.map((message) => ({ line: message.line, rule: message.ruleId, message: message.message }));
+}
+
+for (const typed of [false, true]) {
+  describe(`across files (${typed ? "recommended-type-checked" : "recommended"})`, () => {
+    it("a helper imported through an alias and a re-export returns options with a randomUUID() key, or a clock in the key", async () => {
+      const found = await reports(typed, "billing/invoice-lines.ts");
+      expect(found.map(({ line, rule }) => ({ line, rule }))).toEqual([
+        { line: 5, rule: "chargeguard/stable-idempotency-key" },
+        { line: 6, rule: "chargeguard/stable-idempotency-key" },
+        { line: 7, rule: "chargeguard/require-idempotency-key" },
+      ]);
+      expect(found[0]!.message).toContain("randomUUID()");
+      expect(found[0]!.message).toContain("requestOptions() (../lib/request-options.ts)");
+      expect(found[1]!.message).toContain("Date.now()");
+      expect(found[2]!.message).toContain("invoiceItems.create()");
+    });
+
+    it("a meter event sent by a helper in another file with no identifier is reported where the webhook calls it", async () => {
+      const found = await reports(typed, "billing/usage-webhook.ts");
+      expect(found.map(({ line, rule }) => ({ line, rule }))).toEqual([{ line: 10, rule: "chargeguard/require-idempotency-key" }]);
+      expect(found[0]!.message).toMatch(/^sendUsage\(\) \(\.\.\/lib\/usage\.ts\) calls billing\.meterEvents\.create\(\) without a meter event identifier/);
+    });
+
+    it("the same helpers given the event's identity report nothing", async () => {
+      expect(await reports(typed, "billing/safe.ts")).toEqual([]);
+    });
+  });
+}
