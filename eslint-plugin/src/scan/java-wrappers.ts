@@ -89,14 +89,38 @@ function ruleFor(wrapper: MoneyWrapper, number: number): string {
 `;
 }
 
+/** Methods of the project that return request options with no key (`options-factory@java` marks), by name. */
+export function optionsFactories(matches: readonly AstGrepMatch[]): { name: string; at: string }[] {
+  return matches
+    .filter((match) => match.metadata?.role === "options-factory" && match.metaVariables?.single?.NAME?.text)
+    .map((match) => ({ name: match.metaVariables!.single!.NAME!.text, at: `${match.file}:${match.range.start.line + 1}` }));
+}
+
+/** A Stripe call that moves money with the result of a keyless options factory as an argument: reported on the call. */
+function factoryRuleFor(factory: { name: string; at: string }, number: number): string {
+  const message = `This Stripe call takes its request options from ${factory.name}() (${factory.at}), which builds them with no idempotency key: stripe-java then sends a random key per call, so a redelivered or resubmitted message is a new request and moves money again. Add setIdempotencyKey(key) with a key derived from the event's business fields to those options.`;
+  return `id: require-idempotency-key@java-options-factory-${number}
+language: java
+severity: error
+message: ${JSON.stringify(message)}
+rule:
+  all:
+    - matches: java-stripe-money-call
+    - not: { matches: java-stripe-meter-event-call }
+    - has: { field: arguments, has: { kind: method_invocation, has: { field: name, regex: "^${factory.name.replace(/\$/g, "\\$")}$" } } }
+`;
+}
+
 /** The call sites of the project's money wrappers whose options carry no key, or whose key is unstable. */
 export async function wrapperCallMatches(matches: readonly AstGrepMatch[], targets: readonly string[], cwd: string): Promise<AstGrepMatch[]> {
   const wrappers = moneyWrappers(matches);
-  if (wrappers.length === 0) return [];
+  const factories = optionsFactories(matches);
+  if (wrappers.length === 0 && factories.length === 0) return [];
   const config = mkdtempSync(path.join(tmpdir(), "chargeguard-wrappers-"));
   try {
     mkdirSync(path.join(config, "rules"));
     wrappers.forEach((wrapper, number) => writeFileSync(path.join(config, "rules", `wrapper-${number}.yml`), ruleFor(wrapper, number)));
+    factories.forEach((factory, number) => writeFileSync(path.join(config, "rules", `factory-${number}.yml`), factoryRuleFor(factory, number)));
     writeFileSync(path.join(config, "sgconfig.yml"), `ruleDirs: [rules]\nutilDirs: [${JSON.stringify(UTILS)}]\n`);
     const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...targets], cwd);
     if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed on the wrappers' call sites (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
