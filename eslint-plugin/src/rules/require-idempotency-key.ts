@@ -8,10 +8,10 @@ import { importedFunction } from "../utils/imported-function.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
-import { handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
+import { guardKeyExpression, handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "helperWithoutKey" | "addStableKey">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "helperWithoutKey" | "addStableKey" | "addGuardKey">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
@@ -31,6 +31,8 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
         "{{resource}}.{{method}}() records {{events}} with an identifier on some paths only: where it is absent, Stripe makes up a new one per call, so {{repeat}} counts the usage twice. Set the same stable identifier on every path.",
       helperWithoutKey:
         "{{helper}}() ({{where}}) calls {{resource}}.{{method}}() without {{what}}{{paths}}: a call through it is a Stripe call, so {{repeat}} {{consequence}}. Give {{helper}}() the {{field}} from the event's business fields and pass it to {{resource}}.{{method}}().",
+      addGuardKey:
+        "Pass the idempotency key the guard hands this callback ({{key}}): the billing record and Stripe then share one key.",
       addStableKey:
         "Key this call on the message body with stableKey() from chargeguard/runtime (two messages with the same body then count as one for Stripe's 24 hours: the body must identify one billing event, such as an invoice or an order and its period).",
     },
@@ -99,12 +101,13 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
       }
       const lookup = idempotencyKeyOf(analysis, node, info);
       if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
-      const fix = lookup.kind === "missing" ? addKeyFix(analysis, node, handlerKeyExpression(analysis, node, info)) : null;
+      const guardKey = guardKeyExpression(node);
+      const fix = lookup.kind === "missing" ? addKeyFix(analysis, node, guardKey ?? handlerKeyExpression(analysis, node, info), guardKey !== null) : null;
       context.report({
         node: node.callee.property,
         messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
         data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
-        suggest: fix ? [{ messageId: "addStableKey", fix }] : [],
+        suggest: fix ? [guardKey ? { messageId: "addGuardKey", data: { key: guardKey }, fix } : { messageId: "addStableKey", fix }] : [],
       });
     }
   },
@@ -114,13 +117,16 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
  * The options a keyless call gets: `create(params)` -> `create(params, { idempotencyKey: <key> })`, `create(params,
  * { stripeAccount })` -> `create(params, { idempotencyKey: <key>, stripeAccount })`; nothing else is mechanical.
  */
-function addKeyFix(analysis: Analysis, call: TSESTree.CallExpression, key: string | null): TSESLint.ReportFixFunction | null {
+function addKeyFix(analysis: Analysis, call: TSESTree.CallExpression, key: string | null, inScope = false): TSESLint.ReportFixFunction | null {
   if (key === null) return null;
+  // A key already in scope (the guard's) needs no import of stableKey.
+  const withImport = (fixer: TSESLint.RuleFixer, fix: TSESLint.RuleFix) => (inScope ? [fix] : withStableKeyImport(analysis, fixer, fix));
+  const entry = key === "idempotencyKey" ? key : `idempotencyKey: ${key}`;
   const [params, options, ...rest] = call.arguments;
   if (!params || rest.length > 0) return null;
-  if (!options) return (fixer) => withStableKeyImport(analysis, fixer, fixer.insertTextAfter(params, `, { idempotencyKey: ${key} }`));
+  if (!options) return (fixer) => withImport(fixer, fixer.insertTextAfter(params, `, { ${entry} }`));
   if (options.type !== AST_NODE_TYPES.ObjectExpression) return null;
   const first = options.properties[0];
   return (fixer) =>
-    withStableKeyImport(analysis, fixer, first ? fixer.insertTextBefore(first, `idempotencyKey: ${key}, `) : fixer.replaceText(options, `{ idempotencyKey: ${key} }`));
+    withImport(fixer, first ? fixer.insertTextBefore(first, `${entry}, `) : fixer.replaceText(options, `{ ${entry} }`));
 }

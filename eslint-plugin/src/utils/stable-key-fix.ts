@@ -56,6 +56,36 @@ export function handlerKeyExpression(analysis: Analysis, call: TSESTree.CallExpr
   return null;
 }
 
+/**
+ * The idempotency key the guard hands its work callback, where the call runs inside `guard.run({ scope, key, ... },
+ * async ({ idempotencyKey }) => ...)`: the record and Stripe then share one key, derived from the identity the guard
+ * was given. `idempotencyKey` (or the name it was destructured to), or `ctx.idempotencyKey` for a plain parameter; a
+ * callback with no parameter gets none (adding one is not mechanical in every callback form). `null` elsewhere.
+ */
+export function guardKeyExpression(call: TSESTree.Node): string | null {
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    const run = current.parent;
+    if (run?.type !== AST_NODE_TYPES.CallExpression || run.arguments[1] !== current || !isGuardRun(run)) continue;
+    const [context] = current.params;
+    if (context?.type === AST_NODE_TYPES.Identifier) return `${context.name}.idempotencyKey`;
+    if (context?.type !== AST_NODE_TYPES.ObjectPattern) return null;
+    for (const property of context.properties) {
+      if (property.type === AST_NODE_TYPES.Property && staticName(property) === "idempotencyKey" && property.value.type === AST_NODE_TYPES.Identifier) return property.value.name;
+    }
+    return null;
+  }
+  return null;
+}
+
+/** `<guard>.run({ scope, key, ... }, work)`: chargeguard's guard, known by its input's shape. */
+function isGuardRun(call: TSESTree.CallExpression): boolean {
+  const [input] = call.arguments;
+  if (call.callee.type !== AST_NODE_TYPES.MemberExpression || staticName(call.callee) !== "run" || input?.type !== AST_NODE_TYPES.ObjectExpression) return false;
+  const names = new Set(input.properties.map((property) => (property.type === AST_NODE_TYPES.Property ? staticName(property) : null)));
+  return names.has("scope") && names.has("key");
+}
+
 function keyFor(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall, payload: string): string | null {
   if (info.meterEvent !== null || !canImport(analysis, "stableKey", STABLE_KEY_MODULE) || !alone(analysis, call, info)) return null;
   const scope = `${info.resource}.${info.method}`;
