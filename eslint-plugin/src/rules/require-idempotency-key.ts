@@ -2,12 +2,13 @@ import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint
 import { createRule } from "../create-rule.js";
 import { analysisFor, type Analysis } from "../utils/analysis.js";
 import { withFileIndex } from "../utils/file-index.js";
+import { consequenceOf } from "../utils/consequence.js";
 import { unkeyedCallsOf } from "../utils/function-summary.js";
-import { idempotencyKeyOf, meterIdentifierOf } from "../utils/idempotency-key.js";
+import { idempotencyKeyOf, meterIdentifierOf, optionsArgument } from "../utils/idempotency-key.js";
 import { importedFunction } from "../utils/imported-function.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
-import { MONEY_MOVING_METHODS, stripeCall } from "../utils/stripe-call.js";
+import { MONEY_MOVING_METHODS, stripeCall, type StripeCall } from "../utils/stripe-call.js";
 import { guardKeyExpression, handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
@@ -22,9 +23,9 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
     },
     messages: {
       missingKey:
-        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} charges again. Pass { idempotencyKey } derived from the event's business fields as the options argument (after the params).",
+        "{{resource}}.{{method}}() moves money without an idempotency key: stripe-node then sends a random stripe-node-retry-<uuid> key per call, so {{repeat}} {{consequence}}. {{advice}}",
       keyOnSomePaths:
-        "{{resource}}.{{method}}() moves money with an idempotency key on some paths only: where the options carry none, stripe-node sends a random key per call, so {{repeat}} charges again. Pass the same stable key on every path.",
+        "{{resource}}.{{method}}() moves money with an idempotency key on some paths only: where the options carry none, stripe-node sends a random key per call, so {{repeat}} {{consequence}}. Pass the same stable key on every path.",
       missingIdentifier:
         "{{resource}}.{{method}}() records {{events}} without an identifier: Stripe then makes up a new one per call, so {{repeat}} counts the usage twice. Set identifier from the event's business fields: it is how Stripe deduplicates meter events (a repeat answers 400 'An event already exists'), and cancelling an event needs it.",
       identifierOnSomePaths:
@@ -62,7 +63,7 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
           what: identifier ? "a meter event identifier" : "an idempotency key",
           paths: unkeyed.partial ? " on some paths" : "",
           repeat: repeatWording(analysis),
-          consequence: identifier ? "counts the usage twice" : "charges again",
+          consequence: consequenceOf(unkeyed.info.resource, unkeyed.info.method),
           field: identifier ? "identifier" : "idempotency key",
         },
       });
@@ -106,12 +107,20 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
       context.report({
         node: node.callee.property,
         messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
-        data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis) },
+        data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis), consequence: consequenceOf(info.resource, info.method), advice: adviceFor(node, info) },
         suggest: fix ? [guardKey ? { messageId: "addGuardKey", data: { key: guardKey }, fix } : { messageId: "addStableKey", fix }] : [],
       });
     }
   },
 });
+
+export const PASS_OPTIONS = "Pass { idempotencyKey } derived from the event's business fields as the options argument (after the params).";
+export const ADD_TO_OPTIONS = "Add idempotencyKey, derived from the event's business fields, to the options object this call already passes.";
+
+/** Where the key goes: into the options object the call already writes, or a new options argument. */
+function adviceFor(call: TSESTree.CallExpression, info: StripeCall): string {
+  return optionsArgument(call, info)?.type === AST_NODE_TYPES.ObjectExpression ? ADD_TO_OPTIONS : PASS_OPTIONS;
+}
 
 /**
  * The options a keyless call gets: `create(params)` -> `create(params, { idempotencyKey: <key> })`, `create(params,

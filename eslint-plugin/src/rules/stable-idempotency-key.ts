@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { analysisFor } from "../utils/analysis.js";
+import { consequenceOf } from "../utils/consequence.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
 import { repeatWording } from "../utils/message-context.js";
@@ -23,7 +24,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
     },
     messages: {
       unstableKey:
-        "This Stripe idempotency key derives from {{source}}: {{why}}, and Stripe then charges again. Derive the key from the event's business fields (customer, billing period, amount) only.",
+        "This idempotency key of {{call}} derives from {{source}}: {{why}}, and Stripe then {{consequence}}. Derive the key from the event's business fields (customer, billing period, amount) only.",
       unstableIdentifier:
         "This Billing Meter event identifier derives from {{source}}: {{why}}, and Stripe then counts the usage again. Derive the identifier from the event's business fields (customer, meter, usage period) only.",
       unstableIdentity:
@@ -56,7 +57,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
         context.report({
           node: key,
           messageId: "unstableKey",
-          data: { source: source.source, why },
+          data: { source: source.source, why, ...callWording(call?.info) },
           suggest: guardKey
             ? [{ messageId: "useGuardKey", data: { key: guardKey }, fix: (fixer) => fixer.replaceText(key, guardKey) }]
             : replacement
@@ -113,3 +114,9 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
     });
   },
 });
+
+/** The call a key belongs to, by name, and what its repeat does; a bare header names the request only. */
+function callWording(info: StripeCall | undefined): { call: string; consequence: string } {
+  if (!info) return { call: "this request", consequence: "runs it again" };
+  return { call: `${info.resource}.${info.method}()`, consequence: consequenceOf(info.resource, info.method, info.moneyMoving) };
+}

@@ -5,6 +5,7 @@ import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
 import type { AstGrepMatch, Finding } from "./finding.js";
 import { wrapperCallMatches } from "./java-wrappers.js";
+import { withCallWording } from "./call-wording.js";
 import { reworded } from "./delivery-context.js";
 import { applyProjectFacts } from "./project-facts.js";
 import { springPropertiesMatches } from "./spring-properties.js";
@@ -35,7 +36,7 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   const wrapperCalls = await wrapperCallMatches(matches, targets, cwd);
   const texts = new Map<string, string>();
   return applyProjectFacts([...matches, ...wrapperCalls, ...springPropertiesMatches(targets, cwd)])
-    .map((match) => toFinding({ ...match, message: reworded(match.message, match.file, match.language, cwd, texts) }, cwd))
+    .map((match) => toFinding({ ...match, message: withCallWording(reworded(match.message, match.file, match.language, cwd, texts), match.lines) }, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 

@@ -33,6 +33,11 @@ const IDEMPOTENCY_HEADER = /^idempotency-key$/i;
 /** A wrapper named for what it does (`withIdempotency(key, (options) => ...)`): its other arguments are the key. */
 const KEY_WRAPPER = /idempot/i;
 
+/** The request options argument a call writes, after its params (and its leading id), or `null`. */
+export function optionsArgument(call: TSESTree.CallExpression, info: StripeCall): TSESTree.CallExpressionArgument | null {
+  return call.arguments[(LEADING_ID.has(info.method) ? 1 : 0) + 1] ?? null;
+}
+
 const MISSING: KeyLookup = { kind: "missing" };
 const UNKNOWN: KeyLookup = { kind: "unknown" };
 

@@ -3,7 +3,8 @@
 // argument, and options whose key is added on some paths only. Each case is the shape of a labelled corpus file
 // (eslint-plugin/corpus/). The fixture modules are beside the RuleTester's file, so both modes read the same project.
 import path from "node:path";
-import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { consequenceOf } from "../../src/utils/consequence.js";
+import ruleWithSuggestions, { PASS_OPTIONS } from "../../src/rules/require-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { fixturesDir, ruleTester, typedRuleTester } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
@@ -13,8 +14,14 @@ const rule = detectionOnly(ruleWithSuggestions);
 
 const filename = path.join(fixturesDir, "file.ts");
 const RETRIED = "a retry of the same request";
-const missing = (resource: string, method = "create") => ({ messageId: "missingKey" as const, data: { resource, method, repeat: RETRIED } });
-const somePaths = (resource: string, method = "create") => ({ messageId: "keyOnSomePaths" as const, data: { resource, method, repeat: RETRIED } });
+const missing = (resource: string, method = "create", advice = PASS_OPTIONS) => ({
+  messageId: "missingKey" as const,
+  data: { resource, method, repeat: RETRIED, consequence: consequenceOf(resource, method), advice },
+});
+const somePaths = (resource: string, method = "create") => ({
+  messageId: "keyOnSomePaths" as const,
+  data: { resource, method, repeat: RETRIED, consequence: consequenceOf(resource, method) },
+});
 
 inBothModes("require-idempotency-key: issue 25 shapes", rule, {
   valid: [
