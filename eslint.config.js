@@ -2,6 +2,7 @@
 import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 import chargeguard from "eslint-plugin-chargeguard";
+import house from "./scripts/lint/room-directions.mjs";
 
 export default defineConfig(
   globalIgnores([
@@ -54,6 +55,14 @@ export default defineConfig(
       "max-lines": ["error", { max: 400 }],
       "max-lines-per-function": ["error", { max: 80 }],
     },
+  },
+  {
+    // The directions between rooms (scripts/lint/directions.mjs, from ARCHITECTURE.md): tests reach any file by path.
+    name: "chargeguard/room-directions",
+    files: ["**/*.{ts,mts,js,mjs}"],
+    ignores: ["test/**", "eslint-plugin/tests/**", "scripts/**"],
+    plugins: { house },
+    rules: { "house/room-directions": "error" },
   },
   {
     name: "chargeguard/repository",

@@ -16,14 +16,14 @@ const entries = ["infra", "runtime", "sandbox", "templates", "tuning"].concat(
  * size: test/runtime/model/). `npm run test:all` runs every project (the model's large size among the e2e files).
  */
 const moneyGuards = [
-  "test/runtime/consumer.e2e.test.ts",
-  "test/runtime/consumer.postgres.e2e.test.ts",
-  "test/runtime/consumer-flows.e2e.test.ts",
-  "test/runtime/flows.e2e.test.ts",
-  "test/runtime/consumer-rights.e2e.test.ts",
-  "test/runtime/settlement-gate.e2e.test.ts",
-  "test/runtime/guard-errors.e2e.test.ts",
-  "test/runtime/reconcile.e2e.test.ts",
+  "test/runtime/consumer/consumer.e2e.test.ts",
+  "test/runtime/consumer/consumer.postgres.e2e.test.ts",
+  "test/runtime/consumer/consumer-flows.e2e.test.ts",
+  "test/runtime/flows/flows.e2e.test.ts",
+  "test/runtime/consumer/consumer-rights.e2e.test.ts",
+  "test/runtime/consumer/settlement-gate.e2e.test.ts",
+  "test/runtime/guard/guard-errors.e2e.test.ts",
+  "test/runtime/operator/reconcile.e2e.test.ts",
   "test/runtime/model/money-model.e2e.test.ts",
 ];
 

@@ -1,7 +1,7 @@
 // One replica of the fleet bench (bench/fleet.ts), in its own process as a deployed replica is: the billing consumer
 // on the shared PostgreSQL, against the emulators the parent runs. Told its settings as JSON in argv[2]; tells the
 // parent "ready" once consuming, and closes on "stop".
-import { startBillingConsumer } from "../runtime/consumer/consumer.js";
+import { startBillingConsumer } from "../runtime/index.js";
 
 export interface ReplicaSettings {
   connectionString: string;

@@ -2,8 +2,6 @@
 // The `chargeguard` command. Thin: it parses arguments and hands over to the rooms (infra, runtime, sandbox,
 // templates). Each subcommand lives in cli/commands/<name>.ts and exports `register(program)`.
 import { Command, CommanderError } from "commander";
-import { redactSecrets } from "../runtime/text/redact.js";
-import { terminalSafe } from "../runtime/text/terminal-safe.js";
 import { exitCodeFor } from "./errors.js";
 import { applyUsageStyle, commandPath } from "./usage-style.js";
 import { version } from "./version.js";
@@ -52,6 +50,8 @@ program.parseAsync(process.argv).catch(async (error: unknown) => {
   // Commander has printed its own errors (and help or the version, exit 0).
   // An error's text can quote outside bytes (a Stripe message, a message's field): redacted and terminal-safe.
   if (!(error instanceof CommanderError)) {
+    // Through the runtime's door, loaded only on this path: `new`, `sandbox` and `plan` do not pay for the runtime.
+    const { redactSecrets, terminalSafe } = await import("../runtime/index.js");
     console.error(`${commandPath(running)}: ${terminalSafe(redactSecrets(error instanceof Error ? error.message : String(error)), { multiline: true })}`);
   }
   process.exitCode = await exitCodeFor(error);

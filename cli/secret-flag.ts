@@ -1,9 +1,9 @@
 // Secrets stay off the command line: every user on the host sees a process's arguments (`ps`, /proc/<pid>/cmdline),
 // and shells keep them in history. A flag that takes a connection string or a database URL refuses a value carrying a
-// secret (a SharedAccessKey, a password in the URL: anything runtime/text/redact.ts would hide) and points to the
+// secret (a SharedAccessKey, a password in the URL: anything runtime/core/text/redact.ts would hide) and points to the
 // environment variable or the `<flag>-file` option, which reads the value from a file (e.g. a mounted secret).
 import { readFileSync } from "node:fs";
-import { redactSecrets } from "../runtime/text/redact.js";
+import { redactSecrets } from "../runtime/index.js";
 import { refuseTogether, UsageError } from "./errors.js";
 
 export interface SecretFlag {

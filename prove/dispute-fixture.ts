@@ -2,8 +2,8 @@
 // verdict covers them: a customer of its own, outside the workload, billed in the contender's flow twice for each of two
 // things. The first pair's first payment was disputed and the dispute lost (the bank returned the money: one payment
 // taken, no duplicate); the second pair's duplicate is under an open chargeback (held for a person, never refunded).
-import Stripe from "stripe";
-import { stripeHostFor } from "../runtime/stripe/key-destination.js";
+import type Stripe from "stripe";
+import { createStripeClient } from "../runtime/flows/index.js";
 import type { ProvingFlow } from "./flows.js";
 
 export interface DisputeFixture {
@@ -17,7 +17,7 @@ const lostAmount = 7_701;
 const heldAmount = 7_702;
 
 export async function seedDisputes(stripe: { apiKey: string; apiBase: string }, flow: Exclude<ProvingFlow, "meter-event">): Promise<DisputeFixture> {
-  const client = new Stripe(stripe.apiKey, { ...stripeHostFor(stripe.apiKey, stripe.apiBase), maxNetworkRetries: 0 });
+  const client = createStripeClient({ apiKey: stripe.apiKey, apiBase: stripe.apiBase, timeoutMs: 80_000, maxNetworkRetries: 0 });
   const { id: customer } = await client.customers.create({ metadata: { chargeguard_proving_ground: "dispute-fixture" } });
   const pay = payIn(client, flow, customer);
   const lost = await pay(lostAmount, "disputed");

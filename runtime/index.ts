@@ -22,7 +22,7 @@ export {
   GuardInputError,
   LeaseLapsedError,
   EntraTokenError,
-} from "./errors.js";
+} from "./core/errors.js";
 
 // The consumer: receive, guard, bill, settle.
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer/consumer.js";
@@ -31,20 +31,20 @@ export type { ConsumerContext, RunningConsumer, StartConsumer, StripeSettings } 
 export { gateSettlements, type SettlingReceiver } from "./consumer/settlement-gate.js";
 
 // Events and keys: the default usage event, or the team's own schema (Standard Schema).
-export type { UsageEvent } from "./usage-event.js";
-export { parseUsageEvent, usageEventSchema, type UsageEventParseResult } from "./event-schema.js";
+export type { UsageEvent } from "./event/usage-event.js";
+export { parseUsageEvent, usageEventSchema, type UsageEventParseResult } from "./event/event-schema.js";
 export {
   parseBillingEvent,
   usageEventBilling,
   type Billable,
   type BillingEventDefinition,
   type StandardSchemaV1,
-} from "./billing-event.js";
-export { stableKey, type StableKeyOptions } from "./stable-key.js";
-export { currencyProblem, amountProblem } from "./currency.js";
+} from "./flows/billing-event.js";
+export { stableKey, type StableKeyOptions } from "./core/stable-key.js";
+export { currencyProblem, amountProblem } from "./core/currency.js";
 
 // Billing flows: any Stripe work behind the guard.
-export { type FlowAdapter, type FlowContext, type FlowName } from "./flows/flow-adapter.js";
+export { type FlowAdapter, type FlowContext } from "./flows/flow-adapter.js";
 export { paymentIntentFlow, findPaymentIntentByKey } from "./flows/payment-intent-flow.js";
 export { chargeFlow, findChargeByKey, type ChargeRequest } from "./flows/charge-flow.js";
 export { invoiceFlow, type InvoiceRequest, type InvoiceItemRequest } from "./flows/invoice-flow.js";
@@ -56,11 +56,11 @@ export { Guard, type GuardOptions } from "./guard/guard.js";
 export type { GuardRunInput, GuardContext, GuardWork, GuardWorkResult, GuardOutcome } from "./guard/guarded-run.js";
 
 // Vault keys and database sign-in (the queue rights a consumer holds are the tuning's: chargeguard/tuning).
-export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./vault/environment-key-provider.js";
-export { KeybrakeKeyProvider, type KeybrakeKeyProviderOptions } from "./vault/keybrake-key-provider.js";
-export type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
+export { EnvironmentKeyProvider, type EnvironmentKeyProviderOptions } from "./stripe/vault/environment-key-provider.js";
+export { KeybrakeKeyProvider, type KeybrakeKeyProviderOptions } from "./stripe/vault/keybrake-key-provider.js";
+export type { KeyRequest, VaultKeyProvider } from "./stripe/vault/key-provider.js";
 export { entraPassword, type EntraPasswordOptions } from "./guard/entra-password.js";
 // Where a key may go, and text an operator reads: secrets redacted, control characters escaped.
 export { keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
-export { redactSecrets } from "./text/redact.js";
-export { terminalSafe } from "./text/terminal-safe.js";
+export { redactSecrets } from "./core/text/redact.js";
+export { terminalSafe } from "./core/text/terminal-safe.js";

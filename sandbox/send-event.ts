@@ -2,8 +2,22 @@
 // consumer dead-letters an event whose customer Stripe does not know) and puts one billing event on the queue, in
 // the shape the generated consumer reads (templates/files/consumer/README.md, "The event").
 import { ServiceBusClient } from "@azure/service-bus";
-// The event type only (erased at run time): the runtime's own definition of what the consumer bills.
-import type { UsageEvent } from "../runtime/usage-event.js";
+
+/**
+ * The default billing event, as the generated consumer reads it. The sandbox imports no other room (it stands for
+ * Azure and Stripe), so it spells the shape out; test/sandbox/send-event-shape.test.ts holds it to the runtime's UsageEvent.
+ */
+export interface SandboxUsageEvent {
+  customerId: string;
+  stripeCustomerId: string;
+  paymentMethodId: string;
+  /** `YYYY-MM` */
+  billingPeriod: string;
+  /** integer, smallest currency unit, > 0 */
+  amountCents: number;
+  /** ISO 4217, lower case */
+  currency: string;
+}
 
 export interface SandboxEventOptions {
   /** Service Bus connection string with Send on the queue (the sandbox prints one per party). */
@@ -22,7 +36,7 @@ export interface SandboxEventOptions {
 }
 
 export interface SentEvent {
-  event: UsageEvent;
+  event: SandboxUsageEvent;
   messageId: string;
   /** Whether the Stripe customer was created for this event. */
   customerCreated: boolean;
@@ -56,7 +70,7 @@ async function createCustomer(options: SandboxEventOptions): Promise<string> {
 export async function sendSandboxEvent(options: SandboxEventOptions): Promise<SentEvent> {
   const customerCreated = options.stripeCustomerId === undefined;
   const stripeCustomerId = options.stripeCustomerId ?? (await createCustomer(options));
-  const event: UsageEvent = {
+  const event: SandboxUsageEvent = {
     customerId: options.customerId,
     stripeCustomerId,
     paymentMethodId: options.paymentMethodId,

@@ -1,8 +1,8 @@
 import { Option, type Command } from "commander";
 import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
-import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/stripe/stripe-error.js";
-import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/flows/index.js";
+import { terminalSafe } from "../../runtime/index.js";
 import { CliError, exitCodes, exitCodesHelp, UsageError } from "../errors.js";
 
 interface AuditCommandOptions {

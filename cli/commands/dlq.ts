@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { terminalSafe } from "../../runtime/index.js";
 import { exitCodesHelp, UsageError } from "../errors.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
@@ -165,7 +165,7 @@ function describe(message: DeadLetterSummary): string {
 }
 
 /**
- * Every line goes out terminal-safe (runtime/text/terminal-safe.ts): message ids, reasons and descriptions are bytes a
+ * Every line goes out terminal-safe (runtime/core/text/terminal-safe.ts): message ids, reasons and descriptions are bytes a
  * sender chose. JSON keeps its line feeds and stays JSON (the escapes are JSON's own \uXXXX).
  */
 function print(line: string, options: { json?: boolean } = {}): void {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/text/terminal-safe.js";
+import { terminalSafe } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { exitCodesHelp, refuseTogether, UsageError } from "../errors.js";
 import { wholeNumber } from "../flag-values.js";
@@ -108,9 +108,8 @@ function consumerDataDir(): string | undefined {
  * restricted key). Never a key of the reconciler's own beside the vault's.
  */
 async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
-  const { EnvironmentKeyProvider, KeybrakeKeyProvider } = await import("../../runtime/index.js");
-  const { stripeAccess } = await import("../../runtime/stripe/stripe-access.js");
-  const { assertKeyDestination } = await import("../../runtime/stripe/key-destination.js");
+  const { ConfigurationError, EnvironmentKeyProvider, KeybrakeKeyProvider, keyDestinationProblem } = await import("../../runtime/index.js");
+  const { stripeAccess } = await import("../../runtime/operator/index.js");
   const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
   if (vault && !(env.KEYBRAKE_URL && env.KEYBRAKE_API_KEY)) throw new UsageError("reconcile through the vault needs both KEYBRAKE_URL and KEYBRAKE_API_KEY");
   if (!vault && !env.STRIPE_API_KEY) {
@@ -119,7 +118,8 @@ async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefi
   const cap = env.BILLING_PERIOD_CAP_CENTS;
   if (cap !== undefined && !/^[1-9]\d*$/.test(cap)) throw new UsageError("BILLING_PERIOD_CAP_CENTS must be a positive whole number of cents");
   // The environment's key is known now: a destination it must not go to is refused before any record is touched.
-  if (!vault) assertKeyDestination(env.STRIPE_API_KEY as string, apiBase);
+  const destinationProblem = vault ? undefined : keyDestinationProblem(env.STRIPE_API_KEY as string, apiBase);
+  if (destinationProblem !== undefined) throw new ConfigurationError(destinationProblem);
   const keys = vault
     ? new KeybrakeKeyProvider({ baseUrl: env.KEYBRAKE_URL as string, apiKey: env.KEYBRAKE_API_KEY as string })
     : new EnvironmentKeyProvider({ apiKey: env.STRIPE_API_KEY as string, warn: (line) => console.error(line) });

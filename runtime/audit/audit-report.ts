@@ -1,9 +1,9 @@
 // The audit's result as an operator reads it: JSON (the shape issue #22 fixed), CSV (one row per duplicate, for a
 // spreadsheet) or text that ends with what is to be refunded per currency.
-import { minorUnitsPerMajor } from "../currency.js";
+import { minorUnitsPerMajor } from "../core/currency.js";
 import type { AuditResult } from "./audit-account.js";
 import type { DuplicateGroup } from "./detect.js";
-import { csvCell } from "../text/csv-cell.js";
+import { csvCell } from "../core/text/csv-cell.js";
 
 export type AuditFormat = "text" | "json" | "csv";
 

@@ -3,7 +3,7 @@
 // what reached Stripe. A consumer module exports `startConsumer: StartConsumer`.
 import type { PGlite } from "@electric-sql/pglite";
 import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../core/clock.js";
 import type { StepHook } from "../handler/consumer-steps.js";
 import type { RetryPolicy } from "../handler/settlement-policy.js";
 

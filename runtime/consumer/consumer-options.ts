@@ -1,14 +1,14 @@
 // What `startBillingConsumer` takes: the run contract's context (consumer-contract.ts) plus the consumer's own options.
 import type { QueueTuning } from "../../tuning/index.js";
-import type { BillingEventDefinition } from "../billing-event.js";
+import type { BillingEventDefinition } from "../flows/billing-event.js";
 import type { ConsumerContext } from "./consumer-contract.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { PgTimeouts } from "../guard/pg-client.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
 import type { BillingTelemetry } from "../telemetry/billing-telemetry.js";
-import type { UsageEvent } from "../usage-event.js";
-import type { VaultKeyProvider } from "../vault/key-provider.js";
+import type { UsageEvent } from "../event/usage-event.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 
 /** `E`: the team's event (default UsageEvent); `R`: the flow's request (default a PaymentIntent's params). */
 export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest> extends ConsumerContext {

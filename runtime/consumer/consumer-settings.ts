@@ -11,12 +11,12 @@ import {
   type LatencyBudget,
 } from "../../tuning/index.js";
 import type { BillingConsumerOptions } from "./consumer-options.js";
-import { errorMessage } from "../describe-error.js";
-import { ConfigurationError } from "../errors.js";
+import { errorMessage } from "../core/describe-error.js";
+import { ConfigurationError } from "../core/errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../handler/settlement-policy.js";
-import { stableKey } from "../stable-key.js";
+import { stableKey } from "../core/stable-key.js";
 
 export interface ConsumerSettings {
   maxConcurrentCalls: number;

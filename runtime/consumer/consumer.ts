@@ -4,9 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import pLimit from "p-limit";
-import type { BillingEventDefinition } from "../billing-event.js";
+import type { BillingEventDefinition } from "../flows/billing-event.js";
 import type { PaymentIntentRequest } from "../stripe/payment-intent-params.js";
-import type { UsageEvent } from "../usage-event.js";
+import type { UsageEvent } from "../event/usage-event.js";
 import { createBillingHandler, type BillingHandler, type DeliveryPorts } from "../handler/billing-handler.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import type { GuardStore } from "../guard/guard-store.js";
@@ -20,13 +20,13 @@ import { startMessageIntake } from "./message-intake.js";
 import { receiveHeartbeat } from "./receive-heartbeat.js";
 import { stripeClients, type StripeClients } from "./stripe-clients.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
-import { startResilience } from "../resilience/consumer-resilience.js";
-import { connectServiceBus } from "../servicebus-connection.js";
+import { startResilience } from "./consumer-resilience.js";
+import { connectServiceBus } from "../servicebus/servicebus-connection.js";
 import { checkQueueReachable } from "./servicebus-preflight.js";
 import { checkStripeReachable, stripeCheckWanted } from "./stripe-preflight.js";
 import { createBillingTelemetry } from "../telemetry/billing-telemetry.js";
-import { redactSecrets } from "../text/redact.js";
-import { terminalSafe } from "../text/terminal-safe.js";
+import { redactSecrets } from "../core/text/redact.js";
+import { terminalSafe } from "../core/text/terminal-safe.js";
 
 export type { BillingConsumerOptions } from "./consumer-options.js";
 

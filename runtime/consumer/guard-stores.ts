@@ -4,7 +4,7 @@ import { DATABASE_START_WAIT_MS, guardPoolSize } from "../../tuning/index.js";
 import { Guard } from "../guard/guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";
-import { openWhenReachable } from "../resilience/database-at-start.js";
+import { openWhenReachable } from "./database-at-start.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 
 export interface GuardStores {

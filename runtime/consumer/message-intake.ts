@@ -3,8 +3,8 @@
 // to the queue untouched.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type { BillingHandler, DeliveryPorts } from "../handler/billing-handler.js";
-import { configurationFaultGate, stripeKeyProbe } from "../configuration-fault.js";
-import { IntakePause } from "../resilience/intake-pause.js";
+import { configurationFaultGate, stripeKeyProbe } from "../handler/configuration-fault.js";
+import { IntakePause } from "./intake-pause.js";
 import { gateSettlements } from "./settlement-gate.js";
 import { safeDeadLetters } from "./safe-dead-letter.js";
 import { receiverErrorLog } from "./servicebus-preflight.js";

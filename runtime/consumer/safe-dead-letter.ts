@@ -3,7 +3,7 @@
 // writes those bytes, so every reason this consumer writes has its control characters escaped (text/terminal-safe.ts),
 // whichever check produced it.
 import type { ServiceBusReceiver } from "@azure/service-bus";
-import { terminalSafe } from "../text/terminal-safe.js";
+import { terminalSafe } from "../core/text/terminal-safe.js";
 
 type DeadLettering = Pick<ServiceBusReceiver, "deadLetterMessage">;
 

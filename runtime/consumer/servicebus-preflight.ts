@@ -1,12 +1,12 @@
 // At start, the queue must be there and reachable: a mistyped queue name or namespace, a firewall or a bad key is a
 // configuration error the operator must see at once (the process exits 2), not a reconnect loop logging the same
 // error many times a second. Outages after a good start are the SDK's to ride out, their log lines throttled.
-import { errorMessage } from "../describe-error.js";
-import { ConfigurationError } from "../errors.js";
+import { errorMessage } from "../core/describe-error.js";
+import { ConfigurationError } from "../core/errors.js";
 import { loadIdentity } from "../sdk/load-identity.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
 import { isServiceBusError } from "../sdk/service-bus-error.js";
-import { serviceBusHost, serviceBusRefusal, wrongKeyMessage } from "../servicebus-refusal.js";
+import { serviceBusHost, serviceBusRefusal, wrongKeyMessage } from "../servicebus/servicebus-refusal.js";
 import { consumerQueueRights } from "../../tuning/index.js";
 
 /** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */

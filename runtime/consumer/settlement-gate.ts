@@ -7,7 +7,7 @@
 // gets a flush to itself. rhea flushes on process.nextTick after a settlement call, and the SDK calls rhea
 // synchronously inside completeMessage/deadLetterMessage/abandonMessage/deferMessage, so a flush is over by the next
 // setImmediate. One gate per process: links can share a session, and sessions are where rhea merges.
-// test/runtime/settlement-gate.e2e.test.ts shows the merge through the real SDK, and the gate preventing it.
+// test/runtime/consumer/settlement-gate.e2e.test.ts shows the merge through the real SDK, and the gate preventing it.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 
 /** The settlement calls a consumer makes; what the gate wraps. */

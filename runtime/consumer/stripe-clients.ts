@@ -2,8 +2,8 @@
 // client per key, made once with the consumer's timeout and retries (stripe/stripe-access.ts, as the reconciler's).
 import { assertKeyDestination } from "../stripe/key-destination.js";
 import { stripeAccess, type StripeAccess } from "../stripe/stripe-access.js";
-import { EnvironmentKeyProvider } from "../vault/environment-key-provider.js";
-import type { VaultKeyProvider } from "../vault/key-provider.js";
+import { EnvironmentKeyProvider } from "../stripe/vault/environment-key-provider.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
 
 export type StripeClients = Pick<StripeAccess, "keys" | "stripeFor">;

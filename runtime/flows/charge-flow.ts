@@ -2,7 +2,7 @@
 // payment-intent for new code). A charge takes `source` or the customer's default source. After the key window,
 // list the customer's charges and match the key in metadata before charging.
 import type Stripe from "stripe";
-import { GuardInputError } from "../errors.js";
+import { GuardInputError } from "../core/errors.js";
 import type { GuardWorkResult } from "../guard/guarded-run.js";
 import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import { lookupFrom, type FlowAdapter } from "./flow-adapter.js";

@@ -3,11 +3,10 @@
 // the flow's own limits (key length, timestamps).
 import type Stripe from "stripe";
 import type { GuardContext, GuardErrorClass, GuardWorkResult } from "../guard/guarded-run.js";
-import { unobservedStripeCall, type StripeCallObserver } from "./stripe-call.js";
-import { vaultAnswered } from "../vault/vault-refusal.js";
+import { unobservedStripeCall, type StripeCallObserver } from "../stripe/stripe-call.js";
+import { vaultAnswered } from "../stripe/vault/vault-refusal.js";
 
 // The flows' names and their Stripe calls are tuning's (flow-calls.ts): the infra tunes a queue by the same count.
-export type { FlowName } from "../../tuning/flow-calls.js";
 import type { FlowName } from "../../tuning/flow-calls.js";
 
 /** Stripe may prune an idempotency key once it is 24 hours old: after that, look up before calling again. */
@@ -41,7 +40,7 @@ export interface FlowAdapter<R> {
 
 /**
  * Builds a FlowContext from the guard's, on the caller's clock; Stripe calls unobserved unless told otherwise. Every
- * flow's every call answers a vault's refusal as the vault's error inside the observer (vault/vault-refusal.ts), so
+ * flow's every call answers a vault's refusal as the vault's error inside the observer (stripe/vault/vault-refusal.ts), so
  * the rate governor and the breaker never see a vault's cap as Stripe's 429: the one place for all flows.
  */
 export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs, stripeCall = unobservedStripeCall): FlowContext {

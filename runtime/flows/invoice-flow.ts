@@ -5,7 +5,7 @@
 // finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid). An invoice
 // still open after pay is not declined: its payment may be processing, so the record stays pending until Stripe says.
 import type Stripe from "stripe";
-import { GuardInputError } from "../errors.js";
+import { GuardInputError } from "../core/errors.js";
 import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";

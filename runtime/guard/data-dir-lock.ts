@@ -7,8 +7,8 @@ import lockfile from "proper-lockfile";
 import { hostname } from "node:os";
 import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { DataDirectoryError } from "../errors.js";
-import { redactSecrets } from "../text/redact.js";
+import { DataDirectoryError } from "../core/errors.js";
+import { redactSecrets } from "../core/text/redact.js";
 
 /** The lock (a directory) inside the data directory; PostgreSQL ignores entries it does not know there. */
 export const dataDirLockFile = "chargeguard.lock";

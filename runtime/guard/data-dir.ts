@@ -4,8 +4,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { errorMessage } from "../describe-error.js";
-import { DataDirectoryError } from "../errors.js";
+import { errorMessage } from "../core/describe-error.js";
+import { DataDirectoryError } from "../core/errors.js";
 import { lockDataDirectory } from "./data-dir-lock.js";
 import { loadPglite } from "./load-pglite.js";
 import { pgliteClient } from "./pglite-client.js";

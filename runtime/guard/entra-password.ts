@@ -5,8 +5,8 @@
 // token's hour (a failover, an idle connection closed, a scale-out) signs in again instead of failing.
 // Run contract: DATABASE_URL without a password + DATABASE_AUTH=entra.
 import type { TokenCredential } from "@azure/identity";
-import { systemClock, type Clock } from "../clock.js";
-import { EntraTokenError } from "../errors.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import { EntraTokenError } from "../core/errors.js";
 import { loadIdentity } from "../sdk/load-identity.js";
 
 /** The token audience Azure Database for PostgreSQL accepts. */

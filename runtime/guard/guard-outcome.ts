@@ -1,8 +1,8 @@
 // What a guarded run's work answers, what the run ends with, and recording it in the store: done and declined are
 // recorded, a refusal that proves Stripe holds nothing for the record forgets it (ForgetGround in guard-store.ts),
 // anything else releases the record to recovery, pending and reserved. Nothing here throws but the phase hooks.
-import { describeError } from "../describe-error.js";
-import { DependencyUnavailableError, type DependencyFault } from "../resilience/dependency-fault.js";
+import { describeError } from "../core/describe-error.js";
+import { DependencyUnavailableError, type DependencyFault } from "./dependency-fault.js";
 import type { ForgetGround, GuardStore, StoreLease } from "./guard-store.js";
 
 /** What the work answers when Stripe answered. */
@@ -42,7 +42,7 @@ export type GuardOutcome =
   | { kind: "invalid"; reason: string; detail: string; idempotencyKey?: string }
   /**
    * Stripe may or may not have done it: the record stays pending and reserved; retry with the same key. `fault`: a
-   * dependency was down or throttling (resilience/dependency-fault.ts), which is no attempt of the event's.
+   * dependency was down or throttling (dependency-fault.ts), which is no attempt of the event's.
    */
   | { kind: "unknown"; detail: string; idempotencyKey?: string; fault?: DependencyFault };
 

@@ -5,8 +5,8 @@
 // deliveries cost one statement, one commit and one disk flush. Every time comes from the injected clock.
 import { randomUUID } from "node:crypto";
 import { deliveryBudgetMs, type StripeBudget } from "../../tuning/index.js";
-import { systemClock, type Clock } from "../clock.js";
-import { BillingStateError, ConfigurationError, GuardInputError } from "../errors.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import { BillingStateError, ConfigurationError, GuardInputError } from "../core/errors.js";
 import { createBatcher, type Batcher } from "./batcher.js";
 import { writeClaims, writeDone, type ClaimAnswer, type QueuedClaim, type QueuedDone } from "./guard-batches.js";
 import { json, recordKeyWhere, toGuardRecord, type GuardLease, type GuardRecord, type GuardRow } from "./guard-record.js";

@@ -8,12 +8,12 @@
 // Outcomes are values; nothing here throws except the caller's own phase hooks.
 import { createHash, randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { canonicalDocument, canonicalJson } from "../canonical-json.js";
-import { stableKey } from "../stable-key.js";
-import { describeError, errorMessage } from "../describe-error.js";
-import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../errors.js";
+import { canonicalDocument, canonicalJson } from "../core/canonical-json.js";
+import { stableKey } from "../core/stable-key.js";
+import { describeError, errorMessage } from "../core/describe-error.js";
+import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../core/errors.js";
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
-import { DependencyUnavailableError } from "../resilience/dependency-fault.js";
+import { DependencyUnavailableError } from "./dependency-fault.js";
 import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
 
 export type { Spend } from "./guard-store.js";

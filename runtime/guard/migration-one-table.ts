@@ -8,7 +8,7 @@
 // takes. A billing an old replica had claimed keeps its lease in guard_records, so a new replica waits for it to
 // lapse and retries with the same idempotency key, which Stripe answers with the same object: nothing is charged
 // twice, nothing is lost. The spend ledger already counts both tables, so no reservation moves.
-import { canonicalJson } from "../canonical-json.js";
+import { canonicalJson } from "../core/canonical-json.js";
 import { identify } from "./guarded-run.js";
 import { retiredSchemaSqlState, type Migration } from "./migration.js";
 import type { SqlExecutor } from "./sql-client.js";

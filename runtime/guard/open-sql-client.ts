@@ -6,7 +6,7 @@ import { pgClient, type PgTimeouts } from "./pg-client.js";
 import { loadPglite } from "./load-pglite.js";
 import { pgliteClient } from "./pglite-client.js";
 import type { SqlClient } from "./sql-client.js";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 
 export interface GuardDatabaseOptions {
   /** PostgreSQL URL (`pg` pool). Absent: PGlite (`pglite`, else `dataDir`, else `inMemory` when asked for). */

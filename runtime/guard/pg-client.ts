@@ -1,8 +1,8 @@
 // SqlClient over a `pg` connection pool: PostgreSQL servers, competing consumers across processes.
 import type pg from "pg";
 import { listenedPool, type PgErrorLog } from "./pg-errors.js";
-import { ConfigurationError } from "../errors.js";
-import { isLoopbackHost } from "../loopback-host.js";
+import { ConfigurationError } from "../core/errors.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 import type { SqlClient, SqlExecutor, SqlRow } from "./sql-client.js";
 
 interface Runner {

@@ -1,6 +1,6 @@
 // Spend caps per (billing period, currency), each in the currency's own minor units: 1,000 JPY and 1,000 US cents
 // are different money, so they never share a cap. One rule for every guard (billing_records and guard_records).
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 
 /**
  * A cap for every currency (a number, or a function of the period and currency; undefined: no cap), and caps for

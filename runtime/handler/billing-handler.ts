@@ -2,7 +2,7 @@
 // -> settle, each step in runtime/handler/. One function per message; it never throws and never abandons (see
 // settlement-policy.ts for why).
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import { describeError } from "../describe-error.js";
+import { describeError } from "../core/describe-error.js";
 import type { FlowResult } from "./flow-result.js";
 import type { BillingHandler, BillingHandlerDeps } from "./handler-deps.js";
 import { guardedCharge } from "./guarded-charge.js";
@@ -10,7 +10,7 @@ import { handlerSettings, withDeliveryPorts, type HandlerSettings } from "./hand
 import { isPrepared, prepareBilling } from "./prepare-billing.js";
 import { settleMessage } from "./settle-message.js";
 import { stepBoundaries, Stopped, type StepBoundary } from "./step-boundary.js";
-import { deadlineOf, waitsOf } from "../resilience/event-deadline.js";
+import { deadlineOf, waitsOf } from "./event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { outcomeLabel, settle } from "./settlement-policy.js";
 

@@ -1,5 +1,5 @@
 // The step boundaries of the billing flow, where the proving ground and the crash tests stop a replica.
-import type { UsageEvent } from "../usage-event.js";
+import type { UsageEvent } from "../event/usage-event.js";
 
 /** The step boundaries of the billing flow, in order. The proving ground crashes a replica at each. */
 export const consumerSteps = ["afterClaim", "afterStripe", "afterRecord", "beforeComplete"] as const;

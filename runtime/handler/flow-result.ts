@@ -1,5 +1,5 @@
 // Where a message's flow stopped: what its settlement needs to know.
-import type { Billable } from "../billing-event.js";
+import type { Billable } from "../flows/billing-event.js";
 import type { BillingOutcome } from "./settlement-policy.js";
 
 export interface FlowResult {

@@ -5,7 +5,7 @@ import { flowContext, stripeKeyWindowMs } from "../flows/flow-adapter.js";
 import { configurationReason } from "../flows/stripe-error-class.js";
 import { runGuarded, type GuardOutcome } from "../guard/guarded-run.js";
 import { governedStripeCall } from "../resilience/governed-stripe-call.js";
-import { PastPeriodKeyRefused, pastPeriodKeyReason, withPeriodKey } from "../resilience/period-key.js";
+import { PastPeriodKeyRefused, pastPeriodKeyReason, withPeriodKey } from "../stripe/vault/period-key.js";
 import type { BillingOutcome } from "./settlement-policy.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";

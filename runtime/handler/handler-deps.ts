@@ -1,14 +1,14 @@
 // What a billing handler is made of (its dependencies) and what it settles through; billing-handler.ts builds it.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type Stripe from "stripe";
-import type { BillingEventDefinition } from "../billing-event.js";
+import type { BillingEventDefinition } from "../flows/billing-event.js";
 import type { StepHook } from "./consumer-steps.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
-import type { StripeCallObserver } from "../flows/stripe-call.js";
+import type { StripeCallObserver } from "../stripe/stripe-call.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { RetryPolicy } from "./settlement-policy.js";
-import type { VaultKeyProvider } from "../vault/key-provider.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 
 export type MessageSettler = Pick<ServiceBusReceiver, "completeMessage" | "deadLetterMessage">;
 export type RetryScheduler = Pick<ServiceBusSender, "scheduleMessages">;

@@ -2,17 +2,17 @@
 // per-message steps read plain fields and never re-derive a default per message.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type Stripe from "stripe";
-import { usageEventBilling, type BillingEventDefinition } from "../billing-event.js";
+import { usageEventBilling, type BillingEventDefinition } from "../flows/billing-event.js";
 import type { BillingHandlerDeps, DeliveryPorts } from "./handler-deps.js";
 import type { StepHook } from "./consumer-steps.js";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
-import { unobservedStripeCall, type StripeCallObserver } from "../flows/stripe-call.js";
+import { unobservedStripeCall, type StripeCallObserver } from "../stripe/stripe-call.js";
 import type { StripeGovernance } from "../resilience/governed-stripe-call.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./settlement-policy.js";
-import type { VaultKeyProvider } from "../vault/key-provider.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
 
 export interface HandlerSettings {
   scope: string;

@@ -21,6 +21,6 @@ export {
 export { attemptOf, chainIdOf, retryChainProperties } from "./retry-chain.js";
 export { scheduleRetry, defaultRetryReason, type ScheduleRetryOptions, type ScheduledRetry } from "./scheduled-retry.js";
 export { consumerSteps, type ConsumerStep, type StepHook } from "./consumer-steps.js";
-export { configurationFaultReason } from "../configuration-fault.js";
-export { systemClock, type Clock } from "../clock.js";
-export { capCents } from "../vault/keybrake-key-provider.js";
+export { configurationFaultReason } from "./configuration-fault.js";
+export { systemClock, type Clock } from "../core/clock.js";
+export { capCents } from "../stripe/vault/keybrake-key-provider.js";

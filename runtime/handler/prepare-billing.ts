@@ -1,10 +1,10 @@
 // Steps 1-2 of the flow (ARCHITECTURE.md, "How a billing event travels"): parse and validate the event, derive its stable key and the flow's request, and
 // let the flow refuse what Stripe would. Nothing here touches the guard or Stripe.
-import type { Billable } from "../billing-event.js";
-import { parseBillingEvent } from "../billing-event.js";
-import { InvalidEventError } from "../errors.js";
-import { stableKey } from "../stable-key.js";
-import { describeError } from "../describe-error.js";
+import type { Billable } from "../flows/billing-event.js";
+import { parseBillingEvent } from "../flows/billing-event.js";
+import { InvalidEventError } from "../core/errors.js";
+import { stableKey } from "../core/stable-key.js";
+import { describeError } from "../core/describe-error.js";
 import type { FlowResult } from "./flow-result.js";
 import type { HandlerSettings } from "./handler-settings.js";
 

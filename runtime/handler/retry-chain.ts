@@ -2,7 +2,7 @@
 // its deterministic messageId derives from. The DLQ tool drops both on resubmission, so a resubmitted event starts
 // a fresh chain (new ids, fresh attempt budget) instead of colliding with the old chain's ids.
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from "@azure/service-bus";
-import { deadlineProperty, waitsProperty } from "../resilience/event-deadline.js";
+import { deadlineProperty, waitsProperty } from "./event-deadline.js";
 
 export const attemptProperty = "chargeguard-attempt";
 export const chainProperty = "chargeguard-chain";

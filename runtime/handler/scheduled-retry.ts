@@ -7,7 +7,7 @@
 // createBillingHandler does.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
-import { deadlineOf } from "../resilience/event-deadline.js";
+import { deadlineOf } from "./event-deadline.js";
 import { attemptOf, chainIdOf } from "./retry-chain.js";
 import { settleMessage } from "./settle-message.js";
 import { defaultRetryPolicy, settle, type RetryPolicy, type SettlementAction } from "./settlement-policy.js";

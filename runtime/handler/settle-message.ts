@@ -3,10 +3,10 @@
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
 import { isServiceBusError } from "../sdk/service-bus-error.js";
 import type { MessageSettler, RetryScheduler } from "./handler-deps.js";
-import { leftOnQueue } from "../configuration-fault.js";
+import { leftOnQueue } from "./configuration-fault.js";
 import { retryMessage } from "./retry-chain.js";
 import { onSettleFailure, type SettlementAction } from "./settlement-policy.js";
-import { describeError } from "../describe-error.js";
+import { describeError } from "../core/describe-error.js";
 import type { HandlerSettings } from "./handler-settings.js";
 
 export interface Settlement {

@@ -12,7 +12,7 @@
 // unsettled message keeps its lock renewed until `maxAutoLockRenewalDurationInMs`, then lapses and is redelivered
 // at once, while holding a concurrency slot the whole time.
 import { createHash } from "node:crypto";
-import type { DependencyFault } from "../resilience/dependency-fault.js";
+import type { DependencyFault } from "../guard/dependency-fault.js";
 import { faultLabel, settleWait } from "../resilience/wait-policy.js";
 
 /** What the flow learned about one message. */

@@ -9,11 +9,11 @@
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
 import type { ServiceBusClient, ServiceBusClientOptions, ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
-import { errorMessage } from "../describe-error.js";
+import { errorMessage } from "../core/describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
 import { serviceBusErrorIn } from "../sdk/service-bus-error.js";
-import { connectServiceBus } from "../servicebus-connection.js";
+import { connectServiceBus } from "../servicebus/servicebus-connection.js";
 
 export interface DeadLetterOptions {
   /** Absent: SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential. */

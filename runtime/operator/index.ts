@@ -25,4 +25,4 @@ export {
 export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../stripe/stripe-access.js";
 export type { ExpectedPeriodTotal } from "../stripe/period-client.js";
 // What a Service Bus UnauthorizedAccess means: a wrong key, or missing rights (the SDK gives both one code).
-export { serviceBusHost, serviceBusRefusal, wrongKeyMessage, type ServiceBusRefusal } from "../servicebus-refusal.js";
+export { serviceBusHost, serviceBusRefusal, wrongKeyMessage, type ServiceBusRefusal } from "../servicebus/servicebus-refusal.js";

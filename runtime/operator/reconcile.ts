@@ -4,8 +4,8 @@
 // (PaymentIntents and charges by metadata, invoices and their items by the key in metadata); a meter event past its
 // identifier window cannot be proven sent or not and is reported `unverifiable`, never re-sent.
 import type Stripe from "stripe";
-import type { Clock } from "../clock.js";
-import { describeError } from "../describe-error.js";
+import type { Clock } from "../core/clock.js";
+import { describeError } from "../core/describe-error.js";
 import { chargeFlow } from "../flows/charge-flow.js";
 import { flowContext, stripeKeyWindowMs, type FlowAdapter } from "../flows/flow-adapter.js";
 import { invoiceFlow } from "../flows/invoice-flow.js";

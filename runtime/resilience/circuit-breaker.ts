@@ -2,8 +2,8 @@
 // open it (429s in a row too: a throttling vault): callers fail fast without a request, the consumer stops taking
 // messages, and one probe runs on a backoff (1 s doubling to 10 s, jittered so replicas do not probe in step: short, so a backlog drains within seconds once
 // the dependency is back, and still a request every 5-10 s per replica while it is down). The first probe that succeeds closes it.
-import type { Dependency } from "./dependency-fault.js";
-import { DependencyUnavailableError } from "./dependency-fault.js";
+import type { Dependency } from "../guard/dependency-fault.js";
+import { DependencyUnavailableError } from "../guard/dependency-fault.js";
 
 export type BreakerState = "closed" | "open";
 

@@ -5,7 +5,7 @@
 import { decorateStore } from "../guard/decorate-store.js";
 import type { GuardStore, StoreLease } from "../guard/guard-store.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
-import { databaseFault, DependencyUnavailableError } from "./dependency-fault.js";
+import { databaseFault, DependencyUnavailableError } from "../guard/dependency-fault.js";
 
 export function watchDatabase<L extends StoreLease>(store: GuardStore<L>, breaker: CircuitBreaker): GuardStore<L> {
   return decorateStore(store, async (_method, call) => {

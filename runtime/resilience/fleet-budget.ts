@@ -9,7 +9,7 @@ import { connectionParams, type DatabasePassword } from "../guard/pg-client.js";
 import { listenedPool, type PgErrorLog } from "../guard/pg-errors.js";
 import type { RateState } from "./aimd.js";
 import { fleetStep, memberPeriod, unlearned, type MemberPeriod } from "./fleet-step.js";
-import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./rate-governor.js";
+import { accountLimiter, type FleetNews, type FleetRates, type FleetShare, type LimiterReport } from "./fleet-share.js";
 
 export interface FleetBudgetOptions {
   databaseUrl: string;

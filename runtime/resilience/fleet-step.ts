@@ -2,7 +2,7 @@
 // keeps the state in PostgreSQL; memory-fleet-share.ts in one process): the AIMD rule (aimd.ts) on the live replicas'
 // summed counts, with slow start's bounds summed too (each replica's are its share of the budget).
 import { nextRate, type RateState } from "./aimd.js";
-import type { LimiterReport } from "./rate-governor.js";
+import type { LimiterReport } from "./fleet-share.js";
 
 /** One live replica's last period for a limiter, per second. */
 export interface MemberPeriod {

@@ -4,10 +4,11 @@
 // holding the object ends) and goes again. An outage failure tells the breaker; while it is open nothing is sent.
 // Faults leave as DependencyUnavailableError, so the outcome says a dependency, not the event, failed.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { StripeCallObserver } from "../flows/stripe-call.js";
+import type { StripeCallObserver } from "../stripe/stripe-call.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
-import { DependencyUnavailableError, stripeFault } from "./dependency-fault.js";
-import { objectLimiter, type RateGovernor } from "./rate-governor.js";
+import { DependencyUnavailableError, stripeFault } from "../guard/dependency-fault.js";
+import { objectLimiter } from "./fleet-share.js";
+import type { RateGovernor } from "./rate-governor.js";
 
 /** The wait before retrying a call whose object was locked: 100 ms, doubling, at most 1 s. */
 function objectLockWaitMs(retries: number): number {

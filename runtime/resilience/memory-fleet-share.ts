@@ -2,7 +2,7 @@
 // step as fleet-budget.ts keeps in PostgreSQL, on a map.
 import type { RateState } from "./aimd.js";
 import { firstThrottled, fleetStep, memberPeriod, metThrottling, unlearned, type MemberPeriod } from "./fleet-step.js";
-import type { FleetShare } from "./rate-governor.js";
+import type { FleetShare } from "./fleet-share.js";
 
 export interface MemoryFleet {
   /** A replica's share of the fleet's budget. */

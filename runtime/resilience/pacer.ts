@@ -2,7 +2,7 @@
 // burst of 10% of a second's worth (none in slow start). The rate can change at any time and the queue follows at once: a reservation
 // made at a low rate is not kept after the rate rose (the fleet bench showed replicas idling on such reservations).
 // Unbounded (rate undefined): nobody waits.
-import { DependencyUnavailableError } from "./dependency-fault.js";
+import { DependencyUnavailableError } from "../guard/dependency-fault.js";
 
 interface Waiter {
   resolve: () => void;

@@ -1,19 +1,13 @@
-// The replica's side of the Stripe budget: a limiter for the account and one per endpoint (operation), each a pacer
-// (pacer.ts: callers released in turn at the limiter's rate), adapting by AIMD (aimd.ts): a 429 cuts at once, the
-// period's step does the rest. With a fleet share (fleet-budget.ts) the rates are the fleet's, divided among the
-// replicas that have work; without one, the replica's own. Unbounded until a ceiling or a 429 says otherwise: with
-// nothing degraded no call ever waits.
-import { cutRate, initialRateState, minRate, nextRate, type RateState } from "./aimd.js";
-import { Pacer } from "./pacer.js";
-import { SlowStart, slowStartPerSecond, slowStartUnboundedPerSecond } from "./slow-start.js";
+// The replica's side of the Stripe budget: a limiter for the account and one per endpoint (operation; limiter.ts
+// keeps each one's state), each a pacer (pacer.ts: callers released in turn at the limiter's rate), adapting by AIMD
+// (aimd.ts): a 429 cuts at once, the period's step does the rest. With a fleet share (fleet-share.ts, kept in
+// PostgreSQL by fleet-budget.ts) the rates are the fleet's, divided among the replicas that have work; without one,
+// the replica's own. Unbounded until a ceiling or a 429 says otherwise: with nothing degraded no call ever waits.
+import { cutRate, minRate, nextRate } from "./aimd.js";
+import { accountLimiter, objectLimiter, type FleetNews, type FleetShare, type LimiterReport } from "./fleet-share.js";
+import { Limiter } from "./limiter.js";
+import { slowStartPerSecond, slowStartUnboundedPerSecond } from "./slow-start.js";
 
-/** The account's limiter; endpoint limiters are `endpoint:<operation>`. */
-export const accountLimiter = "account";
-/**
- * What a 429 names when it is about one object, not a budget (`lock_timeout`: another request holds the object):
- * no limiter's rate is cut, the call is retried after a short wait (governed-stripe-call.ts).
- */
-export const objectLimiter = "object";
 /**
  * The stated bound: a 429 that said nothing about the budget (demand below the rate, or the first request of slow
  * start) leaves the learned rate as it was, so it serves again within this time of demand returning (a second's
@@ -23,41 +17,6 @@ export const rateRecoveryMs = 1_000;
 /** 429s at low demand that, this many and a tenth of what got through in the period, say the budget is below even that demand. */
 const sustainedLowDemandThrottles = 3;
 
-export interface LimiterReport {
-  limiter: string;
-  /** Requests that got an answer other than 429 since the last report. */
-  admitted: number;
-  /** Fresh 429s since the last report (answers to requests sent after the last cut). */
-  throttled: number;
-  /** A caller had to wait for its turn since the last report: the rate, not the demand, is the bound. */
-  saturated: boolean;
-  /** Slow start's bounds of this replica's share (slow-start.ts), while nothing is learned. */
-  slowStart?: { estimate: number } | undefined;
-}
-
-/** What a fleet share answers: each limiter's fleet rate (undefined: nothing learned yet) and the replicas sharing it. */
-export interface FleetRates {
-  rates: ReadonlyMap<string, number | undefined>;
-  /** The live replicas: the rate is divided among them. */
-  members: number;
-}
-
-/** What a replica in slow start listens for. */
-export interface FleetNews {
-  /** The limiters on which the fleet met a 429, each with the fleet's rate (undefined until learned, a period later). */
-  throttled: ReadonlyMap<string, number | undefined>;
-  /** The live replicas. */
-  members: number;
-}
-
-export interface FleetShare {
-  sync(reports: readonly LimiterReport[], periodMs: number): Promise<FleetRates>;
-  /** Read only and cheap, for a replica in slow start whose callers wait: polled each twentieth of a period. */
-  peek(periodMs: number): Promise<FleetNews>;
-  /** A replica in slow start met a 429: the fleet's first on this limiter unless it knew one (fleet-step.ts, firstThrottled). */
-  firstThrottled(limiter: string): Promise<void>;
-  close(): Promise<void>;
-}
 
 export interface RateGovernorOptions {
   /** The account's ceiling for the whole fleet (STRIPE_REQUESTS_PER_SECOND); absent: none, adapt to 429s only. */
@@ -68,40 +27,6 @@ export interface RateGovernorOptions {
   periodMs?: number;
   log?: (line: string) => void;
   now?: () => number;
-}
-
-class Limiter {
-  readonly pacer: Pacer;
-  admitted = 0;
-  throttled = 0;
-  saturated = false;
-  /** Saturated since slow start last doubled the rate. */
-  waitedSinceGrowth = false;
-  /** When a caller last waited its turn (the governor's clock): a request sent then met the rate with its demand. */
-  saturatedAt = -Infinity;
-  /** 429s this period to requests sent at low demand (not counted as the budget unless they are most of it). */
-  lowDemandThrottled = 0;
-  /** The last cut (this replica's or the fleet's), on the governor's clock: a 429 to a request sent before it is stale. */
-  cutAt = -Infinity;
-  /** While nothing is learned: what got through since the start, for the first cut (slow-start.ts). */
-  slowStart: SlowStart | undefined = new SlowStart();
-  /** The account's slow start rate for the whole fleet (doubling): each replica paces at its share of it. */
-  fleetSlowStartRate = slowStartPerSecond;
-  /** Slow start's bounds at this replica's own first cut, reported until the fleet has learned its rate. */
-  firstCut: { estimate: number } | undefined;
-  /** Without a fleet: this replica's own AIMD state. */
-  aimd: RateState = initialRateState;
-  constructor(rate: number | undefined, now: () => number) {
-    this.pacer = new Pacer(rate, now);
-  }
-  report(name: string, now: number): LimiterReport {
-    const report = { limiter: name, admitted: this.admitted, throttled: this.throttled, saturated: this.saturated, slowStart: this.slowStart?.bounds(now) ?? this.firstCut };
-    this.admitted = 0;
-    this.throttled = 0;
-    this.saturated = false;
-    this.lowDemandThrottled = 0;
-    return report;
-  }
 }
 
 export class RateGovernor {

@@ -3,11 +3,11 @@
 // being degraded: a wait, and sustained, a pause. Throttling counts toward the breaker like an outage: a vault that
 // throttles every request is not helped by every in-flight delivery asking again, so intake pauses and one probe asks
 // after the vault's Retry-After (Key Vault sends one), then on the breaker's backoff.
-import { ChargeguardError } from "../errors.js";
-import type { VaultKeyProvider } from "../vault/key-provider.js";
-import { VaultThrottledError } from "../vault/vault-throttled.js";
+import { ChargeguardError } from "../core/errors.js";
+import type { VaultKeyProvider } from "../stripe/vault/key-provider.js";
+import { VaultThrottledError } from "../stripe/vault/vault-throttled.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
-import { DependencyUnavailableError } from "./dependency-fault.js";
+import { DependencyUnavailableError } from "../guard/dependency-fault.js";
 
 export function watchVault(keys: VaultKeyProvider, breaker: CircuitBreaker, onThrottled: () => void = () => {}): VaultKeyProvider {
   return {

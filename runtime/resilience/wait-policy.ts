@@ -4,7 +4,7 @@
 // is back or the twin has settled; the breaker keeps the replica from taking more meanwhile), until the event's
 // deadline, then dead-lettered `EventDeadlineExceeded`.
 import { createHash } from "node:crypto";
-import type { DependencyFault } from "./dependency-fault.js";
+import type { DependencyFault } from "../guard/dependency-fault.js";
 
 export const deadlineExceededReason = "EventDeadlineExceeded";
 

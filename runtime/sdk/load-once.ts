@@ -2,7 +2,7 @@
 // (issue 32: importing the runtime under 300 ms; @azure/identity alone took 0.8 s). One loader per SDK, each a
 // `loadOnce` over its own `import()`, so the compiler types what the callers get and a missing package says what to
 // install instead of failing with a bare module-resolution error.
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 
 /**
  * A function that imports a module on its first call and hands every later call the same promise. When the package

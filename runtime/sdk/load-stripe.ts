@@ -10,7 +10,7 @@
 // documented way), so errors from either build classify the same.
 import { createRequire } from "node:module";
 import type Stripe from "stripe";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 import { missingDependency } from "./load-once.js";
 
 /** The Stripe constructor (the CommonJS build's, typed as the package's). */

@@ -1,8 +1,8 @@
 // Which Stripe failures are final and which leave the charge's existence unknown. Only "declined" and the refusals
 // that happen before anything is charged are definite; everything else must be retried with the same key.
 import type Stripe from "stripe";
-import { describeError } from "../describe-error.js";
-import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../vault/errors.js";
+import { describeError } from "../core/describe-error.js";
+import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "./vault/errors.js";
 import { isStripeErrorOfType, isStripeKeyRefusal, stripeErrorIn } from "./stripe-error.js";
 
 export type StripeFailure =

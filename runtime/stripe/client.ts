@@ -2,7 +2,7 @@
 // a local or proxy API base such as the sandbox emulator or a Keybrake-compatible vault proxy (where the key may go is
 // key-destination.ts's decision).
 import type Stripe from "stripe";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "../core/errors.js";
 import { loadStripe } from "../sdk/load-stripe.js";
 import { stripeHostFor } from "./key-destination.js";
 

@@ -2,7 +2,7 @@
 // StripeRateLimitError / StripePermissionError for the vault's refusals; they are turned into the vault's own
 // errors (vault/vault-refusal.ts), so a cap refusal is never mistaken for Stripe's rate limiting (which is retried).
 import type Stripe from "stripe";
-import { vaultAnswered } from "../vault/vault-refusal.js";
+import { vaultAnswered } from "./vault/vault-refusal.js";
 import type { PaymentIntentRequest } from "./payment-intent-params.js";
 
 export async function createPaymentIntent(
@@ -13,5 +13,5 @@ export async function createPaymentIntent(
   return vaultAnswered(() => stripe.paymentIntents.create(params, { idempotencyKey }));
 }
 
-export { fromVaultRefusal } from "../vault/vault-refusal.js";
+export { fromVaultRefusal } from "./vault/vault-refusal.js";
 

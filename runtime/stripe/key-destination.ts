@@ -6,8 +6,8 @@
 // - A test key (<prefix>_test_...) may also go to another https origin, and over plain http to loopback only.
 // - Any other key (a vault proxy's account key, a vault key): https only (TLS proves the host the operator named).
 // Errors name the variable and the problem, never the key or the URL's user info.
-import { ConfigurationError } from "../errors.js";
-import { isLoopbackHost } from "../loopback-host.js";
+import { ConfigurationError } from "../core/errors.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 
 export const STRIPE_API_ORIGIN = "https://api.stripe.com";
 

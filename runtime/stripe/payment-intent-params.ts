@@ -3,7 +3,7 @@
 // attempt numbers, message ids or trace ids).
 import { createHash } from "node:crypto";
 import type Stripe from "stripe";
-import type { UsageEvent } from "../usage-event.js";
+import type { UsageEvent } from "../event/usage-event.js";
 
 export interface PaymentIntentRequest extends Stripe.PaymentIntentCreateParams {
   amount: number;

@@ -5,7 +5,7 @@
 // keys in use, the least recently used dropped past a bound: vault keys rotate (each hour per period), and a client
 // per key kept forever (about 45 KB each) grew without end.
 import type Stripe from "stripe";
-import type { KeyRequest, VaultKeyProvider } from "../vault/key-provider.js";
+import type { KeyRequest, VaultKeyProvider } from "./vault/key-provider.js";
 import { createStripeClient } from "./client.js";
 
 export interface StripeAccess {

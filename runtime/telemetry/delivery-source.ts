@@ -2,7 +2,7 @@
 // says the broker redelivered it; our retry chain's attempt property says it is a scheduled retry; the DLQ tool's
 // property says an operator resubmitted it. A first delivery with none of these is `other`.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
-import { waitsOf } from "../resilience/event-deadline.js";
+import { waitsOf } from "../handler/event-deadline.js";
 import { attemptOf, resubmittedFromProperty } from "../handler/retry-chain.js";
 import type { DuplicateSource } from "./metric-names.js";
 

@@ -3,7 +3,7 @@
 // and a count with the outcome that asked for it.
 import { SpanKind, type Tracer } from "@opentelemetry/api";
 import type { MessageSettler, RetryScheduler } from "../handler/billing-handler.js";
-import { leftOnQueue } from "../configuration-fault.js";
+import { leftOnQueue } from "../handler/configuration-fault.js";
 import type { DeliveryScope } from "./delivery-scope.js";
 import type { Instruments } from "./instruments.js";
 import { attributeNames as attr, deadLetterReasons, type BillingOutcomeName } from "./metric-names.js";

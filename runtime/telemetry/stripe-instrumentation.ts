@@ -2,7 +2,7 @@
 // not Stripe's time), and a duplicate Stripe prevented counted once per delivery when it answers from its
 // idempotency cache (the `Idempotent-Replayed` header, or a flow's result that says `replayed`).
 import { SpanKind, type Tracer } from "@opentelemetry/api";
-import type { StripeOperation } from "../flows/stripe-call.js";
+import type { StripeOperation } from "../stripe/stripe-call.js";
 import type { DeliveryScope } from "./delivery-scope.js";
 import type { Instruments } from "./instruments.js";
 import { attributeNames as attr } from "./metric-names.js";

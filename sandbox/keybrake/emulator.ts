@@ -4,7 +4,7 @@
 // error shape with `vault_*` codes, which the runtime turns into SpendCapExceededError / EndpointNotAllowedError.
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { systemClock, type Clock } from "../clock.js";
+import { systemClock, type SandboxClock } from "../clock.js";
 import { readBody, sendJson } from "./http.js";
 import { proxyVaultCall } from "./proxy.js";
 import type { SpendAccount } from "./spend-cap.js";
@@ -24,7 +24,7 @@ export interface KeybrakeEmulatorOptions {
   /** Default 0: any free port. */
   port?: number;
   /** Expiry and the cap's day; default the system clock. */
-  clock?: Clock;
+  clock?: SandboxClock;
 }
 
 export interface KeybrakeEmulator {

@@ -3,7 +3,7 @@
 // shape with `vault_*` codes and are counted by code.
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { Clock } from "../clock.js";
+import type { SandboxClock } from "../clock.js";
 import { headerValue, sendJson } from "./http.js";
 import { reserveSpend, type SpendAccount } from "./spend-cap.js";
 import { spendAccount, type VaultKey } from "./vault-keys.js";
@@ -11,7 +11,7 @@ import { spendAccount, type VaultKey } from "./vault-keys.js";
 export interface VaultProxy {
   upstream: URL;
   stripeApiKey: string;
-  clock: Clock;
+  clock: SandboxClock;
   keys: ReadonlyMap<string, VaultKey>;
   budgets: ReadonlyMap<string, SpendAccount>;
   refusals: Record<string, number>;

@@ -5,7 +5,7 @@
 // the vault shares it.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Clock } from "../clock.js";
+import type { SandboxClock } from "../clock.js";
 import { sendJson } from "./http.js";
 import type { SpendAccount } from "./spend-cap.js";
 
@@ -31,7 +31,7 @@ export function spendAccount(key: VaultKey, budgets: ReadonlyMap<string, SpendAc
 export interface VaultKeyApi {
   /** The account key that may create vault keys. */
   apiKey: string;
-  clock: Clock;
+  clock: SandboxClock;
   keys: Map<string, VaultKey>;
   budgets: Map<string, SpendAccount>;
 }
@@ -82,7 +82,7 @@ export function createVaultKey({ apiKey, clock, keys, budgets }: VaultKeyApi, re
 }
 
 /** What is wrong with a create request, each problem in words; empty when it is valid. */
-function keyRequestProblems(input: Record<string, unknown>, clock: Clock): string[] {
+function keyRequestProblems(input: Record<string, unknown>, clock: SandboxClock): string[] {
   const problems: string[] = [];
   if (input.vendor !== "stripe") problems.push('vendor must be "stripe"');
   const cap = input.daily_usd_cap;

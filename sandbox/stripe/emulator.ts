@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Clock } from "../clock.js";
+import type { SandboxClock } from "../clock.js";
 import { AdjustableClock } from "../clock.js";
 import { billingMeterRoutes } from "./billing-meters.js";
 import { chargeRoutes } from "./charges.js";
@@ -25,7 +25,7 @@ import type { StripeRateLimit } from "./rate-limit.js";
 import type { Route } from "./routes.js";
 import { StripeStore } from "./store.js";
 
-export interface StripeEmulatorOptions<C extends Clock = AdjustableClock> {
+export interface StripeEmulatorOptions<C extends SandboxClock = AdjustableClock> {
   /** 0 (default): any free port. */
   port?: number;
   /** Drives `created`, the 24-hour key window and search lag; default a fresh `AdjustableClock`. */
@@ -43,7 +43,7 @@ export interface StripeEmulatorOptions<C extends Clock = AdjustableClock> {
   disputeDelayMs?: number;
 }
 
-export interface StripeEmulator<C extends Clock = AdjustableClock> {
+export interface StripeEmulator<C extends SandboxClock = AdjustableClock> {
   host: string;
   port: number;
   /** `http://127.0.0.1:<port>` */
@@ -70,8 +70,8 @@ const routes: Route[] = [
  * An HTTP server the unmodified `stripe` SDK talks to: Stripe's JSON and error shapes, its idempotency
  * semantics (replay, 400 on other parameters, 409 while executing, 24-hour window) and injectable faults.
  */
-export async function startStripeEmulator<C extends Clock = AdjustableClock>(options: StripeEmulatorOptions<C> = {}): Promise<StripeEmulator<C>> {
-  const clock = options.clock ?? (new AdjustableClock() as Clock as C);
+export async function startStripeEmulator<C extends SandboxClock = AdjustableClock>(options: StripeEmulatorOptions<C> = {}): Promise<StripeEmulator<C>> {
+  const clock = options.clock ?? (new AdjustableClock() as SandboxClock as C);
   const searchLagMs = options.searchLagMs ?? 0;
   if (!Number.isFinite(searchLagMs) || searchLagMs < 0) throw new RangeError(`searchLagMs must be a finite, non-negative number, got ${searchLagMs}`);
   const store = new StripeStore(clock);

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { SandboxClock } from "../clock.js";
 
 /** Stripe prunes keys once they are at least 24 hours old; after that the same key is a new request. */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -32,7 +32,7 @@ export class IdempotencyKeys {
   readonly #entries = new Map<string, KeyEntry>();
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: SandboxClock,
     private readonly windowMs = idempotencyWindowMs,
   ) {}
 

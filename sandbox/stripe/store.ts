@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { SandboxClock } from "../clock.js";
 import { Collection } from "./collection.js";
 import { resourceMissing } from "./errors.js";
 import { IdGenerator } from "./ids.js";
@@ -31,7 +31,7 @@ export class StripeStore {
   /** How long after a charge on a dispute test card its dispute opens (and evidence is judged). */
   disputeDelayMs = 0;
 
-  constructor(readonly clock: Clock) {}
+  constructor(readonly clock: SandboxClock) {}
 
   later(delayMs: number, run: () => void): void {
     this.#later.push({ atMs: this.clock.now() + delayMs, run });

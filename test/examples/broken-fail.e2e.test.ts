@@ -5,7 +5,7 @@ import { ServiceBusClient } from "@azure/service-bus";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ConsumerContext, RunningConsumer } from "../../runtime/consumer/consumer-contract.js";
-import type { UsageEvent } from "../../runtime/usage-event.js";
+import type { UsageEvent } from "../../runtime/event/usage-event.js";
 import { brokenExamples } from "../../examples/broken/index.js";
 import { killAt } from "../support/kill-at.js";
 import { AdjustableClock } from "../../sandbox/clock.js";

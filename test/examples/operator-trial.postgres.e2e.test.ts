@@ -16,7 +16,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueTuning } from "../../examples/generated-consumer/src/consumer.js";
-import type { UsageEvent } from "../../runtime/usage-event.js";
+import type { UsageEvent } from "../../runtime/event/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultProxy } from "../../sandbox/database/index.js";
 import { createScratchDatabase, postgresServerUrl } from "../runtime/guard/databases.js";
 import { consumerRule, startBillingSandbox, waitFor, type BillingSandbox } from "../runtime/support/billing-sandbox.js";

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { ContenderTelemetry } from "../../prove/telemetry-reader.js";
 import { CircuitBreaker } from "../../runtime/resilience/circuit-breaker.js";
-import { resilienceTelemetry } from "../../runtime/resilience/resilience-telemetry.js";
+import { resilienceTelemetry } from "../../runtime/telemetry/resilience-telemetry.js";
 
 it("sums the replicas' paused seconds and open breakers per dependency", async () => {
   const reader = new ContenderTelemetry();

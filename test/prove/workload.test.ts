@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseUsageEvent } from "../../runtime/event-schema.js";
+import { parseUsageEvent } from "../../runtime/event/event-schema.js";
 import { faultNames, parseFaultNames, planFaults } from "../../prove/faults.js";
 import { generateWorkload, malformationKinds } from "../../prove/workload.js";
 

@@ -3,6 +3,7 @@
 // of them, so a reader never wonders which of two imports is the real one (infra once re-exported tuning's names).
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -50,5 +51,28 @@ describe("package entry points", () => {
       expect(rootValues).not.toContain(advanced);
     }
     expect(rootValues.length).toBeLessThanOrEqual(45);
+  });
+});
+
+/** Every name each door exports, types included, as the compiler sees the door's index.ts. */
+function namesOfEveryDoor(entries: string[]): Map<string, string[]> {
+  const files = entries.map((entry) => path.join(root, entry.slice(2), "index.ts"));
+  const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true });
+  const checker = program.getTypeChecker();
+  const doors = new Map<string, string[]>();
+  entries.forEach((entry, index) => {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(files[index]!)!)!;
+    for (const exported of checker.getExportsOfModule(module)) doors.set(exported.name, [...(doors.get(exported.name) ?? []), entry]);
+  });
+  return doors;
+}
+
+describe("package entry points' types", () => {
+  it("gives every exported name, types included, one entry point only, across every door of the package", () => {
+    const doors = namesOfEveryDoor(codeEntries);
+    // The compiler saw the doors' types, not only their values.
+    for (const typeName of ["BillingConsumerOptions", "GuardOutcome", "VaultKeyProvider", "StripeCallObserver"]) expect(doors.has(typeName)).toBe(true);
+    const shared = [...doors].filter(([, entries]) => entries.length > 1).map(([name, entries]) => `${name}: ${entries.join(", ")}`);
+    expect(shared).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // A replica "killed" at a step boundary: the hook freezes the first matching flow there for good, as a process
 // killed at that instant would (runtime/consumer/consumer-contract.ts); `arrived` resolves when that happens.
 import type { ConsumerStep, StepHook } from "../../runtime/handler/consumer-steps.js";
-import type { UsageEvent } from "../../runtime/usage-event.js";
+import type { UsageEvent } from "../../runtime/event/usage-event.js";
 
 export function killAt(step: ConsumerStep, matches: (event: UsageEvent) => boolean = () => true): { hook: StepHook; arrived: Promise<void> } {
   let killed = false;

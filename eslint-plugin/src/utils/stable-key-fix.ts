@@ -6,7 +6,7 @@ import type { StripeCall } from "./stripe-call.js";
 import { staticName } from "./static-name.js";
 import { isFunction, walk } from "./walk.js";
 
-/** Where the runtime's key helper is imported from (`stableKey(fields, { scope })`, runtime/stable-key.ts). */
+/** Where the runtime's key helper is imported from (`stableKey(fields, { scope })`, runtime/core/stable-key.ts). */
 export const STABLE_KEY_MODULE = "chargeguard/runtime";
 
 /**

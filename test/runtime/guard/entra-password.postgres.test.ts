@@ -7,7 +7,7 @@ import type { AccessToken, TokenCredential } from "@azure/identity";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Guard } from "../../../runtime/guard/guard.js";
-import { EntraTokenError } from "../../../runtime/errors.js";
+import { EntraTokenError } from "../../../runtime/core/errors.js";
 import { entraPassword, POSTGRES_ENTRA_SCOPE } from "../../../runtime/guard/entra-password.js";
 import { pgClient } from "../../../runtime/guard/pg-client.js";
 import { createScratchDatabase, postgresServerUrl } from "./databases.js";

@@ -3,7 +3,7 @@
 // by the injected clock, and migrations run once however many guards open the database.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BillingStateError } from "../../../runtime/errors.js";
+import { BillingStateError } from "../../../runtime/core/errors.js";
 import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardLease } from "../../../runtime/guard/guard-record.js";
 import { identify, type GuardRunInput } from "../../../runtime/guard/guarded-run.js";

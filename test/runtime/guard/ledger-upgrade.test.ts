@@ -7,12 +7,12 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { usageEventBilling } from "../../../runtime/billing-event.js";
+import { usageEventBilling } from "../../../runtime/flows/billing-event.js";
 import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardRunInput } from "../../../runtime/guard/guarded-run.js";
 import { migrations } from "../../../runtime/guard/migrations.js";
-import { stableKey } from "../../../runtime/stable-key.js";
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import { stableKey } from "../../../runtime/core/stable-key.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { createScratchDatabase, postgresServerUrl } from "./databases.js";
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;

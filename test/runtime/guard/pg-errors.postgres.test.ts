@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { openSqlClient } from "../../../runtime/guard/open-sql-client.js";
 import { listenForPgErrors } from "../../../runtime/guard/pg-errors.js";
 import { openFleetBudget } from "../../../runtime/resilience/fleet-budget.js";
-import { accountLimiter } from "../../../runtime/resilience/rate-governor.js";
+import { accountLimiter } from "../../../runtime/resilience/fleet-share.js";
 import { useProxiedDatabase } from "../support/proxied-database.js";
 
 const db = useProxiedDatabase();

@@ -1,7 +1,7 @@
 // With a password or Entra token given apart from DATABASE_URL (DATABASE_AUTH=entra), the connection is TLS unless
 // the server is on loopback: a URL without sslmode must not send the token in clear.
 import { describe, expect, it } from "vitest";
-import { ConfigurationError } from "../../../runtime/errors.js";
+import { ConfigurationError } from "../../../runtime/core/errors.js";
 import { connectionParams } from "../../../runtime/guard/pg-client.js";
 
 describe("connectionParams (a password or token given apart from the URL)", () => {

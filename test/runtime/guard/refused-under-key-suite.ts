@@ -9,13 +9,13 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EndpointNotAllowedError, SpendCapExceededError } from "../../../runtime/errors.js";
+import { EndpointNotAllowedError, SpendCapExceededError } from "../../../runtime/core/errors.js";
 import { flowContext, stripeKeyWindowMs } from "../../../runtime/flows/flow-adapter.js";
 import { paymentIntentFlow } from "../../../runtime/flows/payment-intent-flow.js";
 import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardStore } from "../../../runtime/guard/guard-store.js";
 import { runGuarded, type GuardOutcome, type GuardRunInput, type GuardWork } from "../../../runtime/guard/guarded-run.js";
-import { stableKey } from "../../../runtime/stable-key.js";
+import { stableKey } from "../../../runtime/core/stable-key.js";
 import { buildPaymentIntentParams, type PaymentIntentRequest } from "../../../runtime/stripe/payment-intent-params.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";

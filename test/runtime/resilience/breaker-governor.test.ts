@@ -2,12 +2,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
-import { DependencyUnavailableError } from "../../../runtime/resilience/dependency-fault.js";
-import { IntakePause } from "../../../runtime/resilience/intake-pause.js";
+import { DependencyUnavailableError } from "../../../runtime/guard/dependency-fault.js";
+import { IntakePause } from "../../../runtime/consumer/intake-pause.js";
 import { initialRateState, nextRate } from "../../../runtime/resilience/aimd.js";
 import { memoryFleet } from "../../../runtime/resilience/memory-fleet-share.js";
 import { Pacer } from "../../../runtime/resilience/pacer.js";
-import { accountLimiter, RateGovernor } from "../../../runtime/resilience/rate-governor.js";
+import { accountLimiter } from "../../../runtime/resilience/fleet-share.js";
+import { RateGovernor } from "../../../runtime/resilience/rate-governor.js";
 import { slowStartPerSecond } from "../../../runtime/resilience/slow-start.js";
 import { simulateFleet } from "./support/fleet-simulation.js";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer } from "../../../runtime/consumer/consumer.js";
 import { Guard } from "../../../runtime/guard/guard.js";
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultMode, type DatabaseFaultProxy } from "../../../sandbox/database/index.js";
 import { createScratchDatabase, postgresServerUrl } from "../guard/databases.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { Guard } from "../../../runtime/guard/guard.js";
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";
 import { chargeCounts, drained as queueDrained, makeEvents, outageRequestsPerSecond, sendEvents, throttledShare } from "../support/sandbox-ledger.js";
 

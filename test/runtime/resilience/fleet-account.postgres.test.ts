@@ -6,10 +6,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyConsumerOptions } from "../../../runtime/consumer/consumer-settings.js";
 import { consumerSettings } from "../../../runtime/consumer/consumer-settings.js";
-import { startResilience } from "../../../runtime/resilience/consumer-resilience.js";
+import { startResilience } from "../../../runtime/consumer/consumer-resilience.js";
 import { accountLabel } from "../../../runtime/resilience/fleet-budget.js";
 import { stripeAccess } from "../../../runtime/stripe/stripe-access.js";
-import { KeybrakeKeyProvider } from "../../../runtime/vault/keybrake-key-provider.js";
+import { KeybrakeKeyProvider } from "../../../runtime/stripe/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { createScratchDatabase, postgresServerUrl } from "../guard/databases.js";
 

@@ -3,7 +3,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openFleetBudget } from "../../../runtime/resilience/fleet-budget.js";
-import { accountLimiter, RateGovernor } from "../../../runtime/resilience/rate-governor.js";
+import { accountLimiter } from "../../../runtime/resilience/fleet-share.js";
+import { RateGovernor } from "../../../runtime/resilience/rate-governor.js";
 import { slowStartPerSecond } from "../../../runtime/resilience/slow-start.js";
 import { createScratchDatabase, postgresServerUrl } from "../guard/databases.js";
 

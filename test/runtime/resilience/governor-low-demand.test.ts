@@ -5,11 +5,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { unobservedStripeCall } from "../../../runtime/flows/stripe-call.js";
+import { unobservedStripeCall } from "../../../runtime/stripe/stripe-call.js";
 import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
 import { governedStripeCall } from "../../../runtime/resilience/governed-stripe-call.js";
 import { memoryFleet } from "../../../runtime/resilience/memory-fleet-share.js";
-import { accountLimiter, RateGovernor, rateRecoveryMs } from "../../../runtime/resilience/rate-governor.js";
+import { accountLimiter } from "../../../runtime/resilience/fleet-share.js";
+import { RateGovernor, rateRecoveryMs } from "../../../runtime/resilience/rate-governor.js";
 import { createStripeClient } from "../../../runtime/stripe/client.js";
 import { StripeRateLimiter } from "../../../sandbox/stripe/rate-limit.js";
 

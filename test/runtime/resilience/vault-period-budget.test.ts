@@ -6,9 +6,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { VaultKeyError } from "../../../runtime/errors.js";
+import { VaultKeyError } from "../../../runtime/core/errors.js";
 import { createStripeClient } from "../../../runtime/stripe/client.js";
-import { KeybrakeKeyProvider, keyExpiry } from "../../../runtime/vault/keybrake-key-provider.js";
+import { KeybrakeKeyProvider, keyExpiry } from "../../../runtime/stripe/vault/keybrake-key-provider.js";
 import { startKeybrakeEmulator, type KeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
 

@@ -1,7 +1,7 @@
 // The settlement table's wait: an outcome a dependency caused is rescheduled under the same attempt until the
 // event's deadline, never counted toward maxAttempts.
 import { describe, expect, it } from "vitest";
-import { deadlineOf, waitsOf } from "../../../runtime/resilience/event-deadline.js";
+import { deadlineOf, waitsOf } from "../../../runtime/handler/event-deadline.js";
 import { waitMessageId } from "../../../runtime/resilience/wait-policy.js";
 import { retryMessage } from "../../../runtime/handler/retry-chain.js";
 import { settle, type BillingOutcome } from "../../../runtime/handler/settlement-policy.js";

@@ -4,7 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { ServiceBusClient, type ServiceBusMessage } from "@azure/service-bus";
 import Stripe from "stripe";
 import { consumerQueueRights } from "../../../tuning/index.js";
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import type { BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../../sandbox/servicebus/index.js";

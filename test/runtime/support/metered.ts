@@ -2,7 +2,7 @@
 // period is "unpriced"), as the meter-event flow's end-to-end tests use them.
 import { z } from "zod";
 import type Stripe from "stripe";
-import type { BillingEventDefinition } from "../../../runtime/billing-event.js";
+import type { BillingEventDefinition } from "../../../runtime/flows/billing-event.js";
 import type { MeterEventRequest } from "../../../runtime/flows/meter-event-flow.js";
 
 export type MeteredUsage = { usageId: string; calls: number; at: number };

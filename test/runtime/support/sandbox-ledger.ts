@@ -1,7 +1,7 @@
 // What the degraded-dependency end-to-end tests read back from the sandbox, in one place: events made and sent,
 // charges at the Stripe emulator (the ground truth), the queue drained, the 429 share and the requests that met an
 // outage. The consumer tests (consumer.e2e, degraded Stripe and PostgreSQL, the operator trial) share it.
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import type { DegradationStats } from "../../../sandbox/stripe/index.js";
 import type { BillingSandbox } from "./billing-sandbox.js";
 

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SpanKind } from "@opentelemetry/api";
-import type { BillingEventDefinition } from "../../../runtime/billing-event.js";
+import type { BillingEventDefinition } from "../../../runtime/flows/billing-event.js";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { chargeFlow, type ChargeRequest } from "../../../runtime/flows/charge-flow.js";

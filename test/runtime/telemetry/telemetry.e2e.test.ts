@@ -6,7 +6,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { Guard } from "../../../runtime/guard/guard.js";
-import type { UsageEvent } from "../../../runtime/usage-event.js";
+import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { attributeNames, billingOutcomes, metricNames } from "../../../runtime/telemetry/metric-names.js";
 import { inMemoryTelemetry, type InMemoryTelemetry } from "../../support/in-memory-telemetry.js";
 import { consumerOptionsFor, startBillingSandbox, waitFor, type BillingSandbox } from "../support/billing-sandbox.js";

@@ -1,0 +1,42 @@
+// The runtime's one errors module: a base class every deliberate error extends, names callers can log, and the vault
+// errors as compatible as before (same names, constructors and `cause`, still importable from vault/errors.js).
+import { describe, expect, it } from "vitest";
+import * as runtime from "../../../runtime/index.js";
+import * as vault from "../../../runtime/stripe/vault/errors.js";
+
+const classes = {
+  InvalidEventError: runtime.InvalidEventError,
+  ConfigurationError: runtime.ConfigurationError,
+  BillingStateError: runtime.BillingStateError,
+  SpendCapExceededError: runtime.SpendCapExceededError,
+  EndpointNotAllowedError: runtime.EndpointNotAllowedError,
+  VaultKeyError: runtime.VaultKeyError,
+};
+
+describe("runtime errors", () => {
+  it.each(Object.entries(classes))("%s is a ChargeguardError and an Error, named for its class, carrying its cause", (name, ErrorClass) => {
+    const cause = new Error("below");
+    const error = new ErrorClass("what went wrong", ...((name === "InvalidEventError" ? ["amountCents", { cause }] : [{ cause }]) as [never, never]));
+    expect(error).toBeInstanceOf(runtime.ChargeguardError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe(name);
+    expect(error.message).toBe("what went wrong");
+    expect(error.cause).toBe(cause);
+    expect(String(error)).toBe(`${name}: what went wrong`);
+  });
+
+  it("InvalidEventError names the field at fault", () => {
+    expect(new runtime.InvalidEventError("amountCents must be positive", "amountCents").field).toBe("amountCents");
+  });
+
+  it("the vault errors are the same classes from their old module", () => {
+    expect(vault.SpendCapExceededError).toBe(runtime.SpendCapExceededError);
+    expect(vault.EndpointNotAllowedError).toBe(runtime.EndpointNotAllowedError);
+    expect(vault.VaultKeyError).toBe(runtime.VaultKeyError);
+    expect(vault.vaultErrorCodes.spendCapExceeded).toBe("vault_spend_cap_exceeded");
+  });
+
+  it("a built-in error is not one of ours (what the billing handler treats as an unknown outcome)", () => {
+    expect(new TypeError("x")).not.toBeInstanceOf(runtime.ChargeguardError);
+  });
+});
