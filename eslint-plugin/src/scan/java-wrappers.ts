@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError } from "./errors.js";
 import type { AstGrepMatch } from "./finding.js";
+import { pythonProjectRules } from "./python-wrappers.js";
 
 /**
  * Project-wide facts for Java: a method of the project that hands its caller's request options, or its caller's key,
@@ -30,7 +31,7 @@ const STRIPE_NAMES = new Set(["create", "build", "builder", "setIdempotencyKey"]
 export function moneyWrappers(matches: readonly AstGrepMatch[]): MoneyWrapper[] {
   const wrappers: MoneyWrapper[] = [];
   for (const match of matches) {
-    if (match.metadata?.role !== "money-wrapper" || !match.metadata.passes) continue;
+    if (match.language !== "Java" || match.metadata?.role !== "money-wrapper" || !match.metadata.passes) continue;
     const name = match.metaVariables?.single?.NAME?.text;
     const passed = match.metaVariables?.single?.PASSED?.text;
     if (!name || !passed || STRIPE_NAMES.has(name)) continue;
@@ -92,7 +93,7 @@ function ruleFor(wrapper: MoneyWrapper, number: number): string {
 /** Methods of the project that return request options with no key (`options-factory@java` marks), by name. */
 export function optionsFactories(matches: readonly AstGrepMatch[]): { name: string; at: string }[] {
   return matches
-    .filter((match) => match.metadata?.role === "options-factory" && match.metaVariables?.single?.NAME?.text)
+    .filter((match) => match.language === "Java" && match.metadata?.role === "options-factory" && match.metaVariables?.single?.NAME?.text)
     .map((match) => ({ name: match.metaVariables!.single!.NAME!.text, at: `${match.file}:${match.range.start.line + 1}` }));
 }
 
@@ -111,16 +112,22 @@ rule:
 `;
 }
 
-/** The call sites of the project's money wrappers whose options carry no key, or whose key is unstable. */
+/** The rules that check the call sites of the project's Java money wrappers and keyless options factories. */
+export function javaProjectRules(matches: readonly AstGrepMatch[]): string[] {
+  return [
+    ...moneyWrappers(matches).map((wrapper, number) => ruleFor(wrapper, number)),
+    ...optionsFactories(matches).map((factory, number) => factoryRuleFor(factory, number)),
+  ];
+}
+
+/** The call sites of the project's money wrappers (Java and Python) whose options or key are unsafe: a second run. */
 export async function wrapperCallMatches(matches: readonly AstGrepMatch[], targets: readonly string[], cwd: string): Promise<AstGrepMatch[]> {
-  const wrappers = moneyWrappers(matches);
-  const factories = optionsFactories(matches);
-  if (wrappers.length === 0 && factories.length === 0) return [];
+  const rules = [...javaProjectRules(matches), ...pythonProjectRules(matches)];
+  if (rules.length === 0) return [];
   const config = mkdtempSync(path.join(tmpdir(), "chargeguard-wrappers-"));
   try {
     mkdirSync(path.join(config, "rules"));
-    wrappers.forEach((wrapper, number) => writeFileSync(path.join(config, "rules", `wrapper-${number}.yml`), ruleFor(wrapper, number)));
-    factories.forEach((factory, number) => writeFileSync(path.join(config, "rules", `factory-${number}.yml`), factoryRuleFor(factory, number)));
+    rules.forEach((rule, number) => writeFileSync(path.join(config, "rules", `project-${number}.yml`), rule));
     writeFileSync(path.join(config, "sgconfig.yml"), `ruleDirs: [rules]\nutilDirs: [${JSON.stringify(UTILS)}]\n`);
     const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...targets], cwd);
     if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed on the wrappers' call sites (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);

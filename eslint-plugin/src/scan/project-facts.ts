@@ -9,9 +9,10 @@
 export interface RuleMetadata {
   /**
    * `money-wrapper`: a method of the project that hands its caller's key or options to a charge; `options-factory`: a
-   * method that returns request options with no key (java-wrappers.ts).
+   * method that returns request options with no key (java-wrappers.ts); `unstable-function`, `params-factory`: a Python
+   * function returning an unstable value, or params with no key (python-wrappers.ts).
    */
-  role?: "charges" | "stripe-budget" | "money-wrapper" | "options-factory";
+  role?: "charges" | "stripe-budget" | "money-wrapper" | "options-factory" | "unstable-function" | "params-factory";
   passes?: "options" | "key";
   scope?: "project";
   measure?: "lock-renewal";

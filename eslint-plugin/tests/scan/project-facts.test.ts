@@ -13,7 +13,7 @@ import { expectedFindings } from "./expected-findings.js";
 
 const fixtures = fileURLToPath(new URL("../scan-fixtures", import.meta.url));
 
-describe.each(["projects/spring", "projects/python", "projects/java-wrapper", "projects/java-options-factory"])("a project's configuration apart from its charge: %s", (directory) => {
+describe.each(["projects/spring", "projects/python", "projects/java-wrapper", "projects/java-options-factory", "projects/python-wrappers"])("a project's configuration apart from its charge: %s", (directory) => {
   it("reports the receive mode and the short renewal where they are set, and nothing else", async () => {
     const findings = await runScan([directory], { cwd: fixtures });
     expect(findings.map(({ ruleId, file, line }) => ({ ruleId, file, line }))).toEqual(expectedFindings(fixtures, directory));
