@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError } from "./errors.js";
 import type { AstGrepMatch } from "./finding.js";
+import { secondRunFiles } from "./candidate-files.js";
 import { pythonProjectRules } from "./python-wrappers.js";
 
 /**
@@ -120,16 +121,22 @@ export function javaProjectRules(matches: readonly AstGrepMatch[]): string[] {
   ];
 }
 
-/** The call sites of the project's money wrappers (Java and Python) whose options or key are unsafe: a second run. */
+/**
+ * The call sites of the project's money wrappers (Java and Python) whose options or key are unsafe: a second run,
+ * over the files that charge or name a wrapper only (secondRunFiles), so a large project pays for the few files that
+ * move money instead of a second pass over everything.
+ */
 export async function wrapperCallMatches(matches: readonly AstGrepMatch[], targets: readonly string[], cwd: string): Promise<AstGrepMatch[]> {
   const rules = [...javaProjectRules(matches), ...pythonProjectRules(matches)];
   if (rules.length === 0) return [];
+  const files = secondRunFiles(matches, targets, cwd);
+  if (files?.length === 0) return [];
   const config = mkdtempSync(path.join(tmpdir(), "chargeguard-wrappers-"));
   try {
     mkdirSync(path.join(config, "rules"));
     rules.forEach((rule, number) => writeFileSync(path.join(config, "rules", `project-${number}.yml`), rule));
     writeFileSync(path.join(config, "sgconfig.yml"), `ruleDirs: [rules]\nutilDirs: [${JSON.stringify(UTILS)}]\n`);
-    const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...targets], cwd);
+    const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...(files ?? targets)], cwd);
     if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed on the wrappers' call sites (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
     return parseMatches(stdout);
   } finally {
