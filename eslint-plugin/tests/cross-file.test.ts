@@ -34,6 +34,8 @@ for (const typed of [false, true]) {
         { line: 5, rule: "chargeguard/stable-idempotency-key" },
         { line: 6, rule: "chargeguard/stable-idempotency-key" },
         { line: 7, rule: "chargeguard/require-idempotency-key" },
+        // a call written over lines: the finding is on the call, not on the line of requestOptions()
+        { line: 11, rule: "chargeguard/stable-idempotency-key" },
       ]);
       expect(found[0]!.message).toContain("randomUUID()");
       expect(found[0]!.message).toContain("requestOptions() (../lib/request-options.ts)");

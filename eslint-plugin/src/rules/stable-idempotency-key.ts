@@ -1,7 +1,8 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
 import { isTestFile } from "../utils/test-file.js";
-import { analysisFor } from "../utils/analysis.js";
+import { analysisFor, type Analysis } from "../utils/analysis.js";
+import { importedFunction } from "../utils/imported-function.js";
 import { consequenceOf } from "../utils/consequence.js";
 import { withFileIndex } from "../utils/file-index.js";
 import { idempotencyKeyOf, isIdempotencyHeaderName, meterIdentifierOf } from "../utils/idempotency-key.js";
@@ -58,7 +59,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
         const guardKey = inCall ? guardKeyExpression(call.node) : null;
         const replacement = !guardKey && inCall && read ? deliveryKeyExpression(analysis, call.node, call.info, read.object, staticName(read) ?? "") : null;
         context.report({
-          node: key,
+          node: madeInAnotherModule(analysis, key) && call ? call.node : key,
           messageId: "unstableKey",
           data: { source: source.source, why, ...callWording(call?.info) },
           suggest: guardKey
@@ -117,6 +118,14 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
     });
   },
 });
+
+/**
+ * A key or options made by a function of another module (`create(params, requestOptions())`): the finding goes on the
+ * Stripe call, where a reviewer sees what repeats, not on a line of its arguments that shows no key (#42).
+ */
+function madeInAnotherModule(analysis: Analysis, key: TSESTree.Node): boolean {
+  return key.type === AST_NODE_TYPES.CallExpression && importedFunction(analysis, key.callee) !== null;
+}
 
 /** The call a key belongs to, by name, and what its repeat does; a bare header names the request only. */
 function callWording(info: StripeCall | undefined): { call: string; consequence: string } {
