@@ -49,6 +49,12 @@ for (const typed of [false, true]) {
       expect(found[0]!.message).toMatch(/^sendUsage\(\) \(\.\.\/lib\/usage\.ts\) calls billing\.meterEvents\.create\(\) without a meter event identifier/);
     });
 
+    it("a CommonJS helper (module.exports = { reportPages }) required by the webhook is followed too", async () => {
+      const found = await reports(typed, "billing/pages-webhook.ts");
+      expect(found.map(({ line, rule }) => ({ line, rule }))).toEqual([{ line: 8, rule: "chargeguard/require-idempotency-key" }]);
+      expect(found[0]!.message).toMatch(/^reportPages\(\) \(\.\.\/lib\/metering\.js\) calls billing\.meterEvents\.create\(\)/);
+    });
+
     it("the same helpers given the event's identity report nothing", async () => {
       expect(await reports(typed, "billing/safe.ts")).toEqual([]);
     });

@@ -4,6 +4,7 @@ import { AST_NODE_TYPES, type TSESLint, type TSESTree } from "@typescript-eslint
 import { SourceCode } from "eslint";
 import { analysisOfSource, type Analysis } from "./analysis.js";
 import { resolveSpecifier } from "./module-resolution.js";
+import { staticName } from "./static-name.js";
 import { unwrap } from "./unwrap.js";
 import { isFunction, type FunctionNode } from "./walk.js";
 
@@ -67,6 +68,10 @@ function collectExports(module: ProjectModule, statement: TSESTree.ProgramStatem
     module.exports.set("default", statement.declaration);
     return;
   }
+  if (statement.type === AST_NODE_TYPES.ExpressionStatement) {
+    collectCommonJsExports(module, statement.expression);
+    return;
+  }
   if (statement.type !== AST_NODE_TYPES.ExportNamedDeclaration) return;
   const declaration = statement.declaration;
   if (declaration?.type === AST_NODE_TYPES.FunctionDeclaration && declaration.id) module.exports.set(declaration.id.name, declaration);
@@ -81,6 +86,35 @@ function collectExports(module: ProjectModule, statement: TSESTree.ProgramStatem
     module.exports.set(exported, statement.source ? { from: statement.source.value, name: local } : specifier.local);
   }
 }
+
+/**
+ * CommonJS exports, as an Express or Jest project writes them: `module.exports = { reportDocuments }` (each property
+ * a named export; `require` of the module with destructuring or a member reads them), `module.exports = fn` (the
+ * default), `module.exports.name = fn` and `exports.name = fn`.
+ */
+function collectCommonJsExports(module: ProjectModule, expression: TSESTree.Expression): void {
+  if (expression.type !== AST_NODE_TYPES.AssignmentExpression || expression.operator !== "=") return;
+  const target = expression.left;
+  if (isModuleExports(target)) {
+    if (expression.right.type !== AST_NODE_TYPES.ObjectExpression) {
+      module.exports.set("default", expression.right);
+      return;
+    }
+    for (const property of expression.right.properties) {
+      const name = property.type === AST_NODE_TYPES.Property ? staticName(property) : null;
+      if (name !== null && property.type === AST_NODE_TYPES.Property) module.exports.set(name, property.value);
+    }
+    return;
+  }
+  if (target.type !== AST_NODE_TYPES.MemberExpression) return;
+  const base = target.object;
+  const name = staticName(target);
+  const exportsObject = isModuleExports(base) || (base.type === AST_NODE_TYPES.Identifier && base.name === "exports");
+  if (exportsObject && name !== null) module.exports.set(name, expression.right);
+}
+
+const isModuleExports = (node: TSESTree.Node): boolean =>
+  node.type === AST_NODE_TYPES.MemberExpression && node.object.type === AST_NODE_TYPES.Identifier && node.object.name === "module" && staticName(node) === "exports";
 
 /** The function a module exports under `name`, re-exports followed (`export { x } from`, `export *`), or `null`. */
 export function exportedFunction(file: string, name: string, depth = 0): { module: ProjectModule; fn: FunctionNode } | null {
