@@ -12,6 +12,7 @@ import { deliveryKeyExpression, guardKeyExpression, withStableKeyImport } from "
 import { stripeCall, type StripeCall } from "../utils/stripe-call.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 import { billingIdentitiesOf, kitIdentitiesOf, type KitIdentity } from "./stable-idempotency-key/kit-identity.js";
+import { mayReachStripe } from "./stable-idempotency-key/request-url.js";
 import { unstableSourceOf } from "./stable-idempotency-key/unstable-source.js";
 
 export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifier" | "unstableIdentity" | "useStableKey" | "useGuardKey">({
@@ -92,7 +93,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
       MethodDefinition(node) {
         if (staticName(node) === "toBilling") billings.push(node);
       },
-      // `Idempotency-Key` headers on any request (fetch to api.stripe.com, stripe-node's `headers` option).
+      // `Idempotency-Key` headers on a request that may reach Stripe (fetch to api.stripe.com, stripe-node's `headers`).
       Property(node) {
         if (staticName(node) === "toBilling") billings.push(node);
         if (node.key.type !== AST_NODE_TYPES.Literal) return;
@@ -113,7 +114,7 @@ export default createRule<[TypeCheckedOption], "unstableKey" | "unstableIdentifi
           const identifier = meterIdentifierOf(analysis, node, info);
           if (identifier?.kind === "found" || identifier?.kind === "partial") identifier.keys.forEach((key) => check(key, "identifier"));
         }
-        for (const header of headers) check(header.value);
+        for (const header of headers) if (mayReachStripe(context.sourceCode, header)) check(header.value);
       },
     });
   },

@@ -176,8 +176,23 @@ async function handle(message: ServiceBusReceivedMessage) {
   await stripe.paymentIntents.list({ customer: message.body.stripeCustomerId });
 }`,
     },
+    {
+      name: "an Idempotency-Key header sent to the team's own API, whose address names no Stripe host (#42)",
+      code: `async function notifyInvoiced(invoiceId: string) {
+  await fetch(\`\${process.env.ACCOUNTS_URL}/v1/invoiced\`, { method: "POST", headers: { "Idempotency-Key": \`\${invoiceId}-\${Date.now()}\` } });
+  await fetch("https://accounts.internal/v1/invoiced", { method: "POST", headers: { "idempotency-key": String(Date.now()) } });
+}`,
+    },
   ],
   invalid: [
+    {
+      name: "an Idempotency-Key header on a request whose address mentions Stripe or cannot be read",
+      code: `async function refund(url: string) {
+  await fetch(\`\${process.env.STRIPE_API_BASE}/v1/refunds\`, { method: "POST", headers: { "Idempotency-Key": String(Date.now()) } });
+  await fetch(url, { method: "POST", headers: { "Idempotency-Key": String(Date.now()) } });
+}`,
+      errors: [{ messageId: "unstableKey" }, { messageId: "unstableKey" }],
+    },
     {
       name: "meter event identifiers from delivery metadata, randomness or the clock (v1, v2, a stream)",
       code: `${esmHeader}
