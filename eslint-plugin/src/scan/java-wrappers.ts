@@ -100,7 +100,7 @@ export function optionsFactories(matches: readonly AstGrepMatch[]): { name: stri
 
 /** A Stripe call that moves money with the result of a keyless options factory as an argument: reported on the call. */
 function factoryRuleFor(factory: { name: string; at: string }, number: number): string {
-  const message = `This Stripe call takes its request options from ${factory.name}() (${factory.at}), which builds them with no idempotency key: stripe-java then sends a random key per call, so a redelivered or resubmitted message is a new request and moves money again. Add setIdempotencyKey(key) with a key derived from the event's business fields to those options.`;
+  const message = `This Stripe call moves money with request options from ${factory.name}() (${factory.at}), which builds them with no idempotency key: stripe-java then sends a random key per call, so a redelivered or resubmitted message is a new request and charges again. Add setIdempotencyKey(key) with a key derived from the event's business fields to those options.`;
   return `id: require-idempotency-key@java-options-factory-${number}
 language: java
 severity: error
@@ -138,7 +138,14 @@ export async function wrapperCallMatches(matches: readonly AstGrepMatch[], targe
     writeFileSync(path.join(config, "sgconfig.yml"), `ruleDirs: [rules]\nutilDirs: [${JSON.stringify(UTILS)}]\n`);
     const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...(files ?? targets)], cwd);
     if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed on the wrappers' call sites (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
-    return parseMatches(stdout);
+    // One finding per call and rule: a call that splats two keyless params factories matches both factories' rules.
+    const seen = new Set<string>();
+    return parseMatches(stdout).filter((match) => {
+      const at = `${match.ruleId.split("@")[0]}:${match.file}:${match.range.start.line}:${match.range.start.column}`;
+      if (seen.has(at)) return false;
+      seen.add(at);
+      return true;
+    });
   } finally {
     rmSync(config, { recursive: true, force: true });
   }

@@ -67,20 +67,22 @@ rule:
     - inside: { kind: argument_list, inside: { kind: call, has: { field: function, regex: "(^|\\\\.)${wrapper.name}$" } } }
 `),
   );
-  if (factories.length > 0) {
-    const where = factories.map((item) => `${item.name}() (${item.at})`).join(", ");
-    rules.push(`id: require-idempotency-key@python-params-factory
+  // One rule per factory, so a finding names the factory its call splats; a call that splats another dict too is left
+  // alone (its key may come from there), and one splatting two keyless factories is reported once (wrapperCallMatches).
+  const splatOf = (pattern: string) => `{ kind: dictionary_splat, has: { kind: call, has: { field: function, regex: "(^|\\\\.)(${pattern})$" } } }`;
+  factories.forEach((factory, number) =>
+    rules.push(`id: require-idempotency-key@python-params-factory-${number}
 language: python
 severity: error
-message: ${JSON.stringify(`This Stripe call moves money without an idempotency key: its params are the ** splat of ${where}, which returns none, so a redelivered or resubmitted message is a new request and charges again. Pass idempotency_key= derived from the event's business fields.`)}
+message: ${JSON.stringify(`This Stripe call moves money without an idempotency key: its params are the ** splat of ${factory.name}() (${factory.at}), which returns a dict with no idempotency_key, so a redelivered or resubmitted message is a new request and charges again. Pass idempotency_key= derived from the event's business fields.`)}
 rule:
   all:
     - matches: python-stripe-money-call
     - not: { matches: python-stripe-meter-event-call }
-    - has: { field: arguments, has: { kind: dictionary_splat, has: { kind: call, has: { field: function, regex: "(^|\\\\.)(${names(factories)})$" } } } }
+    - has: { field: arguments, has: ${splatOf(factory.name)} }
     - not: { has: { field: arguments, has: { kind: keyword_argument, has: { field: name, regex: "^idempotency_key$" } } } }
     - not: { has: { field: arguments, all: [{ has: { kind: dictionary_splat } }, { has: { kind: dictionary_splat, not: { has: { kind: call, has: { field: function, regex: "(^|\\\\.)(${names(factories)})$" } } } } }] } }
-`);
-  }
+`),
+  );
   return rules;
 }

@@ -33,4 +33,17 @@ describe("the scan's wording", () => {
     const messages = findings.filter((finding) => finding.ruleId === "chargeguard/stable-idempotency-key").map((finding) => finding.message);
     expect(messages.some((message) => message.includes("derives from uuid.uuid4()"))).toBe(true);
   });
+
+  it("names the call, its consequence and the one factory it takes its params or options from (across files)", async () => {
+    const python = (await runScan(["projects/python-wrappers/billing"], { cwd: fixtures })).filter((finding) => finding.file.endsWith("payouts_client.py"));
+    expect(python.map((finding) => finding.message.split(" (projects")[0])).toEqual([
+      "stripe.Transfer.create() moves money without an idempotency key: its params are the ** splat of _transfer_params()",
+      "stripe.Payout.create() moves money without an idempotency key: its params are the ** splat of _payout_params()",
+    ]);
+    const java = await runScan(["projects/java-options-factory"], { cwd: fixtures });
+    expect(java.map((finding) => finding.message)).toEqual([
+      expect.stringMatching(/^PaymentIntent\.create\(\) moves money with request options from buildRequestOptions\(\) .* a new request and charges again\./),
+      expect.stringMatching(/^Refund\.create\(\) moves money with request options from buildRequestOptions\(\) .* a new request and refunds again\./),
+    ]);
+  });
 });
