@@ -10,10 +10,10 @@ import { importedFunction } from "../utils/imported-function.js";
 import { repeatWording } from "../utils/message-context.js";
 import { staticName } from "../utils/static-name.js";
 import { MONEY_MOVING_METHODS, stripeCall, type StripeCall } from "../utils/stripe-call.js";
-import { guardKeyExpression, handlerKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
+import { guardKeyExpression, handlerKeyExpression, webhookKeyExpression, withStableKeyImport } from "../utils/stable-key-fix.js";
 import { typeCheckedSchema, type TypeCheckedOption } from "../utils/type-checked-option.js";
 
-export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "helperWithoutKey" | "addStableKey" | "addGuardKey">({
+export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" | "missingIdentifier" | "identifierOnSomePaths" | "helperWithoutKey" | "addStableKey" | "addGuardKey" | "addEventKey">({
   name: "require-idempotency-key",
   meta: {
     type: "problem",
@@ -35,6 +35,8 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
         "{{helper}}() ({{where}}) calls {{resource}}.{{method}}() without {{what}}{{paths}}: a call through it is a Stripe call, so {{repeat}} {{consequence}}. Give {{helper}}() the {{field}} from the event's business fields and pass it to {{resource}}.{{method}}().",
       addGuardKey:
         "Pass the idempotency key the guard hands this callback ({{key}}): the billing record and Stripe then share one key.",
+      addEventKey:
+        "Key this call on the webhook event's id ({{key}}): Stripe sends the same event, with the same id, when it retries the webhook.",
       addStableKey:
         "Key this call on the message body with stableKey() from chargeguard/runtime (two messages with the same body then count as one for Stripe's 24 hours: the body must identify one billing event, such as an invoice or an order and its period).",
     },
@@ -106,12 +108,14 @@ export default createRule<[TypeCheckedOption], "missingKey" | "keyOnSomePaths" |
       const lookup = idempotencyKeyOf(analysis, node, info);
       if (lookup.kind !== "missing" && lookup.kind !== "partial") return;
       const guardKey = guardKeyExpression(node);
-      const fix = lookup.kind === "missing" ? addKeyFix(analysis, node, guardKey ?? handlerKeyExpression(analysis, node, info), guardKey !== null) : null;
+      // What is in scope first: the guard's key, then a webhook event's id, before a hash of the message body.
+      const eventKey = guardKey ? null : webhookKeyExpression(analysis, node, info);
+      const fix = lookup.kind === "missing" ? addKeyFix(analysis, node, guardKey ?? eventKey ?? handlerKeyExpression(analysis, node, info), (guardKey ?? eventKey) !== null) : null;
       context.report({
         node: node.callee.property,
         messageId: lookup.kind === "missing" ? "missingKey" : "keyOnSomePaths",
         data: { resource: info.resource, method: info.method, repeat: repeatWording(analysis), consequence: consequenceOf(info.resource, info.method), advice: adviceFor(node, info) },
-        suggest: fix ? [guardKey ? { messageId: "addGuardKey", data: { key: guardKey }, fix } : { messageId: "addStableKey", fix }] : [],
+        suggest: fix ? [guardKey ? { messageId: "addGuardKey", data: { key: guardKey }, fix } : eventKey ? { messageId: "addEventKey", data: { key: eventKey }, fix } : { messageId: "addStableKey", fix }] : [],
       });
     }
   },

@@ -4,6 +4,7 @@ import { canImport, withImport } from "./import-fix.js";
 import { annotatedTypeName } from "./type-annotation.js";
 import type { StripeCall } from "./stripe-call.js";
 import { staticName } from "./static-name.js";
+import { unwrap } from "./unwrap.js";
 import { isFunction, walk } from "./walk.js";
 
 /** Where the runtime's key helper is imported from (`stableKey(fields, { scope })`, runtime/core/stable-key.ts). */
@@ -74,6 +75,27 @@ export function guardKeyExpression(call: TSESTree.Node): string | null {
       if (property.type === AST_NODE_TYPES.Property && staticName(property) === "idempotencyKey" && property.value.type === AST_NODE_TYPES.Identifier) return property.value.name;
     }
     return null;
+  }
+  return null;
+}
+
+/**
+ * In a Stripe webhook handler, the verified event's id, which Stripe keeps when it sends the event again:
+ * `` `${event.id}:refunds.create` `` where `const event = stripe.webhooks.constructEvent(...)` in an enclosing
+ * function. The call's name keeps two calls of the handler apart; a second call of the same method gets none.
+ */
+export function webhookKeyExpression(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): string | null {
+  if (info.meterEvent !== null || !alone(analysis, call, info)) return null;
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    let event: string | null = null;
+    walk(analysis.sourceCode, current, (node) => {
+      if (event !== null || node.type !== AST_NODE_TYPES.VariableDeclarator || node.id.type !== AST_NODE_TYPES.Identifier || !node.init) return;
+      const init = unwrap(node.init);
+      const verified = init.type === AST_NODE_TYPES.CallExpression && init.callee.type === AST_NODE_TYPES.MemberExpression && /^constructEvent(Async)?$/.test(staticName(init.callee) ?? "");
+      if (verified && node.range[1] <= call.range[0]) event = node.id.name;
+    });
+    if (event !== null) return `\`\${${event}.id}:${info.resource}.${info.method}\``;
   }
   return null;
 }
