@@ -55,6 +55,12 @@ for (const typed of [false, true]) {
       expect(found[0]!.message).toMatch(/^reportPages\(\) \(\.\.\/lib\/metering\.js\) calls billing\.meterEvents\.create\(\)/);
     });
 
+    it("a BullMQ processor whose worker is made in another file is worded as a job, not a request", async () => {
+      const found = await reports(typed, "jobs/close-period.ts");
+      expect(found.map(({ line, rule }) => ({ line, rule }))).toEqual([{ line: 4, rule: "chargeguard/require-idempotency-key" }]);
+      expect(found[0]!.message).toContain("so a rerun of the same job bills again");
+    });
+
     it("the same helpers given the event's identity report nothing", async () => {
       expect(await reports(typed, "billing/safe.ts")).toEqual([]);
     });

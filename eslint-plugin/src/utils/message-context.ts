@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { Analysis } from "./analysis.js";
+import { importersOf } from "./importer-context.js";
 
 /**
  * Where the code runs, which decides what repeats it: a queue delivery (Service Bus or another broker: a redelivered
@@ -31,9 +33,18 @@ export function deliveryContext(analysis: Analysis): DeliveryContext {
   const cached = cache.get(analysis.sourceCode);
   if (cached !== undefined) return cached;
   const { text } = analysis.sourceCode;
-  const result: DeliveryContext = MESSAGES.test(text) ? "message" : WEBHOOKS.test(text) ? "webhook" : JOBS.test(text) ? "job" : "request";
+  const own = contextOf(text);
+  // A file with no context of its own takes the one of a file that imports it and runs it (a worker made elsewhere).
+  const importers = own === null && path.isAbsolute(analysis.filename) ? importersOf(analysis.filename, ANY_CONTEXT) : [];
+  const result: DeliveryContext = own ?? importers.map(contextOf).find((context) => context !== null) ?? "request";
   cache.set(analysis.sourceCode, result);
   return result;
+}
+
+const ANY_CONTEXT = new RegExp([MESSAGES, WEBHOOKS, JOBS].map((pattern) => pattern.source).join("|"));
+
+function contextOf(text: string): DeliveryContext | null {
+  return MESSAGES.test(text) ? "message" : WEBHOOKS.test(text) ? "webhook" : JOBS.test(text) ? "job" : null;
 }
 
 /** The repeat that charges again, worded for the file. */
