@@ -65,6 +65,19 @@ export default defineConfig(
     rules: { "house/room-directions": "error" },
   },
   {
+    // One reader of the environment in the runtime (runtime/core/environment.ts): every variable documented and
+    // parsed once there; the rest take its values, or an `env` a test hands in.
+    name: "chargeguard/one-environment-reader",
+    files: ["runtime/**/*.ts"],
+    ignores: ["runtime/core/environment.ts"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read the environment through runtime/core/environment.ts (runtimeEnvironment), the runtime's one reader." },
+      ],
+    },
+  },
+  {
     name: "chargeguard/repository",
     rules: {
       "@typescript-eslint/no-unused-vars": [

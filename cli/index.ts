@@ -2,7 +2,7 @@
 // The `chargeguard` command. Thin: it parses arguments and hands over to the rooms (infra, runtime, sandbox,
 // templates). Each subcommand lives in cli/commands/<name>.ts and exports `register(program)`.
 import { Command, CommanderError } from "commander";
-import { exitCodeFor } from "./errors.js";
+import { exitCodeFor } from "./exit-codes.js";
 import { applyUsageStyle, commandPath } from "./usage-style.js";
 import { version } from "./version.js";
 

@@ -1,7 +1,7 @@
 // Commands whose code needs an optional peer dependency (ARCHITECTURE.md, "Packages and who installs them"): `plan`
 // needs Pulumi, which a consumer or an operator host does not install. A missing one is a setup problem with a
 // one-line fix, so it is a usage error (exit 2) naming what to install, not Node's stack trace.
-import { UsageError } from "./errors.js";
+import { UsageError } from "./exit-codes.js";
 
 /** The Pulumi packages `chargeguard plan` and the infra components load. */
 export const pulumiPeers = ["@pulumi/pulumi", "@pulumi/azure-native", "@pulumi/policy"] as const;

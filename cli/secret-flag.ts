@@ -4,7 +4,7 @@
 // environment variable or the `<flag>-file` option, which reads the value from a file (e.g. a mounted secret).
 import { readFileSync } from "node:fs";
 import { redactSecrets } from "../runtime/index.js";
-import { refuseTogether, UsageError } from "./errors.js";
+import { refuseTogether, UsageError } from "./exit-codes.js";
 
 export interface SecretFlag {
   /** e.g. "--connection-string" */

@@ -1,7 +1,7 @@
 // `--stack` and `--config-file` (plan, sandbox): one names Pulumi.<stack>.yaml, the other any file. Given together
 // they must agree, or a prod file would be planned (and reported) as dev.
 import { basename } from "node:path";
-import { UsageError } from "./errors.js";
+import { UsageError } from "./exit-codes.js";
 
 export function checkStackFlags(stack: string | undefined, configFile: string | undefined): void {
   if (stack === undefined || configFile === undefined) return;

@@ -61,6 +61,6 @@ export { KeybrakeKeyProvider, type KeybrakeKeyProviderOptions } from "./stripe/v
 export type { KeyRequest, VaultKeyProvider } from "./stripe/vault/key-provider.js";
 export { entraPassword, type EntraPasswordOptions } from "./guard/entra-password.js";
 // Where a key may go, and text an operator reads: secrets redacted, control characters escaped.
-export { keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
+export { isLiveSecretKey, keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
 export { redactSecrets } from "./core/text/redact.js";
 export { terminalSafe } from "./core/text/terminal-safe.js";

@@ -51,10 +51,10 @@ export async function packInto(checkout: string, project: string): Promise<Vendo
   await mkdir(vendor, { recursive: true });
   const pack = async (directory: string): Promise<string> => {
     // --ignore-scripts: the checkout is already built (vendorProblem), and packing must not rebuild or run hooks.
-    const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", vendor], {
+    const [program, ...npmArgs] = npmCommand();
+    const { stdout } = await run(program, [...npmArgs, "pack", "--json", "--ignore-scripts", "--pack-destination", vendor], {
       cwd: directory,
       maxBuffer: 32 * 1024 * 1024,
-      shell: process.platform === "win32",
     });
     const [packed] = JSON.parse(stdout) as { filename: string }[];
     if (!packed) throw new Error(`npm pack in ${directory} reported nothing`);
@@ -62,4 +62,19 @@ export async function packInto(checkout: string, project: string): Promise<Vendo
   };
   const root = path.resolve(checkout);
   return { chargeguard: await pack(root), eslintPlugin: await pack(eslintPluginOf(root) ?? path.join(root, "eslint-plugin")) };
+}
+
+/**
+ * npm without a shell on every platform: node running npm's own npm-cli.js (beside node as Node's installers put it:
+ * <dir>/node_modules/npm on Windows, <prefix>/lib/node_modules/npm elsewhere), else the `npm` executable. Windows'
+ * npm is a .cmd, which Node runs only through cmd.exe, and a shell would read the pack destination (the project's
+ * path: spaces, "&", "%") as commands: never through one.
+ */
+export function npmCommand(execPath = process.execPath, platform: NodeJS.Platform = process.platform): [string, ...string[]] {
+  const dir = platform === "win32" ? path.win32.dirname(execPath) : path.dirname(execPath);
+  const candidates = [path.join(dir, "node_modules/npm/bin/npm-cli.js"), path.join(dir, "../lib/node_modules/npm/bin/npm-cli.js")];
+  const cli = candidates.find((candidate) => existsSync(candidate));
+  if (cli !== undefined) return [execPath, cli];
+  if (platform === "win32") throw new Error(`npm's npm-cli.js is not beside ${execPath}: run with Node's own npm installed, or pack with --no-vendor`);
+  return ["npm"];
 }

@@ -2,8 +2,8 @@ import { Option, type Command } from "commander";
 import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/flows/index.js";
-import { terminalSafe } from "../../runtime/index.js";
-import { CliError, exitCodes, exitCodesHelp, UsageError } from "../errors.js";
+import { isLiveSecretKey, terminalSafe } from "../../runtime/index.js";
+import { CliError, exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 
 interface AuditCommandOptions {
   flow: string;
@@ -66,9 +66,10 @@ export function register(program: Command): void {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
       if (options.refundIds && !options.refund) throw new UsageError("--refund-ids needs --refund");
       if (options.since !== undefined && options.until !== undefined && options.since >= options.until) throw new UsageError("--since must be before --until");
-      const apiKey = process.env.STRIPE_API_KEY;
+      // The key as it is meant: an env file's " sk_live_..." is a live secret key (key-destination.ts reads it so too).
+      const apiKey = process.env.STRIPE_API_KEY?.trim();
       if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
-      if (apiKey.startsWith("sk_live_") && !options.refund) {
+      if (isLiveSecretKey(apiKey) && !options.refund) {
         // No key-shaped text in the message: the CLI's error redaction would garble it.
         throw new UsageError("audit only reads without --refund: give a restricted live key (rk_...) with read access, not a live secret key (sk_...) with every write right");
       }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/index.js";
-import { exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 import { operatorQueueRights, parseIsoDuration } from "../../tuning/index.js";
@@ -104,7 +104,7 @@ async function explained<T>(target: { queue: string; connectionString?: string }
     const { ConfigurationError, serviceBusRefusal, wrongKeyMessage } = await runtime();
     const refusal = serviceBusRefusal(error);
     if (!refusal) throw error;
-    // A refused key and missing rights are the deployment's configuration: exit 2 (cli/errors.ts).
+    // A refused key and missing rights are the deployment's configuration: exit 2 (cli/exit-codes.ts).
     if (refusal.kind === "key") {
       const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
       throw new ConfigurationError(wrongKeyMessage(target.connectionString, namespace, refusal.detail), { cause: error });

@@ -5,7 +5,7 @@ import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
-import { exitCodesHelp } from "../errors.js";
+import { exitCodesHelp } from "../exit-codes.js";
 import {
   databaseChoices,
   dependencySource,

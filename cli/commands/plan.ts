@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../exit-codes.js";
 import { pulumiPeers, withPeers } from "../optional-peer.js";
 import { checkStackFlags } from "../stack-flags.js";
 

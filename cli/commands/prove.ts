@@ -30,8 +30,9 @@ import {
   toJson,
   type ProvingGroundResult,
 } from "../../prove/index.js";
-import { exitCodes, exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, wholeNumber } from "../flag-values.js";
+import { secretFlagValue } from "../secret-flag.js";
 
 interface ProveOptions {
   events?: number;
@@ -52,6 +53,7 @@ interface ProveOptions {
   chaos: boolean;
   scenarioEvents: number;
   databaseUrl?: string;
+  databaseUrlFile?: string;
 }
 
 function boundedInteger(_name: string, max: number) {
@@ -132,7 +134,11 @@ export function register(program: Command): void {
       boundedInteger("--scenario-events", provingGroundLimits.events),
       scenarioDefaults.events,
     )
-    .option("--database-url <url>", "PostgreSQL server for database-failover and database-hang (default: env TEST_DATABASE_URL, which scripts/with-postgres.mjs sets)")
+    .option(
+      "--database-url <url>",
+      "PostgreSQL server for database-failover and database-hang, without a password (one with a password is refused: it would show in ps; default: env TEST_DATABASE_URL, which scripts/with-postgres.mjs sets)",
+    )
+    .option("--database-url-file <path>", "read that PostgreSQL URL from this file")
     .option("--verbose", "log what the harness and the consumers do, on stderr")
     .addHelpText(
       "after",
@@ -208,7 +214,9 @@ function chosenScenarios(options: ProveOptions): ScenarioName[] {
   const named = options.scenarios === undefined ? undefined : usage(() => parseScenarioNames(options.scenarios as string));
   const scenarios = named ?? (options.degraded || options.full ? [...scenarioNames] : []);
   if (!options.chaos && scenarios.length === 0) throw new UsageError("--no-chaos leaves nothing to run: give --scenarios or --degraded");
-  options.databaseUrl ??= process.env.TEST_DATABASE_URL;
+  // A password in a flag sits in the process list for every user of the host: refused, as reconcile refuses it.
+  const givenUrl = secretFlagValue({ flag: "--database-url", envName: "TEST_DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
+  options.databaseUrl = givenUrl ?? process.env.TEST_DATABASE_URL;
   const needing = (named ?? []).filter((name) => name.startsWith("database-"));
   if (needing.length > 0 && !options.databaseUrl) {
     throw new UsageError(`${needing.join(", ")} need PostgreSQL: give --database-url, or run under node scripts/with-postgres.mjs --`);

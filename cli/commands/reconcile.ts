@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
 import { terminalSafe } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
-import { exitCodesHelp, refuseTogether, UsageError } from "../errors.js";
+import { exitCodesHelp, refuseTogether, UsageError } from "../exit-codes.js";
 import { wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
 

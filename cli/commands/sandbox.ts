@@ -5,7 +5,7 @@ import { StackConfigError } from "../../infra/stack-config.js";
 import { queueOptionsFromTuning, startServiceBusEmulator, type EmulatedQueueOptions, resolveQueueOptions, startStripeEmulator } from "../../sandbox/index.js";
 // The rights BillingQueue deploys per party, from the pure tuning room (no SDK loaded).
 import { consumerQueueRights, operatorQueueRights, producerQueueRights, type QueueRights } from "../../tuning/index.js";
-import { exitCodesHelp, UsageError } from "../errors.js";
+import { exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { checkStackFlags } from "../stack-flags.js";
 

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { exitCodesHelp } from "../errors.js";
+import { terminalSafe } from "../../runtime/index.js";
+import { exitCodesHelp } from "../exit-codes.js";
 
 interface ScanFlags {
   format: string;
@@ -41,11 +42,12 @@ export function register(program: Command): void {
         const format = scan.parseScanFormat(flags.format);
         const cwd = process.cwd();
         const findings = await scan.runScan(paths, { cwd });
-        console.log(scan.formatFindings(findings, format, { cwd, rulesMeta: scan.scanRulesMeta }));
+        // File names are the scanned tree's bytes: control characters escaped (JSON and SARIF stay valid JSON).
+        console.log(terminalSafe(scan.formatFindings(findings, format, { cwd, rulesMeta: scan.scanRulesMeta }), { multiline: true }));
         process.exitCode = findings.length > 0 ? 1 : 0;
       } catch (error) {
         if (!(error instanceof scan.ScanUsageError) && !(error instanceof scan.ScanToolError)) throw error;
-        console.error(`chargeguard scan: ${error.message}`);
+        console.error(`chargeguard scan: ${terminalSafe(error.message)}`);
         process.exitCode = 2;
       }
     });

@@ -2,7 +2,7 @@
 // from a bounded spool, and optionally refund them. The result holds the groups found, never the payments read.
 import { loadStripe } from "../sdk/load-stripe.js";
 import { stripeHostFor } from "../stripe/key-destination.js";
-import { budgetedHttpClient, type RequestCounters, type RetryPolicy } from "./budgeted-http-client.js";
+import { budgetedHttpClient, type RequestCounters, type AuditRetryPolicy } from "./budgeted-http-client.js";
 import { collectPayments, readUncoveredPayments, type CollectProgress } from "./collect.js";
 import { detectDuplicates, type DisputedGroup, type DuplicateGroup, type ResolvedDuplicate } from "./detect.js";
 import { DisputeIndex, readDisputes } from "./disputes.js";
@@ -28,7 +28,7 @@ export interface AuditOptions {
   /** Likely duplicates to refund as well (their ids). */
   refundIds?: ReadonlySet<string>;
   spool?: SpoolOptions;
-  retry?: RetryPolicy;
+  retry?: AuditRetryPolicy;
   onProgress?: (progress: CollectProgress & RequestCounters) => void;
   onRefund?: (outcome: RefundOutcome) => void;
 }

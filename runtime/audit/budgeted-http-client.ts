@@ -10,7 +10,7 @@ import type { RequestBudget } from "./request-budget.js";
 type NodeClient = ReturnType<typeof Stripe.createNodeHttpClient>;
 type Response = Awaited<ReturnType<NodeClient["makeRequest"]>>;
 
-export interface RetryPolicy {
+export interface AuditRetryPolicy {
   /** Attempts per request, the first included. */
   maxAttempts: number;
   /** First back-off; doubled per attempt with full jitter, capped at `maxDelayMs`. */
@@ -24,9 +24,9 @@ export interface RequestCounters {
   rateLimited: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 20_000 };
+export const auditRetryPolicy: AuditRetryPolicy = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 20_000 };
 
-export function budgetedHttpClient(budget: RequestBudget, counters: RequestCounters, policy: RetryPolicy = defaultRetryPolicy): NodeClient {
+export function budgetedHttpClient(budget: RequestBudget, counters: RequestCounters, policy: AuditRetryPolicy = auditRetryPolicy): NodeClient {
   const inner = loadStripe().createNodeHttpClient();
   return Object.assign(Object.create(inner) as NodeClient, {
     async makeRequest(...args: Parameters<NodeClient["makeRequest"]>): Promise<Response> {
@@ -60,7 +60,7 @@ function retryable(status: number, shouldRetry: unknown): boolean {
   return status === 429 || status === 409 || status >= 500 || shouldRetry === "true";
 }
 
-function backoffMs(policy: RetryPolicy, attempt: number): number {
+function backoffMs(policy: AuditRetryPolicy, attempt: number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }

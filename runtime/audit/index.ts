@@ -4,9 +4,9 @@ export { auditAccount, type AuditOptions, type AuditResult } from "./audit-accou
 export { formatAmount, formatAudit, summarize, type AuditFormat, type AuditSummary } from "./audit-report.js";
 export {
   budgetedHttpClient,
-  defaultRetryPolicy as auditRetryPolicy,
+  auditRetryPolicy,
   type RequestCounters,
-  type RetryPolicy as AuditRetryPolicy,
+  type AuditRetryPolicy,
 } from "./budgeted-http-client.js";
 export { detectDuplicates, type Confidence, type CustomerFindings, type DuplicateGroup, type DuplicatePayment, type ResolvedDuplicate } from "./detect.js";
 export { auditFlows, type AuditFlow, type PaymentRecord } from "./payment-record.js";

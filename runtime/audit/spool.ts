@@ -2,6 +2,7 @@
 // the audit's memory is bounded by one partition (about total / partitions records), not by the account's size.
 // Detection needs all of one customer's payments together; a hash of the customer picks the partition.
 import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
 import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ export class PaymentSpool {
   #buffered = 0;
   #dir: string | undefined;
   #spilled = new Set<number>();
+  #removeOnExit: (() => void) | undefined;
   /** Records written in all. */
   size = 0;
 
@@ -59,12 +61,17 @@ export class PaymentSpool {
 
   /** Removes the temporary files. */
   async close(): Promise<void> {
+    this.#removeOnExit?.();
+    this.#removeOnExit = undefined;
     if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
     this.#dir = undefined;
   }
 
   async #spill(): Promise<void> {
-    this.#dir ??= await mkdtemp(join(this.#tempRoot, "chargeguard-audit-"));
+    if (this.#dir === undefined) {
+      this.#dir = await mkdtemp(join(this.#tempRoot, "chargeguard-audit-"));
+      this.#removeOnExit = removeOnExit(this.#dir);
+    }
     for (let partition = 0; partition < this.#partitions; partition++) {
       const lines = this.#buffers[partition]!;
       if (lines.length === 0) continue;
@@ -82,4 +89,27 @@ export class PaymentSpool {
 
 function partitionOf(customer: string, partitions: number): number {
   return createHash("sha1").update(customer).digest().readUInt32BE(0) % partitions;
+}
+
+/**
+ * The spilled files hold customer and payment ids: an operator's Ctrl-C or a container's SIGTERM ends the process
+ * without running the audit's `finally`, so they are removed on the signal (and on process.exit()), and the process
+ * then ends by that signal as it would have. Returns the function that unregisters it (after a normal close).
+ */
+function removeOnExit(dir: string): () => void {
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const onSignal = (signal: NodeJS.Signals) => {
+    remove();
+    unregister();
+    // Nobody else listens: end by the signal, as Node's default would have (a shell then reports 130 for SIGINT).
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const unregister = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+    process.off("exit", remove);
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  process.on("exit", remove);
+  return unregister;
 }

@@ -5,7 +5,7 @@ import { worstCaseStripeMs } from "../../tuning/index.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import { connectionParams } from "../guard/pg-client.js";
 import { loadPg } from "../sdk/load-pg.js";
-import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
+import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
 import type { StripeClients } from "./stripe-clients.js";
 import { CircuitBreaker, type BreakerState } from "../resilience/circuit-breaker.js";
@@ -34,7 +34,7 @@ export interface ConsumerResilience {
 
 export interface ResilienceParts {
   options: AnyConsumerOptions;
-  settings: ConsumerSettings;
+  settings: ResolvedConsumerSettings;
   stripe: StripeClients;
   owner: string;
   log: (line: string) => void;

@@ -17,8 +17,9 @@ import type { FlowAdapter } from "../flows/flow-adapter.js";
 import { paymentIntentFlow } from "../flows/payment-intent-flow.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../handler/settlement-policy.js";
 import { stableKey } from "../core/stable-key.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
-export interface ConsumerSettings {
+export interface ResolvedConsumerSettings {
   maxConcurrentCalls: number;
   stripeSlots: number;
   /** Fewer Stripe slots than messages in flight: the others record and settle while the slots call Stripe. */
@@ -37,7 +38,7 @@ export interface ConsumerSettings {
 /** Only settings are read here, whatever the event and request. */
 export type AnyConsumerOptions = BillingConsumerOptions<unknown, unknown>;
 
-export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings {
+export function consumerSettings(options: AnyConsumerOptions): ResolvedConsumerSettings {
   const { maxConcurrentCalls, stripeSlots } = concurrency(options);
   const pipelined = stripeSlots < maxConcurrentCalls;
   const stripeTimeoutMs = options.stripe.timeoutMs ?? options.tuning?.consumer.stripeTimeoutMs ?? DEFAULT_STRIPE_BUDGET.timeoutMs;
@@ -58,7 +59,7 @@ export function consumerSettings(options: AnyConsumerOptions): ConsumerSettings 
     Math.ceil(Math.max(heldMs, 2 * flow.calls * deliveryBudgetMs(budget)) / 1000) * 1000;
   const resolved = { maxConcurrentCalls, stripeSlots, pipelined, stripeTimeoutMs, stripeRetries, flow, heldMs, maxAutoLockRenewalDurationInMs };
   checkLockCoverage(options, budget, shape, maxAutoLockRenewalDurationInMs);
-  const settings: ConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options), stripeRequestsPerSecond: stripeCeiling(options) };
+  const settings: ResolvedConsumerSettings = { ...resolved, retryPolicy: retryPolicyOf(options), stripeRequestsPerSecond: stripeCeiling(options) };
   checkScope(options.scope ?? "billing");
   if (options.keyProvider && (options.expectedPeriodTotalCents ?? options.periodCapCents) === undefined) {
     throw new ConfigurationError("a vault key provider needs expectedPeriodTotalCents (or periodCapCents) to size each period's key cap");
@@ -97,9 +98,8 @@ function retryPolicyOf(options: AnyConsumerOptions): RetryPolicy {
 }
 
 /** The option, else STRIPE_REQUESTS_PER_SECOND (the infra stack's Stripe budget); empty: none. */
-function stripeCeiling(options: AnyConsumerOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const fromEnv = env["STRIPE_REQUESTS_PER_SECOND"]?.trim();
-  const value = options.stripeRequestsPerSecond ?? (fromEnv === undefined || fromEnv === "" ? undefined : Number(fromEnv));
+function stripeCeiling(options: AnyConsumerOptions, env: Environment = processEnvironment()): number | undefined {
+  const value = options.stripeRequestsPerSecond ?? runtimeEnvironment(env).stripeRequestsPerSecond;
   if (value === undefined) return undefined;
   if (!Number.isFinite(value) || value <= 0) {
     // The variable and the problem, never an environment value (a secret set in the wrong variable must not be logged).

@@ -13,7 +13,7 @@ import type { GuardStore } from "../guard/guard-store.js";
 import type { ConsumerContext, RunningConsumer, StartConsumer } from "./consumer-contract.js";
 import { bounded } from "./bounded.js";
 import type { BillingConsumerOptions } from "./consumer-options.js";
-import { consumerSettings, type AnyConsumerOptions, type ConsumerSettings } from "./consumer-settings.js";
+import { consumerSettings, type AnyConsumerOptions, type ResolvedConsumerSettings } from "./consumer-settings.js";
 import { openGuardStores } from "./guard-stores.js";
 import { InFlight } from "./in-flight.js";
 import { startMessageIntake } from "./message-intake.js";
@@ -141,7 +141,7 @@ interface HandlerParts {
 }
 
 /** The billing handler on the consumer's stores, Stripe clients and slots (instrumented per delivery by the intake). */
-function billingHandlerFor(options: AnyConsumerOptions, settings: ConsumerSettings, parts: HandlerParts): BillingHandler {
+function billingHandlerFor(options: AnyConsumerOptions, settings: ResolvedConsumerSettings, parts: HandlerParts): BillingHandler {
   const expected = options.expectedPeriodTotalCents ?? options.periodCapCents;
   const clock = options.clock;
   return createBillingHandler({

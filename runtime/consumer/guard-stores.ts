@@ -5,7 +5,7 @@ import { Guard } from "../guard/guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";
 import { openWhenReachable } from "./database-at-start.js";
-import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
+import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 
 export interface GuardStores {
   /** The guard's store the handler runs on. */
@@ -18,7 +18,7 @@ export interface GuardStores {
   closeOwn(): Promise<void>;
 }
 
-export async function openGuardStores(options: AnyConsumerOptions, settings: ConsumerSettings, log: (line: string) => void): Promise<GuardStores> {
+export async function openGuardStores(options: AnyConsumerOptions, settings: ResolvedConsumerSettings, log: (line: string) => void): Promise<GuardStores> {
   const shared = options.guard as GuardStore | undefined;
   if (shared !== undefined) {
     return { store: shared, observed: shared instanceof Guard ? shared : undefined, close: async () => {}, closeOwn: async () => {} };

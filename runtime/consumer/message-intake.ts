@@ -9,7 +9,7 @@ import { gateSettlements } from "./settlement-gate.js";
 import { safeDeadLetters } from "./safe-dead-letter.js";
 import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
-import type { AnyConsumerOptions, ConsumerSettings } from "./consumer-settings.js";
+import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
 import type { InFlight } from "./in-flight.js";
 import type { ReceiveHeartbeat } from "./receive-heartbeat.js";
@@ -24,7 +24,7 @@ export interface MessageIntake {
 
 export interface IntakeParts {
   options: AnyConsumerOptions;
-  settings: ConsumerSettings;
+  settings: ResolvedConsumerSettings;
   log: (line: string) => void;
   receiver: ServiceBusReceiver;
   sender: ServiceBusSender;

@@ -19,7 +19,7 @@ export interface ReceiveLiveness {
 export interface HeartbeatSettings {
   /** The queue's lock (the tuning's lockDurationMs); default Service Bus's PT1M. */
   lockDurationMs?: number;
-  /** How long a message may be held (ConsumerSettings.heldMs). */
+  /** How long a message may be held (ResolvedConsumerSettings.heldMs). */
   heldMs: number;
   /** Between idle probes; default RECEIVE_PROBE_EVERY_MS. */
   probeEveryMs?: number;

@@ -8,6 +8,7 @@ import { loadServiceBus } from "../sdk/load-service-bus.js";
 import { isServiceBusError } from "../sdk/service-bus-error.js";
 import { serviceBusHost, serviceBusRefusal, wrongKeyMessage } from "../servicebus/servicebus-refusal.js";
 import { consumerQueueRights } from "../../tuning/index.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
 /** The consumer cannot start with this configuration (the run contract's settings): a ConfigurationError, exit 2. */
 export class ConsumerStartError extends ConfigurationError {
@@ -15,9 +16,9 @@ export class ConsumerStartError extends ConfigurationError {
 }
 
 /** Peeks one message with a short-lived client and few retries; throws a ConsumerStartError naming the setting to fix. */
-export async function checkQueueReachable(connectionString: string | undefined, queueName: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function checkQueueReachable(connectionString: string | undefined, queueName: string, env: Environment = processEnvironment()): Promise<void> {
   const retryOptions = { maxRetries: 2, retryDelayInMs: 500, timeoutInMs: 10_000 };
-  const namespace = env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
+  const namespace = runtimeEnvironment(env).serviceBusNamespace;
   const { ServiceBusClient } = await loadServiceBus();
   const client =
     connectionString !== undefined && connectionString !== ""

@@ -5,14 +5,14 @@
 // origin that is not there (a liveness probe's test) switch it off: `checkStripeAtStart: false` or STRIPE_START_CHECK=off.
 import { connect } from "node:net";
 import { ConsumerStartError } from "./servicebus-preflight.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
 /** How long the connect may take before the origin counts as unreachable. */
 export const STRIPE_CONNECT_CHECK_MS = 5_000;
 
 /** Whether the start check runs: the option, else env STRIPE_START_CHECK (`off` skips it), else on. */
-export function stripeCheckWanted(option: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (option !== undefined) return option;
-  return env.STRIPE_START_CHECK?.trim().toLowerCase() !== "off";
+export function stripeCheckWanted(option: boolean | undefined, env: Environment = processEnvironment()): boolean {
+  return option ?? runtimeEnvironment(env).stripeStartCheck;
 }
 
 /**

@@ -11,6 +11,18 @@ export class ChargeguardError extends Error {
 }
 
 /**
+ * What the runtime throws to itself and catches again (a dependency down or throttling, a step not recorded, a consumer
+ * stopped, an invoice not paid yet): a signal of its own base, not a refusal, so `instanceof ChargeguardError` keeps
+ * meaning "the kit refused" everywhere.
+ */
+export class ChargeguardSignal extends Error {
+  override name = "ChargeguardSignal";
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
  * The event itself is proven invalid (a field no retry or resubmission can fix): the message is dead-lettered under
  * `InvalidEvent`, and the operator is told not to resubmit it as is. Throw it only after checking the event's fields.
  */

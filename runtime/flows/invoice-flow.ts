@@ -5,7 +5,7 @@
 // finalize / pay check the invoice's status (Stripe answers 400 when it is already finalized or paid). An invoice
 // still open after pay is not declined: its payment may be processing, so the record stays pending until Stripe says.
 import type Stripe from "stripe";
-import { GuardInputError } from "../core/errors.js";
+import { ChargeguardSignal, GuardInputError } from "../core/errors.js";
 import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import { lookupFrom, type FlowAdapter, type FlowContext } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
@@ -29,7 +29,7 @@ export interface InvoiceRequest {
 }
 
 /** Pay answered with the invoice void or uncollectible: it will not be paid (a card decline raises a card error). */
-class InvoiceNotPaid extends Error {
+class InvoiceNotPaid extends ChargeguardSignal {
   override name = "InvoiceNotPaid";
   constructor(readonly invoiceId: string, readonly status: string | null) {
     super(`invoice ${invoiceId} is ${status ?? "unknown"} after pay`);
@@ -41,7 +41,7 @@ class InvoiceNotPaid extends Error {
  * customer; it may yet be paid. The record stays pending and reserved; the retries and the reconciler ask Stripe
  * for the invoice's status until it is paid (done) or the retries run out (the reconciler keeps asking).
  */
-class InvoicePaymentPending extends Error {
+class InvoicePaymentPending extends ChargeguardSignal {
   override name = "InvoicePaymentPending";
   constructor(readonly invoiceId: string) {
     super(`invoice ${invoiceId} is still open after pay: its payment is processing or awaits the customer; ask Stripe again later`);

@@ -5,6 +5,7 @@
 // record cannot be proven sent or not: it is refused (dead-lettered for an operator to compare the meter's
 // summaries), never re-sent, because a second event would be counted twice.
 import { createHash } from "node:crypto";
+import { ChargeguardError } from "../core/errors.js";
 import { isStripeErrorOfType } from "../stripe/stripe-error.js";
 import type { FlowAdapter } from "./flow-adapter.js";
 import { stripeErrorClass } from "./stripe-error-class.js";
@@ -75,7 +76,7 @@ export const meterEventFlow: FlowAdapter<MeterEventRequest> = {
 };
 
 /** Past Stripe's identifier window with the outcome unknown: neither sent nor unsent can be proven. */
-export class MeterEventUnverifiable extends Error {
+export class MeterEventUnverifiable extends ChargeguardError {
   override name = "MeterEventUnverifiable";
   constructor(identifier: string) {
     super(

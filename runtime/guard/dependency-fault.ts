@@ -1,8 +1,9 @@
 // Which failures are a dependency being throttled or down, rather than anything about the event: those never count
 // as an attempt and never dead-letter an event (README, "Degraded dependencies").
 import type Stripe from "stripe";
+import { ChargeguardSignal } from "../core/errors.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../stripe/stripe-error.js";
-import { vaultErrorCodes } from "../stripe/vault/errors.js";
+import { vaultErrorCodes } from "../stripe/vault/vault-error-codes.js";
 
 export type Dependency = "stripe" | "database" | "vault";
 export type DegradationCause = "throttled" | "outage";
@@ -18,7 +19,7 @@ export interface DependencyFault {
  * Thrown instead of calling a dependency that is known to be down (its breaker is open) or whose throttling outlasted
  * the delivery's lease: nothing was sent, so nothing can have happened.
  */
-export class DependencyUnavailableError extends Error {
+export class DependencyUnavailableError extends ChargeguardSignal {
   override readonly name = "DependencyUnavailableError";
   /**
    * True only where it is proven that no request left for Stripe (a breaker open, no budget before the lease ends,

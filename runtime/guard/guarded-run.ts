@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { canonicalDocument, canonicalJson } from "../core/canonical-json.js";
 import { stableKey } from "../core/stable-key.js";
 import { describeError, errorMessage } from "../core/describe-error.js";
-import { GuardInputError, InvalidEventError, LeaseLapsedError } from "../core/errors.js";
+import { ChargeguardSignal, GuardInputError, InvalidEventError, LeaseLapsedError } from "../core/errors.js";
 import type { GuardStore, Spend, StoreClaim, StoreLease } from "./guard-store.js";
 import { DependencyUnavailableError } from "./dependency-fault.js";
 import { faultOf, recordOutcome, type GuardErrorClass, type GuardOutcome, type GuardPhaseHooks, type GuardWorkResult } from "./guard-outcome.js";
@@ -269,7 +269,7 @@ function guardContext<L extends StoreLease>(
 }
 
 /** A recovery point the store did not take: the Stripe object exists, its retry replays it under the same key. */
-class StepNotRecorded extends Error {
+class StepNotRecorded extends ChargeguardSignal {
   override name = "StepNotRecorded";
 }
 

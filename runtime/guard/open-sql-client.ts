@@ -1,5 +1,5 @@
-// Where a guard keeps its records: one way to open them for both guards (the default consumer's BillingGuard and the
-// flows' Guard), so an embedded data directory is checked and locked the same way whichever guard opens it.
+// Where the guard keeps its records: one way to open PostgreSQL, an embedded PGlite data directory (checked and locked
+// before it is used) or, asked by name, memory, for the one Guard every flow, identity and the reconciler go through.
 import type { PGlite } from "@electric-sql/pglite";
 import { dataDirectoryClient, openDataDirectory } from "./data-dir.js";
 import { pgClient, type PgTimeouts } from "./pg-client.js";

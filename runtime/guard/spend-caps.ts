@@ -1,5 +1,5 @@
 // Spend caps per (billing period, currency), each in the currency's own minor units: 1,000 JPY and 1,000 US cents
-// are different money, so they never share a cap. One rule for every guard (billing_records and guard_records).
+// are different money, so they never share a cap. One rule for every flow's records (guard_records).
 import { ConfigurationError } from "../core/errors.js";
 
 /**

@@ -23,4 +23,5 @@ export { scheduleRetry, defaultRetryReason, type ScheduleRetryOptions, type Sche
 export { consumerSteps, type ConsumerStep, type StepHook } from "./consumer-steps.js";
 export { configurationFaultReason } from "./configuration-fault.js";
 export { systemClock, type Clock } from "../core/clock.js";
+export { ChargeguardSignal } from "../core/errors.js";
 export { capCents } from "../stripe/vault/keybrake-key-provider.js";

@@ -1,11 +1,14 @@
 // The step hooks at the flow's boundaries (consumer-steps.ts): where the proving ground and the crash tests freeze a
 // replica. A flow frozen in a hook while the consumer stopped must not continue past the boundary.
 import type { ServiceBusReceivedMessage } from "@azure/service-bus";
+import { ChargeguardSignal } from "../core/errors.js";
 import type { ConsumerStep } from "./consumer-steps.js";
 import type { HandlerSettings } from "./handler-settings.js";
 
 /** A hook froze the flow and the consumer stopped meanwhile: nothing after the boundary may run. */
-export class Stopped extends Error {}
+export class Stopped extends ChargeguardSignal {
+  override name = "Stopped";
+}
 
 /** Crosses one boundary: runs the hook, waits if it froze, throws Stopped if the consumer stopped meanwhile. */
 export type StepBoundary = (name: ConsumerStep, event: unknown) => Promise<void>;

@@ -14,6 +14,7 @@ import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties 
 import { loadServiceBus } from "../sdk/load-service-bus.js";
 import { serviceBusErrorIn } from "../sdk/service-bus-error.js";
 import { connectServiceBus } from "../servicebus/servicebus-connection.js";
+import { processEnvironment } from "../core/environment.js";
 
 export interface DeadLetterOptions {
   /** Absent: SERVICEBUS_FULLY_QUALIFIED_NAMESPACE with DefaultAzureCredential. */
@@ -181,7 +182,7 @@ async function connect(options: DeadLetterOptions): Promise<ServiceBusClient> {
   const operatorClientOptions: ServiceBusClientOptions = {
     retryOptions: { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000, mode: RetryMode.Exponential },
   };
-  return connectServiceBus(options.connectionString, process.env, operatorClientOptions);
+  return connectServiceBus(options.connectionString, processEnvironment(), operatorClientOptions);
 }
 
 /** The message to send back to `queue` for a dead-lettered one. */

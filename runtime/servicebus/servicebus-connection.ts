@@ -5,16 +5,17 @@ import type { ServiceBusClient, ServiceBusClientOptions } from "@azure/service-b
 import { ConfigurationError } from "../core/errors.js";
 import { loadIdentity } from "../sdk/load-identity.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
 
 export async function connectServiceBus(
   connectionString: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Environment = processEnvironment(),
   options: ServiceBusClientOptions = {},
 ): Promise<ServiceBusClient> {
   const { ServiceBusClient } = await loadServiceBus();
   if (connectionString !== undefined && connectionString !== "") return new ServiceBusClient(connectionString, options);
-  const namespace = env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE;
-  if (namespace === undefined || namespace === "") {
+  const namespace = runtimeEnvironment(env).serviceBusNamespace;
+  if (namespace === undefined) {
     throw new ConfigurationError(
       "no Service Bus connection: set SERVICEBUS_CONNECTION_STRING (or pass a connection string), or SERVICEBUS_FULLY_QUALIFIED_NAMESPACE for DefaultAzureCredential",
     );

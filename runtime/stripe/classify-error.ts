@@ -2,7 +2,7 @@
 // that happen before anything is charged are definite; everything else must be retried with the same key.
 import type Stripe from "stripe";
 import { describeError } from "../core/describe-error.js";
-import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "./vault/errors.js";
+import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../core/errors.js";
 import { isStripeErrorOfType, isStripeKeyRefusal, stripeErrorIn } from "./stripe-error.js";
 
 export type StripeFailure =

@@ -8,6 +8,8 @@
 // Errors name the variable and the problem, never the key or the URL's user info.
 import { ConfigurationError } from "../core/errors.js";
 import { isLoopbackHost } from "../core/loopback-host.js";
+import { processEnvironment, runtimeEnvironment, type Environment } from "../core/environment.js";
+import { stripeKeyText } from "../core/text/secret-syntax.js";
 
 export const STRIPE_API_ORIGIN = "https://api.stripe.com";
 
@@ -27,16 +29,25 @@ export interface StripeHost {
   protocol: "http" | "https";
 }
 
-/** What a key is, by its prefix only. Anything unrecognised is treated as live (the cautious reading). */
+/**
+ * What a key is, by its prefix only, after the whitespace around it (`" sk_live_..."` is a live key). Anything
+ * unrecognised is "other": https only, never plain http.
+ */
 export function keyKind(key: string): KeyKind {
-  if (/^(sk|rk)_live_/.test(key)) return "stripe-live";
-  if (/^[a-z]{2,8}_test(_|$)/.test(key)) return "test";
+  const text = stripeKeyText(key);
+  if (/^(sk|rk)_live_/.test(text)) return "stripe-live";
+  if (/^[a-z]{2,8}_test(_|$)/.test(text)) return "test";
   return "other";
 }
 
+/** A live secret key (sk_live_: every right on the account), whitespace around it or not. */
+export function isLiveSecretKey(key: string): boolean {
+  return stripeKeyText(key).startsWith("sk_live_");
+}
+
 /** STRIPE_ALLOWED_ORIGINS, each entry normalised to its origin; a malformed entry is a ConfigurationError. */
-export function allowedOrigins(env: NodeJS.ProcessEnv = process.env): string[] {
-  const raw = env.STRIPE_ALLOWED_ORIGINS?.trim() ?? "";
+export function allowedOrigins(env: Environment = processEnvironment()): string[] {
+  const raw = runtimeEnvironment(env).stripeAllowedOrigins;
   if (raw === "") return [];
   return raw.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
     const url = parseOrigin(entry, "STRIPE_ALLOWED_ORIGINS");

@@ -1,4 +1,4 @@
-import { invalidRequest, resourceMissing } from "./errors.js";
+import { invalidRequest, resourceMissing } from "./stripe-failures.js";
 import type { BillingMeter, BillingMeterEvent, BillingMeterEventSummary, StripeList } from "./objects.js";
 import { optionalEnum, optionalHash, optionalInteger, optionalString, rejectUnknown, requiredInteger, requiredString } from "./params.js";
 import { route, type Route } from "./routes.js";

@@ -1,5 +1,5 @@
 import { attemptCharge, cardDeclined } from "./charging.js";
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 import { listParamNames, listQuery } from "./list-params.js";
 import type { Charge, StripeList } from "./objects.js";
 import { currency, metadata, optionalBoolean, optionalString, rejectUnknown, requiredInteger } from "./params.js";

@@ -1,4 +1,4 @@
-import { StripeFailure } from "./errors.js";
+import { StripeFailure } from "./stripe-failures.js";
 import type { Charge, Metadata, PaymentError, PaymentIntent } from "./objects.js";
 import { bankDebitSettleSeconds, cardBehaviour } from "./payment-methods.js";
 import type { StripeStore } from "./store.js";

@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 
 /** Bounds on `created` (unix seconds), from `created=123` or `created[gte]=...`. */
 export interface CreatedRange {

@@ -2,7 +2,7 @@
 // `payment_intent`), retrieved, answered with evidence (`submit`) and closed (accepted: `lost`). Stripe's testing docs:
 // evidence `uncategorized_text` "winning_evidence" wins the dispute, "losing_evidence" loses it, shortly after.
 import { disputeClosed, evidenceFields, newDispute, type Dispute, type DisputeKind, type DisputeStatus } from "./dispute-objects.js";
-import { invalidRequest, resourceMissing, StripeFailure } from "./errors.js";
+import { invalidRequest, resourceMissing, StripeFailure } from "./stripe-failures.js";
 import { chargeScopedList } from "./list-params.js";
 import type { Charge } from "./objects.js";
 import { metadata, optionalBoolean, optionalHash, rejectUnknown } from "./params.js";

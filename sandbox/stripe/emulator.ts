@@ -10,7 +10,7 @@ import { customerRoutes } from "./customers.js";
 import { disputeRoutes } from "./disputes.js";
 import { answerDegraded } from "./degraded-answer.js";
 import { StripeDegradation } from "./degradation.js";
-import { StripeFailure, type StripeErrorBody } from "./errors.js";
+import { StripeFailure, type StripeErrorBody } from "./stripe-failures.js";
 import { expand, expansionPaths } from "./expand.js";
 import { StripeFaults, type StripeFaultAction, type StripeFaultRequest } from "./faults.js";
 import { canonicalForm, parseForm, type FormObject } from "./form.js";

@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 import type { FormObject } from "./form.js";
 import { invoicePaymentsKey, type StripeStore } from "./store.js";
 

@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 
 /** A decoded `application/x-www-form-urlencoded` body (or query) in Stripe's bracket notation. */
 export type FormValue = string | FormObject | FormValue[];

@@ -1,4 +1,4 @@
-import { resourceMissing } from "./errors.js";
+import { resourceMissing } from "./stripe-failures.js";
 import type { InvoicePayment } from "./invoice-objects.js";
 import { listParamNames, listQuery } from "./list-params.js";
 import type { StripeList } from "./objects.js";

@@ -1,5 +1,5 @@
 import { attemptCharge, cardDeclined, settlePendingCharge } from "./charging.js";
-import { invalidRequest, resourceMissing, unexpectedState } from "./errors.js";
+import { invalidRequest, resourceMissing, unexpectedState } from "./stripe-failures.js";
 import type { FormObject } from "./form.js";
 import { listParamNames, listQuery } from "./list-params.js";
 import type { Invoice, InvoiceItem, InvoiceLine } from "./invoice-objects.js";

@@ -1,5 +1,5 @@
 import type { Collection, CreatedRange, ListQuery } from "./collection.js";
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 import type { FormObject } from "./form.js";
 import type { StripeList } from "./objects.js";
 import { optionalInteger, optionalString, rejectUnknown } from "./params.js";

@@ -1,4 +1,4 @@
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 import type { FormObject, FormValue } from "./form.js";
 import type { Metadata } from "./objects.js";
 

@@ -1,5 +1,5 @@
 import { attemptCharge, cardDeclined } from "./charging.js";
-import { invalidRequest, unexpectedState } from "./errors.js";
+import { invalidRequest, unexpectedState } from "./stripe-failures.js";
 import { listParamNames, listQuery } from "./list-params.js";
 import type { PaymentIntent, PaymentIntentStatus, StripeList, StripeSearchResult } from "./objects.js";
 import {

@@ -1,5 +1,5 @@
 import { disputeInquiry, fraudulentDispute, productNotReceivedDispute, type DisputeKind } from "./dispute-objects.js";
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 
 /** What a test card does when charged: Stripe's documented test ids, so code written against the sandbox runs in test mode. */
 export type CardBehaviour =

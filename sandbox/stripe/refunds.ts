@@ -1,5 +1,5 @@
 import { chargebackOf, closeInquiriesOf } from "./disputes.js";
-import { invalidRequest, resourceMissing, unexpectedState } from "./errors.js";
+import { invalidRequest, resourceMissing, unexpectedState } from "./stripe-failures.js";
 import { chargeScopedList } from "./list-params.js";
 import type { Charge, PaymentIntent, Refund } from "./objects.js";
 import { metadata, optionalEnum, optionalInteger, optionalString, rejectUnknown } from "./params.js";

@@ -1,5 +1,5 @@
 import { customerKey } from "./collection.js";
-import { invalidRequest } from "./errors.js";
+import { invalidRequest } from "./stripe-failures.js";
 import type { PaymentIntent } from "./objects.js";
 
 // Stripe's search query language for PaymentIntents: clauses `field:value`, `-field:value` (negation),

@@ -1,6 +1,6 @@
 import type { SandboxClock } from "../clock.js";
 import { Collection } from "./collection.js";
-import { resourceMissing } from "./errors.js";
+import { resourceMissing } from "./stripe-failures.js";
 import { IdGenerator } from "./ids.js";
 import type { Dispute } from "./dispute-objects.js";
 import type { Invoice, InvoiceItem, InvoicePayment } from "./invoice-objects.js";

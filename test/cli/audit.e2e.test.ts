@@ -55,6 +55,17 @@ describe("chargeguard audit", () => {
     expect(secret.code).toBe(2);
     expect(secret.stderr).toContain("audit only reads without --refund: give a restricted live key (rk_...) with read access, not a live secret key (sk_...)");
     expect(secret.stderr).not.toContain("notasecretkey");
+    // The same key with a space or tab before it is the same key (#44): refused without --refund, and with --refund
+    // never sent to an https host that is not Stripe's.
+    for (const spaced of [` ${["sk", "live", "notasecretkey000000"].join("_")}`, `\t${["sk", "live", "notasecretkey000000"].join("_")}`]) {
+      const readOnly = await audit([], { STRIPE_API_KEY: spaced });
+      expect(readOnly.code, readOnly.stderr).toBe(2);
+      expect(readOnly.stderr).toContain("audit only reads without --refund");
+      const elsewhere = await audit(["--refund", "--stripe-api-base", "https://127.0.0.1:9"], { STRIPE_API_KEY: spaced });
+      expect(elsewhere.code, elsewhere.stderr).toBe(2);
+      expect(elsewhere.stderr).toContain("is not https://api.stripe.com: a live Stripe key goes only there");
+      expect(elsewhere.stderr + readOnly.stderr).not.toContain("notasecretkey");
+    }
   });
 
   it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {

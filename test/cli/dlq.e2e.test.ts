@@ -6,7 +6,7 @@ import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/dlq.js";
-import { exitCodeFor, exitCodes } from "../../cli/errors.js";
+import { exitCodeFor, exitCodes } from "../../cli/exit-codes.js";
 import { operatorQueueRights } from "../../tuning/index.js";
 import { resubmitIdReason } from "../../runtime/operator/index.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";

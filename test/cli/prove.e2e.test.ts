@@ -30,6 +30,9 @@ describe("chargeguard prove", () => {
       [["--full", "--events", "500"], "--full sets the events itself: give --full, or --events / --flow-events, not both"],
       [["--scenarios", "meteor"], "unknown scenario(s): meteor"],
       [["--no-chaos"], "--no-chaos leaves nothing to run: give --scenarios or --degraded"],
+      // A password in a flag shows in ps (#44): refused as reconcile refuses it, naming the variable to use.
+      [["--scenarios", "database-hang", "--database-url", "postgres://billing:Held@Out@127.0.0.1:9/db"], "--database-url carries a secret, which every user of this host can read from the process list: set TEST_DATABASE_URL"],
+      [["--scenarios", "database-hang", "--database-url", "postgres://127.0.0.1:9/db?password=hunter22"], "set TEST_DATABASE_URL in the environment or pass --database-url-file"],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(cli, ["prove", ...args], { timeoutMs: 30_000 });
@@ -37,6 +40,7 @@ describe("chargeguard prove", () => {
       expect(run.stderr, args.join(" ")).toContain(message);
       expect(run.stderr).not.toContain("proving ground:");
       expect(run.stdout).toBe("");
+      expect(run.stderr).not.toMatch(/Held|hunter22/);
     }
   });
 

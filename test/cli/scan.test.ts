@@ -1,5 +1,8 @@
 // `chargeguard scan`: thin over eslint-plugin-chargeguard/scan (built: `npm run build` first), so these check the
 // wiring, the exit codes (1 found, 0 clean, 2 usage) and the JSON output.
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { register } from "../../cli/commands/scan.js";
@@ -50,5 +53,28 @@ describe("chargeguard scan", () => {
     const missing = await run(`${fixtures}/nowhere`);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain("no such file or directory");
+  });
+
+  it("escapes terminal control bytes in scanned file names, in every format (#44)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chargeguard-scan-"));
+    try {
+      const broken = `${fixtures}/python/broken`;
+      const source = readdirSync(broken).find((name) => name.endsWith(".py")) as string;
+      const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e.py";
+      copyFileSync(join(broken, source), join(dir, hostile));
+      for (const format of ["text", "json", "sarif"]) {
+        const { stdout, exitCode } = await run(dir, "--format", format);
+        expect(exitCode, stdout).toBe(1);
+        expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+        // SARIF names files by URI (percent-encoded); text and JSON print the name, escaped as JSON spells it.
+        expect(stdout).toContain(format === "sarif" ? "pwned" : "\\u001b]0;pwned");
+        if (format !== "text") expect(JSON.stringify(JSON.parse(stdout))).toContain("pwned");
+      }
+      const missing = await run(join(dir, "\u001b]0;gone\u0007"));
+      expect(missing.exitCode).toBe(2);
+      expect(missing.stderr).not.toContain("\u001b");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

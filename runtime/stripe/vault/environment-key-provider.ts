@@ -1,8 +1,11 @@
 // A Stripe key from the environment, the same for every period. Meant for a restricted key (`rk_...`) that can do
 // nothing but create PaymentIntents; it cannot cap amounts, so the guard's spend ledger is the only cap.
 import { ConfigurationError } from "../../core/errors.js";
+import { stripeKeyText } from "../../core/text/secret-syntax.js";
 import { accountLabel } from "../account-label.js";
+import { isLiveSecretKey } from "../key-destination.js";
 import type { VaultKeyProvider } from "./key-provider.js";
+import { runtimeEnvironment } from "../../core/environment.js";
 
 export interface EnvironmentKeyProviderOptions {
   /** The key; default: `env.STRIPE_API_KEY`. */
@@ -18,11 +21,12 @@ export class EnvironmentKeyProvider implements VaultKeyProvider {
   readonly #apiKey: string;
 
   constructor(options: EnvironmentKeyProviderOptions = {}) {
-    const apiKey = options.apiKey ?? (options.env ?? process.env).STRIPE_API_KEY;
-    if (apiKey === undefined || apiKey.trim() === "") {
+    // The key as it is meant, without the whitespace an env file leaves around it (key-destination.ts reads it so too).
+    const apiKey = stripeKeyText(options.apiKey ?? runtimeEnvironment(options.env).stripeApiKey ?? "");
+    if (apiKey === "") {
       throw new ConfigurationError("STRIPE_API_KEY is not set: give a restricted Stripe key (rk_...) allowed to write PaymentIntents");
     }
-    if (apiKey.startsWith("sk_live_")) {
+    if (isLiveSecretKey(apiKey)) {
       throw new ConfigurationError(
         "STRIPE_API_KEY is a live secret key (sk_live_...): a billing consumer must run with a restricted key (rk_live_...) " +
           "limited to PaymentIntents, or a per-period vault key",

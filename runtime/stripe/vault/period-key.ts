@@ -2,14 +2,14 @@
 // proxy answers before anything executes) gets one more try with a freshly fetched key. A past period whose key is
 // still refused fails that period's events only (dead-lettered VaultKeyRefused, resubmittable once the vault issues
 // it a key), never the intake: pausing on it paused the current period's billing too, in a loop.
-import { VaultKeyError } from "../../core/errors.js";
+import { ChargeguardSignal, VaultKeyError } from "../../core/errors.js";
 import type { KeyRequest, VaultKeyProvider } from "./key-provider.js";
 
 /** The dead-letter reason of a past period whose key the vault keeps refusing. */
 export const pastPeriodKeyReason = "VaultKeyRefused";
 
 /** A past period's key, refused twice: a verdict on that period's events, not on the deployment. */
-export class PastPeriodKeyRefused extends Error {
+export class PastPeriodKeyRefused extends ChargeguardSignal {
   override readonly name = "PastPeriodKeyRefused";
 }
 

@@ -3,7 +3,8 @@
 // vault's own errors at the call itself (every flow's calls, flows/flow-adapter.ts), before the rate governor or a
 // classifier sees them, so a cap refusal is never taken for Stripe's rate limiting (retried, and cutting the rate).
 import { stripeErrorIn } from "../stripe-error.js";
-import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError, vaultErrorCodes } from "./errors.js";
+import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../core/errors.js";
+import { vaultErrorCodes } from "./vault-error-codes.js";
 
 /** A vault proxy's refusal as a vault error; anything else unchanged. */
 export function fromVaultRefusal(error: unknown): unknown {

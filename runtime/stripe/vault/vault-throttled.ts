@@ -1,7 +1,8 @@
 // A vault that answers 429 to a key request is throttling (Key Vault and Keybrake both do), not refusing: the
-// request is fine and will work later. Not a ChargeguardError on purpose: those are refusals and answers.
+// request is fine and will work later. A signal (ChargeguardSignal), not a ChargeguardError: those are refusals and answers.
+import { ChargeguardSignal } from "../../core/errors.js";
 
-export class VaultThrottledError extends Error {
+export class VaultThrottledError extends ChargeguardSignal {
   override readonly name = "VaultThrottledError";
   /** The vault's `Retry-After`, in ms, when it sent one: how long to leave it alone. */
   readonly retryAfterMs: number | undefined;

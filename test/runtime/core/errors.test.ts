@@ -1,8 +1,7 @@
-// The runtime's one errors module: a base class every deliberate error extends, names callers can log, and the vault
-// errors as compatible as before (same names, constructors and `cause`, still importable from vault/errors.js).
+// The runtime's one errors module: a base class every deliberate error extends, and names callers can log (the vault's
+// refusals among them: same names, constructors and `cause` as before).
 import { describe, expect, it } from "vitest";
 import * as runtime from "../../../runtime/index.js";
-import * as vault from "../../../runtime/stripe/vault/errors.js";
 
 const classes = {
   InvalidEventError: runtime.InvalidEventError,
@@ -27,13 +26,6 @@ describe("runtime errors", () => {
 
   it("InvalidEventError names the field at fault", () => {
     expect(new runtime.InvalidEventError("amountCents must be positive", "amountCents").field).toBe("amountCents");
-  });
-
-  it("the vault errors are the same classes from their old module", () => {
-    expect(vault.SpendCapExceededError).toBe(runtime.SpendCapExceededError);
-    expect(vault.EndpointNotAllowedError).toBe(runtime.EndpointNotAllowedError);
-    expect(vault.VaultKeyError).toBe(runtime.VaultKeyError);
-    expect(vault.vaultErrorCodes.spendCapExceeded).toBe("vault_spend_cap_exceeded");
   });
 
   it("a built-in error is not one of ours (what the billing handler treats as an unknown outcome)", () => {

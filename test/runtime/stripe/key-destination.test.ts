@@ -34,6 +34,15 @@ describe("keyDestinationProblem", () => {
     expect([liveSecret, liveRestricted, testKey, "kb_test_sandbox", "vk_live_x", "hunter2"].map(keyKind)).toEqual(["stripe-live", "stripe-live", "test", "test", "other", "other"]);
   });
 
+  it("classifies a key after the whitespace around it: a live key with a leading space or tab is live (#44)", () => {
+    for (const spelling of [` ${liveSecret}`, `\t${liveSecret}`, `${liveSecret} `, `\n ${liveRestricted}\r\n`]) {
+      expect(keyKind(spelling)).toBe("stripe-live");
+      expect(keyDestinationProblem(spelling, "https://stripe-proxy.example")).toMatch(/a live Stripe key goes only there/);
+      expect(keyDestinationProblem(spelling, base)).toMatch(/only a test key/);
+    }
+    expect(keyKind(` ${testKey}`)).toBe("test");
+  });
+
   it("sends a live key only to api.stripe.com or an allowed https origin", () => {
     expect(keyDestinationProblem(liveRestricted, undefined)).toBeUndefined();
     expect(keyDestinationProblem(liveRestricted, "https://api.stripe.com")).toBeUndefined();

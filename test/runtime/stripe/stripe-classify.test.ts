@@ -2,7 +2,7 @@ import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { classifyStripeError } from "../../../runtime/stripe/classify-error.js";
 import { fromVaultRefusal } from "../../../runtime/stripe/create-payment-intent.js";
-import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../../runtime/stripe/vault/errors.js";
+import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../../runtime/core/errors.js";
 
 const { errors } = Stripe;
 

@@ -64,6 +64,8 @@ const environmentSchema = z
     // What the runtime's key provider refuses at start, named here too so `--print-settings` lists it.
     STRIPE_API_KEY: z
       .string()
+      // The key as it is meant: " sk_live_..." from an env file is a live secret key.
+      .trim()
       .refine((key) => !key.startsWith("sk_live_"), {
         error: "STRIPE_API_KEY is a live secret key (sk_live_...): a billing consumer must run with a restricted key (rk_live_...) limited to PaymentIntents",
       })

@@ -46,7 +46,8 @@ describe("redactSecrets", () => {
       "Authorization: Bearer eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl",
       "https://tok3n@proxy.example/v1",
       "Password=swordfish;Host=x",
-    ].join(" | ");
+      // One per line: a ";"-separated line is read as the Azure SDK reads a connection string (a value runs to its ";").
+    ].join("\n");
     const redacted = redactSecrets(text);
     for (const secret of ["c2VjcmV0LWtleQ==", "pa55word", "hunter2", "51SECRETsecretSECRET", "eyJhbGciOi", "tok3n", "swordfish"]) {
       expect(redacted).not.toContain(secret);

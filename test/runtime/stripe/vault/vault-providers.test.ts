@@ -7,7 +7,7 @@ import { createStripeClient } from "../../../../runtime/stripe/client.js";
 import { createPaymentIntent } from "../../../../runtime/stripe/create-payment-intent.js";
 import { buildPaymentIntentParams } from "../../../../runtime/stripe/payment-intent-params.js";
 import { EnvironmentKeyProvider } from "../../../../runtime/stripe/vault/environment-key-provider.js";
-import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../../../runtime/stripe/vault/errors.js";
+import { EndpointNotAllowedError, SpendCapExceededError, VaultKeyError } from "../../../../runtime/core/errors.js";
 import type { VaultKeyProvider } from "../../../../runtime/stripe/vault/key-provider.js";
 import { capCents, KeybrakeKeyProvider, keyExpiry, periodExpiry } from "../../../../runtime/stripe/vault/keybrake-key-provider.js";
 

@@ -1,6 +1,5 @@
-// Refusals from a vault key (Keybrake or compatible). The classes live in the runtime's one errors module
-// (../errors.ts); they are re-exported here so imports of this module keep working.
-export { SpendCapExceededError, EndpointNotAllowedError, VaultKeyError } from "../../core/errors.js";
+// The codes a vault key's refusals carry (Keybrake or compatible). The refusals' classes are the runtime's one errors
+// module's (core/errors.ts); vault-refusal.ts turns a code into its class.
 
 /** Error codes a Keybrake-compatible proxy puts in its Stripe-shaped error bodies. */
 export const vaultErrorCodes = {
