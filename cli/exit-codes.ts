@@ -2,11 +2,12 @@
 // configuration error (bad flags, conflicting flags, a missing setting, a database or queue that is not there), 3 = a
 // command's third outcome, neither done nor failed (reconcile: billings still unknown; prove: did not settle).
 import { CommanderError } from "commander";
+import { ChargeguardError } from "../errors/index.js";
 
-export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3 } as const;
+export const exitCodes = { ok: 0, failed: 1, usage: 2, inconclusive: 3, interrupted: 130 } as const;
 
-/** Base class: a CLI error carries its exit code. */
-export class CliError extends Error {
+/** Base class: a CLI error carries its exit code; a refusal of the kit's like every other (a ChargeguardError). */
+export class CliError extends ChargeguardError {
   override name = "CliError";
   constructor(
     message: string,

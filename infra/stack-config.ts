@@ -3,6 +3,7 @@
 // Every problem is collected (unknown keys, wrong types, `P5M` locks, budgets that cannot be made safe) and
 // reported together, one sentence each.
 import { z } from "zod";
+import { ChargeguardError } from "../errors/index.js";
 import { issuesOf, isSecureValue, securePaths, type SecureValue } from "./config-issues.js";
 import { parseServiceSections, type ServiceConfig } from "./service-config.js";
 import { DEFAULT_BACKLOG_THRESHOLD, DEFAULT_RETRY_BACKLOG_THRESHOLD, defaultSeverities, type AlertSeverities } from "./alert-specs.js";
@@ -16,7 +17,7 @@ export type Sku = (typeof skus)[number];
 /** Stacks treated as production unless `chargeguard:production` says otherwise (the policy pack's default too). */
 export const DEFAULT_PRODUCTION_STACKS = ["prod", "production"];
 
-export class StackConfigError extends Error {
+export class StackConfigError extends ChargeguardError {
   override readonly name = "StackConfigError";
   constructor(
     readonly source: string,

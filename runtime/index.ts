@@ -64,3 +64,5 @@ export { entraPassword, type EntraPasswordOptions } from "./guard/entra-password
 export { isLiveSecretKey, keyDestinationProblem, type KeyDestinationOptions } from "./stripe/key-destination.js";
 export { redactSecrets } from "./core/text/redact.js";
 export { terminalSafe } from "./core/text/terminal-safe.js";
+// The environment, read in one place: the consumer's variables, as its config and the CLI's operator commands take them.
+export { consumerVariables, processEnvironment, type ConsumerVariables, type Environment } from "./core/environment.js";

@@ -2,6 +2,7 @@
 // consumer dead-letters an event whose customer Stripe does not know) and puts one billing event on the queue, in
 // the shape the generated consumer reads (templates/files/consumer/README.md, "The event").
 import { ServiceBusClient } from "@azure/service-bus";
+import { stripeObjectsOf } from "./send-outcome.js";
 
 /**
  * The default billing event, as the generated consumer reads it. The sandbox imports no other room (it stands for
@@ -40,6 +41,8 @@ export interface SentEvent {
   messageId: string;
   /** Whether the Stripe customer was created for this event. */
   customerCreated: boolean;
+  /** The customer's PaymentIntents and Charges before the send (waitForOutcome tells this event's apart). */
+  before: ReadonlySet<string>;
 }
 
 /** Only a loopback origin: this helper is for the sandbox, never a real account. */
@@ -66,26 +69,43 @@ async function createCustomer(options: SandboxEventOptions): Promise<string> {
   return body.id;
 }
 
-/** Creates the customer when none is given, then sends the event; the messageId names customer and period. */
+/** The queue named does not exist in the sandbox: found before anything is created at Stripe. */
+export class SandboxQueueMissingError extends Error {
+  override readonly name = "SandboxQueueMissingError";
+}
+
+/**
+ * Checks the queue first (opening the sender's link: a missing queue is refused before a customer is made), creates
+ * the customer when none is given, notes the customer's Stripe objects, then sends the event; the messageId names
+ * customer and period.
+ */
 export async function sendSandboxEvent(options: SandboxEventOptions): Promise<SentEvent> {
-  const customerCreated = options.stripeCustomerId === undefined;
-  const stripeCustomerId = options.stripeCustomerId ?? (await createCustomer(options));
-  const event: SandboxUsageEvent = {
-    customerId: options.customerId,
-    stripeCustomerId,
-    paymentMethodId: options.paymentMethodId,
-    billingPeriod: options.billingPeriod,
-    amountCents: options.amountCents,
-    currency: options.currency,
-  };
-  const messageId = `${options.customerId}:${options.billingPeriod}:${stripeCustomerId}`;
   const client = new ServiceBusClient(options.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 10_000 } });
   try {
     const sender = client.createSender(options.queue);
+    await sender.createMessageBatch().catch((error: unknown) => {
+      if ((error as { code?: string }).code !== "MessagingEntityNotFound") throw error;
+      const endpoint = /Endpoint=([^;]+)/i.exec(options.connectionString)?.[1] ?? "the sandbox";
+      throw new SandboxQueueMissingError(
+        `queue ${options.queue} does not exist on ${endpoint}: send to the queue the sandbox made (SERVICEBUS_QUEUE in sandbox.env), or start it with --queue ${options.queue}; nothing was created at Stripe`,
+      );
+    });
+    const customerCreated = options.stripeCustomerId === undefined;
+    const stripeCustomerId = options.stripeCustomerId ?? (await createCustomer(options));
+    const before = new Set((await stripeObjectsOf(loopbackOrigin(options.stripeApiBase).origin, options.stripeApiKey, stripeCustomerId)).map((object) => object.id));
+    const event: SandboxUsageEvent = {
+      customerId: options.customerId,
+      stripeCustomerId,
+      paymentMethodId: options.paymentMethodId,
+      billingPeriod: options.billingPeriod,
+      amountCents: options.amountCents,
+      currency: options.currency,
+    };
+    const messageId = `${options.customerId}:${options.billingPeriod}:${stripeCustomerId}`;
     await sender.sendMessages({ body: event, messageId, contentType: "application/json" });
     await sender.close();
+    return { event, messageId, customerCreated, before };
   } finally {
     await client.close();
   }
-  return { event, messageId, customerCreated };
 }

@@ -1,10 +1,14 @@
 // `npm run build`: the ESLint plugin and the kit compile side by side. Neither needs the other's output (the CLI's
 // scan loads the plugin at run time), and tsc keeps one core busy, so on two cores the plugin's 5 s hide behind the
 // kit's 18 s instead of coming first. Exits with the first failure's code, after both finished.
+// tsc emits only JavaScript: the files the kit reads at run time beside its code are copied into dist/ here.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyRunTimeFiles } from "./run-time-files.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+copyRunTimeFiles(root, join(root, "dist"));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
 // The plugin's own build script (its package says how it builds), through the npm that runs this one when there is.
 const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ["npm", []];

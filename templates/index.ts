@@ -7,3 +7,4 @@ export { databaseChoices, type DatabaseChoice } from "./database-packages.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
 export * from "./dependency-source.js";
+export { billingIdentities, billingIdentityHelp, type BillingIdentity } from "./billing-identity.js";

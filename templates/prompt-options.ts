@@ -2,6 +2,7 @@
 // with the same rules as the flags and asked again until it passes.
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
+import { ChargeguardError } from "../errors/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { databaseChoices } from "./database-packages.js";
 import { flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
@@ -17,6 +18,11 @@ export interface VendorQuestion {
   byDefault: boolean;
 }
 
+/** Ctrl-C at one of the prompt's questions: nothing was written. The CLI says so in one line and exits 130. */
+export class PromptInterrupted extends ChargeguardError {
+  override readonly name = "PromptInterrupted";
+}
+
 /** The options, with `vendor` set to `vendoring.from` when the user chose to vendor (asked only with `vendoring`). */
 export async function promptScaffoldOptions(
   directory: string,
@@ -24,9 +30,19 @@ export async function promptScaffoldOptions(
   vendoring?: VendorQuestion,
 ): Promise<ScaffoldOptions> {
   const readline = createInterface({ input: streams.input, output: streams.output });
-  const ask = async (question: string, fallback: string, problem: (answer: string) => string | undefined) => {
+  // Ctrl-C at a question ends the prompt, nothing written; the CLI exits 130 with one line. readline's own default
+  // (no listener) only pauses the input, and the process then ended with 1 and no word.
+  const interrupted = new AbortController();
+  readline.on("SIGINT", () => interrupted.abort());
+  const question = (text: string) =>
+    readline.question(text, { signal: interrupted.signal }).catch((error: unknown) => {
+      if (!interrupted.signal.aborted) throw error;
+      streams.output.write("\n");
+      throw new PromptInterrupted("interrupted at the prompt (Ctrl-C): nothing was written");
+    });
+  const ask = async (text: string, fallback: string, problem: (answer: string) => string | undefined) => {
     for (;;) {
-      const answer = (await readline.question(`${question} (${fallback}): `)).trim() || fallback;
+      const answer = (await question(`${text} (${fallback}): `)).trim() || fallback;
       const found = problem(answer);
       if (found === undefined) return answer;
       streams.output.write(`  ${found}\n`);

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ChargeguardError } from "../errors/index.js";
 import { flowNames, TuningError } from "../tuning/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFile, type StackQueueBudget } from "./queue-budget.js";
@@ -66,7 +67,7 @@ export interface ScaffoldResult {
 /** The registry range when neither linked nor vendored: this chargeguard's own version (both packages share it). */
 const publishedRange = (): string => `^${runningChargeguard().version}`;
 
-export class ScaffoldError extends Error {
+export class ScaffoldError extends ChargeguardError {
   override readonly name = "ScaffoldError";
 }
 

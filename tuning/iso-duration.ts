@@ -1,8 +1,9 @@
 // ISO 8601 durations as Azure Service Bus takes them (lockDuration, defaultMessageTimeToLive, ...), parsed strictly.
 // Only fixed-length units are accepted: days, hours, minutes, seconds. Years, months and weeks are refused because
 // `P5M` is five *months* (not minutes) and a calendar month has no fixed length in milliseconds.
+import { ChargeguardError } from "../errors/index.js";
 
-export class DurationFormatError extends Error {
+export class DurationFormatError extends ChargeguardError {
   override readonly name = "DurationFormatError";
 }
 

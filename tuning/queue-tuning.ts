@@ -1,6 +1,7 @@
 // The queue tuning maths: one latency budget in, every number that must agree out (queue lock, consumer lock
 // renewal deadline, Stripe client timeout and retries, delivery count, TTL, duplicate-detection window).
 // PURE: no Pulumi import. Infra, the runtime and the templates import it through this room's index.
+import { ChargeguardError } from "../errors/index.js";
 import { describeMs, formatIsoDuration, parseIsoDuration } from "./iso-duration.js";
 import { concurrencyProblems, describeHold, holdProblems, messageHoldMs, waitsForStripeSlot, type ConsumerConcurrency } from "./message-hold.js";
 
@@ -62,7 +63,7 @@ export interface QueueTuning {
 }
 
 /** Bad budgets: `problems` has one sentence per problem, each naming the numbers and what to change. */
-export class TuningError extends Error {
+export class TuningError extends ChargeguardError {
   override readonly name = "TuningError";
   constructor(readonly problems: string[]) {
     super(problems.join("\n"));

@@ -2,6 +2,7 @@
 // guard database's connection limit and the queue's delivery budget. Infra deploys these numbers (Container Apps
 // scale rule and grace period), the policy pack re-derives them, and the runtime sizes its pool with guardPoolSize.
 // PURE: no Pulumi import.
+import { ChargeguardError } from "../errors/index.js";
 import { concurrencyProblems, describeHold, messageHoldMs } from "./message-hold.js";
 
 /** Stripe's default rate limit in live mode: 100 read and 100 write operations per second (25 in test mode). */
@@ -97,7 +98,7 @@ export interface ReplicaBounds {
   explanation: { maxReplicas: string; terminationGracePeriodSeconds: string; messageCount: string; minReplicas: string };
 }
 
-export class ReplicaBudgetError extends Error {
+export class ReplicaBudgetError extends ChargeguardError {
   override readonly name = "ReplicaBudgetError";
   constructor(readonly problems: string[]) {
     super(problems.join("\n"));

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { allowed } from "../flag-values.js";
 import type { AuditFormat, AuditResult } from "../../runtime/audit/index.js";
 import { isStripeErrorOfType, stripeErrorIn } from "../../runtime/flows/index.js";
-import { isLiveSecretKey, terminalSafe } from "../../runtime/index.js";
+import { consumerVariables, isLiveSecretKey, terminalSafe } from "../../runtime/index.js";
 import { CliError, exitCodes, exitCodesHelp, UsageError } from "../exit-codes.js";
 
 interface AuditCommandOptions {
@@ -47,8 +47,8 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       exitCodesHelp({
-        0: "no duplicate found",
-        1: "duplicates found (refunded or not: run again to see them resolved)",
+        0: "no duplicate left: none found, or --refund --yes refunded every one",
+        1: "duplicates left to refund (likely ones not named with --refund-ids, failed refunds) or held by a dispute",
         2: "or an access error: no STRIPE_API_KEY, a key Stripe refuses or lacks permission, Stripe unreachable",
       }) +
         "\n\n" +
@@ -66,8 +66,8 @@ export function register(program: Command): void {
       if (options.yes && !options.refund) throw new UsageError("--yes only confirms --refund");
       if (options.refundIds && !options.refund) throw new UsageError("--refund-ids needs --refund");
       if (options.since !== undefined && options.until !== undefined && options.since >= options.until) throw new UsageError("--since must be before --until");
-      // The key as it is meant: an env file's " sk_live_..." is a live secret key (key-destination.ts reads it so too).
-      const apiKey = process.env.STRIPE_API_KEY?.trim();
+      // The consumer's variables, trimmed: an env file's " sk_live_..." is a live secret key (as key-destination.ts reads it).
+      const { STRIPE_API_KEY: apiKey, STRIPE_API_BASE: envApiBase } = consumerVariables();
       if (!apiKey) throw new UsageError("audit needs STRIPE_API_KEY in the environment (a restricted key with read access; refunds need write access to Refunds)");
       if (isLiveSecretKey(apiKey) && !options.refund) {
         // No key-shaped text in the message: the CLI's error redaction would garble it.
@@ -75,9 +75,9 @@ export function register(program: Command): void {
       }
       const keyPath = options.key.split(".");
       if (keyPath.some((segment) => segment === "")) throw new UsageError(`--key must be a dotted path such as metadata.usage_id, got "${options.key}"`);
-      const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      const apiBase = options.stripeApiBase ?? envApiBase;
       // The engine (and the Stripe SDK) load when the command runs, not for --help or a usage error.
-      const { auditAccount, formatAudit, TokenBucket } = await import("../../runtime/audit/index.js");
+      const { auditAccount, firstAnswerWithinMs, formatAudit, summarize, TokenBucket } = await import("../../runtime/audit/index.js");
       const progress = progressLine();
       let result: AuditResult;
       try {
@@ -88,8 +88,7 @@ export function register(program: Command): void {
           flows: options.flow === "all" ? ["paymentintents", "charges", "invoices"] : [options.flow as "paymentintents" | "charges" | "invoices"],
           keyPath,
           windowSeconds: options.window ?? defaultWindowSeconds,
-          ...(options.since === undefined ? {} : { since: options.since }),
-          ...(options.until === undefined ? {} : { until: options.until }),
+          ...(options.since === undefined ? {} : { since: options.since }), ...(options.until === undefined ? {} : { until: options.until }),
           ...(options.customer === undefined ? {} : { customer: options.customer }),
           ...(options.refund ? { refund: options.yes ? ("issue" as const) : ("plan" as const) } : {}),
           ...(options.refundIds ? { refundIds: new Set(options.refundIds) } : {}),
@@ -97,12 +96,13 @@ export function register(program: Command): void {
         });
       } catch (error) {
         progress.clear();
-        throw accessError(error);
+        throw accessError(error, { origin: apiBase ?? "https://api.stripe.com", withinMs: firstAnswerWithinMs });
       }
       progress.clear();
+      warnUnkeyed(result, options.key);
       // Customer ids and business keys are bytes from the account: control characters escaped (CSV cells: csv-cell.ts).
       console.log(terminalSafe(formatAudit(result, options.format), { multiline: true }));
-      process.exitCode = result.groups.length > 0 || result.disputed.length > 0 ? exitCodes.failed : exitCodes.ok;
+      process.exitCode = summarize(result).duplicates_left > 0 || result.disputed.length > 0 ? exitCodes.failed : exitCodes.ok;
     });
 }
 
@@ -111,12 +111,29 @@ export function register(program: Command): void {
  * error's `type` (stripe-error.ts): the audit's client comes from the runtime's CommonJS copy of the SDK, whose
  * classes an `import("stripe")` here (the ESM build) would not match.
  */
-function accessError(error: unknown): unknown {
+function accessError(error: unknown, stripe: { origin: string; withinMs: number }): unknown {
+  if (isStripeErrorOfType(error, "StripeConnectionError")) {
+    // Which origin, and where it was set: a leftover sandbox port is the usual cause.
+    const set = stripe.origin === "https://api.stripe.com" ? "" : " (set by --stripe-api-base or STRIPE_API_BASE)";
+    // The SDK's own words name its 30 s timeout, not the deadline that cut the try: the socket's code says more.
+    const code = (error as { detail?: { code?: unknown } }).detail?.code;
+    const cause = typeof code === "string" && code !== "ETIMEDOUT" ? code : "timed out";
+    return new CliError(`Stripe unreachable at ${stripe.origin}${set}: no answer within ${stripe.withinMs / 1000} s (${cause})`, exitCodes.usage);
+  }
   if (isStripeErrorOfType(error, "StripeAuthenticationError")) return new CliError(`Stripe refused STRIPE_API_KEY: ${error.message}`, exitCodes.usage);
   if (isStripeErrorOfType(error, "StripePermissionError")) return new CliError(`STRIPE_API_KEY lacks a permission the audit needs: ${error.message}`, exitCodes.usage);
   const answer = stripeErrorIn(error);
   if (answer) return new CliError(`Stripe could not be read (${answer.type}${answer.statusCode ? ` ${answer.statusCode}` : ""}): ${answer.message}`, exitCodes.usage);
   return error;
+}
+
+/** A key path no payment carries finds nothing certain, silently: said on stderr (JSON and CSV stay clean). */
+function warnUnkeyed(result: AuditResult, key: string): void {
+  if (result.examined === 0 || result.keyed > 0) return;
+  console.error(
+    `chargeguard audit: warning: none of the ${result.examined} payment(s) read carries --key ${key}: no duplicate can be certain, only likely (same amount within --window); ` +
+      "give the path your consumer writes its key to (chargeguard's: metadata.idempotency_key)",
+  );
 }
 
 /** One self-overwriting status line on a terminal (stderr), nothing when piped. */

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
-import type { DeadLetterFilter, DeadLetterSummary } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/index.js";
+import type { DeadLetterFilter, DeadLetterSummary, ResubmitReport } from "../../runtime/operator/index.js";
+import { consumerVariables, terminalSafe } from "../../runtime/index.js";
 import { exitCodesHelp, UsageError } from "../exit-codes.js";
 import { allowed, collect, wholeNumber } from "../flag-values.js";
 import { secretFlagValue } from "../secret-flag.js";
@@ -19,6 +19,7 @@ interface DlqOptions {
   max?: number;
   json?: boolean;
   dryRun?: boolean;
+  resendPermanent?: boolean;
   reason?: string[];
   messageId?: string[];
   since?: Date;
@@ -38,7 +39,7 @@ export function register(program: Command): void {
       .option("--json", "print JSON")
       .addHelpText(
         "after",
-        exitCodesHelp({ 0: "done", 1: "a resubmission stopped part way (what was sent is listed; the rest stays dead-lettered)", 2: "a malformed connection string, missing rights on the queue" }),
+        exitCodesHelp({ 0: "done", 1: "a resubmission stopped part way (what was sent is listed; the rest stays dead-lettered)", 2: "a malformed connection string, missing rights on the queue, a queue that does not exist" }),
       );
 
   common(dlq.command("peek").description("list dead-lettered messages without taking them")).action(async (options: DlqOptions) => {
@@ -55,42 +56,44 @@ export function register(program: Command): void {
       .command("resubmit")
       .description("send dead-lettered messages back to the queue as new messages (fresh deterministic messageId), then complete them"),
   )
-    .option("--dry-run", "only list what would move, and under which id")
+    .option("--dry-run", "only list what would move, and under which id, and what would be refused")
+    .option(
+      "--resend-permanent",
+      `also resend dead letters whose reason cannot succeed when resent (${Object.keys(permanentReasons).join(", ")}): without it they stay in place, named`,
+    )
     .action(async (options: DlqOptions) => {
-      const { ConfigurationError, peekDeadLetters, resubmitDeadLetters } = await runtime();
+      const { ConfigurationError, resubmitDeadLetters } = await runtime();
       const target = await connection(options);
-      if (!options.dryRun) await warnInvalidEvents(target.queue, await explained(target, () => peekDeadLetters(target)));
-      const report = await explained(target, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false }));
+      const report = await explained(target, () => resubmitDeadLetters({ ...target, dryRun: options.dryRun ?? false, resendPermanent: options.resendPermanent ?? false }));
       if (options.json) print(JSON.stringify(report, null, 2), { json: true });
-      else {
-        const verb = report.dryRun ? "would send" : "sent";
-        const skipped = report.skipped > 0 ? `; ${report.skipped} left in place (filter)` : "";
-        print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue} as new messages${skipped}`);
-        const [first] = report.moved;
-        if (first) print(`  (${first.why})`);
-        for (const message of report.moved) {
-          print(`  ${describe(message)} -> ${verb} as ${message.sentAs}`);
-          if (message.completeFailed) print(`    completing the dead-letter copy failed (${message.completeFailed}): it stays there; a re-run sends the same id, which the queue drops as a duplicate`);
-        }
-        if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
-      }
+      else printReport(report);
       // A connection without Send is a configuration error (exit 2, the rights named), not a failed run (exit 1).
       if (report.failure?.code === "UnauthorizedAccess") throw new ConfigurationError(notAuthorized(target.queue));
       if (report.failure) process.exitCode = 1;
     });
 }
 
-/**
- * The consumer dead-letters an event it cannot parse as InvalidEvent: resent unchanged it is refused again. Said
- * before sending (on stderr, so --json stays JSON), with the way to leave them out.
- */
-async function warnInvalidEvents(queue: string, messages: DeadLetterSummary[]): Promise<void> {
-  const invalid = messages.filter((message) => message.deadLetterReason === "InvalidEvent").length;
-  if (invalid === 0) return;
-  process.stderr.write(
-    `chargeguard dlq resubmit: warning: ${invalid} of ${messages.length} dead letter(s) in ${queue} are InvalidEvent: the consumer refused their body, ` +
-      "and resent unchanged they will be dead-lettered again; fix them at the producer, or resubmit the others only with --reason MaxDeliveryCountExceeded (or --message-id)\n",
-  );
+/** The permanent reasons, named in --help without loading the runtime (test/cli/dlq.e2e.test.ts proves them equal). */
+export const permanentReasons = { BillingRecordMismatch: true, InvalidEvent: true } as const;
+
+function printReport(report: ResubmitReport): void {
+  const verb = report.dryRun ? "would send" : "sent";
+  const left = [
+    report.refused.length > 0 ? `${report.refused.length} refused (cannot succeed when resent)` : "",
+    report.skipped > 0 ? `${report.skipped} left in place (filter)` : "",
+    report.returned > 0 ? `${report.returned} sent by this run and dead-lettered again, not read back` : "",
+  ].filter(Boolean);
+  print(`${verb} ${report.moved.length} message(s) from ${report.queue}/$DeadLetterQueue to ${report.queue} as new messages${left.map((part) => `; ${part}`).join("")}`);
+  const reasons = Object.entries(report.byReason).map(([reason, count]) => `${reason}: ${count.moved} ${verb}${count.refused > 0 ? `, ${count.refused} refused` : ""}`);
+  if (reasons.length > 0) print(`  by reason: ${reasons.join("; ")}`);
+  const [first] = report.moved;
+  if (first) print(`  (${first.why})`);
+  for (const message of report.moved) {
+    print(`  ${describe(message)} -> ${verb} as ${message.sentAs}`);
+    if (message.completeFailed) print(`    completing the dead-letter copy failed (${message.completeFailed}): it stays there; a re-run sends the same id, which the queue drops as a duplicate`);
+  }
+  for (const message of report.refused) print(`  ${describe(message)} -> ${report.dryRun ? "would be " : ""}refused: ${message.why} (--resend-permanent to send it anyway)`);
+  if (report.failure) print(`stopped: sending ${report.failure.messageId ?? "(no id)"} failed: ${report.failure.error} (it stays in the dead-letter queue)`);
 }
 
 /**
@@ -101,16 +104,31 @@ async function explained<T>(target: { queue: string; connectionString?: string }
   try {
     return await operation();
   } catch (error) {
-    const { ConfigurationError, serviceBusRefusal, wrongKeyMessage } = await runtime();
+    const { ConfigurationError, serviceBusErrorIn, serviceBusRefusal, wrongKeyMessage } = await runtime();
+    // A missing queue is the operator's --queue (or SERVICEBUS_QUEUE), named in one line instead of the SDK's
+    // "'nope/$DeadLetterQueue/$management' could not be found".
+    if (serviceBusErrorIn(error)?.code === "MessagingEntityNotFound") {
+      throw new ConfigurationError(`queue ${target.queue} does not exist on ${endpointOf(target.connectionString)}: check --queue (or env SERVICEBUS_QUEUE)`, { cause: error });
+    }
+    const entityPath = /EntityPath=([^;]+)/i.exec(target.connectionString ?? "")?.[1];
+    if (entityPath !== undefined && entityPath !== target.queue && error instanceof Error && /does not match the EntityPath/.test(error.message)) {
+      throw new ConfigurationError(`the connection string is scoped to queue ${entityPath} (its EntityPath), not ${target.queue}: check --queue, or use that queue's connection string`, { cause: error });
+    }
     const refusal = serviceBusRefusal(error);
     if (!refusal) throw error;
     // A refused key and missing rights are the deployment's configuration: exit 2 (cli/exit-codes.ts).
     if (refusal.kind === "key") {
-      const namespace = process.env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
+      const namespace = consumerVariables().SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
       throw new ConfigurationError(wrongKeyMessage(target.connectionString, namespace, refusal.detail), { cause: error });
     }
     throw new ConfigurationError(notAuthorized(target.queue), { cause: error });
   }
+}
+
+/** The namespace a connection string points at, without its key; else the environment's namespace. */
+function endpointOf(connectionString: string | undefined): string {
+  const endpoint = /Endpoint=([^;]+)/i.exec(connectionString ?? "")?.[1];
+  return endpoint ?? consumerVariables().SERVICEBUS_FULLY_QUALIFIED_NAMESPACE ?? "the namespace";
 }
 
 function notAuthorized(queue: string): string {
@@ -121,7 +139,7 @@ function notAuthorized(queue: string): string {
 async function checkedConnectionString(options: DlqOptions): Promise<string | undefined> {
   const flag = { flag: "--connection-string", envName: "SERVICEBUS_CONNECTION_STRING", value: options.connectionString, file: options.connectionStringFile };
   const given = secretFlagValue(flag);
-  const connectionString = given ?? process.env.SERVICEBUS_CONNECTION_STRING;
+  const connectionString = given ?? consumerVariables().SERVICEBUS_CONNECTION_STRING;
   if (connectionString === undefined) return undefined;
   const { parseServiceBusConnectionString } = await import("@azure/service-bus");
   let endpoint: string | undefined;
@@ -140,7 +158,7 @@ async function checkedConnectionString(options: DlqOptions): Promise<string | un
 
 /** The queue: --queue, else env SERVICEBUS_QUEUE (which sandbox.env sets), else a usage error. */
 function queueOf(options: DlqOptions): string {
-  const queue = options.queue ?? process.env.SERVICEBUS_QUEUE;
+  const queue = options.queue ?? consumerVariables().SERVICEBUS_QUEUE;
   if (!queue) throw new UsageError("--queue is required (or env SERVICEBUS_QUEUE, which sandbox.env sets)");
   return queue;
 }

@@ -5,13 +5,15 @@ import { type Command, Option } from "commander";
 // The stack loader without Pulumi (as `chargeguard sandbox` reads stacks): the code `chargeguard plan` validates with.
 import { loadStackConfig } from "../../infra/load-stack-config.js";
 import { StackConfigError } from "../../infra/stack-config.js";
-import { exitCodesHelp } from "../exit-codes.js";
+import { CliError, exitCodes, exitCodesHelp } from "../exit-codes.js";
 import {
+  billingIdentityHelp,
   databaseChoices,
   dependencySource,
   flowChoices,
   type FlowChoice,
   promptScaffoldOptions,
+  PromptInterrupted,
   queueBudgetPath,
   regenerateCommand,
   runningChargeguard,
@@ -69,13 +71,15 @@ export function register(program: Command): void {
       "pack chargeguard (this copy, or a built checkout) into <dir>/vendor with file: dependencies, so npm ci and docker build need no registry serving it (default when this chargeguard is not published)",
     )
     .option("--no-vendor", "depend on chargeguard from the npm registry (default when this chargeguard was published)")
-    .addHelpText("after", exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" }))
+    .addHelpText("after", `${billingIdentityHelp()}\n${exitCodesHelp({ 0: "created", 2: "a directory that is not empty, an unknown flow or queue" })}`)
     .action(async (dir: string, flags: NewConsumerFlags, self: Command) => {
       const given = self.options.some((option) => self.getOptionValueSource(option.attributeName()) === "cli");
       const copy = runningChargeguard();
       const options =
         !given && process.stdin.isTTY
-          ? await promptScaffoldOptions(dir, undefined, { from: copy.root, byDefault: !copy.published })
+          ? await promptScaffoldOptions(dir, undefined, { from: copy.root, byDefault: !copy.published }).catch((error: unknown) => {
+              throw error instanceof PromptInterrupted ? new CliError(error.message, exitCodes.interrupted) : error;
+            })
           : optionsFromFlags(dir, flags);
       // The prompt's "no" to vendoring is --no-vendor; a flag's absence leaves it to whether this copy was published.
       const source = dependencySource(given || !process.stdin.isTTY ? flags : { vendor: options.vendor ?? false }, copy);

@@ -178,6 +178,12 @@ async function runProve(options: ProveOptions): Promise<void> {
   if (report) await checkReportPath(report);
   const scenarios = chosenScenarios(options);
   const bar = options.verbose || !options.chaos ? undefined : progressReporter();
+  // Ctrl-C: one line and 130, instead of Node's silent default end (the contenders' workers and emulators go with it).
+  process.once("SIGINT", () => {
+    bar?.stop();
+    console.error("proving ground: interrupted (Ctrl-C): no verdict; nothing is kept between runs but the database template cache");
+    process.exit(exitCodes.interrupted);
+  });
   try {
     const chaos = !options.chaos
       ? { seed: options.seed, events: 0, flowEvents: 0, replicas: options.replicas, faults: [], contenders: [], wallMs: 0 }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import type { ReconcileReport } from "../../runtime/operator/index.js";
-import { terminalSafe } from "../../runtime/index.js";
+import { consumerVariables, terminalSafe, type ConsumerVariables } from "../../runtime/index.js";
 import { flowChoices } from "../../templates/index.js";
 import { exitCodesHelp, refuseTogether, UsageError } from "../exit-codes.js";
 import { wholeNumber } from "../flag-values.js";
@@ -51,24 +51,27 @@ export function register(program: Command): void {
     .action(async (options: ReconcileCommandOptions) => {
       const givenUrl = secretFlagValue({ flag: "--database-url", envName: "DATABASE_URL", value: options.databaseUrl, file: options.databaseUrlFile });
       refuseTogether(["--database-url", givenUrl], ["--data-dir", options.dataDir], "the billing records are in one database");
-      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : process.env.DATABASE_URL);
+      // The consumer's own variables, read as the consumer reads them (the runtime's one reader of the environment).
+      const env = consumerVariables();
+      const databaseUrl = givenUrl ?? (options.dataDir ? undefined : env.DATABASE_URL);
       const dataDir = options.dataDir ?? (databaseUrl ? undefined : consumerDataDir());
       if (!databaseUrl && !dataDir) {
         throw new UsageError(
           `reconcile needs the billing database: --database-url URL, env DATABASE_URL, or --data-dir DIR (run in the consumer's directory, its ./${consumerDataDirPath} is taken)`,
         );
       }
-      const apiBase = options.stripeApiBase ?? process.env.STRIPE_API_BASE;
+      const apiBase = options.stripeApiBase ?? env.STRIPE_API_BASE;
       // The runtime loads when the command runs, not for --help or a usage error.
       const [{ Guard }, { builtInFlows, reconcile }] = await Promise.all([import("../../runtime/index.js"), import("../../runtime/operator/index.js")]);
       if (options.flow !== undefined && !(options.flow in builtInFlows)) {
         throw new UsageError(`--flow must be one of ${Object.keys(builtInFlows).join(", ")}, got "${options.flow}"`);
       }
       // The consumer's way to Stripe, from the consumer's own settings: each period's vault key and its cap.
-      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(process.env, apiBase);
+      const { stripe, expectedPeriodTotalCents } = await reconcilerStripe(env, apiBase);
       // An existing guard database only: a mistyped --data-dir must not become a fresh, empty one that "reconciles" nothing.
       const connection = databaseUrl ? { databaseUrl } : { dataDir: dataDir as string, requireExistingDataDir: true };
       const guard = await Guard.open(connection);
+      let leased: LeasedBilling[];
       let report: ReconcileReport;
       try {
         report = await reconcile({
@@ -79,11 +82,14 @@ export function register(program: Command): void {
           ...expectedPeriodTotalCents,
           ...(options.flow === undefined ? {} : { flow: options.flow }),
         });
+        // What the run left to a lease not yet lapsed (its own claims end released): a consumer that crashed holds
+        // its billing until then, and "0 examined" alone read as nothing left to do.
+        leased = await leasedBillings(guard, options);
       } finally {
         await guard.close();
       }
       // Keys and details are bytes from events and Stripe: each line terminal-safe (JSON stays JSON).
-      console.log(options.json ? terminalSafe(JSON.stringify(report, null, 2), { multiline: true }) : describe(report));
+      console.log(options.json ? terminalSafe(JSON.stringify({ ...report, leased }, null, 2), { multiline: true }) : describe(report, leased));
       if (report.stillUnknown > 0 || report.unverifiable > 0 || report.refused > 0) process.exitCode = stillUnknownExitCode;
     });
 }
@@ -107,7 +113,7 @@ function consumerDataDir(): string | undefined {
  * BILLING_PERIOD_CAP_CENTS x the vault's margin, as the generated consumer sizes them), else STRIPE_API_KEY (a
  * restricted key). Never a key of the reconciler's own beside the vault's.
  */
-async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefined) {
+async function reconcilerStripe(env: ConsumerVariables, apiBase: string | undefined) {
   const { ConfigurationError, EnvironmentKeyProvider, KeybrakeKeyProvider, keyDestinationProblem } = await import("../../runtime/index.js");
   const { stripeAccess } = await import("../../runtime/operator/index.js");
   const vault = env.KEYBRAKE_URL || env.KEYBRAKE_API_KEY;
@@ -129,7 +135,7 @@ async function reconcilerStripe(env: NodeJS.ProcessEnv, apiBase: string | undefi
   };
 }
 
-function describe(report: ReconcileReport): string {
+function describe(report: ReconcileReport, leased: LeasedBilling[]): string {
   const lines = [
     `${report.dryRun ? "reconcile (dry run: nothing charged or recorded)" : "reconcile"}: ${report.examined} stale pending billing(s) examined`,
     `  completed             ${report.completed}`,
@@ -139,10 +145,31 @@ function describe(report: ReconcileReport): string {
     `  refused               ${report.refused}`,
     `  still unknown         ${report.stillUnknown}`,
   ];
+  if (leased.length > 0) {
+    const last = leased.map((record) => record.lockedUntil).sort().at(-1);
+    lines.push(`  skipped (lease held)  ${leased.length}: a consumer may still be billing them; rerun after ${last} if they are still pending`);
+    for (const record of leased) lines.push(`${record.flow} ${record.scope} ${JSON.stringify(record.key)}: lease held until ${record.lockedUntil}`);
+  }
   for (const outcome of report.outcomes) {
     const object = outcome.objectId ? ` ${outcome.objectId}` : "";
     const detail = outcome.detail ? ` (${outcome.detail})` : "";
     lines.push(`${outcome.flow} ${outcome.scope} ${JSON.stringify(outcome.key)}: ${outcome.action}${object}${detail}`);
   }
   return lines.map((line) => terminalSafe(line)).join("\n");
+}
+
+/** A pending billing the run left alone: a consumer (or one that crashed) holds its lease until `lockedUntil`. */
+interface LeasedBilling {
+  scope: string;
+  key: Record<string, string | number>;
+  flow: string;
+  lockedUntil: string;
+}
+
+async function leasedBillings(guard: import("../../runtime/guard/guard.js").Guard, options: ReconcileCommandOptions): Promise<LeasedBilling[]> {
+  const records = await guard.leasedPending({
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.flow === undefined ? {} : { flow: options.flow }),
+  });
+  return records.map((record) => ({ scope: record.scope, key: record.key, flow: record.flow, lockedUntil: record.lockedUntil?.toISOString() ?? "" }));
 }

@@ -15,8 +15,13 @@ const lockDuration = wholeNumber(100);
 const atLeastOne = wholeNumber(1);
 
 interface SandboxOptions {
-  servicebusPort: number;
-  stripePort: number;
+  /** Absent: the default port, or any free one when it is taken. */
+  servicebusPort?: number;
+  /** undefined: 5671, else a free port. */
+  amqpsPort?: number;
+  /** false with `--no-amqps`: no AMQPS listener. */
+  amqps: boolean;
+  stripePort?: number;
   queue?: string[];
   stack?: string;
   configFile?: string;
@@ -41,6 +46,9 @@ const roleRules: Record<string, { variable: string; rights: QueueRights }> = {
 /** The key a sandbox consumer uses: the emulator accepts any sk_test_/rk_test_ key and never a live one. */
 const sandboxApiKey = "rk_test_sandbox";
 
+/** The ports a first run asks for: the official emulator's AMQP port, and the port stripe-mock uses. */
+const defaultPorts = { servicebus: 5672, stripe: 12111 } as const;
+
 const loadHint = "`node --env-file=sandbox.env ...` or `set -a; . ./sandbox.env; set +a`";
 
 /**
@@ -56,8 +64,10 @@ export function register(program: Command): void {
   const sandbox = program.command("sandbox");
   sandbox
     .description("run the Service Bus and Stripe emulators on 127.0.0.1 until Ctrl-C, and print the settings a consumer needs")
-    .option("--servicebus-port <port>", "AMQP port of the Service Bus emulator (0: any free port)", port, 5672)
-    .option("--stripe-port <port>", "HTTP port of the Stripe emulator (0: any free port)", port, 12111)
+    .option("--servicebus-port <port>", `AMQP port of the Service Bus emulator (0: any free port; default ${defaultPorts.servicebus}, or any free port when that is taken, said on stderr)`, port)
+    .option("--amqps-port <port>", "AMQPS (TLS) port for clients that insist on TLS, e.g. Python's azure-servicebus (default 5671, a free one when taken)", port)
+    .option("--no-amqps", "no AMQPS listener (and no certificate authority made)")
+    .option("--stripe-port <port>", `HTTP port of the Stripe emulator (0: any free port; default ${defaultPorts.stripe}, or any free port when that is taken)`, port)
     .option("--queue <name>", "a queue to create (repeatable; default usage-billing)", collect)
     .option("--lock-duration-ms <ms>", "LockDuration of the --queue queues (default 60000)", lockDuration)
     .option("--max-delivery-count <n>", "MaxDeliveryCount of the --queue queues (default 10)", atLeastOne)
@@ -86,6 +96,7 @@ interface SendOptions {
   period?: string;
   amountCents: number;
   currency: string;
+  waitMs: number;
 }
 
 /** `chargeguard sandbox send`: one billing event to the running sandbox, with its settings from sandbox.env. */
@@ -100,16 +111,22 @@ function registerSend(sandbox: Command): void {
     .option("--period <YYYY-MM>", "the billing period (default: this month, UTC)", period)
     .option("--amount-cents <n>", "the amount in the currency's smallest unit", wholeNumber(1), 2_500)
     .option("--currency <code>", "ISO 4217 currency (lowercased for Stripe)", (value: string) => value.toLowerCase(), "usd")
+    .option("--wait-ms <ms>", "wait this long for the consumer's outcome of the message (0: do not wait)", wholeNumber(0), 30_000)
     .addHelpText(
       "after",
       "\nExample (a second terminal, beside chargeguard sandbox > sandbox.env and the consumer's npm start):\n" +
         "  set -a; . ./sandbox.env; set +a; chargeguard sandbox send --amount-cents 2500\n" +
-        exitCodesHelp({ 0: "sent", 1: "the sandbox could not be reached or refused the event", 2: "a setting from sandbox.env missing" }),
+        exitCodesHelp({
+          0: "sent, and the consumer charged it, recorded its decline or found it already billed (or --wait-ms 0)",
+          1: "the sandbox could not be reached or refused the event; the consumer dead-lettered it; no consumer picked it up within --wait-ms",
+          2: "a setting from sandbox.env missing, a queue the sandbox does not have",
+        }),
     )
-    .action(async (options: SendOptions) => {
+    .action(async (options: SendOptions, command: Command) => {
       const env = process.env;
       const connectionString = env.SERVICEBUS_PRODUCER_CONNECTION_STRING ?? env.SERVICEBUS_CONNECTION_STRING;
-      const queue = options.queue ?? env.SERVICEBUS_QUEUE;
+      // `sandbox` has a --queue of its own, which commander gives the parent when it follows `send`: read it there.
+      const queue = options.queue ?? (command.parent?.opts() as { queue?: string[] } | undefined)?.queue?.at(-1) ?? env.SERVICEBUS_QUEUE;
       const missing = [
         connectionString ? undefined : "SERVICEBUS_PRODUCER_CONNECTION_STRING",
         queue ? undefined : "SERVICEBUS_QUEUE (or --queue)",
@@ -117,7 +134,7 @@ function registerSend(sandbox: Command): void {
         env.STRIPE_API_KEY ? undefined : "STRIPE_API_KEY",
       ].filter(Boolean);
       if (missing.length > 0) throw new UsageError(`${missing.join(", ")} not set: load the sandbox's settings first (${loadHint})`);
-      const { sendSandboxEvent } = await import("../../sandbox/send-event.js");
+      const { sendSandboxEvent, SandboxQueueMissingError } = await import("../../sandbox/send-event.js");
       const sent = await sendSandboxEvent({
         connectionString: connectionString as string,
         queue: queue as string,
@@ -129,11 +146,46 @@ function registerSend(sandbox: Command): void {
         billingPeriod: options.period ?? new Date().toISOString().slice(0, 7),
         amountCents: options.amountCents,
         currency: options.currency,
+      }).catch((error: unknown) => {
+        throw error instanceof SandboxQueueMissingError ? new UsageError(error.message) : error;
       });
       console.log(JSON.stringify(sent.event));
       const created = sent.customerCreated ? ` (Stripe customer ${sent.event.stripeCustomerId} created in the sandbox)` : "";
-      console.error(`chargeguard sandbox send: sent to ${queue} as message ${sent.messageId}${created}; the consumer logs it charged`);
+      console.error(`chargeguard sandbox send: sent to ${queue} as message ${sent.messageId}${created}`);
+      if (options.waitMs > 0) await reportOutcome(sent, queue as string, options.waitMs);
     });
+}
+
+/** Waits (bounded) for what the consumer did with the message, and says it in one line; exit 1 when it did not bill. */
+async function reportOutcome(sent: { messageId: string; event: { stripeCustomerId: string }; before: ReadonlySet<string> }, queue: string, waitMs: number): Promise<void> {
+  const env = process.env;
+  const listen = env.SERVICEBUS_OPERATOR_CONNECTION_STRING ?? env.SERVICEBUS_CONNECTION_STRING;
+  if (listen === undefined) return;
+  const { waitForOutcome } = await import("../../sandbox/send-outcome.js");
+  const outcome = await waitForOutcome({
+    listenConnectionString: listen,
+    queue,
+    messageId: sent.messageId,
+    stripeApiBase: env.STRIPE_API_BASE as string,
+    stripeApiKey: env.STRIPE_API_KEY as string,
+    stripeCustomerId: sent.event.stripeCustomerId,
+    before: sent.before,
+    timeoutMs: waitMs,
+  });
+  const say = (line: string) => console.error(`chargeguard sandbox send: ${line}`);
+  switch (outcome.kind) {
+    case "charged":
+    case "declined":
+      return say(`the consumer ${outcome.kind === "charged" ? "charged it" : "recorded a decline"}: ${outcome.object} (${outcome.status}, ${outcome.amount} ${outcome.currency})`);
+    case "already-billed":
+      return say("the consumer found it already billed: no new Stripe object (the same identity was billed before)");
+    case "dead-lettered":
+      process.exitCode = 1;
+      return say(`the consumer dead-lettered it: ${outcome.reason}: ${outcome.description} (chargeguard dlq peek lists it)`);
+    case "not-picked-up":
+      process.exitCode = 1;
+      return say(`not picked up within ${Math.round(outcome.waitedMs / 1000)} s: it is still on ${queue}; is the consumer running (npm start) on this queue?`);
+  }
 }
 
 function period(value: string): string {
@@ -144,12 +196,20 @@ function period(value: string): string {
 async function runSandbox(options: SandboxOptions): Promise<void> {
   const queues = queuesFrom(options);
   const authorizationRules = Object.fromEntries(Object.entries(roleRules).map(([name, role]) => [name, { rights: [...role.rights.sasRights] }]));
-  const serviceBus = await startServiceBusEmulator({ queues, port: options.servicebusPort, authorizationRules }).catch((error: unknown) => {
-    throw explainListenError(error, "--servicebus-port", options.servicebusPort);
-  });
-  const stripe = await startStripeEmulator({ port: options.stripePort, searchLagMs: options.stripeSearchLagMs ?? 0 }).catch(async (error: unknown) => {
+  const tls = options.amqps && { ...(options.amqpsPort === undefined ? {} : { port: options.amqpsPort }) };
+  const serviceBus = await onFreePort("--servicebus-port", options.servicebusPort, defaultPorts.servicebus, (port) =>
+    startServiceBusEmulator({ queues, port, authorizationRules, tls }).catch((error: unknown) => {
+      // A taken AMQPS port named by flag is that flag's mistake, not the AMQP port's (an unnamed 5671 gives way by itself).
+      const amqpsPort = options.amqpsPort;
+      const amqpsTaken = amqpsPort !== undefined && (error as { port?: number }).port === amqpsPort && (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+      throw amqpsTaken ? new UsageError(`127.0.0.1:${amqpsPort} is already in use: pass --amqps-port with another port, or 0 for any free one`) : error;
+    }),
+  ).catch(settingsNotWritten);
+  const stripe = await onFreePort("--stripe-port", options.stripePort, defaultPorts.stripe, (port) =>
+    startStripeEmulator({ port, searchLagMs: options.stripeSearchLagMs ?? 0 }),
+  ).catch(async (error: unknown) => {
     await serviceBus.stop();
-    throw explainListenError(error, "--stripe-port", options.stripePort);
+    return settingsNotWritten(error);
   });
 
   // Listen before printing: whoever reads the settings may signal at once.
@@ -166,6 +226,12 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   const names = Object.keys(queues);
   console.error(`chargeguard sandbox: running on 127.0.0.1, Ctrl-C stops it`);
   console.error(`  Service Bus  amqp://127.0.0.1:${serviceBus.port}`);
+  if (serviceBus.tls) {
+    console.error(`               amqps://127.0.0.1:${serviceBus.tls.port}, certificate authority ${serviceBus.tls.caFile}`);
+    if (options.amqpsPort === undefined && serviceBus.tls.port !== 5671) {
+      console.error("               (5671 is taken: Python's azure-servicebus 7.8 dials 5671 only; Proton and Java take the port given)");
+    }
+  }
   for (const name of names) console.error(`    queue ${name}: ${describeQueue(name, queues[name])}`);
   console.error(`  Stripe       ${stripe.apiBase} (test keys only: sk_test_... or rk_test_...)`);
   console.error(`Settings for a consumer on stdout, an env file: \`chargeguard sandbox > sandbox.env\`, then ${loadHint}`);
@@ -175,6 +241,11 @@ async function runSandbox(options: SandboxOptions): Promise<void> {
   for (const [name, role] of Object.entries(roleRules)) {
     console.log(`# the ${name}'s rights as deployed (${role.rights.sasRights.join(" + ")}): ${role.rights.because}`);
     console.log(envLine(role.variable, serviceBus.connectionStringFor(name)));
+  }
+  if (serviceBus.tls) {
+    console.log("# clients that insist on TLS (Python's azure-servicebus: connection_verify=$SERVICEBUS_CA_FILE), every right:");
+    console.log(envLine("SERVICEBUS_AMQPS_CONNECTION_STRING", serviceBus.tls.connectionString));
+    console.log(envLine("SERVICEBUS_CA_FILE", serviceBus.tls.caFile));
   }
   console.log(envLine("SERVICEBUS_QUEUE", names[0] ?? ""));
   console.log(envLine("STRIPE_API_BASE", stripe.apiBase));
@@ -237,10 +308,32 @@ function describeQueue(name: string, options: EmulatedQueueOptions | undefined):
   return parts.join(", ");
 }
 
-function explainListenError(error: unknown, flag: string, port: number): unknown {
-  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
-    return new UsageError(`127.0.0.1:${port} is already in use: pass ${flag} with another port, or 0 for any free one`);
+/**
+ * Starts an emulator on the port asked for; with none asked for, on the default port, or on any free port when the
+ * default is taken (the official Service Bus emulator and RabbitMQ hold 5672), said on stderr: the settings printed
+ * carry the port taken, so `chargeguard sandbox > sandbox.env` works either way. A port asked for by name and taken
+ * is a usage error naming the flag.
+ */
+async function onFreePort<T>(flag: string, asked: number | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
+  try {
+    return await start(asked ?? fallback);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (asked !== undefined) throw new UsageError(`127.0.0.1:${asked} is already in use: pass ${flag} with another port, or 0 for any free one`);
+    console.error(`chargeguard sandbox: 127.0.0.1:${fallback} is taken (${flag}'s default), so any free port instead; the settings printed carry it`);
+    return start(0);
   }
-  return error;
+}
+
+/**
+ * No settings were printed. When stdout is a file (`chargeguard sandbox > sandbox.env`), the shell has made it
+ * already: a comment saying why keeps it from being an empty file that fails later, far from the cause.
+ */
+function settingsNotWritten(error: unknown): never {
+  if (!process.stdout.isTTY) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stdout.write(`# chargeguard sandbox did not start, no settings here: ${reason.split("\n")[0]}\n`);
+  }
+  throw error;
 }
 

@@ -17,7 +17,7 @@ export interface BrokenExample {
   failureMode: string;
   expectedFailure: ExpectedFailure;
   /**
-   * The proving ground's fault that makes the failure show (a name of prove/faults.ts, checked there: examples are a
+   * The proving ground's fault that makes the failure show (a name of prove/faults/faults.ts, checked there: examples are a
    * leaf and import nothing of the proving ground); "none": the workload alone (duplicates, declines).
    */
   triggeringFault: string;
@@ -137,7 +137,7 @@ export const brokenExamples: readonly BrokenExample[] = [
 ];
 
 /**
- * The proving ground's degraded scenarios (prove/scenarios.ts) run this one beside the generated consumer, not the
+ * The proving ground's degraded scenarios (prove/scenarios/scenarios.ts) run this one beside the generated consumer, not the
  * chaos run: its key, record and settlement are right, so the per-event faults show nothing; what it gets wrong is
  * a dependency that stays degraded, where every 429, 5xx, timeout or refused connection spends one of the event's
  * attempts.

@@ -8,6 +8,7 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import { ChargeguardSignal } from "../../errors/index.js";
 
 export interface PolicyTarget {
   type: string;
@@ -33,7 +34,8 @@ export function urnOf(stack: string, project: string, type: string, name: string
   return `urn:pulumi:${stack}::${project}::${type}::${name}`;
 }
 
-class NotApplicable extends Error {}
+/** A policy's own "this does not apply here", thrown to runPolicies and caught there: a signal, not a refusal. */
+class NotApplicable extends ChargeguardSignal {}
 
 const noOptions = {
   protect: false,

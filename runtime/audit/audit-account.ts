@@ -40,6 +40,8 @@ export interface AuditResult {
   disputed: DisputedGroup[];
   /** Payments that took money, read and examined. */
   examined: number;
+  /** Of the payments read, those carrying a business key at `keyPath` (0 of many: the key is elsewhere). */
+  keyed: number;
   requests: RequestCounters;
   refunds?: { planned: PlannedRefund[]; outcomes?: RefundOutcome[] };
 }
@@ -59,6 +61,7 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
   const resolved: ResolvedDuplicate[] = [];
   const disputed: DisputedGroup[] = [];
   let examined = 0;
+  let keyed = 0;
   // Read once, and only when a payment read says it was disputed: an account without disputes pays no request.
   let disputes: DisputeIndex | undefined;
   const disputesIf = async (needed: boolean) => (needed ? (disputes ??= await readDisputes(stripe, options.since)) : (disputes ?? DisputeIndex.empty));
@@ -71,6 +74,7 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
       ...(options.customer === undefined ? {} : { customer: options.customer }),
       ...(options.onProgress ? { onProgress: (progress: CollectProgress) => options.onProgress?.({ ...progress, ...requests }) } : {}),
     });
+    keyed = collected.keyed;
     for await (const records of spool.customers()) {
       const support = await readUncoveredPayments(stripe, records, options.keyPath);
       const index = await disputesIf(collected.disputed > 0 || support.some((record) => record.disputed));
@@ -87,7 +91,7 @@ export async function auditAccount(options: AuditOptions): Promise<AuditResult> 
   groups.sort(order);
   resolved.sort(order);
   disputed.sort(order);
-  const result: AuditResult = { groups, resolved, disputed, examined, requests };
+  const result: AuditResult = { groups, resolved, disputed, examined, keyed, requests };
   if (options.refund !== undefined) {
     const planned = planRefunds(groups, options.refundIds ? { likelyIds: options.refundIds } : {});
     result.refunds = { planned, ...(options.refund === "issue" ? { outcomes: await issueRefunds(stripe, planned, options.onRefund) } : {}) };

@@ -17,15 +17,25 @@ export interface AuditSummary {
   resolved: number;
   /** Duplicate groups held back by an open or won dispute (never refunded automatically). */
   disputed: number;
-  /** Minor units still to refund per currency (every group, certain and likely). */
+  /** Minor units still to refund per currency (every group, certain and likely), after this run's refunds. */
   to_refund: Record<string, number>;
+  /** Minor units this run refunded per currency (`--refund --yes`). */
+  refunded: Record<string, number>;
+  /** Duplicates still to refund after this run (likely ones not named, failed refunds): 0 means all done. */
+  duplicates_left: number;
   requests: number;
   retries: number;
 }
 
 export function summarize(result: AuditResult): AuditSummary {
+  const done = refundedNow(result);
   const toRefund: Record<string, number> = {};
-  for (const group of result.groups) toRefund[group.currency] = (toRefund[group.currency] ?? 0) + refundable(group);
+  const refunded: Record<string, number> = {};
+  for (const group of result.groups) {
+    toRefund[group.currency] = (toRefund[group.currency] ?? 0) + refundable(group, done);
+    const made = refundable(group) - refundable(group, done);
+    if (made > 0) refunded[group.currency] = (refunded[group.currency] ?? 0) + made;
+  }
   return {
     examined: result.examined,
     groups: result.groups.length,
@@ -36,6 +46,8 @@ export function summarize(result: AuditResult): AuditSummary {
     resolved: result.resolved.length,
     disputed: result.disputed.length,
     to_refund: toRefund,
+    refunded,
+    duplicates_left: result.groups.reduce((sum, group) => sum + group.duplicates.filter((duplicate) => !done.has(duplicate.id)).length, 0),
     requests: result.requests.requests,
     retries: result.requests.retries,
   };
@@ -54,8 +66,14 @@ export function formatAmount(minor: number, currency: string): string {
   return `${(minor / per).toFixed(decimals)} ${currency.toUpperCase()}`;
 }
 
-function refundable(group: DuplicateGroup): number {
-  return group.duplicates.reduce((sum, duplicate) => sum + duplicate.remaining, 0);
+/** What the group's duplicates hold, but for those refunded by this run (`done`): each refund takes what remained. */
+function refundable(group: DuplicateGroup, done: ReadonlySet<string> = new Set()): number {
+  return group.duplicates.reduce((sum, duplicate) => sum + (done.has(duplicate.id) ? 0 : duplicate.remaining), 0);
+}
+
+/** The duplicates this run refunded (a failed refund is not among them). */
+function refundedNow(result: AuditResult): Set<string> {
+  return new Set((result.refunds?.outcomes ?? []).filter((outcome) => outcome.refund !== undefined).map((outcome) => outcome.duplicate));
 }
 
 /** A group as JSON: its payments by id (the Stripe objects stay in Stripe). */
@@ -135,12 +153,29 @@ function toText(result: AuditResult): string {
   const held = summary.disputed > 0 ? `, ${summary.disputed} held for a dispute` : "";
   lines.push(`${summary.examined} payment(s) examined, ${summary.groups} duplicate group(s) (${summary.certain} certain, ${summary.likely} likely), ${resolvedText}${held}`);
   if (summary.groups === 0) lines.push(summary.disputed === 0 ? "no customer charged twice" : "nothing to refund automatically; the disputed groups above are for a person");
+  lines.push(...amountLines(result, summary));
+  return lines.join("\n");
+}
+
+/** Per currency what is to refund, or after `--refund --yes` what this run refunded and what is left, and why. */
+function amountLines(result: AuditResult, summary: AuditSummary): string[] {
+  const lines: string[] = [];
+  const done = refundedNow(result);
   for (const [currency, minor] of Object.entries(summary.to_refund)) {
     const inCurrency = result.groups.filter((group) => group.currency === currency);
     const customers = new Set(inCurrency.map((group) => group.customer)).size;
-    const certain = inCurrency.filter((group) => group.confidence === "certain").reduce((sum, group) => sum + refundable(group), 0);
+    const certain = inCurrency.filter((group) => group.confidence === "certain").reduce((sum, group) => sum + refundable(group, done), 0);
     const split = `certain ${formatAmount(certain, currency)}, likely ${formatAmount(minor - certain, currency)}`;
-    lines.push(`${customers} customer${customers === 1 ? "" : "s"} charged twice, ${formatAmount(minor, currency)} to refund (${split})`);
+    const refunded = summary.refunded[currency];
+    if (refunded === undefined) {
+      lines.push(`${customers} customer${customers === 1 ? "" : "s"} charged twice, ${formatAmount(minor, currency)} to refund (${split})`);
+      continue;
+    }
+    const left = minor === 0 ? "nothing left to refund" : `${formatAmount(minor, currency)} left to refund (${split})`;
+    lines.push(`${formatAmount(refunded, currency)} refunded by this run, ${left}`);
   }
-  return lines.join("\n");
+  if (result.refunds?.outcomes && summary.duplicates_left > 0) {
+    lines.push(`${summary.duplicates_left} duplicate(s) left: a likely one is refunded only when named (--refund-ids), a failed refund on the next run`);
+  }
+  return lines;
 }

@@ -26,23 +26,38 @@ export interface RequestCounters {
 
 export const auditRetryPolicy: AuditRetryPolicy = { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 20_000 };
 
+/**
+ * Until Stripe first answers, its origin must answer within this (retries and each try's timeout included): an
+ * origin that is wrong or down is said at once, not after the whole retry policy (31.5 s, eight tries). Once it has
+ * answered, a connection error is a blip of a long audit and gets the whole policy.
+ */
+export const firstAnswerWithinMs = 5_000;
+
 export function budgetedHttpClient(budget: RequestBudget, counters: RequestCounters, policy: AuditRetryPolicy = auditRetryPolicy): NodeClient {
   const inner = loadStripe().createNodeHttpClient();
+  let answered = false;
+  let reachBy: number | undefined;
   return Object.assign(Object.create(inner) as NodeClient, {
     async makeRequest(...args: Parameters<NodeClient["makeRequest"]>): Promise<Response> {
       for (let attempt = 1; ; attempt++) {
         await budget.take();
         counters.requests++;
-        const last = attempt >= policy.maxAttempts;
+        reachBy ??= Date.now() + firstAnswerWithinMs;
+        const left = answered ? Infinity : reachBy - Date.now();
+        const last = attempt >= policy.maxAttempts || left <= 0;
         let response: Response;
         try {
-          response = await inner.makeRequest(...args);
+          // The try's timeout (the last argument) is cut to what is left of the first-answer deadline.
+          const timeoutMs = Math.max(1, Math.min(args[7], left));
+          response = await inner.makeRequest(args[0], args[1], args[2], args[3], args[4], args[5], args[6], timeoutMs);
         } catch (error) {
-          if (last) throw error;
+          const waitMs = backoffMs(policy, attempt);
+          if (last || (!answered && Date.now() + waitMs >= reachBy)) throw error;
           counters.retries++;
-          await sleep(backoffMs(policy, attempt));
+          await sleep(waitMs);
           continue;
         }
+        answered = true;
         const status = response.getStatusCode();
         if (status === 429) counters.rateLimited++;
         if (last || !retryable(status, response.getHeaders()["stripe-should-retry"])) return response;

@@ -25,6 +25,8 @@ export interface CollectProgress {
   kept: number;
   /** Records whose charge was disputed: when any, the audit reads the account's disputes. */
   disputed: number;
+  /** Records that carry a business key at `--key`: none of many says the key is looked for in the wrong place. */
+  keyed: number;
 }
 
 const pageSize = 100;
@@ -34,12 +36,13 @@ export async function collectPayments(stripe: Stripe, spool: PaymentSpool, optio
   const needs = (flow: AuditFlow) => audited.has(flow) || audited.has("invoices");
   const created = { ...(options.since === undefined ? {} : { gte: options.since }), ...(options.until === undefined ? {} : { lt: options.until }) };
   const filter = { limit: pageSize, ...(Object.keys(created).length > 0 ? { created } : {}), ...(options.customer === undefined ? {} : { customer: options.customer }) };
-  const progress: CollectProgress = { flow: options.flows[0] ?? "paymentintents", read: 0, kept: 0, disputed: 0 };
+  const progress: CollectProgress = { flow: options.flows[0] ?? "paymentintents", read: 0, kept: 0, disputed: 0, keyed: 0 };
   const keep = async (record: PaymentRecord | undefined) => {
     progress.read++;
     if (record) {
       progress.kept++;
       if (record.disputed) progress.disputed++;
+      if (record.key !== undefined) progress.keyed++;
       await spool.add(record);
     }
     if (progress.read % pageSize === 0) options.onProgress?.(progress);

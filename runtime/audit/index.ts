@@ -4,6 +4,7 @@ export { auditAccount, type AuditOptions, type AuditResult } from "./audit-accou
 export { formatAmount, formatAudit, summarize, type AuditFormat, type AuditSummary } from "./audit-report.js";
 export {
   budgetedHttpClient,
+  firstAnswerWithinMs,
   auditRetryPolicy,
   type RequestCounters,
   type AuditRetryPolicy,

@@ -2,25 +2,10 @@
 // a message's text or a built-in like TypeError (a bug inside a dependency throws those too). Outcomes of a billing
 // stay values (settlement-policy.ts); these are for what must not be mistaken for an outcome.
 
-/** Every error the runtime throws on purpose. Anything else reaching a handler is unforeseen: an unknown outcome. */
-export class ChargeguardError extends Error {
-  override name = "ChargeguardError";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+// The two bases stand on the house's floor (errors/), so every room's errors share them; the runtime's door exports them.
+import { ChargeguardError } from "../../errors/index.js";
 
-/**
- * What the runtime throws to itself and catches again (a dependency down or throttling, a step not recorded, a consumer
- * stopped, an invoice not paid yet): a signal of its own base, not a refusal, so `instanceof ChargeguardError` keeps
- * meaning "the kit refused" everywhere.
- */
-export class ChargeguardSignal extends Error {
-  override name = "ChargeguardSignal";
-  constructor(message?: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+export { ChargeguardError, ChargeguardSignal } from "../../errors/index.js";
 
 /**
  * The event itself is proven invalid (a field no retry or resubmission can fix): the message is dead-lettered under

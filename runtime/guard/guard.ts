@@ -19,6 +19,7 @@ import { readPeriodSpend, type PeriodSpend } from "./period-spend.js";
 import { givingBackReservation, type ReservationColumns } from "./reservation-sql.js";
 import { spendCaps, type SpendCapFor, type SpendCapOptions } from "./spend-caps.js";
 import type { SqlClient } from "./sql-client.js";
+import { mismatchReason } from "./mismatch.js";
 
 export type { GuardLease, GuardRecord, GuardRecordState } from "./guard-record.js";
 
@@ -131,12 +132,7 @@ export class Guard implements GuardStore<GuardLease> {
       };
     }
     if (record.fingerprint !== request.fingerprint) {
-      return {
-        status: "mismatch",
-        reason:
-          `${request.scope} ${request.recordKey} is already recorded (flow ${record.flow}, key ${record.idempotencyKey}) with other ` +
-          `parameters; refusing to send a different request under the same identity`,
-      };
+      return { status: "mismatch", reason: mismatchReason(record, request) };
     }
     if (record.state === "done") return { status: "already-done", objectId: record.objectId };
     if (record.state === "declined") return { status: "declined", reason: record.declineReason };
@@ -266,12 +262,21 @@ export class Guard implements GuardStore<GuardLease> {
 
   /** Pending records nobody holds (lease lapsed by the guard's clock, or released), oldest first: the reconciler's work. */
   async stalePending(options: { limit?: number; flow?: string } = {}): Promise<GuardRecord[]> {
+    return this.#pending("(locked_until IS NULL OR locked_until <= $1)", "created_at", options);
+  }
+
+  /** Pending records under a lease not yet lapsed (a consumer may still be billing them), soonest free first: what the reconciler leaves. */
+  async leasedPending(options: { limit?: number; flow?: string } = {}): Promise<GuardRecord[]> {
+    return this.#pending("locked_until > $1", "locked_until", options);
+  }
+
+  async #pending(leaseWhere: string, order: string, options: { limit?: number; flow?: string }): Promise<GuardRecord[]> {
     const limit = options.limit ?? 100;
     if (!Number.isSafeInteger(limit) || limit <= 0) throw new TypeError(`limit must be a positive integer, got ${limit}`);
     const rows = await this.#sql.query<GuardRow>(
       `SELECT * FROM guard_records
-        WHERE state = 'pending' AND (locked_until IS NULL OR locked_until <= $1) AND ($3::text IS NULL OR flow = $3)
-        ORDER BY created_at, scope, record_key
+        WHERE state = 'pending' AND ${leaseWhere} AND ($3::text IS NULL OR flow = $3)
+        ORDER BY ${order}, scope, record_key
         LIMIT $2`,
       [this.#now(), limit, options.flow ?? null],
     );

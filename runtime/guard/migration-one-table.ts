@@ -1,5 +1,6 @@
-// Schema 5: one record table. The default PaymentIntent consumer's billing_records rows move into guard_records,
-// where every other flow already kept its records, so one guard, one reconciler and one set of statements serve all.
+// Schema 5, one record table: its data move in TypeScript, then sql/000005.sql. The default PaymentIntent consumer's
+// billing_records rows move into guard_records, where every other flow already kept its records, so one guard, one
+// reconciler and one set of statements serve all.
 //
 // A rollout runs old and new replicas side by side. The move happens in the migration's transaction with
 // billing_records locked, so no old replica writes it meanwhile; then the table is renamed (kept as
@@ -10,7 +11,8 @@
 // twice, nothing is lost. The spend ledger already counts both tables, so no reservation moves.
 import { canonicalJson } from "../core/canonical-json.js";
 import { identify } from "./guarded-run.js";
-import { retiredSchemaSqlState, type Migration } from "./migration.js";
+import type { MigrationFile } from "./migration-files.js";
+import type { Migration } from "./migration.js";
 import type { SqlExecutor } from "./sql-client.js";
 
 /** The scope a record was keyed under: `stableKey` keys are `<scope>:v1:<sha256>`; anything else was the default's. */
@@ -79,47 +81,16 @@ async function moveBillingRecords(tx: SqlExecutor): Promise<void> {
   }
 }
 
-/** An old replica's claim after the move: refused, so it reschedules the message for a new replica. */
-const retired = (what: string) =>
-  `RAISE EXCEPTION 'chargeguard schema 5: billing_records moved to guard_records; this replica runs an older release and must not bill (${what})' USING ERRCODE = '${retiredSchemaSqlState}';`;
+export const oneRecordTableVersion = 5;
 
-export const oneRecordTable: Migration = {
-  version: 5,
-  description: "one record table: billing_records moved into guard_records; claims batched over guard_records",
-  statements: [
-    `LOCK TABLE billing_records IN ACCESS EXCLUSIVE MODE`,
-    moveBillingRecords,
-    `ALTER TABLE billing_records RENAME TO billing_records_v4`,
-    `CREATE OR REPLACE FUNCTION chargeguard_claim(
-      p_customer_id text, p_billing_period text, p_idempotency_key text, p_fingerprint text, p_amount_cents bigint,
-      p_currency text, p_request jsonb, p_cap_cents bigint, p_now timestamptz, p_locked_until timestamptz,
-      p_owner text, p_token text)
-    RETURNS TABLE (is_claimed boolean, row_json jsonb)
-    LANGUAGE plpgsql AS $fn$ BEGIN ${retired("chargeguard_claim")} END $fn$`,
-    `CREATE OR REPLACE FUNCTION chargeguard_claim_many(
-      p_customer_ids text[], p_billing_periods text[], p_idempotency_keys text[], p_fingerprints text[],
-      p_amounts_cents bigint[], p_currencies text[], p_requests jsonb[], p_caps_cents bigint[], p_nows timestamptz[],
-      p_locked_untils timestamptz[], p_owners text[], p_tokens text[])
-    RETURNS TABLE (item integer, is_claimed boolean, row_json jsonb, over_cap boolean)
-    LANGUAGE plpgsql AS $fn$ BEGIN ${retired("chargeguard_claim_many")} END $fn$`,
-    // The claims that arrive while one is being written go together (batcher.ts): one round trip, one commit, one
-    // flush for all. chargeguard_guard_claim runs a new record's insert and reservation in its own subtransaction,
-    // so one over the cap undoes only itself.
-    `CREATE OR REPLACE FUNCTION chargeguard_guard_claim_many(
-      p_scopes text[], p_record_keys text[], p_flows text[], p_idempotency_keys text[], p_fingerprints text[],
-      p_payloads jsonb[], p_spend_periods text[], p_spend_currencies text[], p_spend_amounts bigint[], p_caps_cents bigint[],
-      p_nows timestamptz[], p_locked_untils timestamptz[], p_owners text[], p_tokens text[])
-    RETURNS TABLE (item integer, is_claimed boolean, row_json jsonb, over_cap boolean)
-    LANGUAGE plpgsql AS $fn$
-    BEGIN
-      FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
-        RETURN QUERY
-          SELECT i, c.is_claimed, c.row_json, c.over_cap
-            FROM chargeguard_guard_claim(p_scopes[i], p_record_keys[i], p_flows[i], p_idempotency_keys[i], p_fingerprints[i],
-                                         p_payloads[i], p_spend_periods[i], p_spend_currencies[i], p_spend_amounts[i],
-                                         p_caps_cents[i], p_nows[i], p_locked_untils[i], p_owners[i], p_tokens[i]) c;
-      END LOOP;
-    END
-    $fn$`,
-  ],
-};
+/**
+ * Schema 5: billing_records locked, its rows moved (in TypeScript: each fingerprint is the guard's own), then
+ * sql/000005.sql in the same transaction (the rename, the old claim functions refusing, the batched claim).
+ */
+export function oneRecordTable(file: MigrationFile): Migration {
+  return {
+    version: file.version,
+    description: file.description,
+    statements: [`LOCK TABLE billing_records IN ACCESS EXCLUSIVE MODE`, moveBillingRecords, ...file.statements],
+  };
+}

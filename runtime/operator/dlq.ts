@@ -8,7 +8,14 @@
 // only after its replacement was sent: a crash in between duplicates, never loses, and the guard turns the
 // duplicate into a no-op. Needs Listen and Send on the queue (operatorQueueRights), never Manage.
 import { createHash } from "node:crypto";
-import type { ServiceBusClient, ServiceBusClientOptions, ServiceBusMessage, ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
+import type {
+  ServiceBusClient,
+  ServiceBusClientOptions,
+  ServiceBusMessage,
+  ServiceBusReceivedMessage,
+  ServiceBusReceiver,
+  ServiceBusSender,
+} from "@azure/service-bus";
 import { errorMessage } from "../core/describe-error.js";
 import { resubmittedFromProperty, retryChainProperties, withoutBrokerProperties } from "../handler/retry-chain.js";
 import { loadServiceBus } from "../sdk/load-service-bus.js";
@@ -63,11 +70,32 @@ export interface ResubmitReport {
   dryRun: boolean;
   /** Moved (or, in a dry run, would move) to the queue, in order, with the messageId each was sent with. */
   moved: ResubmittedMessage[];
-  /** Dead letters left in place because the filter did not match them. */
+  /** Left in place because their reason cannot succeed when resent (permanentDeadLetterReasons), each with why. */
+  refused: RefusedDeadLetter[];
+  /** Dead letters left in place because the filter (or --max) did not take them. */
   skipped: number;
+  /** Dead letters this run had itself sent that the consumers dead-lettered again: left in place, never re-sent. */
+  returned: number;
+  /** Per DeadLetterReason: how many moved and how many were refused. */
+  byReason: Record<string, { moved: number; refused: number }>;
   /** Set when a send failed: that message stays in the dead-letter queue and the run stops. `code`: Service Bus's error code (e.g. UnauthorizedAccess: the connection lacks Send). */
   failure?: { messageId: string | undefined; error: string; code?: string };
 }
+
+export interface RefusedDeadLetter extends DeadLetterSummary {
+  /** Why resending it cannot succeed, and what to do instead. */
+  why: string;
+}
+
+/**
+ * Dead-letter reasons a resubmission cannot fix: the consumer refuses the same body again at once, so resending
+ * only loops (each resend is a new dead letter, in production a new page). Left in place unless asked by name.
+ */
+export const permanentDeadLetterReasons: Readonly<Record<string, string>> = {
+  BillingRecordMismatch:
+    "its billing identity was already billed with other parameters: resent unchanged it is refused again; send a corrected event with its own identity, or refund and re-bill",
+  InvalidEvent: "the consumer refused its body: resent unchanged it is refused again; fix it at the producer",
+};
 
 export async function peekDeadLetters(options: DeadLetterOptions): Promise<DeadLetterSummary[]> {
   const max = limitOf(options.max);
@@ -91,25 +119,28 @@ export async function peekDeadLetters(options: DeadLetterOptions): Promise<DeadL
 export interface ResubmitOptions extends DeadLetterOptions {
   dryRun?: boolean;
   maxWaitTimeInMs?: number;
+  /** Resend dead letters whose reason cannot succeed when resent (permanentDeadLetterReasons) too; default false. */
+  resendPermanent?: boolean;
 }
 
+type Verdict = "move" | "refuse" | "skip" | "returned";
+
 export async function resubmitDeadLetters(options: ResubmitOptions): Promise<ResubmitReport> {
-  if (options.dryRun) {
-    const found = await peekDeadLetters(options);
-    const total = await countDeadLetters(options);
-    return {
-      queue: options.queue,
-      dryRun: true,
-      moved: found.map((message) => ({ ...message, sentAs: resubmitMessageId(message), why: resubmitIdReason })),
-      skipped: total - found.length,
-    };
-  }
+  const report: ResubmitReport = { queue: options.queue, dryRun: options.dryRun ?? false, moved: [], refused: [], skipped: 0, returned: 0, byReason: {} };
+  if (options.dryRun) return dryRun(options, report);
   const max = limitOf(options.max);
   const matches = matcherOf(options.filter);
   const client = await connect(options);
-  const report: ResubmitReport = { queue: options.queue, dryRun: false, moved: [], skipped: 0 };
-  // Dead letters the filter leaves alone stay locked by us until the end, so this run does not see them again;
-  // then they are abandoned (the dead-letter subqueue never dead-letters, so that costs nothing).
+  // What this run sent: when a consumer dead-letters it again, this run must not read it back and resend it (a
+  // resubmission that loops until --max, each lap a new dead letter).
+  const sent = new Set<string>();
+  const verdictOf = (message: ServiceBusReceivedMessage): Verdict => {
+    if (message.messageId !== undefined && sent.has(String(message.messageId))) return "returned";
+    if (report.moved.length >= max || !matches(message)) return "skip";
+    return refusalOf(message, options) === undefined ? "move" : "refuse";
+  };
+  // Dead letters not moved stay locked by us until the end, so this run does not see them again; then they are
+  // abandoned (the dead-letter subqueue never dead-letters, so that costs nothing).
   const leftAlone = new Map<string, ServiceBusReceivedMessage>();
   try {
     const receiver = client.createReceiver(options.queue, { subQueueType: "deadLetter", receiveMode: "peekLock" });
@@ -117,40 +148,23 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
     try {
       while (report.moved.length < max) {
         const batch = await receiver.receiveMessages(50, { maxWaitTimeInMs: options.maxWaitTimeInMs ?? 2_000 });
-        if (batch.length === 0) break;
-        let fresh = 0;
-        for (const message of batch) {
-          const sequence = String(message.sequenceNumber);
-          if (report.moved.length >= max || !matches(message)) {
-            if (!leftAlone.has(sequence)) fresh++;
-            leftAlone.set(sequence, message);
+        // Only messages this run already left alone came back (their locks lapsed): nothing new to look at.
+        const fresh = batch.filter((message) => !leftAlone.has(String(message.sequenceNumber)));
+        if (fresh.length === 0) break;
+        for (const message of fresh) {
+          const verdict = verdictOf(message);
+          if (verdict !== "move") {
+            leftAlone.set(String(message.sequenceNumber), message);
+            countLeftAlone(report, verdict, message, options);
             continue;
           }
-          fresh++;
           const copy = resubmission(message, options.queue);
-          try {
-            await sender.sendMessages(copy);
-          } catch (error) {
-            report.failure = { messageId: idOf(message), error: errorMessage(error), ...codeOf(error) };
-            // This and the rest of the batch stay in the DLQ (locked until their locks lapse): nothing is lost.
-            return report;
-          }
-          const moved: ResubmittedMessage = { ...summarize(message), sentAs: String(copy.messageId), why: resubmitIdReason };
-          try {
-            await receiver.completeMessage(message);
-          } catch (error) {
-            // The replacement is on the queue; the copy stays in the DLQ. A re-run sends the same derived id, which
-            // the window drops (or, after it, the guard dedupes).
-            moved.completeFailed = errorMessage(error);
-          }
-          report.moved.push(moved);
+          if (!(await moveOne(receiver, sender, message, copy, report))) return report;
+          sent.add(String(copy.messageId));
         }
-        // Only messages this run already left alone came back (their locks lapsed): nothing new to look at.
-        if (fresh === 0) break;
       }
       return report;
     } finally {
-      report.skipped = leftAlone.size;
       await abandonAll(receiver, leftAlone.values());
       await sender.close();
       await receiver.close();
@@ -158,6 +172,73 @@ export async function resubmitDeadLetters(options: ResubmitOptions): Promise<Res
   } finally {
     await client.close();
   }
+}
+
+/** Why resending this dead letter cannot succeed, unless the operator asked for such reasons by name. */
+function refusalOf(message: { deadLetterReason?: string | undefined }, options: ResubmitOptions): string | undefined {
+  if (options.resendPermanent || message.deadLetterReason === undefined) return undefined;
+  return Object.hasOwn(permanentDeadLetterReasons, message.deadLetterReason) ? permanentDeadLetterReasons[message.deadLetterReason] : undefined;
+}
+
+function reasonCount(report: ResubmitReport, reason: string | undefined): { moved: number; refused: number } {
+  const key = reason ?? "(no reason)";
+  report.byReason[key] ??= { moved: 0, refused: 0 };
+  return report.byReason[key];
+}
+
+function countLeftAlone(report: ResubmitReport, verdict: Exclude<Verdict, "move">, message: ServiceBusReceivedMessage, options: ResubmitOptions): void {
+  if (verdict === "skip") report.skipped++;
+  else if (verdict === "returned") report.returned++;
+  else {
+    const summary = summarize(message);
+    report.refused.push({ ...summary, why: refusalOf(summary, options) ?? "" });
+    reasonCount(report, summary.deadLetterReason).refused++;
+  }
+}
+
+/** Sends the replacement, then completes the dead-letter copy; false when the send failed (the run stops). */
+async function moveOne(
+  receiver: ServiceBusReceiver,
+  sender: ServiceBusSender,
+  message: ServiceBusReceivedMessage,
+  copy: ServiceBusMessage,
+  report: ResubmitReport,
+): Promise<boolean> {
+  try {
+    await sender.sendMessages(copy);
+  } catch (error) {
+    report.failure = { messageId: idOf(message), error: errorMessage(error), ...codeOf(error) };
+    // This and the rest of the batch stay in the DLQ (locked until their locks lapse): nothing is lost.
+    return false;
+  }
+  const moved: ResubmittedMessage = { ...summarize(message), sentAs: String(copy.messageId), why: resubmitIdReason };
+  try {
+    await receiver.completeMessage(message);
+  } catch (error) {
+    // The replacement is on the queue; the copy stays in the DLQ. A re-run sends the same derived id, which
+    // the window drops (or, after it, the guard dedupes).
+    moved.completeFailed = errorMessage(error);
+  }
+  report.moved.push(moved);
+  reasonCount(report, moved.deadLetterReason).moved++;
+  return true;
+}
+
+/** What a run would do, from a peek: nothing is taken or sent. */
+async function dryRun(options: ResubmitOptions, report: ResubmitReport): Promise<ResubmitReport> {
+  const found = await peekDeadLetters(options);
+  report.skipped = (await countDeadLetters(options)) - found.length;
+  for (const message of found) {
+    const why = refusalOf(message, options);
+    if (why === undefined) {
+      report.moved.push({ ...message, sentAs: resubmitMessageId(message), why: resubmitIdReason });
+      reasonCount(report, message.deadLetterReason).moved++;
+    } else {
+      report.refused.push({ ...message, why });
+      reasonCount(report, message.deadLetterReason).refused++;
+    }
+  }
+  return report;
 }
 
 /**

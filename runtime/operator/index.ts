@@ -6,6 +6,8 @@ export {
   resubmission,
   resubmitMessageId,
   resubmitIdReason,
+  permanentDeadLetterReasons,
+  type RefusedDeadLetter,
   type DeadLetterFilter,
   type DeadLetterOptions,
   type DeadLetterSummary,
@@ -26,3 +28,4 @@ export { stripeAccess, type StripeAccess, type StripeAccessOptions } from "../st
 export type { ExpectedPeriodTotal } from "../stripe/period-client.js";
 // What a Service Bus UnauthorizedAccess means: a wrong key, or missing rights (the SDK gives both one code).
 export { serviceBusHost, serviceBusRefusal, wrongKeyMessage, type ServiceBusRefusal } from "../servicebus/servicebus-refusal.js";
+export { serviceBusErrorIn } from "../sdk/service-bus-error.js";

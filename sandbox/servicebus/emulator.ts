@@ -1,21 +1,26 @@
 // The Service Bus emulator: an AMQP 1.0 broker on rhea for the unmodified @azure/service-bus SDK. The broker here
 // routes what the SDK does (attach links, send, receive, settle, $cbs and $management requests) to the queues;
 // authorization, link bookkeeping, replies and answers to transfers are each in their own file.
-import type { AddressInfo, Server, Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import rhea, { type Delivery, type EventContext, type Message, type Receiver, type Sender } from "rhea";
-import { resolveAuthorizationRules, rootRuleName, unauthorizedCondition, type AuthorizationRule, type AuthorizationRuleOptions } from "./authorization.js";
+import { linkAddress, managementSuffix } from "./addresses.js";
+import { resolveAuthorizationRules, rootRuleName, type AuthorizationRule, type AuthorizationRuleOptions } from "./authorization.js";
 import { ConnectionClaims } from "./connection-claims.js";
 import { wireContainer, type RemoteState } from "./container-events.js";
 import { DeadlineScheduler } from "./deadline-scheduler.js";
 import type { Entity } from "./entity.js";
 import { FaultBook, type FaultVerdict, type ServiceBusFaults, type SettleOperation } from "./faults.js";
 import { LinkConsumer, type SenderInternals } from "./link-consumer.js";
-import { LinkRoutes, type RequestRoute } from "./link-routes.js";
-import { handleManagement, rightForOperation, type ManagementReply } from "./management.js";
+import { LinkRoutes } from "./link-routes.js";
+import { listen, listenTls } from "./listeners.js";
+import { makeLocalAuthority, type LocalAuthority } from "./local-authority.js";
 import type { Lock } from "./message-record.js";
+import { maxMessageSize, oversizeError } from "./message-size.js";
 import { resolveQueueOptions, type EmulatedQueueOptions } from "./options.js";
 import { EmulatedQueue, deadLetterSuffix, type Settlement } from "./queue.js";
 import { ReplyLinks } from "./reply-links.js";
+import { RequestDesk } from "./requests.js";
+import { asksForSession, sessionReceiverRefused } from "./sessions.js";
 import { snapshotOf, type QueueCounts, type QueueSnapshot } from "./snapshot.js";
 import { deadLetterNotAllowed, lockLostError, serverBusyError, TransferAnswers, type DeliveryInternals } from "./transfer-answers.js";
 import { unpackTransfer } from "./wire.js";
@@ -29,6 +34,13 @@ export interface ServiceBusEmulatorOptions {
   authorizationRules?: Record<string, AuthorizationRuleOptions>;
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * An AMQPS listener beside the plain one, for clients that insist on TLS (Python's azure-servicebus 7.8 dials 5671
+   * whatever the connection string says), with a certificate authority the emulator makes: `port` default 5671, or a
+   * free port when 5671 is taken; `directory` receives the CA certificate (default: a new temporary directory,
+   * removed by `stop()`).
+   */
+  tls?: boolean | { port?: number; directory?: string };
   /** Diagnostics (link errors, malformed requests); default silent. */
   log?: (line: string) => void;
 }
@@ -42,6 +54,8 @@ export interface ServiceBusEmulator {
   /** The connection string of one authorization rule (with `EntityPath` for a queue rule). Throws for an unknown rule. */
   connectionStringFor(ruleName: string): string;
   readonly port: number;
+  /** The AMQPS listener when started with `tls`, else undefined. */
+  readonly tls: TlsListener | undefined;
   readonly faults: ServiceBusFaults;
   /** Every message of a queue by state. Throws for an unknown queue. */
   inspect(queue: string): QueueSnapshot;
@@ -53,10 +67,17 @@ export interface ServiceBusEmulator {
   stop(): Promise<void>;
 }
 
+export interface TlsListener {
+  readonly port: number;
+  /** The sandbox CA's certificate (PEM): the file to trust (Python: `connection_verify=`). */
+  readonly caFile: string;
+  /** `Endpoint=sb://127.0.0.1:<tls port>/;...` signed with the root rule, without `UseDevelopmentEmulator`. */
+  readonly connectionString: string;
+  connectionStringFor(ruleName: string): string;
+}
+
 /** Maximum message size announced on send links: the Standard tier's 256 KB. */
-const maxMessageSize = 262_144;
-/** Unsettled deliveries a session may hold; rhea's default (2048) is low for a receiver holding locks. */
-const sessionBufferSize = 8_192;
+const notFound = (address: string) => ({ condition: "amqp:not-found", description: `The messaging entity '${address}' could not be found.` });
 
 class ServiceBusBroker implements ServiceBusEmulator {
   readonly #queues = new Map<string, EmulatedQueue>();
@@ -72,11 +93,13 @@ class ServiceBusBroker implements ServiceBusEmulator {
   } as never);
   readonly #links = new LinkRoutes();
   readonly #replies = new ReplyLinks();
+  readonly #requests: RequestDesk;
   readonly #lockedDeliveries = new WeakMap<Delivery, { queue: EmulatedQueue; entity: Entity; lock: Lock }>();
   readonly #sockets = new Set<Socket>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #log: (line: string) => void;
-  #server: Server | undefined;
+  readonly #servers: Server[] = [];
+  #tls: { port: number; authority: LocalAuthority } | undefined;
   #port = 0;
   #stopped = false;
 
@@ -102,6 +125,14 @@ class ServiceBusBroker implements ServiceBusEmulator {
     this.#log = options.log ?? (() => {});
     this.#rules = resolveAuthorizationRules(options.authorizationRules);
     this.#claims = new ConnectionClaims(this.#rules, this.#log);
+    this.#requests = new RequestDesk({
+      answers: this.#answers,
+      replies: this.#replies,
+      claims: this.#claims,
+      faults: this.#faultBook,
+      later: (delayMs, run) => this.#later(delayMs, run),
+      log: this.#log,
+    });
     for (const [name, queueOptions] of Object.entries(options.queues)) this.addQueue(name, queueOptions);
     wireContainer(this.#container, {
       receiverAttached: (sender) => this.#onReceiverAttach(sender),
@@ -136,25 +167,25 @@ class ServiceBusBroker implements ServiceBusEmulator {
     );
   }
 
-  async listen(port: number): Promise<void> {
-    const server = this.#container.listen({
-      port,
-      host: "127.0.0.1",
-      session_buffer_size: sessionBufferSize,
-      // rhea leaves Nagle on for accepted sockets: a small frame written while the last is unacknowledged would wait
-      // for the client's delayed ACK (up to 40 ms on Linux) before it leaves, on every exchange.
-      tcp_no_delay: true,
-    } as never) as unknown as Server;
-    this.#server = server;
-    server.on("connection", (socket: Socket) => {
-      this.#sockets.add(socket);
-      socket.on("close", () => this.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("listening", resolve);
-      server.once("error", reject);
-    });
-    this.#port = (server.address() as AddressInfo).port;
+  get tls(): TlsListener | undefined {
+    const tls = this.#tls;
+    if (!tls) return undefined;
+    const connectionStringFor = (ruleName: string) =>
+      this.connectionStringFor(ruleName).replace(`sb://127.0.0.1:${this.#port}`, `sb://127.0.0.1:${tls.port}/`).replace(";UseDevelopmentEmulator=true", "");
+    return { port: tls.port, caFile: tls.authority.caFile, connectionString: connectionStringFor(rootRuleName), connectionStringFor };
+  }
+
+  async listen(port: number, tls: ServiceBusEmulatorOptions["tls"]): Promise<void> {
+    const plain = await listen(this.#container, { port, sockets: this.#sockets });
+    this.#servers.push(plain.server);
+    this.#port = plain.port;
+    if (!tls) return;
+    const settings = tls === true ? {} : tls;
+    const authority = await makeLocalAuthority(settings.directory);
+    this.#tls = { port: 0, authority };
+    const secure = await listenTls(this.#container, { port: settings.port, tls: authority, sockets: this.#sockets });
+    this.#servers.push(secure.server);
+    this.#tls.port = secure.port;
   }
 
   inspect(queue: string): QueueSnapshot {
@@ -177,8 +208,8 @@ class ServiceBusBroker implements ServiceBusEmulator {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#dropSockets("emulator stopped");
-    const server = this.#server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all(this.#servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await this.#tls?.authority.remove();
     this.#links.clear();
   }
 
@@ -221,20 +252,23 @@ class ServiceBusBroker implements ServiceBusEmulator {
     sender.set_source({ address: source });
     if (target) sender.set_target({ address: target });
     const internals = sender as unknown as SenderInternals;
-    if (source.endsWith("/$management") && !this.#claims.authorize(sender, source, undefined)) return;
-    if (source === "$cbs" || source.endsWith("/$management")) {
+    const path = linkAddress(source);
+    const management = path.endsWith(managementSuffix);
+    if (management && !this.#claims.authorize(sender, path, undefined)) return;
+    if (path === "$cbs" || management) {
       // Replies are pre-settled, so reply links never accumulate unsettled deliveries.
       internals.local.attach.snd_settle_mode = 1;
-      this.#replies.add(sender, target);
-      return;
+      return this.#replies.add(sender);
     }
-    if (!this.#claims.authorize(sender, source, "Listen")) return;
-    const resolved = this.#entity(source);
-    if (!resolved) {
-      sender.close({ condition: "amqp:not-found", description: `The messaging entity '${source}' could not be found.` });
-      return;
-    }
+    if (!this.#claims.authorize(sender, path, "Listen")) return;
+    const resolved = this.#entity(path);
+    if (!resolved) return void sender.close(notFound(source));
     if (this.#links.refusedReceive.has(resolved.queue.name)) return void sender.close(LinkRoutes.refusal);
+    if (asksForSession(sender.source)) {
+      // A refused link: an attach with no source, then the detach with the error (AMQP 1.0, 2.6.3).
+      internals.local.attach.source = null;
+      return void sender.close(sessionReceiverRefused);
+    }
     const remote = sender as unknown as { snd_settle_mode?: number; rcv_settle_mode?: number };
     const peekLock = remote.snd_settle_mode !== 1;
     internals.local.attach.snd_settle_mode = peekLock ? 0 : 1;
@@ -243,6 +277,9 @@ class ServiceBusBroker implements ServiceBusEmulator {
       this.#lockedDeliveries.set(delivery, { queue: resolved.queue, entity: resolved.entity, lock }),
     );
     this.#links.addReceiver(sender, { ...resolved, consumer });
+    // Proton-C grants credit in the frames right after its attach; nothing is delivered before our attach is written
+    // (LinkConsumer.capacity), so look again once it has gone out.
+    setImmediate(() => resolved.queue.pump(resolved.entity));
   }
 
   /** The client attached a sender: we are the receiver. */
@@ -251,21 +288,19 @@ class ServiceBusBroker implements ServiceBusEmulator {
     const source = receiver.source?.address;
     receiver.set_target({ address: target });
     if (source) receiver.set_source({ address: source });
-    if (target === "$cbs") {
+    const path = linkAddress(target);
+    if (path === "$cbs") {
       this.#links.request.set(receiver, { kind: "cbs" });
       return;
     }
-    const management = target.endsWith("/$management");
-    if (!this.#claims.authorize(receiver, target, management ? undefined : "Send")) return;
-    const resolved = this.#entity(management ? target.slice(0, -"/$management".length) : target);
-    if (!resolved || (!management && resolved.entity.isDeadLetter)) {
-      receiver.close({ condition: "amqp:not-found", description: `The messaging entity '${target}' could not be found.` });
-      return;
-    }
+    const management = path.endsWith(managementSuffix);
+    if (!this.#claims.authorize(receiver, path, management ? undefined : "Send")) return;
+    const resolved = this.#entity(management ? path.slice(0, -managementSuffix.length) : path);
+    if (!resolved || (!management && resolved.entity.isDeadLetter)) return void receiver.close(notFound(target));
     (receiver as unknown as SenderInternals).local.attach.max_message_size = maxMessageSize;
     this.#links.request.set(
       receiver,
-      management ? { kind: "management", ...resolved, address: target } : { kind: "send", queue: resolved.queue },
+      management ? { kind: "management", ...resolved, address: path } : { kind: "send", queue: resolved.queue },
     );
   }
 
@@ -277,54 +312,17 @@ class ServiceBusBroker implements ServiceBusEmulator {
       this.#answers.reject(delivery, { condition: "amqp:not-found", description: "This link is not attached to an entity" });
       return;
     }
+    if (route.kind !== "send") return this.#requests.take(receiver, delivery, context.message as Message, route);
+    const format = (context as { format?: number }).format;
+    const oversize = oversizeError(context.message as Message | Buffer, (delivery as unknown as { id: number }).id);
+    if (oversize) return void this.#answers.reject(delivery, oversize);
     try {
-      if (route.kind === "send") {
-        const format = (context as { format?: number }).format;
-        this.#onSend(route.queue, unpackTransfer(context.message as Message, format), delivery);
-        return;
-      }
-      this.#answers.accept(delivery);
-      const request = context.message as Message;
-      if (route.kind === "cbs") {
-        this.#replies.reply(receiver.connection, request, this.#claims.putToken(receiver.connection, request));
-        return;
-      }
-      this.#onManagementRequest(receiver, request, route);
+      this.#onSend(route.queue, unpackTransfer(context.message as Message, format), delivery);
     } catch (error) {
       const description = error instanceof Error ? error.message : String(error);
       this.#log(`servicebus emulator: refused a malformed request: ${description}`);
-      if (route.kind === "management") {
-        this.#replies.reply(receiver.connection, context.message as Message, {
-          statusCode: 400,
-          statusDescription: description,
-          errorCondition: "amqp:invalid-field",
-        });
-      } else if (route.kind === "send") {
-        this.#answers.reject(delivery, { condition: "amqp:decode-error", description });
-      }
+      this.#answers.reject(delivery, { condition: "amqp:decode-error", description });
     }
-  }
-
-  /** A $management request, answered on the connection's reply link once its rights are checked (401 otherwise). */
-  #onManagementRequest(receiver: Receiver, request: Message, route: Extract<RequestRoute, { kind: "management" }>): void {
-    const send = (reply: ManagementReply): void => {
-      const properties: Record<string, unknown> = {
-        statusCode: reply.statusCode,
-        statusDescription: reply.statusDescription,
-      };
-      if (reply.errorCondition) properties.errorCondition = reply.errorCondition;
-      this.#replies.reply(receiver.connection, request, properties, reply.body);
-    };
-    const operation = (request.application_properties as Record<string, unknown> | undefined)?.operation;
-    const refused = this.#claims.refusal(receiver.connection, route.address, rightForOperation(operation));
-    if (refused !== undefined) {
-      this.#log(`servicebus emulator: refused ${String(operation)}: ${refused}`);
-      send({ statusCode: 401, statusDescription: refused, errorCondition: unauthorizedCondition });
-      return;
-    }
-    const outcome = handleManagement(request, route.queue, route.entity, this.#faultBook);
-    if (outcome.kind === "reply") send(outcome.reply);
-    else if (outcome.kind === "later") this.#later(outcome.delayMs, () => send(outcome.run()));
   }
 
   #onSend(queue: EmulatedQueue, messages: Message[], delivery: Delivery): void {
@@ -386,7 +384,12 @@ class ServiceBusBroker implements ServiceBusEmulator {
 /** Starts an in-process Service Bus for the unmodified `@azure/service-bus` SDK on 127.0.0.1. */
 export async function startServiceBusEmulator(options: ServiceBusEmulatorOptions): Promise<ServiceBusEmulator> {
   const broker = new ServiceBusBroker(options);
-  await broker.listen(options.port ?? 0);
+  try {
+    await broker.listen(options.port ?? 0, options.tls);
+  } catch (error) {
+    await broker.stop();
+    throw error;
+  }
   return broker;
 }
 

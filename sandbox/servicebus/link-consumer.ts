@@ -14,6 +14,7 @@ export interface SenderInternals {
   session: { outgoing: { deliveries: { available(): number } } };
   connection: { _register(): void };
   local: { attach: Record<string, unknown> };
+  state: { local_open: boolean; open_requests: number };
 }
 
 /** A receive link of an entity: credit accounting, delivery, and the drain answer `receiveMessages()` waits for. */
@@ -44,6 +45,9 @@ export class LinkConsumer implements Consumer {
   capacity(): number {
     if (!this.sender.is_open()) return 0;
     const internals = this.#internals;
+    // rhea writes a tick's transfers before its attach frames: a transfer for a link whose attach has not gone out
+    // names a handle the client does not know yet (Proton-C: "no such handle"), so none until it has.
+    if (internals.state.open_requests > 0) return 0;
     const queued = this.#sent - internals.delivery_count;
     return Math.min(internals.credit - queued, internals.session.outgoing.deliveries.available());
   }

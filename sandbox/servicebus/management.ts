@@ -169,7 +169,7 @@ function receiveBySequenceNumber({ body, queue, entity }: ManagementRequest): Ma
         messages: received.map(({ record, lock, deliveryCount }) => ({
           message: encodeForDelivery(record, {
             deliveryCount,
-            ...(lock ? { lockedUntil: lock.lockedUntil } : {}),
+            ...(lock ? { lockedUntil: lock.lockedUntil, lockToken: lock.token } : {}),
             state: recordState(record),
           }),
           ...(lock ? { "lock-token": rhea.types.wrap_uuid(uuidBytes(lock.token)) } : {}),

@@ -1,22 +1,51 @@
-// The links a connection receives its $cbs and $management replies on, found by the request's `reply_to`.
-import type { Connection, Message, Sender } from "rhea";
+// The links a connection receives its $cbs and $management replies on. The JavaScript SDK names its reply link in
+// the request's `reply_to`; uamqp (Python's azure-servicebus) sends no `reply_to` at all and reads the answer on the
+// receive link it attached to the same node, in the same session, so a request without one is answered there.
+import rhea, { type Connection, type Message, type Receiver, type Sender } from "rhea";
+import { linkAddress } from "./addresses.js";
+
+/** The status keys of a reply: `status-code` on $cbs, `statusCode` on $management. */
+export type StatusKey = "status-code" | "statusCode";
 
 export class ReplyLinks {
-  readonly #links = new WeakMap<Connection, Map<string, Sender>>();
+  readonly #links = new WeakMap<Connection, Sender[]>();
 
-  /** Remembers a reply link by its name and, when the client gave one, by its target address. */
-  add(sender: Sender, target: string | undefined): void {
-    let links = this.#links.get(sender.connection);
-    if (!links) this.#links.set(sender.connection, (links = new Map()));
-    links.set(sender.name, sender);
-    if (target) links.set(target, sender);
+  /** Remembers a reply link: a receive link the client attached to $cbs or to an entity's $management node. */
+  add(sender: Sender): void {
+    const links = this.#links.get(sender.connection) ?? [];
+    this.#links.set(sender.connection, [...links.filter((link) => !link.is_closed()), sender]);
   }
 
-  /** Answers `request` on its reply link; nothing when the link is gone (the client stopped waiting). */
-  reply(connection: Connection, request: Message, properties: Record<string, unknown>, body?: unknown): void {
-    const replyTo = typeof request.reply_to === "string" ? request.reply_to : undefined;
-    const sender = replyTo ? this.#links.get(connection)?.get(replyTo) : undefined;
+  /**
+   * Answers `request`, which arrived on `requestLink`, on its reply link; nothing when the link is gone (the client
+   * stopped waiting). The status is a signed int, as Service Bus encodes it: uamqp refuses an unsigned one, and rhea
+   * would write a positive number as uint.
+   */
+  reply(requestLink: Receiver, request: Message, statusKey: StatusKey, properties: Record<string, unknown>, body?: unknown): void {
+    const sender = this.#replyLink(requestLink, request);
     if (!sender || !sender.is_open()) return;
-    sender.send({ correlation_id: request.message_id, to: replyTo, application_properties: properties, body });
+    const status = properties[statusKey];
+    const applicationProperties = typeof status === "number" ? { ...properties, [statusKey]: rhea.types.wrap_int(status) } : properties;
+    const replyTo = typeof request.reply_to === "string" ? request.reply_to : undefined;
+    sender.send({
+      correlation_id: request.message_id,
+      ...(replyTo ? { to: replyTo } : {}),
+      application_properties: applicationProperties,
+      body,
+    });
   }
+
+  /** By `reply_to` (the link's name or target address); without one, the link on the request's own node and session. */
+  #replyLink(requestLink: Receiver, request: Message): Sender | undefined {
+    const links = (this.#links.get(requestLink.connection) ?? []).filter((link) => link.is_open());
+    const replyTo = typeof request.reply_to === "string" ? request.reply_to : undefined;
+    if (replyTo !== undefined) return links.find((link) => link.name === replyTo || targetOf(link) === replyTo);
+    const node = linkAddress((requestLink.target as { address?: string } | undefined)?.address ?? "");
+    const onNode = links.filter((link) => linkAddress(link.source?.address ?? "") === node);
+    return onNode.find((link) => link.session === requestLink.session) ?? onNode[0];
+  }
+}
+
+function targetOf(link: Sender): string | undefined {
+  return (link.target as { address?: string } | undefined)?.address;
 }

@@ -45,9 +45,15 @@ export class TransferAnswers {
     });
   }
 
-  /** A transfer taken (a send, a request): each outcome as the broker gives it, never merged with another. */
-  accept(delivery: Delivery): void {
-    this.#dispositions.dispose("accept", () => delivery.accept());
+  /**
+   * A transfer taken (a send, a request): each outcome as the broker gives it, never merged with another. `then` runs
+   * once the acceptance has been written (rhea writes on the next tick, so a later macrotask comes after it).
+   */
+  accept(delivery: Delivery, then?: () => void): void {
+    this.#dispositions.dispose("accept", () => {
+      delivery.accept();
+      if (then) setImmediate(then);
+    });
   }
 
   reject(delivery: Delivery, error: AmqpError): void {

@@ -66,6 +66,11 @@ export interface DeliveryView {
   deliveryCount: number;
   lockedUntil?: number;
   state?: number;
+  /**
+   * A lock held over $management (a deferred message received by sequence number): its token travels inside the
+   * message as the delivery annotation `x-opt-lock-token`, where Python's SDK reads it (it has no delivery tag).
+   */
+  lockToken?: string;
 }
 
 const headerFields = new Set(["durable", "priority", "ttl", "first_acquirer", "delivery_count"]);
@@ -81,6 +86,9 @@ const emptyPropertiesAndNullBody = Buffer.from([0x00, 0x53, 0x73, 0x45, 0x00, 0x
  */
 export function encodeForDelivery(record: MessageRecord, view: DeliveryView): Buffer {
   const head: Record<string, unknown> = { delivery_count: view.deliveryCount, message_annotations: annotationsFor(record, view) };
+  if (view.lockToken !== undefined) {
+    head.delivery_annotations = { "x-opt-lock-token": rhea.types.wrap_uuid(uuidBytes(view.lockToken)) };
+  }
   for (const field of headerFields) {
     const value = (record.message as unknown as Record<string, unknown>)[field];
     if (value !== undefined && field !== "delivery_count") head[field] = value;

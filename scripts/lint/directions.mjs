@@ -3,19 +3,21 @@
 
 /** The house's rooms and the rooms each may import (by relative path). */
 export const houseRooms = {
-  tuning: [],
+  // The floor: the two error bases (ChargeguardError, ChargeguardSignal) every room of the kit builds its errors on.
+  errors: [],
+  tuning: ["errors"],
   // The sandbox stands for Azure and Stripe, which know nothing of us.
   sandbox: [],
   // The lint plugin ships alone.
   "eslint-plugin/src": [],
   "create-chargeguard": [],
-  infra: ["tuning"],
-  runtime: ["tuning"],
-  templates: ["tuning"],
+  infra: ["tuning", "errors"],
+  runtime: ["tuning", "errors"],
+  templates: ["tuning", "errors"],
   examples: ["runtime"],
-  prove: ["runtime", "sandbox", "examples", "tuning"],
-  bench: ["runtime", "sandbox", "tuning"],
-  cli: ["infra", "runtime", "sandbox", "templates", "prove", "tuning"],
+  prove: ["runtime", "sandbox", "examples", "tuning", "errors"],
+  bench: ["runtime", "sandbox", "tuning", "errors"],
+  cli: ["infra", "runtime", "sandbox", "templates", "prove", "tuning", "errors"],
 };
 
 /**

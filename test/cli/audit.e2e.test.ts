@@ -1,5 +1,6 @@
 // `chargeguard audit` as an operator runs it (the built CLI, spawned) against the Stripe emulator: its exit codes,
 // its three formats, and `--refund --yes` run twice refunding each certain duplicate exactly once.
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
@@ -34,7 +35,7 @@ describe("chargeguard audit", () => {
   it("documents its exit codes in --help", async () => {
     const run = await runCli(cli, ["audit", "--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate found\n +1 +duplicates found/);
+    expect(run.stdout).toMatch(/Exit codes:\n +0 +no duplicate left: none found, or --refund --yes refunded every one\n +1 +duplicates left to refund/);
     expect(run.stdout).toContain("refuses a live secret key (sk_live_...)");
   });
 
@@ -68,6 +69,34 @@ describe("chargeguard audit", () => {
     }
   });
 
+  it("an unreachable Stripe is one line naming the URL, exit 2, within 5 s of the first try (was 31.5 s, eight tries, no URL)", async () => {
+    // A port nothing listens on (refused at once), and a server that accepts and never answers (each try times out).
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      for (const origin of [`http://127.0.0.1:${closed}`, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) {
+        const started = Date.now();
+        const run = await audit([], { STRIPE_API_BASE: origin });
+        const seconds = (Date.now() - started) / 1000;
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toMatch(new RegExp(`^chargeguard audit: Stripe unreachable at ${origin} \\(set by --stripe-api-base or STRIPE_API_BASE\\): no answer within 5 s`));
+        expect(run.stderr.trim().split("\n"), run.stderr).toHaveLength(1);
+        // 5 s and the CLI's own start (a few seconds on a loaded machine).
+        expect(seconds, run.stderr).toBeLessThan(12);
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
+
   it("exits 1 with the groups in JSON, one row per duplicate in CSV, totals per currency in text", async () => {
     const json = await audit(["--format", "json"]);
     expect(json.code).toBe(1);
@@ -82,6 +111,13 @@ describe("chargeguard audit", () => {
     expect(text.stdout).toContain(`${report.summary.customers} customers charged twice, ${usd.toFixed(2)} USD to refund`);
   });
 
+  it("warns when no payment carries --key (a mistyped path found nothing certain, silently), and only then", async () => {
+    const wrong = await runCli(cli, ["audit", "--key", "metadata.usageid", "--rate", "200", "--format", "json"], { env });
+    expect(wrong.stderr).toMatch(/^chargeguard audit: warning: none of the \d+ payment\(s\) read carries --key metadata\.usageid: no duplicate can be certain/);
+    expect((JSON.parse(wrong.stdout) as JsonReport).groups.filter((g) => g.confidence === "certain")).toEqual([]);
+    expect((await audit(["--format", "json"])).stderr).not.toContain("warning");
+  });
+
   it("exits 0 for a customer charged once", async () => {
     const [bobsBill] = [...truth.innocent];
     const intent = await new Stripe("rk_test_sandbox", { ...emulator.stripeConfig }).paymentIntents.retrieve(bobsBill as string);
@@ -94,11 +130,24 @@ describe("chargeguard audit", () => {
     const plan = await audit(["--refund"]);
     expect(plan.stdout).toContain(`${truth.certain.size} refund(s) planned: run again with --yes`);
     expect(emulator.ledger.refunds().filter((r) => r.reason === "duplicate")).toEqual([]);
-    await audit(["--refund", "--yes"]);
+    const before = JSON.parse((await audit(["--format", "json"])).stdout) as JsonReport;
+    const certainMinor = before.groups.filter((g) => g.confidence === "certain").reduce((sum, g) => sum + g.to_refund, 0);
+    const likelyMinor = (before.summary.to_refund["usd"] ?? 0) - certainMinor;
+    const first = await audit(["--refund", "--yes"]);
+    // It says what it refunded and what is left (the likely duplicates, refunded only when named), and exits 1 for them.
+    expect(first.stdout).toContain(`${truth.certain.size} refund(s) made, 0 failed`);
+    expect(first.stdout).toContain(`${(certainMinor / 100).toFixed(2)} USD refunded by this run, ${(likelyMinor / 100).toFixed(2)} USD left to refund (certain 0.00 USD, likely`);
+    expect(first.stdout).toContain(`${truth.likely.size} duplicate(s) left: a likely one is refunded only when named (--refund-ids)`);
+    expect(first.code).toBe(1);
     const second = await audit(["--refund", "--yes", "--format", "json"]);
     expect((JSON.parse(second.stdout) as { refunds: unknown[] }).refunds).toEqual([]);
     const refunded = emulator.ledger.refunds().filter((r) => r.reason === "duplicate").map((r) => r.metadata["duplicate_payment"]);
     expect(refunded.sort()).toEqual([...truth.certain.keys()].sort());
+    // Naming the likely ones refunds everything left: nothing left, exit 0 (it said '... to refund' and exited 1).
+    const last = await audit(["--refund", "--yes", "--refund-ids", [...truth.likely.keys()].join(",")]);
+    expect(last.stdout).toContain(`${(likelyMinor / 100).toFixed(2)} USD refunded by this run, nothing left to refund`);
+    expect(last.stdout).not.toMatch(/USD to refund/);
+    expect(last.code, last.stdout).toBe(0);
   });
 });
 

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { register } from "../../cli/commands/dlq.js";
+import { permanentReasons, register } from "../../cli/commands/dlq.js";
 import { exitCodeFor, exitCodes } from "../../cli/exit-codes.js";
 import { operatorQueueRights } from "../../tuning/index.js";
-import { resubmitIdReason } from "../../runtime/operator/index.js";
+import { permanentDeadLetterReasons, resubmitIdReason, type ResubmitReport } from "../../runtime/operator/index.js";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 
 let emulator: ServiceBusEmulator;
@@ -96,26 +96,33 @@ describe("chargeguard dlq", () => {
     }
   });
 
-  it("resubmit --dry-run moves nothing; resubmit --message-id sends that one under a new id and says why", async () => {
+  it("resubmit --dry-run moves nothing and names what it would refuse; --resend-permanent --message-id sends that one under a new id", async () => {
     const operator = emulator.connectionStringFor("operator");
     const dry = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--dry-run");
     const lines = dry.trim().split("\n");
-    expect(lines[0]).toBe("would send 2 message(s) from billing/$DeadLetterQueue to billing as new messages");
-    expect(lines[1]).toBe(`  (${resubmitIdReason})`);
-    expect(lines[2]).toMatch(/^ {2}#(\d+) m-1 InvalidEvent: bad m-1 -> would send as m-1:resubmit:\1$/);
+    expect(lines[0]).toBe("would send 0 message(s) from billing/$DeadLetterQueue to billing as new messages; 2 refused (cannot succeed when resent)");
+    expect(lines[1]).toBe("  by reason: InvalidEvent: 0 would send, 2 refused");
+    expect(lines[2]).toMatch(/^ {2}#\d+ m-1 InvalidEvent: bad m-1 -> would be refused: the consumer refused its body: .*fix it at the producer \(--resend-permanent to send it anyway\)$/);
+    const withFlag = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--dry-run", "--resend-permanent");
+    expect(withFlag.trim().split("\n")[2]).toBe(`  (${resubmitIdReason})`);
+    expect(withFlag).toMatch(/#(\d+) m-1 InvalidEvent: bad m-1 -> would send as m-1:resubmit:\1/);
     expect(emulator.inspect("billing").deadLettered).toHaveLength(2);
 
-    // An InvalidEvent dead letter resent unchanged is refused again: said on stderr before sending (--json stays JSON).
-    const warnings: string[] = [];
-    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => warnings.push(String(chunk)) > 0);
-    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--json").finally(() => stderr.mockRestore());
-    expect(warnings.join("")).toMatch(/warning: 1 of 1 dead letter\(s\) in billing are InvalidEvent: .* dead-lettered again/);
-    const report = JSON.parse(out) as { skipped: number; moved: { messageId: string; sentAs: string; why: string }[] };
+    const refused = JSON.parse(await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--json")) as ResubmitReport;
+    expect([refused.moved.length, refused.refused.map((m) => m.messageId), refused.byReason]).toEqual([0, ["m-2"], { InvalidEvent: { moved: 0, refused: 1 } }]);
+    expect(emulator.inspect("billing").deadLettered).toHaveLength(2);
+
+    const out = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", operator, "--message-id", "m-2", "--resend-permanent", "--json");
+    const report = JSON.parse(out) as ResubmitReport;
     expect(report.skipped).toBe(1);
     expect(report.moved).toEqual([expect.objectContaining({ messageId: "m-2", sentAs: expect.stringMatching(/^m-2:resubmit:\d+$/), why: resubmitIdReason })]);
     const snapshot = emulator.inspect("billing");
     expect(snapshot.deadLettered.map((m) => m.messageId)).toEqual(["m-1"]);
     expect(snapshot.active.map((m) => m.messageId)).toEqual([report.moved[0]?.sentAs]);
+  });
+
+  it("--help names the reasons the runtime refuses to resend", async () => {
+    expect(Object.keys(permanentReasons)).toEqual(Object.keys(permanentDeadLetterReasons));
   });
 
   it("resubmit --reason and --since select nothing that does not match, and say so", async () => {
@@ -127,6 +134,18 @@ describe("chargeguard dlq", () => {
     const recent = await run("dlq", "peek", "--queue", "billing", "--connection-string", operator, "--since", "PT1H", "--reason", "InvalidEvent", "--json");
     expect((JSON.parse(recent) as { messageId: string }[]).map((m) => m.messageId)).toEqual(["m-1"]);
     expect(emulator.inspect("billing").deadLettered).toHaveLength(1);
+  });
+
+  it("a queue that does not exist is named in one line, exit 2, for peek and resubmit alike", async () => {
+    for (const command of ["peek", "resubmit"]) {
+      const error = await run("dlq", command, "--queue", "nope", "--connection-string", emulator.connectionString).catch((caught: unknown) => caught);
+      expect((error as Error).message).toMatch(/^queue nope does not exist on sb:\/\/127\.0\.0\.1:\d+\/?: check --queue \(or env SERVICEBUS_QUEUE\)$/);
+      expect(await exitCodeFor(error)).toBe(exitCodes.usage);
+    }
+    // A key scoped to another queue names that queue.
+    const scoped = await run("dlq", "peek", "--queue", "nope", "--connection-string", emulator.connectionStringFor("operator")).catch((caught: unknown) => caught);
+    expect((scoped as Error).message).toBe("the connection string is scoped to queue billing (its EntityPath), not nope: check --queue, or use that queue's connection string");
+    expect(await exitCodeFor(scoped)).toBe(exitCodes.usage);
   });
 
   it("refuses a bad --since", async () => {
@@ -148,7 +167,7 @@ describe("chargeguard dlq", () => {
     const peek = async () => JSON.parse(await run("dlq", "peek", "--queue", "billing", "--connection-string", emulator.connectionStringFor("operator"), "--json")) as unknown[];
     const before = await peek();
     expect(before.length).toBeGreaterThan(0);
-    const error = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", listenOnly).catch((caught: unknown) => caught);
+    const error = await run("dlq", "resubmit", "--queue", "billing", "--connection-string", listenOnly, "--resend-permanent").catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/^not authorized on queue billing: .*dlq resubmit Listen and Send/);
     expect(await exitCodeFor(error)).toBe(exitCodes.usage);
     expect(await peek()).toEqual(before);

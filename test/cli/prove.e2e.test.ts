@@ -62,6 +62,23 @@ describe("chargeguard prove", () => {
     expect(code).toBe(0);
   });
 
+  it("Ctrl-C mid-run: one line and exit 130 (was silent)", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [cli.path, "prove", "--events", "120", "--only", "generated-consumer", "--faults", "none", "--no-report"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    const started = new Promise<void>((resolve) =>
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("running generated-consumer")) resolve();
+      }),
+    );
+    const code = new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
+    await started;
+    child.kill("SIGINT");
+    expect(await code, stderr).toBe(130);
+    expect(stderr.trim().split("\n").at(-1)).toBe("proving ground: interrupted (Ctrl-C): no verdict; nothing is kept between runs but the database template cache");
+  }, 120_000);
+
   it("runs a short proof: progress lines off a terminal, the verdict last, and in --json", async () => {
     const report = join(scratch, "prove.html");
     const run = await runCli(cli, ["prove", "--events", "120", "--only", "generated-consumer", "--faults", "none", "--json", "--report", report], {

@@ -1,6 +1,6 @@
 import { ServiceBusClient } from "@azure/service-bus";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,9 +67,11 @@ function start(args: string[], cwd = root): Promise<Running> {
 
 describe("chargeguard sandbox", () => {
   it("serves both emulators to the real SDKs, prints a consumer's settings and stops on SIGINT with exit 0", async () => {
-    const sandbox = await start(["--servicebus-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
+    const sandbox = await start(["--servicebus-port", "0", "--amqps-port", "0", "--stripe-port", "0", "--queue", "usage-billing", "--queue", "refunds", "--lock-duration-ms", "5000"]);
     const { env } = sandbox;
     expect(Object.keys(env).sort()).toEqual([
+      "SERVICEBUS_AMQPS_CONNECTION_STRING",
+      "SERVICEBUS_CA_FILE",
       "SERVICEBUS_CONNECTION_STRING",
       "SERVICEBUS_CONSUMER_CONNECTION_STRING",
       "SERVICEBUS_OPERATOR_CONNECTION_STRING",
@@ -81,6 +83,9 @@ describe("chargeguard sandbox", () => {
     expect(env["SERVICEBUS_QUEUE"]).toBe("usage-billing");
     expect(env["STRIPE_API_BASE"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.stderr()).toContain("queue refunds: lock 5000 ms");
+    // For clients that insist on TLS (Python's azure-servicebus): the AMQPS string and the CA to trust, removed on stop.
+    expect(env["SERVICEBUS_AMQPS_CONNECTION_STRING"]).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+\/;SharedAccessKeyName=RootManageSharedAccessKey;/);
+    expect(readFileSync(env["SERVICEBUS_CA_FILE"] as string, "utf8")).toMatch(/^-----BEGIN CERTIFICATE-----/);
 
     const client = new ServiceBusClient(env["SERVICEBUS_CONNECTION_STRING"] as string);
     try {
@@ -122,6 +127,7 @@ describe("chargeguard sandbox", () => {
     sandbox.child.kill("SIGINT");
     expect(await sandbox.exited).toEqual({ code: 0, signal: null });
     expect(sandbox.stderr()).toContain("stopped");
+    expect(existsSync(env["SERVICEBUS_CA_FILE"] as string)).toBe(false);
   });
 
   it("prints an env file that a shell can source and node --env-file can load", async () => {
@@ -179,6 +185,38 @@ describe("chargeguard sandbox", () => {
       expect(result.stderr).toContain(`127.0.0.1:${taken} is already in use: pass --stripe-port`);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it("with 5672 taken, takes a free port and prints settings that work; asked for by name, refuses and says so in the settings file", async () => {
+    // 5672 is the official emulator's and RabbitMQ's port: take it here unless something already holds it.
+    const blocker = createServer();
+    const held = await new Promise<boolean>((resolve) => {
+      blocker.once("error", () => resolve(false));
+      blocker.listen(5672, "127.0.0.1", () => resolve(true));
+    });
+    try {
+      const sandbox = await start(["--stripe-port", "0"], scratch);
+      expect(sandbox.stderr()).toContain("127.0.0.1:5672 is taken (--servicebus-port's default), so any free port instead");
+      const port = Number(/Endpoint=sb:\/\/127\.0\.0\.1:(\d+)/.exec(sandbox.env["SERVICEBUS_CONNECTION_STRING"] ?? "")?.[1]);
+      expect(port).toBeGreaterThan(0);
+      expect(port).not.toBe(5672);
+      // The settings work: the real SDK sends to the queue they name.
+      const client = new ServiceBusClient(sandbox.env["SERVICEBUS_CONNECTION_STRING"] ?? "");
+      await client.createSender(sandbox.env["SERVICEBUS_QUEUE"] ?? "").sendMessages({ body: "hello" });
+      await client.close();
+      sandbox.child.kill("SIGINT");
+      expect((await sandbox.exited).code).toBe(0);
+
+      const file = join(scratch, "sandbox.env");
+      const out = openSync(file, "w");
+      const refused = spawnSync(process.execPath, [cli, "sandbox", "--servicebus-port", "5672", "--stripe-port", "0"], { cwd: scratch, encoding: "utf8", timeout: 30_000, stdio: ["ignore", out, "pipe"] });
+      closeSync(out);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain("127.0.0.1:5672 is already in use: pass --servicebus-port with another port, or 0 for any free one");
+      expect(readFileSync(file, "utf8")).toBe("# chargeguard sandbox did not start, no settings here: 127.0.0.1:5672 is already in use: pass --servicebus-port with another port, or 0 for any free one\n");
+    } finally {
+      if (held) await new Promise((resolve) => blocker.close(resolve));
     }
   });
 

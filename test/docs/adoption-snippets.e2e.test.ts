@@ -9,14 +9,18 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "../..");
 const scratch = path.join(root, ".tmp", "adoption-snippets");
 
-/** What the snippets leave to the reader: their receiver, Stripe client, own parser and retry scheduling. */
+/**
+ * What the snippets leave to the reader: their receiver and sender, Stripe client and own parser. Nothing more: the
+ * retry is the kit's own `scheduleRetry` (a `retryLater` declared here once hid that the root README called a
+ * function no reader has).
+ */
 const readersOwnParts = `
-import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
+import type { ServiceBusReceivedMessage, ServiceBusReceiver, ServiceBusSender } from "@azure/service-bus";
 import type Stripe from "stripe";
 declare const stripe: Stripe;
 declare const serviceBusReceiver: ServiceBusReceiver;
+declare const serviceBusSender: ServiceBusSender;
 declare function parseMyEvent(body: unknown): { id: string; cents: number; customer: string; day: string };
-declare function retryLater(message: ServiceBusReceivedMessage, outcome: unknown): Promise<void>;
 export {};
 `;
 

@@ -3,6 +3,7 @@
 // stop receiving, let that billing finish (Stripe's answer recorded in the guard, the message completed) and exit 0
 // well within the grace period, which infra sets to at least the queue's delivery budget.
 import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -56,20 +57,7 @@ it("SIGTERM mid-charge: stops receiving, records Stripe's answer, completes the 
     },
   });
 
-  const consumer = spawn(process.execPath, [main], {
-    cwd: workDir,
-    env: {
-      PATH: process.env.PATH,
-      SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
-      SERVICEBUS_QUEUE: queue,
-      STRIPE_API_KEY: "rk_test_sandbox",
-      STRIPE_API_BASE: stripe.apiBase,
-    },
-  });
-  let output = "";
-  consumer.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  consumer.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => consumer.on("exit", (code) => resolve(code)));
+  const { consumer, output: outputNow, exited } = startBuilt();
   const client = new ServiceBusClient(serviceBus.connectionString);
   try {
     await client.createSender(queue).sendMessages({
@@ -82,8 +70,8 @@ it("SIGTERM mid-charge: stops receiving, records Stripe's answer, completes the 
       body: { customerId: "acme-2", stripeCustomerId: customer.id, paymentMethodId: "pm_card_visa", billingPeriod: "2026-10", amountCents: 4_300, currency: "eur" },
     });
 
-    expect(await exited, output).toBe(0);
-    expect(output).toMatch(/SIGTERM: stopping[\s\S]*acme-1 2026-10: charged pi_\w+, completed/);
+    expect(await exited, outputNow()).toBe(0);
+    expect(outputNow()).toMatch(/SIGTERM: stopping[\s\S]*acme-1 2026-10: charged pi_\w+, completed/);
     expect(stripe.ledger.paymentIntents(customer.id).map((intent) => [intent.amount, intent.status])).toEqual([[4_200, "succeeded"]]);
     // Completed before exit: nothing of it is left locked or waiting; only the message sent after SIGTERM remains.
     expect(serviceBus.counts(queue)).toMatchObject({ active: 1, locked: 0, scheduled: 0, deadLettered: 0 });
@@ -102,3 +90,39 @@ it("SIGTERM mid-charge: stops receiving, records Stripe's answer, completes the 
     await client.close();
   }
 }, 120_000);
+
+/** The built consumer with the sandbox's settings (and `extra`); its output and its exit code. */
+function startBuilt(extra: Record<string, string> = {}) {
+  const consumer = spawn(process.execPath, [main], {
+    cwd: workDir,
+    env: { PATH: process.env.PATH, SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString, SERVICEBUS_QUEUE: queue, STRIPE_API_KEY: "rk_test_sandbox", STRIPE_API_BASE: stripe.apiBase, ...extra },
+  });
+  let output = "";
+  consumer.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  consumer.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => consumer.on("exit", (code) => resolve(code)));
+  return { consumer, output: () => output, exited };
+}
+
+it("Ctrl-C (SIGINT): one line, exit 130, as its README says", async () => {
+  const run = startBuilt();
+  const deadline = Date.now() + 60_000;
+  while (!/consuming usage-billing/.test(run.output()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  run.consumer.kill("SIGINT");
+  expect(await run.exited, run.output()).toBe(130);
+  expect(run.output()).toMatch(/SIGINT: stopping/);
+}, 90_000);
+
+it("a taken HEALTH_PORT is a configuration error naming the variable, exit 2 (not a bare EADDRINUSE, exit 1)", async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "0.0.0.0", resolve));
+  const taken = (blocker.address() as AddressInfo).port;
+  try {
+    const run = startBuilt({ HEALTH_PORT: String(taken) });
+    expect(await run.exited, run.output()).toBe(2);
+    expect(run.output()).toContain(`HEALTH_PORT ${taken} is already in use on 0.0.0.0: set HEALTH_PORT to a free port`);
+    expect(run.output()).not.toContain("EADDRINUSE");
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+}, 90_000);

@@ -3,7 +3,7 @@
 // returned, an open one held) apart from them. One audit per account, as the proving ground makes it.
 import Stripe from "stripe";
 import { afterEach, describe, expect, it } from "vitest";
-import { auditContenderAccount, describeAccountAudit } from "../../prove/account-audit.js";
+import { auditContenderAccount, describeAccountAudit } from "../../prove/measure/account-audit.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 
 const running: StripeEmulator[] = [];

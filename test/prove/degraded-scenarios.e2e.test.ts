@@ -4,9 +4,9 @@
 // (dead letters after a 30-minute Stripe outage and a 20-minute vault outage, deliveries held on a hung database until
 // the takeover cuts its connections), and presses a throttled Stripe and a failing-over database harder.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ContenderResult } from "../../prove/results.js";
-import { runScenarios, type ScenarioOutcome } from "../../prove/scenario-run.js";
-import { scenarioNames, scenarioSpecs, type ScenarioName } from "../../prove/scenarios.js";
+import type { ContenderResult } from "../../prove/report/results.js";
+import { runScenarios, type ScenarioOutcome } from "../../prove/scenarios/scenario-run.js";
+import { scenarioNames, scenarioSpecs, type ScenarioName } from "../../prove/scenarios/scenarios.js";
 import { postgresServerUrl } from "../support/postgres-server.js";
 
 const events = 100;

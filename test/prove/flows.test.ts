@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { billingEventSchema as chargeSchema } from "../../examples/generated-consumer-charge/src/event.js";
 import { billingEventSchema as invoiceSchema } from "../../examples/generated-consumer-invoice/src/event.js";
 import { billingEventSchema as meterEventSchema } from "../../examples/generated-consumer-meter-event/src/event.js";
-import { bodyTarget, flowShape } from "../../prove/flows.js";
-import { generateWorkload } from "../../prove/workload.js";
+import { bodyTarget, flowShape } from "../../prove/workload/flows.js";
+import { generateWorkload } from "../../prove/workload/workload.js";
 
 const workload = generateWorkload({ events: 600, seed: 3 });
 const timestamp = 1_790_000_000;

@@ -1,7 +1,7 @@
-// The proving ground's databases (prove/fresh-databases.ts): each contender's PGlite starts from one template, the
+// The proving ground's databases (prove/databases/fresh-databases.ts): each contender's PGlite starts from one template, the
 // template's bytes live in shared memory (a worker thread gets them without a copy), and every database gets a
 // private copy of them, so what one contender writes no other sees, in this thread or in a worker. The initialised
-// data directory is kept between runs (prove/template-cache.ts), here in a scratch directory, not the user's cache.
+// data directory is kept between runs (prove/databases/template-cache.ts), here in a scratch directory, not the user's cache.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,8 +9,8 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PGlite } from "@electric-sql/pglite";
-import { FreshDatabases } from "../../prove/fresh-databases.js";
-import { templateCachePath } from "../../prove/template-cache.js";
+import { FreshDatabases } from "../../prove/databases/fresh-databases.js";
+import { templateCachePath } from "../../prove/databases/template-cache.js";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "chargeguard-template-cache-"));
 const cacheFile = path.join(scratch, "pglite-datadir.tar");
@@ -53,7 +53,7 @@ describe("fresh databases from one template", () => {
     const before = Buffer.from(template.dataDir.subarray(0, 4096)).toString("base64");
     // A worker thread cannot load TypeScript on Node 20: it imports the built module (npm run build, run first by
     // `npm test` and `npm run test:all`), as the proving ground's workers do.
-    const moduleUrl = new URL("../../dist/prove/fresh-databases.js", import.meta.url).href;
+    const moduleUrl = new URL("../../dist/prove/databases/fresh-databases.js", import.meta.url).href;
     const worker = new Worker(
       `const { parentPort, workerData } = require("node:worker_threads");
        import(workerData.url).then(async ({ FreshDatabases }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { measure, unresolvedEvents, verdict, verdictOutcome, type RunObservations, type StripeAttempt } from "../../prove/metrics.js";
-import { generateWorkload, type WorkloadEvent } from "../../prove/workload.js";
+import { measure, unresolvedEvents, verdict, verdictOutcome, type RunObservations, type StripeAttempt } from "../../prove/measure/metrics.js";
+import { generateWorkload, type WorkloadEvent } from "../../prove/workload/workload.js";
 
 const workload = generateWorkload({ events: 400, seed: 21 });
 const charges = workload.events.filter((e) => e.kind === "charge");

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { describeProgress, overallShare, progressLines, progressReporter } from "../../prove/progress-bar.js";
+import { describeProgress, overallShare, progressLines, progressReporter } from "../../prove/report/progress-bar.js";
 
 describe("proving-ground progress", () => {
   it("never shows a contender past the count, and ends at 100%", () => {

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderHtmlReport } from "../../prove/html-report.js";
-import type { ProvingGroundResult } from "../../prove/run-types.js";
+import { renderHtmlReport } from "../../prove/report/html-report.js";
+import type { ProvingGroundResult } from "../../prove/run/run-types.js";
 import { bundledLibraries, inflateChromium, useHeadlessBrowser } from "../support/headless-browser.js";
 
 const root = join(import.meta.dirname, "../..");

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { renderHtmlReport } from "../../prove/html-report.js";
-import type { ContenderMetrics } from "../../prove/metrics.js";
-import { countsVaryNote, runPassed, toJson, type ProvingGroundResult } from "../../prove/results.js";
-import { renderTables } from "../../prove/table.js";
-import { renderCompactTable } from "../../prove/compact-table.js";
+import { renderHtmlReport } from "../../prove/report/html-report.js";
+import type { ContenderMetrics } from "../../prove/measure/metrics.js";
+import { countsVaryNote, runPassed, toJson, type ProvingGroundResult } from "../../prove/report/results.js";
+import { renderTables } from "../../prove/report/table.js";
+import { renderCompactTable } from "../../prove/report/compact-table.js";
 
 const metrics = (overrides: Partial<ContenderMetrics>): ContenderMetrics => ({
   events: 1000,
@@ -53,6 +53,7 @@ const result: ProvingGroundResult = {
         duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
         duplicatesPreventedBy: { guard_billed: 70, stripe_replayed: 5 },
       },
+      faultHits: { "kill-after-stripe": 3 },
       verdict: "PASS: every valid event billed",
     },
   ],
@@ -87,6 +88,7 @@ describe("report", () => {
       telemetry: { outcomes: {}, duplicatesPrevented: {} },
       wallMs: 4200,
     });
+    expect(json.contenders[1]?.faultHits).toEqual({ "kill-after-stripe": 3 });
     expect(json.contenders[1]?.telemetry).toEqual({
       outcomes: { charged: 900, declined: 30, already_billed: 75 },
       duplicatesPrevented: { redelivery: 60, retry: 12, resubmission: 3 },
@@ -109,11 +111,18 @@ describe("report", () => {
     expect(rows).toHaveLength(result.contenders.length);
     expect(rows.find((line) => line.startsWith("random-uuid-key"))).toMatch(/FAIL \(expected: a broken example\)$/);
     expect(rows.find((line) => line.startsWith("generated-consumer (generated)"))).toMatch(/PASS$/);
+    // How often each of the run's faults actually hit (planned is not hit), a fault that never did with 0.
+    expect(text).toContain("faults that hit generated-consumer: kill-after-stripe 3, commit-drop 0");
     // The details (deliveries, telemetry) only with --details.
     expect(text).not.toContain("deliveries");
     expect(text.split("\n").length).toBeLessThan(15);
     // Same seed, same verdict; the counts vary with timing, and the table says so.
     expect(text).toContain(countsVaryNote);
+    // What each column counts, and the step after a passing run, last.
+    expect(text).toContain("duplicates: succeeded charges beyond one per event; lost: valid events neither charged, declined nor dead-lettered; over-cap:");
+    expect(lines.at(-1)).toBe("Next: chargeguard new consumer <dir> writes the consumer that passed, for your queue; its README runs it on the sandbox.");
+    const failing = { ...result, contenders: result.contenders.map((c) => (c.kind === "generated" ? { ...c, verdict: "FAIL: 1 duplicate charge(s)" } : c)) };
+    expect(renderCompactTable(failing).split("\n").at(-1)).toBe("Next: --details shows every figure of the failing contender; --seed 7 reproduces the verdict.");
   });
 
   it("prints a table per contender with its verdict", () => {
@@ -122,10 +131,15 @@ describe("report", () => {
     expect(text).toMatch(/duplicate charges\s+30/);
     expect(text).toMatch(/over-cap spend\s+\$123\.45/);
     expect(text).toMatch(/dead-lettered\s+InvalidEvent 40/);
+    expect(text).toMatch(/faults that hit\s+kill-after-stripe 3, commit-drop 0\n/);
     expect(text).toContain("FAIL: 30 duplicate charge(s)");
     expect(text).toContain("1 of 2 contenders passed: generated-consumer");
     expect(text).toMatch(/telemetry: charged\s+900 \(Stripe: 900 events charged\)/);
     expect(text).toMatch(/duplicates prevented\s+redelivery 60, retry 12, resubmission 3/);
+    // The labels that are not self-explanatory are explained once.
+    expect(text).toContain("duplicates prevented: billings the guard refused to charge twice, by what brought the event again: redelivery");
+    expect(text).toContain("other (the first");
+    expect(text).toContain("charge(s) matching no event (in a verdict): succeeded charges at Stripe that no workload event explains.");
     expect(text).toMatch(/telemetry\s+none reported/);
   });
 

@@ -6,11 +6,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { planFaults } from "../../prove/faults.js";
-import { runProvingGround } from "../../prove/proving-ground.js";
-import type { ContenderResult, ProvingGroundJson } from "../../prove/results.js";
-import { harnessDeliveryBudgetMs, harnessSettings } from "../../prove/settings.js";
-import { generateWorkload } from "../../prove/workload.js";
+import { planFaults } from "../../prove/faults/faults.js";
+import { runProvingGround } from "../../prove/run/proving-ground.js";
+import type { ContenderResult, ProvingGroundJson } from "../../prove/report/results.js";
+import { harnessDeliveryBudgetMs, harnessSettings } from "../../prove/run/settings.js";
+import { generateWorkload } from "../../prove/workload/workload.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const bin = join(root, "dist/cli/index.js");

@@ -1,14 +1,14 @@
 // The degraded scenarios' pure parts: the names, the windows in virtual time, the seeded split of the sends, the
 // figures, and how the three output forms show them.
 import { describe, expect, it } from "vitest";
-import type { ContenderMetrics } from "../../prove/metrics.js";
-import { verdict } from "../../prove/metrics.js";
-import { renderHtmlReport } from "../../prove/html-report.js";
-import { describeVerdict, runOutcome, runPassed, toJson, type ContenderResult, type ProvingGroundResult } from "../../prove/results.js";
-import { scaled } from "../../prove/scenario-context.js";
-import { scenarioFigures } from "../../prove/scenario-figures.js";
-import { parseScenarioNames, scenarioNames, scenarioSpecs, splitSends, virtualTimeFactor, wallMsOf } from "../../prove/scenarios.js";
-import { renderTables } from "../../prove/table.js";
+import type { ContenderMetrics } from "../../prove/measure/metrics.js";
+import { verdict } from "../../prove/measure/metrics.js";
+import { renderHtmlReport } from "../../prove/report/html-report.js";
+import { describeVerdict, runOutcome, runPassed, toJson, type ContenderResult, type ProvingGroundResult } from "../../prove/report/results.js";
+import { scaled } from "../../prove/scenarios/scenario-context.js";
+import { scenarioFigures } from "../../prove/scenarios/scenario-figures.js";
+import { parseScenarioNames, scenarioNames, scenarioSpecs, splitSends, virtualTimeFactor, wallMsOf } from "../../prove/scenarios/scenarios.js";
+import { renderTables } from "../../prove/report/table.js";
 
 describe("scenario catalogue", () => {
   it("names the five scenarios of issue 21, the Stripe outage at least 30 minutes of virtual time", () => {

@@ -1,9 +1,9 @@
-// The degraded scenarios' settle wait (prove/settle-wait.ts): after the recovery it waits while the backlog (queued
+// The degraded scenarios' settle wait (prove/contender/settle-wait.ts): after the recovery it waits while the backlog (queued
 // messages plus pending records) reaches new lows, stops when it has not for the stall period or at the cap, and never
 // judges while the window lasts. Pure decisions over given clocks: no fleet, no database, no sleeping.
 import { describe, expect, it } from "vitest";
-import { waitUntilSettled } from "../../prove/queue-watch.js";
-import { decideSettleWait, ProgressWait, settleWaitDefaults, type SettleWaitSample, type SettleWaitState } from "../../prove/settle-wait.js";
+import { waitUntilSettled } from "../../prove/contender/queue-watch.js";
+import { decideSettleWait, ProgressWait, settleWaitDefaults, type SettleWaitSample, type SettleWaitState } from "../../prove/contender/settle-wait.js";
 import type { QueueCounts } from "../../sandbox/index.js";
 
 const policy = { stallMs: 60_000, capAfterRecoveryMs: 300_000 };

@@ -4,11 +4,11 @@
 // scaled-down locks and faults, so they run concurrently, but a few at a time: they share this process's one thread,
 // and thirteen proving grounds (fifty-two replicas) starting at once starved it until the replicas' start checks timed
 // out ("cannot reach Service Bus"). Initialising each run's database had spread their starts out until the database
-// template was cached between runs (prove/template-cache.ts).
+// template was cached between runs (prove/databases/template-cache.ts).
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
-import { faultNames } from "../../prove/faults.js";
-import { runProvingGround } from "../../prove/proving-ground.js";
+import { faultNames } from "../../prove/faults/faults.js";
+import { runProvingGround } from "../../prove/run/proving-ground.js";
 
 const runTimeoutMs = 240_000;
 const runsAtOnce = pLimit(4);

@@ -1,9 +1,9 @@
-// The evidence `--verbose` prints for each unresolved event (prove/unresolved.ts): its messages still in the queue
+// The evidence `--verbose` prints for each unresolved event (prove/measure/unresolved.ts): its messages still in the queue
 // (retries recognised by their body), its record, its dead letters, and whether it was in flight.
 import { describe, expect, it } from "vitest";
-import { describeEvidence, describeUnresolved, evidenceLineLimit, inFlightEvents, queuedByEvent, unresolvedEvidence } from "../../prove/unresolved.js";
-import type { RecordSummary } from "../../prove/observe.js";
-import { generateWorkload, type WorkloadEvent } from "../../prove/workload.js";
+import { describeEvidence, describeUnresolved, evidenceLineLimit, inFlightEvents, queuedByEvent, unresolvedEvidence } from "../../prove/measure/unresolved.js";
+import type { RecordSummary } from "../../prove/measure/observe.js";
+import { generateWorkload, type WorkloadEvent } from "../../prove/workload/workload.js";
 import type { MessageSnapshot, QueueSnapshot } from "../../sandbox/index.js";
 
 const workload = generateWorkload({ events: 200, seed: 3 });

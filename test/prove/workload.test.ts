@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseUsageEvent } from "../../runtime/event/event-schema.js";
-import { faultNames, parseFaultNames, planFaults } from "../../prove/faults.js";
-import { generateWorkload, malformationKinds } from "../../prove/workload.js";
+import { faultNames, parseFaultNames, planFaults } from "../../prove/faults/faults.js";
+import { generateWorkload, malformationKinds } from "../../prove/workload/workload.js";
 
 describe("workload", () => {
   it("is the same for the same seed and differs for another", () => {

@@ -81,9 +81,11 @@ describe("the heavy SDKs load on first use, not with the runtime (built entry po
     // The loader and what it imports, built, in a directory with no node_modules above it.
     const dir = mkdtempSync(path.join(tmpdir(), "cg-no-stripe-"));
     try {
-      for (const file of ["core/errors.js", "sdk/load-once.js", "sdk/load-stripe.js"]) cpSync(path.join(root, "dist/runtime", file), path.join(dir, file));
+      for (const file of ["runtime/core/errors.js", "runtime/sdk/load-once.js", "runtime/sdk/load-stripe.js", "errors/index.js"]) {
+        cpSync(path.join(root, "dist", file), path.join(dir, file));
+      }
       writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
-      const missing = `const { loadStripe } = await import(${JSON.stringify(path.join(dir, "sdk/load-stripe.js"))});
+      const missing = `const { loadStripe } = await import(${JSON.stringify(path.join(dir, "runtime/sdk/load-stripe.js"))});
 try { loadStripe(); console.log("loaded"); } catch (error) { console.log(JSON.stringify({ name: error.name, message: error.message })); }`;
       const output = execFileSync(process.execPath, ["--input-type=module", "-e", missing], { cwd: dir, encoding: "utf8", timeout: 60_000, env: { ...process.env, NODE_PATH: "" } });
       expect(JSON.parse(output.trim())).toEqual({ name: "ConfigurationError", message: expect.stringMatching(/^calling Stripe needs stripe, which is not installed: .*npm install stripe/) });

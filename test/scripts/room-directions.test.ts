@@ -43,6 +43,13 @@ describe("room directions", () => {
     expect(await directions("bench/new-part.ts", 'export { Guard } from "../runtime/guard/guard.js";\n')).toHaveLength(1);
   });
 
+  it("lets every room of the kit build on the errors floor, but not the sandbox, which stands for Azure and Stripe", async () => {
+    const base = 'export { ChargeguardError } from "../errors/index.js";\n';
+    for (const room of ["tuning", "infra", "templates", "cli", "prove", "bench"]) expect(await directions(`${room}/new-part.ts`, base), room).toEqual([]);
+    expect(await directions("runtime/core/new-part.ts", 'export { ChargeguardError } from "../../errors/index.js";\n')).toEqual([]);
+    expect(await directions("sandbox/new-part.ts", base)).toEqual(["sandbox may not import errors (it imports no other room) (ARCHITECTURE.md, Rooms)"]);
+  });
+
   it("leaves tests free to reach any file by path", async () => {
     expect(await directions("test/runtime/new-part.test.ts", 'export { Guard } from "../../runtime/guard/guard.js";\n')).toEqual([]);
   });

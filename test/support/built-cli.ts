@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { copyRunTimeFiles } from "../../scripts/run-time-files.mjs";
 
 const root = join(import.meta.dirname, "../..");
 
@@ -28,6 +29,8 @@ export function buildCli(): BuiltCli {
   const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(scratch, "tsconfig.json")], { encoding: "utf8" });
   const path = join(outDir, "cli/index.js");
   if (!existsSync(path)) throw new Error(`CLI did not build:\n${tsc.stdout}${tsc.stderr}`);
+  // What the code reads beside itself (the guard's migrations), as `npm run build` copies it.
+  copyRunTimeFiles(root, outDir);
   // The CLI reads its version from the nearest package.json, and the generated consumer the proving ground runs
   // imports "chargeguard/runtime" by the package's self-reference: its exports ("./dist/...") resolve from here.
   copyFileSync(join(root, "package.json"), join(scratch, "package.json"));

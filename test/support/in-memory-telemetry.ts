@@ -1,7 +1,7 @@
 // The real OpenTelemetry SDK with in-memory readers: what a test reads back from a BillingTelemetry. Counters summed
 // by name and attributes (the proving ground's pull reader); spans as the SDK finished them.
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { ContenderTelemetry, type DataPoint } from "../../prove/telemetry-reader.js";
+import { ContenderTelemetry, type DataPoint } from "../../prove/measure/telemetry-reader.js";
 import { createBillingTelemetry, type BillingTelemetry } from "../../runtime/telemetry/billing-telemetry.js";
 
 export interface InMemoryTelemetry {

@@ -1,4 +1,5 @@
 // The scaffolder's own rules: placeholders filled, names checked with clear messages, non-empty targets refused.
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +9,7 @@ import {
   consumerTemplateRoot,
   packageNameProblem,
   promptScaffoldOptions,
+  PromptInterrupted,
   queueNameProblem,
   ScaffoldError,
   scaffoldConsumer,
@@ -180,5 +182,22 @@ describe("promptScaffoldOptions", () => {
     expect(questions.join("")).toMatch(/Database: embedded PGlite, or PostgreSQL only/);
     expect(questions.join("")).toMatch(/Vendor chargeguard into vendor\/\? yes: packs .* \(this copy is not on the npm registry yet\); no: from the npm registry \(yes\|no\) \(yes\)/);
     expect(questions.join("")).not.toMatch(/Stripe key source/);
+  });
+
+  it("Ctrl-C at a question ends the prompt with PromptInterrupted (the CLI's exit 130), nothing asked after it", async () => {
+    const input = new PassThrough();
+    // A terminal, as a user's: readline reads Ctrl-C (\x03) as SIGINT only in terminal mode.
+    const output = Object.assign(new PassThrough(), { isTTY: true, columns: 80 });
+    const questions: string[] = [];
+    output.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (!text.endsWith(": ")) return;
+      questions.push(text);
+      input.write(questions.length === 1 ? "my-billing\r" : "\x03");
+    });
+    const asked = promptScaffoldOptions(path.join(scratch, "prompted-interrupted"), { input, output });
+    await expect(asked).rejects.toThrow(new PromptInterrupted("interrupted at the prompt (Ctrl-C): nothing was written"));
+    expect(questions).toHaveLength(2);
+    expect(existsSync(path.join(scratch, "prompted-interrupted"))).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 // The run contract: every setting comes from the environment, read through one schema (zod), and every missing or
 // malformed one is reported by its variable's name, all at once, before anything connects. A problem names the
-// variable and what is wrong, never the value: a secret put in the wrong variable must not reach the log.
-import { keyDestinationProblem } from "chargeguard/runtime";
+// variable and what is wrong, never the value: a secret put in the wrong variable must not reach the log. The
+// variables are read by chargeguard's one reader of the environment (consumerVariables), which documents each.
+import { consumerVariables, keyDestinationProblem, processEnvironment, type ConsumerVariables, type Environment } from "chargeguard/runtime";
 import { z } from "zod";
 import { settings } from "./settings.js";
 
@@ -104,15 +105,15 @@ const environmentSchema = z
       })
       .transform(Number)
       .optional(),
-  })
+  } satisfies Record<keyof ConsumerVariables, z.ZodType>)
   // Rules between variables; `when` runs them even when a variable failed above, so every problem is listed at once.
   .superRefine((env, context) => {
     for (const problem of crossVariableProblems(env)) context.addIssue({ code: "custom", message: problem });
   }, { when: () => true });
 
-type Environment = z.output<typeof environmentSchema>;
+type ParsedVariables = z.output<typeof environmentSchema>;
 
-function crossVariableProblems(env: Environment): string[] {
+function crossVariableProblems(env: ParsedVariables): string[] {
   const problems: string[] = [];
   if (env.SERVICEBUS_CONNECTION_STRING === undefined && env.SERVICEBUS_FULLY_QUALIFIED_NAMESPACE === undefined) {
     problems.push(
@@ -145,7 +146,7 @@ function crossVariableProblems(env: Environment): string[] {
  * Where the keys would go (the runtime refuses the same at start): a live Stripe key only to Stripe itself (or an
  * origin in STRIPE_ALLOWED_ORIGINS), plain http only for test keys on loopback. A malformed origin is reported above.
  */
-function keyDestinationProblems(env: Environment): string[] {
+function keyDestinationProblems(env: ParsedVariables): string[] {
   const problems: (string | undefined)[] = [];
   if (settings.vault !== "keybrake" && env.STRIPE_API_KEY !== undefined && env.STRIPE_API_BASE !== undefined && originPattern.test(env.STRIPE_API_BASE)) {
     const allowed = { STRIPE_ALLOWED_ORIGINS: env.STRIPE_ALLOWED_ORIGINS };
@@ -166,18 +167,9 @@ function originOf(raw: string): string {
   }
 }
 
-/** Each variable the schema knows, trimmed; an empty value counts as unset. */
-function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const name of Object.keys(environmentSchema.shape)) {
-    const raw = env[name]?.trim();
-    if (raw !== undefined && raw !== "") values[name] = raw;
-  }
-  return values;
-}
-
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = environmentSchema.safeParse(presentValues(env));
+/** `env`: the process's environment unless a test hands in its own. */
+export function readConfig(env: Environment = processEnvironment()): Config {
+  const parsed = environmentSchema.safeParse(consumerVariables(env));
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => issue.message));
   const values = parsed.data;
   const calls = values.MAX_CONCURRENT_CALLS ?? 1;

@@ -28,8 +28,11 @@ type Env = Record<string, string | undefined>;
 const TRACES_PER_SECOND = 5;
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
 
-/** Starts the SDK when the environment asks for export; undefined when it does not (then nothing is imported). */
-export async function startTelemetry(env: Env = process.env, defaultServiceName = "billing-consumer"): Promise<TelemetryExport | undefined> {
+/**
+ * Starts the SDK when the environment asks for export; undefined when it does not (then nothing is imported). `env`:
+ * the process's environment as chargeguard's one reader hands it (main.ts), or a test's own.
+ */
+export async function startTelemetry(env: Env, defaultServiceName = "billing-consumer"): Promise<TelemetryExport | undefined> {
   const connectionString = value(env, "APPLICATIONINSIGHTS_CONNECTION_STRING");
   if (connectionString === undefined || value(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
 

@@ -3,7 +3,7 @@
 // crash left behind safe to redo), flushing the last metrics and spans before it exits.
 // `npm start -- --print-settings` prints the effective settings as JSON (secrets redacted) and exits 0, connecting nothing.
 import { mkdirSync } from "node:fs";
-import { ConfigurationError, entraPassword, KeybrakeKeyProvider, redactSecrets, terminalSafe } from "chargeguard/runtime";
+import { ConfigurationError, entraPassword, KeybrakeKeyProvider, processEnvironment, redactSecrets, terminalSafe } from "chargeguard/runtime";
 import { ConfigError, readConfig } from "./config.js";
 import { type ConsumerOptions, startUsageBillingConsumer } from "./consumer.js";
 import { type HealthServer, type HealthState, startHealthServer } from "./health.js";
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     // Up first, answering 503 until the consumer has started: the startup probe waits, the platform sees a process.
     if (config.healthPort !== undefined) health = await startHealthServer(config.healthPort, healthState);
     // Before the consumer, so the runtime's instruments are created in the SDK.
-    telemetry = await startTelemetry(process.env, settings.serviceName);
+    telemetry = await startTelemetry(processEnvironment(), settings.serviceName);
     if (telemetry) log(`telemetry: exporting to Azure Monitor (${telemetry.entra ? "Entra ID: AZURE_CLIENT_ID" : "connection string only"})`);
     consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
@@ -83,7 +83,8 @@ async function main(): Promise<void> {
         return health?.close();
       })
       .then(
-        () => process.exit(0),
+        // Ctrl-C is an interrupted command: 130, as shells and npm report it; SIGTERM is the platform's normal stop.
+        () => process.exit(signal === "SIGINT" ? 130 : 0),
         (error: unknown) => {
           logError(`stop failed: ${error instanceof Error ? error.message : String(error)}`);
           process.exit(1);

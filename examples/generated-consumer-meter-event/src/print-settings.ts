@@ -1,7 +1,7 @@
 // `npm start -- --print-settings`: the settings this consumer runs with, as JSON, secrets redacted (the runtime's one
 // redactSecrets: URL user info, SharedAccessKey= and other secret-named values, Stripe keys). Nothing connects,
 // so CI or an operator can compare them with `chargeguard plan --stack <stack> --json` before a deployment.
-import { redactSecrets } from "chargeguard/runtime";
+import { consumerVariables, processEnvironment, redactSecrets, type Environment } from "chargeguard/runtime";
 import { consumerFitProblems, type QueueTuning } from "chargeguard/tuning";
 import { ConfigError, type Config, readConfig } from "./config.js";
 import { queueTuning, stripeCallsPerMessage } from "./consumer.js";
@@ -21,7 +21,7 @@ function startupProblems(config: Config, tuning: QueueTuning): string[] {
 }
 
 /** `tuning`: this queue's (a test may pass another). */
-export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, tuning: QueueTuning = queueTuning) {
+export function effectiveSettings(env: Environment = processEnvironment(), tuning: QueueTuning = queueTuning) {
   let config: Config | undefined;
   let problems: string[] = [];
   try {
@@ -32,7 +32,7 @@ export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, tuning: 
     problems = error.problems;
   }
   return {
-    queue: redactSecrets(config?.queueName ?? (env.SERVICEBUS_QUEUE?.trim() || settings.queue)),
+    queue: redactSecrets(config?.queueName ?? consumerVariables(env).SERVICEBUS_QUEUE ?? settings.queue),
     tuning: {
       lockDurationMs: tuning.lockDurationMs,
       maxAutoLockRenewalDurationInMs: tuning.consumer.maxAutoLockRenewalDurationInMs,

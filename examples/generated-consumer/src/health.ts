@@ -7,6 +7,7 @@
 //   with the reason when it stalls, and the platform restarts the replica. Before the consumer started, 200: the
 //   startup probe decides then.
 import { createServer, type Server } from "node:http";
+import { ConfigError } from "./config.js";
 
 export interface Liveness {
   live: boolean;
@@ -41,7 +42,10 @@ export async function startHealthServer(port: number, state: HealthState, host =
     response.end(`${answered === undefined ? "not found" : answered.text}\n`);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      // A taken port is a setting to change, named as one (exit 2), not the bare EADDRINUSE of a crash.
+      reject(error.code === "EADDRINUSE" ? new ConfigError([`HEALTH_PORT ${port} is already in use on ${host}: set HEALTH_PORT to a free port`]) : error),
+    );
     server.listen(port, host, resolve);
   });
   server.unref();

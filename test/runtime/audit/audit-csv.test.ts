@@ -21,6 +21,7 @@ function resultWithKey(key: string, customer = "cus_1"): AuditResult {
     disputed: [],
     resolved: [],
     examined: 2,
+    keyed: 2,
     requests: { requests: 1, retries: 0, rateLimited: 0 },
   } as AuditResult;
 }

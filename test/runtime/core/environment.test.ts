@@ -2,8 +2,9 @@
 // the lint config refusing process.env anywhere else in the runtime (real ESLint, the repository's own config).
 import path from "node:path";
 import { ESLint } from "eslint";
-import { describe, expect, it } from "vitest";
-import { runtimeEnvironment } from "../../../runtime/core/environment.js";
+import tseslint from "typescript-eslint";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { consumerVariables, runtimeEnvironment } from "../../../runtime/core/environment.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 
@@ -36,12 +37,53 @@ describe("the runtime's environment", () => {
     });
   });
 
-  it("is read nowhere else in the runtime: the lint config refuses process.env outside the reader", async () => {
+  it("is read nowhere else in the runtime or the CLI: the lint config refuses process.env outside the reader", async () => {
     const eslint = new ESLint({ cwd: root });
     const code = 'export const perSecond = process.env.STRIPE_REQUESTS_PER_SECOND;\n';
     const rules = async (file: string) =>
       (await eslint.lintText(code, { filePath: path.join(root, file) }))[0]!.messages.map((message) => message.ruleId);
-    expect(await rules("runtime/consumer/new-part.ts")).toContain("no-restricted-properties");
+    for (const file of ["runtime/consumer/new-part.ts", "cli/commands/reconcile.ts", "cli/commands/dlq.ts", "cli/commands/audit.ts"]) {
+      expect(await rules(file), file).toContain("no-restricted-properties");
+    }
     expect(await rules("runtime/core/environment.ts")).not.toContain("no-restricted-properties");
+  });
+});
+
+describe("the consumer's environment", () => {
+  // The generated consumers (rendered from templates/files) lint with their own config, the one a team gets: this
+  // lints their sources for process.env alone, so config.ts, print-settings.ts and main.ts read through the runtime.
+  it("is read by the generated consumers only through chargeguard/runtime's reader", async () => {
+    const rule = { object: "process", property: "env" };
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfigFile: true,
+      overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser }, rules: { "no-restricted-properties": ["error", rule] } }],
+    });
+    const results = await eslint.lintFiles(["examples/generated-consumer*/src/**/*.ts"]);
+    expect(results.map((result) => path.basename(result.filePath))).toEqual(expect.arrayContaining(["config.ts", "main.ts", "print-settings.ts"]));
+    const readers = results.flatMap((result) => result.messages.map((message) => `${path.relative(root, result.filePath)}:${message.line} ${message.message}`));
+    expect(readers).toEqual([]);
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it("reads the consumer's variables by name, trimmed, an empty one unset, nothing else", () => {
+    const read = consumerVariables({
+      SERVICEBUS_QUEUE: " usage-billing ",
+      DATABASE_URL: "",
+      STRIPE_API_KEY: "rk_test_1\n",
+      KEYBRAKE_URL: "   ",
+      BILLING_PERIOD_CAP_CENTS: "5000",
+      HOME: "/home/someone",
+    });
+    expect(read).toEqual({ SERVICEBUS_QUEUE: "usage-billing", STRIPE_API_KEY: "rk_test_1", BILLING_PERIOD_CAP_CENTS: "5000" });
+  });
+
+  it("reads the process's environment when handed none", () => {
+    vi.stubEnv("KEYBRAKE_API_KEY", " kb_test ");
+    vi.stubEnv("STRIPE_API_BASE", "http://127.0.0.1:12111");
+    expect(consumerVariables()).toMatchObject({ KEYBRAKE_API_KEY: "kb_test", STRIPE_API_BASE: "http://127.0.0.1:12111" });
   });
 });

@@ -7,7 +7,7 @@ import { BillingStateError } from "../../../runtime/core/errors.js";
 import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardLease } from "../../../runtime/guard/guard-record.js";
 import { identify, type GuardRunInput } from "../../../runtime/guard/guarded-run.js";
-import { migrations } from "../../../runtime/guard/migrations.js";
+import { guardMigrations } from "../../../runtime/guard/migrations.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 
 export interface GuardBatchesBackend {
@@ -125,7 +125,7 @@ export function describeGuardBatches(name: string, backend: () => GuardBatchesBa
     it("runs its migrations once however many guards open the database at once", async () => {
       const opened = await Promise.all(Array.from({ length: 3 }, () => Guard.open({ ...db.connection(), clock, poolSize: 2 })));
       await Promise.all(opened.map((g) => g.close()));
-      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual(migrations.map((m) => ({ version: m.version })));
+      expect(await db.query("SELECT version FROM chargeguard_schema_version ORDER BY version")).toEqual(guardMigrations().map((m) => ({ version: m.version })));
     });
   });
 }

@@ -60,12 +60,15 @@ export function describeGuardRun(name: string, backend: () => GuardRunBackend): 
       const never = async () => {
         throw new Error("must not be called");
       };
-      for (const other of [
-        { ...run, payload: { ...run.payload, amount: 701 } },
-        { ...run, spend: { ...run.spend!, amount: 701 } },
-        { ...run, flow: "charge" },
-      ]) {
-        expect(await guard.run(other, never)).toMatchObject({ kind: "mismatch", reason: expect.stringMatching(/already recorded/) });
+      // The refusal names what differs, recorded -> asked, and what to do: another billing needs its own identity.
+      for (const [other, differs] of [
+        [{ ...run, payload: { ...run.payload, amount: 701 } }, /with other parameters \(payload\.amount 700 -> 701\);/],
+        [{ ...run, spend: { ...run.spend!, amount: 701 } }, /with other parameters \(spend\.amount 700 -> 701\);/],
+        [{ ...run, flow: "charge" }, /with other parameters \(flow invoice -> charge(, idempotencyKey \S+ -> \S+)?\);/],
+      ] as const) {
+        const outcome = await guard.run(other, never);
+        expect(outcome).toMatchObject({ kind: "mismatch", reason: expect.stringMatching(differs) });
+        expect(outcome).toMatchObject({ reason: expect.stringMatching(/give it its own identity \(e\.g\. the usage event's own id\)/) });
       }
     });
 

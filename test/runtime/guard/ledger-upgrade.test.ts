@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { usageEventBilling } from "../../../runtime/flows/billing-event.js";
 import { Guard, type GuardOptions } from "../../../runtime/guard/guard.js";
 import type { GuardRunInput } from "../../../runtime/guard/guarded-run.js";
-import { migrations } from "../../../runtime/guard/migrations.js";
+import { guardMigrations } from "../../../runtime/guard/migrations.js";
 import { stableKey } from "../../../runtime/core/stable-key.js";
 import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { createScratchDatabase, postgresServerUrl } from "./databases.js";
@@ -19,7 +19,7 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 
 async function writeSchema(query: Query, upTo: number): Promise<void> {
   await query(`CREATE TABLE chargeguard_schema_version (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL)`);
-  for (const migration of migrations.filter((m) => m.version <= upTo)) {
+  for (const migration of guardMigrations().filter((m) => m.version <= upTo)) {
     for (const statement of migration.statements) {
       if (typeof statement !== "string") throw new Error(`migration ${migration.version} has a code step: not an earlier release's schema`);
       await query(statement);

@@ -5,7 +5,7 @@
 // ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
 // to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
-import { runReconciler } from "../../../prove/reconciler-run.js";
+import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
 import type { ModelWorld } from "./model-world.js";
 
@@ -112,7 +112,7 @@ async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEven
   return billed === burst.length ? [] : [`demand returned after the faults: ${billed} of ${burst.length} fresh events billed within ${demandReturns.withinMs} ms (the rate did not come back)`];
 }
 
-/** The operator's cron over what the fleet left pending (prove/reconciler-run.ts: past every lease, until none is left). */
+/** The operator's cron over what the fleet left pending (prove/contender/reconciler-run.ts: past every lease, until none is left). */
 async function reconcileLeftovers(world: ModelWorld): Promise<void> {
   const { sandbox } = world;
   const run = {

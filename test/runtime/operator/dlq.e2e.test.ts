@@ -1,7 +1,7 @@
 // Dead-letter tools against the Service Bus emulator with the real SDK, and the consumer that meets the resubmission.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
-import { startBillingConsumer } from "../../../runtime/consumer/consumer.js";
+import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
 import { peekDeadLetters, resubmission, resubmitDeadLetters, resubmitIdReason } from "../../../runtime/operator/dlq.js";
 import { operatorQueueRights } from "../../../tuning/index.js";
 import { Guard } from "../../../runtime/guard/guard.js";
@@ -34,6 +34,20 @@ async function deadLetter(queue: string, reason: string, count = 1): Promise<voi
     }
   }
   await receiver.close();
+}
+
+/** The default consumer on `queue`, against the sandbox's Stripe, closed after the suite. */
+async function startConsumer(queue: string, extra: Partial<BillingConsumerOptions> = {}): Promise<void> {
+  running.push(
+    await startBillingConsumer({
+      serviceBus: { connectionString: sandbox.serviceBus.connectionStringFor(consumerRule), queueName: queue },
+      stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
+      pglite: sandbox.pglite,
+      clock: sandbox.clock,
+      log: (line) => logs.push(line),
+      ...extra,
+    }),
+  );
 }
 
 /** The operator's connection: exactly what BillingQueue grants operators (Listen + Send), never Manage. */
@@ -151,18 +165,7 @@ describe("DLQ tools", () => {
       action: "commitThenDrop",
       when: (request) => request.params.customer === event.stripeCustomerId,
     });
-    running.push(
-      await startBillingConsumer({
-        serviceBus: { connectionString: sandbox.serviceBus.connectionStringFor(consumerRule), queueName: queue },
-        stripe: { apiKey: "rk_test_sandbox", apiBase: sandbox.stripe.apiBase, timeoutMs: 2_000, maxNetworkRetries: 0 },
-        pglite: sandbox.pglite,
-        clock: sandbox.clock,
-        leaseMs: 3_000,
-        maxAttempts: 2,
-        retryPolicy: { baseDelayMs: 100, maxDelayMs: 200 },
-        log: (line) => logs.push(line),
-      }),
-    );
+    await startConsumer(queue, { leaseMs: 3_000, maxAttempts: 2, retryPolicy: { baseDelayMs: 100, maxDelayMs: 200 } });
     await sandbox.send(queue, { body: event, messageId: "m-exhausted", timeToLive: 3_000 });
     const [dead] = await waitFor("dead-lettered", () => {
       const letters = sandbox.serviceBus.inspect(queue).deadLettered;
@@ -182,5 +185,33 @@ describe("DLQ tools", () => {
     expect(intents).toHaveLength(1);
     expect(intents[0]?.status).toBe("succeeded");
     expect((await guard.get("billing", { customerId: event.customerId, billingPeriod: event.billingPeriod }))?.objectId).toBe(intents[0]?.id);
+  });
+
+  it("with the consumer running, a resubmission never reads back what it sent, and refuses BillingRecordMismatch unless told", async () => {
+    const queue = sandbox.queue(2_000, { duplicateDetection: false });
+    await startConsumer(queue);
+    const event = await sandbox.event();
+    await sandbox.send(queue, { body: event, messageId: "m-first" });
+    // The same billing identity (customer and period) with another amount: the consumer refuses it, every time.
+    await sandbox.send(queue, { body: { ...event, amountCents: event.amountCents + 100 }, messageId: "m-other-amount" });
+    await waitFor("dead-lettered", () => sandbox.serviceBus.inspect(queue).deadLettered.length === 1);
+    const connectionString = operator();
+
+    const dry = await resubmitDeadLetters({ connectionString, queue, dryRun: true });
+    expect(dry).toMatchObject({ moved: [], refused: [{ messageId: "m-other-amount", deadLetterReason: "BillingRecordMismatch" }], byReason: { BillingRecordMismatch: { moved: 0, refused: 1 } } });
+    // The dead letter says which fields differ from the billing on record, and what to do.
+    expect(dry.refused[0]?.deadLetterErrorDescription).toMatch(/other parameters \(payload\.amount 2500 -> 2600; spend\.amount 2500 -> 2600; also idempotencyKey, payload\.metadata\).*give it its own identity/);
+    const refused = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 500 });
+    expect(refused).toMatchObject({ moved: [], refused: [{ messageId: "m-other-amount", why: expect.stringMatching(/already billed with other parameters/) }] });
+    expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId)).toEqual(["m-other-amount"]);
+
+    // Told to resend it: sent once; the consumer dead-letters the copy again at once, and this run leaves it (the
+    // old loop read it back and resent it until --max: 20 sends here).
+    const forced = await resubmitDeadLetters({ connectionString, queue, maxWaitTimeInMs: 1_500, max: 20, resendPermanent: true });
+    expect(forced.moved.map((m) => m.sentAs)).toEqual([expect.stringMatching(/^m-other-amount:resubmit:\d+$/)]);
+    expect(forced.byReason).toEqual({ BillingRecordMismatch: { moved: 1, refused: 0 } });
+    await waitFor("dead-lettered again", () => sandbox.serviceBus.inspect(queue).deadLettered.length === 1);
+    expect(sandbox.serviceBus.inspect(queue).deadLettered.map((m) => m.messageId)).toEqual([forced.moved[0]?.sentAs]);
+    expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toHaveLength(1);
   });
 });

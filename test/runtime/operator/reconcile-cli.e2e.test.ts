@@ -10,6 +10,7 @@ import { register } from "../../../cli/commands/reconcile.js";
 import { Guard } from "../../../runtime/guard/guard.js";
 import { strandBilling } from "../support/stranded-billing.js";
 import { stableKey } from "../../../runtime/core/stable-key.js";
+import { identify } from "../../../runtime/guard/guarded-run.js";
 import { createScratchDatabase } from "../guard/databases.js";
 import { startKeybrakeEmulator } from "../../../sandbox/keybrake/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
@@ -220,6 +221,29 @@ describe("chargeguard reconcile", () => {
     expect(emulator.ledger.invoices(customer.id).map((i) => [i.status, i.amount_paid])).toEqual([["paid", 700]]);
     expect(result.exitCode).toBeUndefined();
     await expect(run([...database.args, "--flow", "nope"], env)).rejects.toThrow(/--flow must be one of payment-intent, charge, invoice, meter-event/);
+  });
+
+  it("names a pending billing still under a consumer's lease (as right after a crash) and when to rerun, and leaves it alone", async () => {
+    const stripe = new Stripe("rk_test_sandbox", { ...emulator.stripeConfig, maxNetworkRetries: 0 });
+    const customer = await stripe.customers.create({ name: "leased" });
+    const input = { scope: "billing", flow: "payment-intent", key: { customerId: "leased-1", billingPeriod: "2026-10" }, payload: { amount: 900, currency: "usd", customer: customer.id } };
+    const guard = await Guard.open(database.options);
+    // A consumer claimed it and died before any answer (SIGKILL): nothing released the lease, which holds an hour.
+    const claim = await guard.claim({ ...input, ...identify(input), spend: { period: "2026-10", currency: "usd", amount: 900 }, owner: "consumer-killed", leaseMs: 3_600_000 });
+    if (claim.status !== "claimed") throw new Error(`expected a claim, got ${claim.status}`);
+    await guard.close();
+    const until = claim.lease.lockedUntil.toISOString();
+
+    const env = { STRIPE_API_KEY: "rk_test_sandbox" };
+    for (const args of [["--dry-run"], []]) {
+      const result = await run([...database.args, "--stripe-api-base", emulator.apiBase, ...args], env);
+      expect(result.out).toContain(`skipped (lease held)  1: a consumer may still be billing them; rerun after ${until} if they are still pending`);
+      expect(result.out).toContain(`payment-intent billing {"billingPeriod":"2026-10","customerId":"leased-1"}: lease held until ${until}`);
+    }
+    const json = JSON.parse((await run([...database.args, "--stripe-api-base", emulator.apiBase, "--json"], env)).out) as { leased: unknown[] };
+    expect(json.leased).toEqual([{ scope: "billing", key: input.key, flow: "payment-intent", lockedUntil: until }]);
+    // Left to its lease: nothing charged.
+    expect(emulator.ledger.paymentIntents(customer.id)).toHaveLength(0);
   });
 
   it("says what is missing when there is no database or no Stripe key", async () => {

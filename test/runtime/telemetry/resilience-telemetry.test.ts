@@ -2,7 +2,7 @@
 // each breaker's state, and seconds paused.
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
-import { ContenderTelemetry } from "../../../prove/telemetry-reader.js";
+import { ContenderTelemetry } from "../../../prove/measure/telemetry-reader.js";
 import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
 import { resilienceTelemetry } from "../../../runtime/telemetry/resilience-telemetry.js";
 

@@ -1,0 +1,2 @@
+export declare const runTimeFolders: string[];
+export declare function copyRunTimeFiles(root: string, outDir: string): void;
