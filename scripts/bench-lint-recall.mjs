@@ -19,8 +19,9 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const corpus = path.join(root, "eslint-plugin", "corpus");
 // Splits: dev (used while fixing the rules), held-out (never tuned on until its first run), held-out-2 (labelled
 // blind by another engineer, with labels of its own in held-out-2/labels.json, file paths relative to corpus/),
-// service-bus (real Service Bus consumers, billing or not: the Service Bus rules' precision on real code).
-const SPLITS = ["dev", "held-out", "held-out-2", "service-bus"].filter((split) => existsSync(path.join(corpus, split)));
+// service-bus (real Service Bus consumers, billing or not: the Service Bus rules' precision on real code), repos (whole
+// repositories, every file linted and scanned: the key or the call in another file, and the noise of a whole tree).
+const SPLITS = ["dev", "held-out", "held-out-2", "service-bus", "repos"].filter((split) => existsSync(path.join(corpus, split)));
 const SERVICE_BUS_RULES = ["no-abandon-on-stripe-error", "record-before-settle", "lock-renewal-covers-stripe", "no-receive-and-delete"];
 const readLabels = (file) => JSON.parse(readFileSync(file, "utf8")).files;
 const labelled = [

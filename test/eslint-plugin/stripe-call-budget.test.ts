@@ -10,7 +10,7 @@ import {
   STRIPE_DEFAULT_MAX_NETWORK_RETRIES,
   STRIPE_DEFAULT_TIMEOUT_MS,
   worstCaseCallMs,
-} from "../../eslint-plugin/src/utils/stripe-call-budget.js";
+} from "../../eslint-plugin/src/rules/lock-renewal-covers-stripe/stripe-call-budget.js";
 import { planStack } from "../../infra/plan/index.js";
 import { MAX_STRIPE_RETRIES, MAX_STRIPE_TIMEOUT_MS, parseIsoDuration, worstCaseStripeMs } from "../../tuning/index.js";
 

@@ -1,5 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from "@typescript-eslint/utils";
 import { createRule } from "../create-rule.js";
+import { isTestFile, LIVE_KEY } from "../utils/test-file.js";
 
 /** A Stripe secret (`sk_`) or restricted (`rk_`) key: prefix, mode, then a key body (real ones are 24+ characters). */
 const STRIPE_KEY = /(?<![A-Za-z0-9])(sk|rk)_(live|test)_[A-Za-z0-9]{16,}/;
@@ -24,10 +25,12 @@ export default createRule<[], "keyLiteral" | "readFromEnvironment">({
     defaultOptions: [],
   },
   create(context) {
+    // A test-mode key in a test or a mock is not a leak; a live key is, wherever it is written (utils/test-file.ts).
+    const liveOnly = isTestFile(context.filename);
     function check(node: TSESTree.Node, text: string, wholeLiteral: boolean): void {
       if (text.length < 24 || !text.includes("k_")) return;
       const match = STRIPE_KEY.exec(text);
-      if (!match) return;
+      if (!match || (liveOnly && !LIVE_KEY.test(match[0]))) return;
       const type = match[1] as "sk" | "rk";
       const env = ENV_NAME[type];
       context.report({

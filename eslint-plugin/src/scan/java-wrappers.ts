@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError } from "./errors.js";
 import type { AstGrepMatch } from "./finding.js";
+import { secondRunFiles } from "./candidate-files.js";
+import { pythonProjectRules } from "./python-wrappers.js";
 
 /**
  * Project-wide facts for Java: a method of the project that hands its caller's request options, or its caller's key,
@@ -30,7 +32,7 @@ const STRIPE_NAMES = new Set(["create", "build", "builder", "setIdempotencyKey"]
 export function moneyWrappers(matches: readonly AstGrepMatch[]): MoneyWrapper[] {
   const wrappers: MoneyWrapper[] = [];
   for (const match of matches) {
-    if (match.metadata?.role !== "money-wrapper" || !match.metadata.passes) continue;
+    if (match.language !== "Java" || match.metadata?.role !== "money-wrapper" || !match.metadata.passes) continue;
     const name = match.metaVariables?.single?.NAME?.text;
     const passed = match.metaVariables?.single?.PASSED?.text;
     if (!name || !passed || STRIPE_NAMES.has(name)) continue;
@@ -89,18 +91,61 @@ function ruleFor(wrapper: MoneyWrapper, number: number): string {
 `;
 }
 
-/** The call sites of the project's money wrappers whose options carry no key, or whose key is unstable. */
+/** Methods of the project that return request options with no key (`options-factory@java` marks), by name. */
+export function optionsFactories(matches: readonly AstGrepMatch[]): { name: string; at: string }[] {
+  return matches
+    .filter((match) => match.language === "Java" && match.metadata?.role === "options-factory" && match.metaVariables?.single?.NAME?.text)
+    .map((match) => ({ name: match.metaVariables!.single!.NAME!.text, at: `${match.file}:${match.range.start.line + 1}` }));
+}
+
+/** A Stripe call that moves money with the result of a keyless options factory as an argument: reported on the call. */
+function factoryRuleFor(factory: { name: string; at: string }, number: number): string {
+  const message = `This Stripe call moves money with request options from ${factory.name}() (${factory.at}), which builds them with no idempotency key: stripe-java then sends a random key per call, so a redelivered or resubmitted message is a new request and charges again. Add setIdempotencyKey(key) with a key derived from the event's business fields to those options.`;
+  return `id: require-idempotency-key@java-options-factory-${number}
+language: java
+severity: error
+message: ${JSON.stringify(message)}
+rule:
+  all:
+    - matches: java-stripe-money-call
+    - not: { matches: java-stripe-meter-event-call }
+    - has: { field: arguments, has: { kind: method_invocation, has: { field: name, regex: "^${factory.name.replace(/\$/g, "\\$")}$" } } }
+`;
+}
+
+/** The rules that check the call sites of the project's Java money wrappers and keyless options factories. */
+export function javaProjectRules(matches: readonly AstGrepMatch[]): string[] {
+  return [
+    ...moneyWrappers(matches).map((wrapper, number) => ruleFor(wrapper, number)),
+    ...optionsFactories(matches).map((factory, number) => factoryRuleFor(factory, number)),
+  ];
+}
+
+/**
+ * The call sites of the project's money wrappers (Java and Python) whose options or key are unsafe: a second run,
+ * over the files that charge or name a wrapper only (secondRunFiles), so a large project pays for the few files that
+ * move money instead of a second pass over everything.
+ */
 export async function wrapperCallMatches(matches: readonly AstGrepMatch[], targets: readonly string[], cwd: string): Promise<AstGrepMatch[]> {
-  const wrappers = moneyWrappers(matches);
-  if (wrappers.length === 0) return [];
+  const rules = [...javaProjectRules(matches), ...pythonProjectRules(matches)];
+  if (rules.length === 0) return [];
+  const files = secondRunFiles(matches, targets, cwd);
+  if (files?.length === 0) return [];
   const config = mkdtempSync(path.join(tmpdir(), "chargeguard-wrappers-"));
   try {
     mkdirSync(path.join(config, "rules"));
-    wrappers.forEach((wrapper, number) => writeFileSync(path.join(config, "rules", `wrapper-${number}.yml`), ruleFor(wrapper, number)));
+    rules.forEach((rule, number) => writeFileSync(path.join(config, "rules", `project-${number}.yml`), rule));
     writeFileSync(path.join(config, "sgconfig.yml"), `ruleDirs: [rules]\nutilDirs: [${JSON.stringify(UTILS)}]\n`);
-    const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...targets], cwd);
+    const { stdout, stderr, code } = await runAstGrep(["scan", "--config", path.join(config, "sgconfig.yml"), "--json=compact", "--", ...(files ?? targets)], cwd);
     if (code !== 0 && code !== 1) throw new ScanToolError(`ast-grep failed on the wrappers' call sites (exit ${code}): ${stderr.trim().split("\n")[0] ?? ""}`);
-    return parseMatches(stdout);
+    // One finding per call and rule: a call that splats two keyless params factories matches both factories' rules.
+    const seen = new Set<string>();
+    return parseMatches(stdout).filter((match) => {
+      const at = `${match.ruleId.split("@")[0]}:${match.file}:${match.range.start.line}:${match.range.start.column}`;
+      if (seen.has(at)) return false;
+      seen.add(at);
+      return true;
+    });
   } finally {
     rmSync(config, { recursive: true, force: true });
   }

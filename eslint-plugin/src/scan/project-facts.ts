@@ -7,8 +7,12 @@
  * lock-renewal` findings carry a literal deadline, kept only when it is shorter than one Stripe call's worst case.
  */
 export interface RuleMetadata {
-  /** `money-wrapper`: a method of the project that hands its caller's key or options to a charge (java-wrappers.ts). */
-  role?: "charges" | "stripe-budget" | "money-wrapper";
+  /**
+   * `money-wrapper`: a method of the project that hands its caller's key or options to a charge; `options-factory`: a
+   * method that returns request options with no key (java-wrappers.ts); `unstable-function`, `params-factory`: a Python
+   * function returning an unstable value, or params with no key (python-wrappers.ts).
+   */
+  role?: "charges" | "stripe-budget" | "money-wrapper" | "options-factory" | "unstable-function" | "params-factory";
   passes?: "options" | "key";
   scope?: "project";
   measure?: "lock-renewal";

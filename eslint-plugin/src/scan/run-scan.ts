@@ -5,9 +5,11 @@ import { parseMatches, runAstGrep } from "./ast-grep-binary.js";
 import { ScanToolError, ScanUsageError } from "./errors.js";
 import type { AstGrepMatch, Finding } from "./finding.js";
 import { wrapperCallMatches } from "./java-wrappers.js";
+import { withCallWording } from "./call-wording.js";
 import { reworded } from "./delivery-context.js";
 import { applyProjectFacts } from "./project-facts.js";
 import { springPropertiesMatches } from "./spring-properties.js";
+import { isTestFile, LIVE_KEY } from "../utils/test-file.js";
 
 /** The rules: `eslint-plugin/ast-grep/` beside `src/` and `dist/` alike. */
 export const SCAN_CONFIG = fileURLToPath(new URL("../../ast-grep/sgconfig.yml", import.meta.url));
@@ -35,8 +37,17 @@ export async function runScan(paths: readonly string[], options: ScanOptions = {
   const wrapperCalls = await wrapperCallMatches(matches, targets, cwd);
   const texts = new Map<string, string>();
   return applyProjectFacts([...matches, ...wrapperCalls, ...springPropertiesMatches(targets, cwd)])
-    .map((match) => toFinding({ ...match, message: reworded(match.message, match.file, match.language, cwd, texts) }, cwd))
+    .filter(outsideTests)
+    .map((match) => toFinding({ ...match, message: withCallWording(reworded(match.message, match.file, match.language, cwd, texts), match.lines) }, cwd))
     .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+
+/**
+ * In a test or mock file (test_*.py, conftest.py, Maven's src/test/, *Test.java) only a live key is a finding: the
+ * calls there run against mocks or Stripe's test mode, and a test-mode key there is not a leak (utils/test-file.ts).
+ */
+function outsideTests(match: AstGrepMatch): boolean {
+  return !isTestFile(match.file) || (match.ruleId.startsWith("no-stripe-secret-literal") && LIVE_KEY.test(match.text));
 }
 
 function toFinding(match: AstGrepMatch, cwd: string): Finding {

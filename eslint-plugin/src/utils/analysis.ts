@@ -25,11 +25,21 @@ export function analysisFor(
   const mode = typeChecked ? "typed" : "plain";
   const existing = entry[mode];
   if (existing) return existing;
+  const analysis = analysisOfSource(sourceCode, context.filename, typeChecked ? typeOracle(context) : null);
+  entry[mode] = analysis;
+  return analysis;
+}
+
+/** Analyses by the program they read: a node of another module of the project is analysed with its own scopes. */
+const byProgram = new WeakMap<TSESTree.Node, Analysis>();
+
+/** An analysis of any parsed file: the linted one, or a module of the project read from disk (no oracle there). */
+export function analysisOfSource(sourceCode: Readonly<TSESLint.SourceCode>, filename: string, oracle: TypeOracle | null): Analysis {
   const tables = new Map<string, WeakMap<TSESTree.Node, unknown>>();
   const analysis: Analysis = {
     sourceCode,
-    filename: context.filename,
-    oracle: typeChecked ? typeOracle(context) : null,
+    filename,
+    oracle,
     memo(table, node, compute, whileComputing) {
       let cache = tables.get(table);
       if (!cache) tables.set(table, (cache = new WeakMap()));
@@ -41,6 +51,13 @@ export function analysisFor(
       return value;
     },
   };
-  entry[mode] = analysis;
+  byProgram.set(sourceCode.ast, analysis);
   return analysis;
+}
+
+/** The analysis that owns `node`: `analysis` for a node of its file, else the analysis of the module it was read from. */
+export function analysisAt(analysis: Analysis, node: TSESTree.Node): Analysis {
+  let root: TSESTree.Node = node;
+  while (root.parent) root = root.parent;
+  return root === analysis.sourceCode.ast ? analysis : (byProgram.get(root) ?? analysis);
 }

@@ -14,10 +14,10 @@ export interface LocalImport {
   exported: string;
 }
 
-/** What a relative import binds `name` to, or `null` for a local name, a package import or a file not on disk. */
+/** What a project import (relative or a path alias) binds `name` to, or `null` for a local name, a package or a file not on disk. */
 export function localImportOf(analysis: Analysis, name: TSESTree.Identifier): LocalImport | null {
   const origin = moduleOrigin(analysis.sourceCode, name);
-  if (!origin?.module.startsWith(".") || origin.path.length > 1) return null;
+  if (!origin || origin.module === "<global>" || origin.path.length > 1) return null;
   const facts = localModuleFacts(analysis.filename, origin.module);
   return facts ? { facts, exported: origin.path[0] ?? "default" } : null;
 }

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import path from "node:path";
+import { resolveSpecifier } from "./module-resolution.js";
 
 /**
  * What a module of the same project says about Stripe, read from its text: whether it uses the `stripe` package,
@@ -22,14 +22,11 @@ export interface StripeModuleFacts {
   clientTypes: ReadonlySet<string>;
 }
 
-const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"];
-
 const cache = new Map<string, { mtimeMs: number; facts: StripeModuleFacts }>();
 
-/** The facts of a relative import (`./lib/payments.js`) of `fromFile`, or `null` when it is not a file found on disk. */
+/** The facts of a project import (`./lib/payments.js`, a path alias) of `fromFile`, or `null` when it is not a file found on disk. */
 export function localModuleFacts(fromFile: string, specifier: string): StripeModuleFacts | null {
-  if (!specifier.startsWith(".") || !path.isAbsolute(fromFile)) return null;
-  const file = resolveFile(path.resolve(path.dirname(fromFile), specifier));
+  const file = resolveSpecifier(fromFile, specifier);
   if (!file) return null;
   const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
   if (mtimeMs === undefined) return null;
@@ -38,32 +35,6 @@ export function localModuleFacts(fromFile: string, specifier: string): StripeMod
   const facts = stripeFacts(readFileSync(file, "utf8"));
   cache.set(file, { mtimeMs, facts });
   return facts;
-}
-
-/** Resolved paths (a file found stays found; a miss is looked for again, the file may have been created since). */
-const resolved = new Map<string, string>();
-
-/** TypeScript's resolution of a relative specifier: as written, `.js` standing for `.ts`, no extension, a directory. */
-function resolveFile(base: string): string | null {
-  const known = resolved.get(base);
-  if (known && isFile(known)) return known;
-  const found = findFile(base);
-  if (found) resolved.set(base, found);
-  return found;
-}
-
-function findFile(base: string): string | null {
-  const stem = base.replace(/\.(m|c)?jsx?$/, "");
-  const candidates = [base, ...EXTENSIONS.map((extension) => stem + extension), ...EXTENSIONS.map((extension) => path.join(base, `index${extension}`))];
-  return candidates.find(isFile) ?? null;
-}
-
-function isFile(candidate: string): boolean {
-  try {
-    return statSync(candidate).isFile();
-  } catch {
-    return false; // not this candidate
-  }
 }
 
 const STRIPE_IMPORT = /import\s+(?:type\s+)?(?:(\w+)\s*(?:,\s*\{[^}]*\})?|\*\s+as\s+(\w+)|\{[^}]*\bStripe(?:\s+as\s+(\w+))?[^}]*\})\s+from\s+(["'])stripe\4/g;

@@ -4,6 +4,7 @@ import { canImport, withImport } from "./import-fix.js";
 import { annotatedTypeName } from "./type-annotation.js";
 import type { StripeCall } from "./stripe-call.js";
 import { staticName } from "./static-name.js";
+import { unwrap } from "./unwrap.js";
 import { isFunction, walk } from "./walk.js";
 
 /** Where the runtime's key helper is imported from (`stableKey(fields, { scope })`, runtime/core/stable-key.ts). */
@@ -54,6 +55,57 @@ export function handlerKeyExpression(analysis: Analysis, call: TSESTree.CallExpr
     if ((typeName !== null && /^ServiceBus\w*Message$/.test(typeName)) || property === "processMessage") return keyFor(analysis, call, info, `${first.name}.body`);
   }
   return null;
+}
+
+/**
+ * The idempotency key the guard hands its work callback, where the call runs inside `guard.run({ scope, key, ... },
+ * async ({ idempotencyKey }) => ...)`: the record and Stripe then share one key, derived from the identity the guard
+ * was given. `idempotencyKey` (or the name it was destructured to), or `ctx.idempotencyKey` for a plain parameter; a
+ * callback with no parameter gets none (adding one is not mechanical in every callback form). `null` elsewhere.
+ */
+export function guardKeyExpression(call: TSESTree.Node): string | null {
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    const run = current.parent;
+    if (run?.type !== AST_NODE_TYPES.CallExpression || run.arguments[1] !== current || !isGuardRun(run)) continue;
+    const [context] = current.params;
+    if (context?.type === AST_NODE_TYPES.Identifier) return `${context.name}.idempotencyKey`;
+    if (context?.type !== AST_NODE_TYPES.ObjectPattern) return null;
+    for (const property of context.properties) {
+      if (property.type === AST_NODE_TYPES.Property && staticName(property) === "idempotencyKey" && property.value.type === AST_NODE_TYPES.Identifier) return property.value.name;
+    }
+    return null;
+  }
+  return null;
+}
+
+/**
+ * In a Stripe webhook handler, the verified event's id, which Stripe keeps when it sends the event again:
+ * `` `${event.id}:refunds.create` `` where `const event = stripe.webhooks.constructEvent(...)` in an enclosing
+ * function. The call's name keeps two calls of the handler apart; a second call of the same method gets none.
+ */
+export function webhookKeyExpression(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall): string | null {
+  if (info.meterEvent !== null || !alone(analysis, call, info)) return null;
+  for (let current: TSESTree.Node | undefined = call.parent; current; current = current.parent) {
+    if (!isFunction(current)) continue;
+    let event: string | null = null;
+    walk(analysis.sourceCode, current, (node) => {
+      if (event !== null || node.type !== AST_NODE_TYPES.VariableDeclarator || node.id.type !== AST_NODE_TYPES.Identifier || !node.init) return;
+      const init = unwrap(node.init);
+      const verified = init.type === AST_NODE_TYPES.CallExpression && init.callee.type === AST_NODE_TYPES.MemberExpression && /^constructEvent(Async)?$/.test(staticName(init.callee) ?? "");
+      if (verified && node.range[1] <= call.range[0]) event = node.id.name;
+    });
+    if (event !== null) return `\`\${${event}.id}:${info.resource}.${info.method}\``;
+  }
+  return null;
+}
+
+/** `<guard>.run({ scope, key, ... }, work)`: chargeguard's guard, known by its input's shape. */
+function isGuardRun(call: TSESTree.CallExpression): boolean {
+  const [input] = call.arguments;
+  if (call.callee.type !== AST_NODE_TYPES.MemberExpression || staticName(call.callee) !== "run" || input?.type !== AST_NODE_TYPES.ObjectExpression) return false;
+  const names = new Set(input.properties.map((property) => (property.type === AST_NODE_TYPES.Property ? staticName(property) : null)));
+  return names.has("scope") && names.has("key");
 }
 
 function keyFor(analysis: Analysis, call: TSESTree.CallExpression, info: StripeCall, payload: string): string | null {

@@ -1,4 +1,5 @@
-import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { consequenceOf } from "../../src/utils/consequence.js";
+import ruleWithSuggestions, { PASS_OPTIONS } from "../../src/rules/require-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
 
@@ -8,9 +9,9 @@ const rule = detectionOnly(ruleWithSuggestions);
 const REDELIVERED = "a redelivered message";
 const RETRIED = "a retry of the same request";
 /** The expected report; the repeat is worded for the file: a redelivery where it handles Service Bus messages. */
-const missing = (resource: string, method: string, repeat = REDELIVERED) => ({
+const missing = (resource: string, method: string, repeat = REDELIVERED, advice = PASS_OPTIONS) => ({
   messageId: "missingKey" as const,
-  data: { resource, method, repeat },
+  data: { resource, method, repeat, consequence: consequenceOf(resource, method), advice },
 });
 const ONE_EVENT = "a Billing Meter event";
 const STREAM = "Billing Meter events (an element of events)";

@@ -1,6 +1,7 @@
 // Delivery identities of the other brokers billing code runs on (SQS, RabbitMQ/AMQP, Kafka, Pub/Sub, BullMQ/Bull/
 // Bee), as unstable key sources, each in the shape its client hands it to a consumer; and what must stay silent: the
 // same names where the file shows no such broker, and a job id the producer sets itself.
+import { consequenceOf } from "../../src/utils/consequence.js";
 import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { ruleTester } from "../rule-tester.js";
@@ -13,7 +14,12 @@ import Stripe from "stripe";
 const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
 `;
 
-const unstable = (source: string, why: string) => ({ messageId: "unstableKey" as const, data: { source, why } });
+/** What the message says of the call: its name and what a repeat of it does (`paymentIntents.create` unless given). */
+const about = (call = "paymentIntents.create", moneyMoving = true) => {
+  const [resource, method] = [call.slice(0, call.lastIndexOf(".")), call.slice(call.lastIndexOf(".") + 1)];
+  return call === "" ? { call: "this request", consequence: "runs it again" } : { call: `${call}()`, consequence: consequenceOf(resource, method, moneyMoving) };
+};
+const unstable = (source: string, why: string, call?: string, moneyMoving?: boolean) => ({ messageId: "unstableKey" as const, data: { source, why, ...about(call, moneyMoving) } });
 
 const RECEIPT = "it is an SQS receipt handle, new on every receive of the same message";
 const SQS_ID = "SQS assigns it on send, so a producer re-sending the event gets a new one";
@@ -66,7 +72,7 @@ export async function poll(url: string) {
     await stripe.refunds.create({ charge: "ch_1" }, { idempotencyKey: \`refund:\${message.MessageId}\` });
   }
 }`,
-      errors: [unstable("message.ReceiptHandle", RECEIPT), unstable("message.MessageId", SQS_ID)],
+      errors: [unstable("message.ReceiptHandle", RECEIPT), unstable("message.MessageId", SQS_ID, "refunds.create")],
     },
     {
       name: "SQS through a Lambda event: record.receiptHandle",
@@ -102,7 +108,7 @@ await consumer.run({
     await stripe.refunds.create({ charge: "ch_1" }, { idempotencyKey: String(partition) });
   },
 });`,
-      errors: [unstable("message.offset", OFFSET), unstable("partition", PARTITION)],
+      errors: [unstable("message.offset", OFFSET), unstable("partition", PARTITION, "refunds.create")],
     },
     {
       name: "Pub/Sub: message.id and message.ackId of a subscription's message handler",
@@ -114,7 +120,7 @@ subscription.on("message", async (message) => {
   await stripe.refunds.create({ charge: "ch_1" }, { idempotencyKey: message.ackId });
   message.ack();
 });`,
-      errors: [unstable("message.id", DELIVERED_ID), unstable("message.ackId", ACK)],
+      errors: [unstable("message.id", DELIVERED_ID), unstable("message.ackId", ACK, "refunds.create")],
     },
     {
       name: "BullMQ: job.id of a Worker's job added without a jobId",

@@ -1,3 +1,4 @@
+import { consequenceOf } from "../../src/utils/consequence.js";
 import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { cjsHeader, esmHeader, ruleTester } from "../rule-tester.js";
@@ -26,7 +27,12 @@ const WHY: Record<string, string> = {
 };
 
 /** The expected report: the message names the source and why it breaks idempotency. */
-const unstable = (source: string) => ({ messageId: "unstableKey" as const, data: { source, why: WHY[source] ?? RANDOM } });
+/** What the message says of the call: its name and what a repeat of it does (`paymentIntents.create` unless given). */
+const about = (call = "paymentIntents.create", moneyMoving = true) => {
+  const [resource, method] = [call.slice(0, call.lastIndexOf(".")), call.slice(call.lastIndexOf(".") + 1)];
+  return call === "" ? { call: "this request", consequence: "runs it again" } : { call: `${call}()`, consequence: consequenceOf(resource, method, moneyMoving) };
+};
+const unstable = (source: string, call?: string, moneyMoving?: boolean) => ({ messageId: "unstableKey" as const, data: { source, why: WHY[source] ?? RANDOM, ...about(call, moneyMoving) } });
 /** The same for a Billing Meter event's identifier (Stripe's dedupe for meter events). */
 const unstableIdentifier = (source: string) => ({
   messageId: "unstableIdentifier" as const,
@@ -170,8 +176,23 @@ async function handle(message: ServiceBusReceivedMessage) {
   await stripe.paymentIntents.list({ customer: message.body.stripeCustomerId });
 }`,
     },
+    {
+      name: "an Idempotency-Key header sent to the team's own API, whose address names no Stripe host (#42)",
+      code: `async function notifyInvoiced(invoiceId: string) {
+  await fetch(\`\${process.env.ACCOUNTS_URL}/v1/invoiced\`, { method: "POST", headers: { "Idempotency-Key": \`\${invoiceId}-\${Date.now()}\` } });
+  await fetch("https://accounts.internal/v1/invoiced", { method: "POST", headers: { "idempotency-key": String(Date.now()) } });
+}`,
+    },
   ],
   invalid: [
+    {
+      name: "an Idempotency-Key header on a request whose address mentions Stripe or cannot be read",
+      code: `async function refund(url: string) {
+  await fetch(\`\${process.env.STRIPE_API_BASE}/v1/refunds\`, { method: "POST", headers: { "Idempotency-Key": String(Date.now()) } });
+  await fetch(url, { method: "POST", headers: { "Idempotency-Key": String(Date.now()) } });
+}`,
+      errors: [{ messageId: "unstableKey" }, { messageId: "unstableKey" }],
+    },
     {
       name: "meter event identifiers from delivery metadata, randomness or the clock (v1, v2, a stream)",
       code: `${esmHeader}
@@ -198,7 +219,7 @@ async function meter(message: ServiceBusReceivedMessage) {
     { idempotencyKey: message.messageId as string },
   );
 }`,
-      errors: [unstable("messageId")],
+      errors: [unstable("messageId", "billing.meterEvents.create")],
     },
     {
       name: "seed failure mode 2: the key is the messageId",
@@ -208,7 +229,7 @@ async function handle(message: ServiceBusReceivedMessage) {
   await stripe.charges.create({ amount: message.body.amountCents, currency: "usd" }, { idempotencyKey });
   await receiver.completeMessage(message);
 }`,
-      errors: [unstable("messageId")],
+      errors: [unstable("messageId", "charges.create")],
     },
     {
       name: "lockToken through a hash chain",
@@ -298,7 +319,7 @@ async function handle(message: ServiceBusReceivedMessage) {
   await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, { headers: { "Idempotency-Key": message.lockToken } });
   await fetch("https://api.stripe.com/v1/payment_intents", { method: "POST", headers: { "idempotency-key": randomUUID() } });
 }`,
-      errors: [unstable("lockToken"), unstable("crypto.randomUUID()")],
+      errors: [unstable("lockToken"), unstable("crypto.randomUUID()", "")],
     },
     {
       name: "??, || and ?: keep every branch",
@@ -401,7 +422,7 @@ export async function handle(message) {
   const key = ["bill", message.body.customerId, message.deliveryCount].join("-");
   await stripe.invoices.pay(message.body.invoiceId, {}, { idempotencyKey: key });
 }`,
-      errors: [unstable("deliveryCount")],
+      errors: [unstable("deliveryCount", "invoices.pay", false)],
     },
   ],
 });

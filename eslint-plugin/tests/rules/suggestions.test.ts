@@ -25,7 +25,7 @@ export async function handle(message: ServiceBusReceivedMessage) {
       errors: [
         {
           messageId: "unstableKey",
-          data: stableData("messageId", PER_MESSAGE),
+          data: { ...stableData("messageId", PER_MESSAGE), call: "paymentIntents.create()", consequence: "charges again" },
           suggestions: [
             {
               messageId: "useStableKey",

@@ -39,6 +39,15 @@ class PayController {
   }
 }
 `,
+  "webhooks.py": `import stripe
+from flask import Flask, request
+app = Flask(__name__)
+
+@app.route("/webhooks/stripe", methods=["POST"])
+def webhook():
+    event = stripe.Webhook.construct_event(request.data, request.headers["Stripe-Signature"], SECRET)
+    stripe.Refund.create(charge=event.data.object.charge)
+`,
   "Nightly.java": `class Nightly {
   @Scheduled(cron = "0 0 2 * * *")
   void bill(ChargeCreateParams params) throws Exception {
@@ -65,4 +74,6 @@ it("words each finding for a queue delivery, an HTTP request or a job", async ()
   expect(messageOf("tasks.py")).toContain("(a rerun of the same job)");
   expect(messageOf("PayController.java")).toContain("a retry of the same request is a new request");
   expect(messageOf("Nightly.java")).toContain("(a rerun of the same job)");
+  // a Stripe webhook (#42): Stripe sends the event again until it gets a 2xx, whatever framework serves it
+  expect(messageOf("webhooks.py")).toContain("a redelivered webhook event is a new request and refunds again");
 });

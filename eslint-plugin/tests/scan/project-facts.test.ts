@@ -1,7 +1,9 @@
 // `chargeguard scan` across the files of one project: a receive mode and a lock renewal set in a Spring
 // configuration class, application.yml or a Python receiver module count when another file charges, and the renewal
 // is measured against the Stripe client the project configures (retries, read timeout), not only the SDK's defaults;
-// a Java wrapper of the project around a charge (java-wrapper) is a charge where it is called, its key checked there.
+// a Java wrapper of the project around a charge (java-wrapper) is a charge where it is called, its key checked there;
+// request options from a method of the project that builds them with no key (java-options-factory, #42) are reported
+// on each charge that takes them, not on the builder.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runScan } from "../../src/scan/index.js";
@@ -11,7 +13,7 @@ import { expectedFindings } from "./expected-findings.js";
 
 const fixtures = fileURLToPath(new URL("../scan-fixtures", import.meta.url));
 
-describe.each(["projects/spring", "projects/python", "projects/java-wrapper"])("a project's configuration apart from its charge: %s", (directory) => {
+describe.each(["projects/spring", "projects/python", "projects/java-wrapper", "projects/java-options-factory", "projects/python-wrappers"])("a project's configuration apart from its charge: %s", (directory) => {
   it("reports the receive mode and the short renewal where they are set, and nothing else", async () => {
     const findings = await runScan([directory], { cwd: fixtures });
     expect(findings.map(({ ruleId, file, line }) => ({ ruleId, file, line }))).toEqual(expectedFindings(fixtures, directory));

@@ -3,7 +3,8 @@
 // argument, and options whose key is added on some paths only. Each case is the shape of a labelled corpus file
 // (eslint-plugin/corpus/). The fixture modules are beside the RuleTester's file, so both modes read the same project.
 import path from "node:path";
-import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { consequenceOf } from "../../src/utils/consequence.js";
+import ruleWithSuggestions, { PASS_OPTIONS } from "../../src/rules/require-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { fixturesDir, ruleTester, typedRuleTester } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
@@ -13,8 +14,14 @@ const rule = detectionOnly(ruleWithSuggestions);
 
 const filename = path.join(fixturesDir, "file.ts");
 const RETRIED = "a retry of the same request";
-const missing = (resource: string, method = "create") => ({ messageId: "missingKey" as const, data: { resource, method, repeat: RETRIED } });
-const somePaths = (resource: string, method = "create") => ({ messageId: "keyOnSomePaths" as const, data: { resource, method, repeat: RETRIED } });
+const missing = (resource: string, method = "create", advice = PASS_OPTIONS) => ({
+  messageId: "missingKey" as const,
+  data: { resource, method, repeat: RETRIED, consequence: consequenceOf(resource, method), advice },
+});
+const somePaths = (resource: string, method = "create") => ({
+  messageId: "keyOnSomePaths" as const,
+  data: { resource, method, repeat: RETRIED, consequence: consequenceOf(resource, method) },
+});
 
 inBothModes("require-idempotency-key: issue 25 shapes", rule, {
   valid: [
@@ -240,17 +247,25 @@ export async function pay(amount: number, key?: string, tags: string[] = []) {
   ],
 });
 
-// What only the typed config can find: a client reached through a path alias (`@/…`, resolved by the tsconfig's
-// `paths`, which the names-only config does not read) or through a generic container whose type argument is the
-// client. Names alone prove nothing here, so `recommended` stays silent; the checker knows the method is Stripe's.
-const typedOnly = [
-  {
-    name: "a client imported through a path alias",
-    filename,
-    code: `
+// A client reached through a path alias (`@/…`): the names-only config reads the tsconfig's `paths` too (#42), so
+// both configs find it.
+inBothModes("require-idempotency-key: a client imported through a path alias", rule, {
+  valid: [],
+  invalid: [
+    {
+      name: "a client imported through a path alias",
+      filename,
+      code: `
 import { payments } from "@/billing-client.js";
 export const bill = (amount: number) => payments.charges.create({ amount, currency: "usd" });`,
-  },
+      errors: [missing("charges")],
+    },
+  ],
+});
+
+// What only the typed config can find: a client resolved from a generic container whose type argument is the client.
+// Names alone prove nothing here, so `recommended` stays silent; the checker knows the method is Stripe's.
+const typedOnly = [
   {
     name: "a client resolved from a container by its type",
     filename,

@@ -2,7 +2,7 @@
 // (`Pick<Stripe, ...>`, `Stripe["charges"]`, nested, mapped, string keys, declared in another module of the project)
 // is a Stripe client. Run in both modes: the checker agrees on every case.
 import path from "node:path";
-import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import ruleWithSuggestions, { PASS_OPTIONS } from "../../src/rules/require-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { fixturesDir } from "../rule-tester.js";
 import { inBothModes } from "./both-modes.js";
@@ -11,7 +11,7 @@ import { inBothModes } from "./both-modes.js";
 const rule = detectionOnly(ruleWithSuggestions);
 
 const filename = path.join(fixturesDir, "file.ts");
-const missing = { messageId: "missingKey" as const, data: { resource: "paymentIntents", method: "create", repeat: "a retry of the same request" } };
+const missing = { messageId: "missingKey" as const, data: { resource: "paymentIntents", method: "create", repeat: "a retry of the same request", consequence: "charges again", advice: PASS_OPTIONS } };
 
 const service = (imports: string, declaration: string) => `${imports}
 ${declaration}

@@ -1,6 +1,7 @@
 // Stripe clients known by their type, whatever their name or origin; options spread or built conditionally;
 // capture and confirm; messages worded for the file (a redelivered message only where there is one).
-import ruleWithSuggestions from "../../src/rules/require-idempotency-key.js";
+import { consequenceOf } from "../../src/utils/consequence.js";
+import ruleWithSuggestions, { PASS_OPTIONS } from "../../src/rules/require-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { inBothModes } from "./both-modes.js";
 
@@ -9,14 +10,17 @@ const rule = detectionOnly(ruleWithSuggestions);
 
 const REDELIVERED = "a redelivered message";
 const RETRIED = "a retry of the same request";
-const missing = (resource: string, method: string, repeat = RETRIED) => ({ messageId: "missingKey" as const, data: { resource, method, repeat } });
+const missing = (resource: string, method: string, repeat = RETRIED, advice = PASS_OPTIONS) => ({
+  messageId: "missingKey" as const,
+  data: { resource, method, repeat, consequence: consequenceOf(resource, method), advice },
+});
 const noIdentifier = (resource: string) => ({
   messageId: "missingIdentifier" as const,
   data: { resource, method: "create", repeat: RETRIED, events: "a Billing Meter event" },
 });
 const somePaths = (resource: string, method: string, repeat = RETRIED) => ({
   messageId: "keyOnSomePaths" as const,
-  data: { resource, method, repeat },
+  data: { resource, method, repeat, consequence: consequenceOf(resource, method) },
 });
 
 inBothModes("require-idempotency-key: real shapes", rule, {

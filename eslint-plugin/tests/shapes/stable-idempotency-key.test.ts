@@ -1,4 +1,5 @@
 // More random and clock sources, fallbacks, keys passed through wrappers, message ids taken in a loop.
+import { consequenceOf } from "../../src/utils/consequence.js";
 import ruleWithSuggestions from "../../src/rules/stable-idempotency-key.js";
 import { detectionOnly } from "../detection-only.js";
 import { esmHeader } from "../rule-tester.js";
@@ -11,7 +12,12 @@ const RANDOM = "it is random, so a redelivered message gets a new key";
 const CLOCK = "it reads the clock, so a redelivered message gets a new key";
 const TIME_ID = "it is a time-based id, new on every call";
 const PER_MESSAGE = "it is new when a dead-lettered message is resubmitted or a producer re-sends the event";
-const unstable = (source: string, why: string) => ({ messageId: "unstableKey" as const, data: { source, why } });
+/** What the message says of the call: its name and what a repeat of it does (`paymentIntents.create` unless given). */
+const about = (call = "paymentIntents.create", moneyMoving = true) => {
+  const [resource, method] = [call.slice(0, call.lastIndexOf(".")), call.slice(call.lastIndexOf(".") + 1)];
+  return call === "" ? { call: "this request", consequence: "runs it again" } : { call: `${call}()`, consequence: consequenceOf(resource, method, moneyMoving) };
+};
+const unstable = (source: string, why: string, call?: string, moneyMoving?: boolean) => ({ messageId: "unstableKey" as const, data: { source, why, ...about(call, moneyMoving) } });
 
 /** `create(key)` charges with that key, so each line below only varies the key. */
 const charge = (key: string) => `  await stripe.paymentIntents.create({ amount: 1, currency: "usd" }, { idempotencyKey: ${key} });`;
@@ -163,7 +169,7 @@ const idempotencyKey = uuid();
 export const report = (item: string, quantity: number) =>
   (stripe.subscriptionItems as unknown as { createUsageRecord(id: string, params: object, options: object): Promise<unknown> })
     .createUsageRecord(item, { quantity, action: "set" }, { idempotencyKey });`,
-      errors: [unstable("uuid v4()", "it is random, so a retry of the same request gets a new key")],
+      errors: [unstable("uuid v4()", "it is random, so a retry of the same request gets a new key", "subscriptionItems.createUsageRecord", false)],
     },
     {
       name: "worded for a retry where the file handles no message (an HTTP handler)",

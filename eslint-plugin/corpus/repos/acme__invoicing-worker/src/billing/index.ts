@@ -1,0 +1,2 @@
+export { stripe } from "./stripe-client";
+export * from "./request-options";
