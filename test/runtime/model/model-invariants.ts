@@ -8,6 +8,7 @@ import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
 import type { ModelWorld } from "./model-world.js";
+import { stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
 
 export type EventKind = "valid" | "declined" | "unknown-customer";
 
@@ -88,8 +89,20 @@ export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEv
   await reconcileLeftovers(world);
   world.log("model: reconciled");
   violations.push(...(await outcomeViolations(world, model)));
+  violations.push(...(await atStripe(world, model)));
   violations.push(...world.failures);
   return violations;
+}
+
+/** The invariants read at the Stripe emulator through its API (stripe-holdings.ts), against every guard record. */
+async function atStripe(world: ModelWorld, model: MoneyModel): Promise<string[]> {
+  const flow = world.cell.flow;
+  // A customer Stripe does not have holds nothing there (the flows that refuse one); a meter event names any customer.
+  const customers = model.events.filter((e) => e.kind !== "unknown-customer" || !refusesUnknownCustomer[flow]).map((e) => e.body.stripeCustomerId);
+  const records = await world.query<GuardRecordRow>(
+    "SELECT record_key, idempotency_key, state, object_id, spend_period, spend_currency, spend_amount FROM guard_records",
+  );
+  return stripeViolations(flow, await stripeHoldings(world, customers), records);
 }
 
 async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {

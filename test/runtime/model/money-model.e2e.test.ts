@@ -9,7 +9,13 @@
 // every valid event billed exactly once at Stripe, refused ones never, the spend ledger equal to the billed and
 // pending reservations (a record held unsettleable past the key window keeps its own), nothing pending after the
 // reconciler, no unhandled error in the fleet, and fresh demand
-// billed within 15 s of the faults ending (model-invariants.ts). The large size is money-model-matrix.e2e.test.ts.
+// billed within 15 s of the faults ending (model-invariants.ts). Then at the Stripe emulator, read through its API
+// with the real SDK (stripe-holdings.ts): every Stripe money object of the flow (PaymentIntent, charge, invoice and
+// its items, meter event) maps to exactly one guard record by its key, a billed one to the record done with its id;
+// no record done lacks its billed object; one meter event per identifier. Checked able to fail: with the guard
+// made to forget a record Stripe billed (forget in place of markDone, guard-outcome.ts) the meter-event day run
+// (money-model-day.e2e.test.ts) fails on "maps to 0 guard records" while the ledger-side invariants alone pass it.
+// The large size is money-model-matrix.e2e.test.ts.
 //
 // Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
 // must be dead-lettered SpendCapExceeded within 15 s; after every command no billing may be charged twice.
