@@ -8,12 +8,12 @@ import { type StripeFaultAction } from "../../../sandbox/index.js";
 import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths } from "./model-cells.js";
 import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
-import { modelTimings, type ModelWorld } from "./model-world.js";
+import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
 
 /** A fresh billing of the given kind: its own Stripe customer (one whose card works or declines), or none at all. */
-export async function makeEvent(world: ModelWorld, kind: EventKind, amountCents: number): Promise<ModelEvent> {
+export async function makeEvent(world: ModelWorld, kind: EventKind, amountCents: number, currency: string = modelSpendCaps.currencies[0]): Promise<ModelEvent> {
   const { admin, clock } = world.sandbox;
   let customer: string;
   if (kind === "unknown-customer") customer = `cus_model_missing_${world.run}_${amountCents}`;
@@ -25,9 +25,10 @@ export async function makeEvent(world: ModelWorld, kind: EventKind, amountCents:
     customerId: `acct-${customer}`,
     stripeCustomerId: customer,
     paymentMethodId: kind === "declined" ? "pm_card_chargeDeclined" : "pm_card_visa",
-    billingPeriod: "2026-10",
+    // The month the virtual clock is in when the event is sent: a month turning on the clock starts a new period.
+    billingPeriod: new Date(clock.now()).toISOString().slice(0, 7),
     amountCents,
-    currency: "usd",
+    currency,
     ...(world.cell.flow === "meter-event" ? { at: Math.floor(clock.now() / 1000) - 60 } : {}),
   };
   return { kind, body };
@@ -47,10 +48,10 @@ const command = (name: string, run: (m: MoneyModel, r: ModelWorld) => Promise<vo
   toString: () => name,
 });
 
-const send = (kind: EventKind, base: number) =>
-  command(`send(${kind}, ${base})`, async (m, r) => {
+const send = (kind: EventKind, base: number, currency: string = modelSpendCaps.currencies[0]) =>
+  command(`send(${kind}, ${base}, ${currency})`, async (m, r) => {
     // Unique in the run (the position in the model), so a charge or a ledger entry leads back to its event.
-    const event = await makeEvent(r, kind, base * 100 + m.events.length);
+    const event = await makeEvent(r, kind, base * 100 + m.events.length, currency);
     m.events.push(event);
     await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
   });
@@ -182,6 +183,21 @@ const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async 
   await Promise.all(r.replicas);
 });
 
+/**
+ * The virtual clock crosses a month boundary (to a minute past the next month's start): events sent from now on bill
+ * the new period, under its own cap per currency and the vault's keys for it; what is in flight bills the old one.
+ * Between deliveries, as a day passing is (the jump may be weeks).
+ */
+const monthTurns = command("the month turns", async (_m, r) => {
+  await r.stopReplicas();
+  const now = new Date(r.sandbox.clock.now());
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1);
+  r.sandbox.clock.advance(next - now.getTime());
+  r.startReplica(0);
+  r.startReplica(1);
+  await Promise.all(r.replicas);
+});
+
 /** Time passes while the fleet works (what a producer's quiet moment is). */
 const pause = (ms: number) => command(`pause ${ms} ms`, async () => new Promise((resolve) => setTimeout(resolve, ms)));
 
@@ -191,15 +207,16 @@ const heal = command("heal every fault", async (m, r) => {
 });
 
 /** Commands by name, for a scenario written out (money-model-day.e2e.test.ts) rather than drawn. */
-export const scenarioCommands = { send, stripeFault, crossKeyWindow, pause, heal };
+export const scenarioCommands = { send, stripeFault, crossKeyWindow, monthTurns, pause, heal };
 
 const amount = () => fc.integer({ min: 100, max: 5_000 });
 
 export function moneyCommands(): fc.Arbitrary<Cmd>[] {
   const kind = fc.constantFrom<EventKind>("valid", "valid", "declined", "unknown-customer");
+  const currency = fc.constantFrom(...modelSpendCaps.currencies);
   return [
-    fc.tuple(kind, amount()).map(([k, a]) => send(k, a)),
-    fc.tuple(kind, amount()).map(([k, a]) => send(k, a)),
+    fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
+    fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
     fc.nat().map(duplicate),
     fc.constant(resubmit),
     fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(...consumerSteps)).map(([replica, step]) => crash(replica, step)),
@@ -212,6 +229,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.integer({ min: 1_000, max: 3_000 }).map(databaseHangThenCut),
     fc.constant(leaseExpiry),
     fc.constant(crossKeyWindow),
+    fc.constant(monthTurns),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),
   ];

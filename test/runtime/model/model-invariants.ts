@@ -3,12 +3,14 @@
 // operator does once it is fixed), a burst of fresh demand billed within a stated time, the fleet stopped, the
 // reconciler run over what is left pending; then each valid event billed exactly once at Stripe (the emulator's
 // ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
-// to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error.
+// to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error; and at the Stripe
+// emulator, read through its API (stripe-holdings.ts): every money object maps to one record, a billed total per
+// (period, currency) within its cap. A valid billing in a capped currency may go unbilled only refused by the cap.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
-import type { ModelWorld } from "./model-world.js";
-import { stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
+import { modelSpendCaps, type ModelWorld } from "./model-world.js";
+import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
 
 export type EventKind = "valid" | "declined" | "unknown-customer";
 
@@ -41,6 +43,9 @@ export function expectedBillings(world: ModelWorld, event: ModelEvent): number {
   return 1;
 }
 
+/** Whether the event bills in a currency whose cap binds (model-world.ts, modelSpendCaps). */
+const capped = (event: ModelEvent): boolean => (modelSpendCaps.currencies as readonly string[]).includes(event.body.currency);
+
 /** Safety, at any moment: no billing charged more than once. */
 export function chargedTwice(world: ModelWorld, model: MoneyModel): string[] {
   return model.events.flatMap((event) => {
@@ -62,7 +67,7 @@ export async function quiescent(world: ModelWorld, timeoutMs = quiescenceTimeout
 }
 
 /** Heals, drains, resubmits, offers fresh demand, stops the fleet and reconciles; returns the violations found. */
-export type MakeEvent = (kind: EventKind) => Promise<ModelEvent>;
+export type MakeEvent = (kind: EventKind, billing?: { amountCents: number; currency: string }) => Promise<ModelEvent>;
 
 export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
   const violations: string[] = [];
@@ -102,14 +107,19 @@ async function atStripe(world: ModelWorld, model: MoneyModel): Promise<string[]>
   const records = await world.query<GuardRecordRow>(
     "SELECT record_key, idempotency_key, state, object_id, spend_period, spend_currency, spend_amount FROM guard_records",
   );
-  return stripeViolations(flow, await stripeHoldings(world, customers), records);
+  const held = await stripeHoldings(world, customers);
+  const periodOf = new Map(model.events.map((e) => [e.body.stripeCustomerId, e.body.billingPeriod]));
+  return [...stripeViolations(flow, held, records), ...capViolations(held, periodOf, modelSpendCaps)];
 }
 
 async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
   const burst: ModelEvent[] = [];
   for (let i = 0; i < demandReturns.events; i++) burst.push(await makeEvent("valid"));
   // Every run also meets a declining card and a customer Stripe does not have (a refusal), whatever it drew.
-  const refused = [await makeEvent("declined"), await makeEvent("unknown-customer")];
+  // And a cap that binds: two billings in a capped currency, each over half its cap, cannot both be billed.
+  const half = modelSpendCaps.capCents / 2;
+  const overCap = [await makeEvent("valid", { amountCents: half + 1_001, currency: "eur" }), await makeEvent("valid", { amountCents: half + 1_002, currency: "eur" })];
+  const refused = [await makeEvent("declined"), await makeEvent("unknown-customer"), ...overCap];
   model.events.push(...burst, ...refused);
   const started = performance.now();
   const sender = world.sandbox.client.createSender(world.queue);
@@ -167,14 +177,16 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
   for (const event of model.events) {
     const times = timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
     const expected = expectedBillings(world, event);
-    if (expected === 1 && reservesSpend[world.cell.flow]) expectedSpend += event.body.amountCents;
+    if (expected === 1 && times === 1 && reservesSpend[world.cell.flow]) expectedSpend += event.body.amountCents;
     if (times === expected) continue;
     const who = event.body.customerId;
     const record = rows.find((row) => row.who.includes(who));
+    const letter = dead.find((message) => JSON.stringify(message.body ?? "").includes(who));
+    // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted), no record left.
+    if (times === 0 && capped(event) && letter?.deadLetterReason === "SpendCapExceeded" && record === undefined) continue;
     // A meter event a day old that Stripe cannot say it holds (no look-up by identifier past its window): held for an
     // operator with its reservation, never re-sent (it could count twice).
     if (times === 0 && record?.state === "unsettleable" && world.cell.flow === "meter-event") continue;
-    const letter = dead.find((message) => JSON.stringify(message.body ?? "").includes(who));
     violations.push(
       `${event.kind} event ${who} (${event.body.amountCents} ${event.body.currency}) billed ${times} times, expected ${expected}` +
         ` (record: ${record ? record.state : "none"}; dead letter: ${letter ? `${letter.deadLetterReason}: ${letter.deadLetterDescription}` : "none"})`,

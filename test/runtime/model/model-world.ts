@@ -52,6 +52,13 @@ export const modelTimings = {
   databaseHangMs: 2_000,
 };
 
+/**
+ * The spend caps that bind: each of these currencies is capped at `capCents` per period (the events' amounts run
+ * 10,000-500,000, so a period's second or third billing, or one large one alone, is refused SpendCapExceeded).
+ * `uncapped` bills under the default cap that never binds: the fresh demand after the faults, which must be billed.
+ */
+export const modelSpendCaps = { currencies: ["usd", "eur"] as const, capCents: 400_000, uncapped: "gbp", defaultCapCents: 10_000_000 };
+
 /** Freezes the first flow of `replica` that reaches `step`, for good: that replica is "killed" there. */
 class KillSwitch {
   #armed: { replica: number; step: ConsumerStep; killed: () => void } | undefined;
@@ -162,7 +169,8 @@ export class ModelWorld {
             }),
           }
         : {}),
-      periodCapCents: 10_000_000,
+      periodCapCents: modelSpendCaps.defaultCapCents,
+      periodCaps: Object.fromEntries(modelSpendCaps.currencies.map((currency) => [currency, modelSpendCaps.capCents])),
       leaseMs: modelTimings.leaseMs,
       maxConcurrentCalls: 4,
       breakers: { firstProbeDelayMs: 300, maxProbeDelayMs: 1_000 },

@@ -3,8 +3,9 @@
 // (deliveries of valid, declining and unknown-customer events, producer duplicates, dead-letter resubmission, a
 // replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
 // throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing, a day
-// passing on the virtual clock past Stripe's 24 h key window) and drives two in-process replicas of
-// startBillingConsumer against the sandbox through the real SDKs, with the SDK's own retries as the template ships
+// passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period) in two
+// currencies whose caps per (period, currency) bind (400,000 each, amounts 10,000-500,000), and drives two in-process
+// replicas of startBillingConsumer against the sandbox through the real SDKs, with the SDK's own retries as the template ships
 // them (maxNetworkRetries 1; the timeout short, 1.5 s, so a held answer is met within the run). After each run:
 // every valid event billed exactly once at Stripe, refused ones never, the spend ledger equal to the billed and
 // pending reservations (a record held unsettleable past the key window keeps its own), nothing pending after the
@@ -12,9 +13,14 @@
 // billed within 15 s of the faults ending (model-invariants.ts). Then at the Stripe emulator, read through its API
 // with the real SDK (stripe-holdings.ts): every Stripe money object of the flow (PaymentIntent, charge, invoice and
 // its items, meter event) maps to exactly one guard record by its key, a billed one to the record done with its id;
-// no record done lacks its billed object; one meter event per identifier. Checked able to fail: with the guard
-// made to forget a record Stripe billed (forget in place of markDone, guard-outcome.ts) the meter-event day run
-// (money-model-day.e2e.test.ts) fails on "maps to 0 guard records" while the ledger-side invariants alone pass it.
+// no record done lacks its billed object; one meter event per identifier; Stripe's billed total per (period,
+// currency) at or under its cap (a valid billing may go unbilled only dead-lettered SpendCapExceeded, no record
+// left). Every run's drain ends with two eur billings over half the cap each, so a cap binds in every run.
+// Checked able to fail, each where the ledger-side invariants alone pass: the guard made to forget a record Stripe
+// billed (forget in place of markDone, guard-outcome.ts) fails the meter-event day run on "maps to 0 guard
+// records"; the guard made to ignore its caps (no cap in Guard's claim, guard.ts) fails the payment-intent month run
+// (money-model-day.e2e.test.ts) on "Stripe billed 402003 in 2027-01/eur, over its cap of 400000", and so does
+// every drawn run of a flow that reserves spend (the drain's eur pair).
 // The large size is money-model-matrix.e2e.test.ts.
 //
 // Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
@@ -33,7 +39,8 @@ import { checkMoneyModel, modelInfraForFile } from "./money-model.js";
 /**
  * Runs per store and commands per run: the small size. Measured on the 2-core machine shared with other work: about
  * 60 s for the file when the invariants hold (30 s of it starting the emulators, PGlite and PostgreSQL; 3-7 s a run;
- * 46 s with the SDK's retries on, 2026-12-07, load average 13).
+ * 46 s with the SDK's retries on, 2026-12-07, load average 13; 49-54 s with the checks at Stripe, two currencies,
+ * two periods and binding caps, 2026-12-07, load average 10-17).
  * A failure costs more: each shrinking step is a run, bounded by `timeLimitMs`. Four runs per store: a defect on the
  * refusal path of any flow but meter events (which Stripe does not refuse) is met by a run with odds 255 in 256.
  */

@@ -8,7 +8,7 @@ import { postgresServerUrl } from "../../support/postgres-server.js";
 import { cellName, type ModelCell } from "./model-cells.js";
 import { makeEvent, moneyCommands } from "./model-commands.js";
 import { drainAndCheck, type MoneyModel } from "./model-invariants.js";
-import { ModelWorld, startModelInfra, type ModelInfra } from "./model-world.js";
+import { ModelWorld, modelSpendCaps, startModelInfra, type ModelInfra } from "./model-world.js";
 
 export interface MoneyModelCheck {
   infra: ModelInfra;
@@ -64,7 +64,8 @@ async function oneRun(infra: ModelInfra, cell: ModelCell, cmds: Iterable<fc.Asyn
     await fc.asyncModelRun(() => ({ model, real: world }), cmds);
     lap(`commands run (${[...cmds].map(String).join(", ")})`);
     let extra = 0;
-    const violations = await drainAndCheck(world, model, (kind) => makeEvent(world, kind, 90_000 + model.events.length + extra++));
+    const violations = await drainAndCheck(world, model, (kind, billing) =>
+      makeEvent(world, kind, billing?.amountCents ?? 90_000 + model.events.length + extra++, billing?.currency ?? modelSpendCaps.uncapped),);
     violations.push(...exits);
     lap(`checked (${violations.length} violations)`);
     if (violations.length > 0) {

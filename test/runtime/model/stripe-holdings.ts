@@ -3,7 +3,8 @@
 // run's flow (PaymentIntent, charge, invoice and its items, meter event) maps to exactly one guard record by the key
 // it carries (metadata `idempotency_key`; a meter event's `identifier`); a billed one to a record `done` with its id
 // (or held `unsettleable` for an operator, kept);
-// no record `done` lacks its billed object at Stripe; one meter event per identifier. Stripe has no API that lists
+// no record `done` lacks its billed object at Stripe; one meter event per identifier; Stripe's billed total per
+// (period, currency) at or under the cap (capViolations). Stripe has no API that lists
 // meter events (only aggregated summaries), so meter events alone are read from the emulator's account record.
 import Stripe from "stripe";
 import { meterIdentifier } from "../../../runtime/index.js";
@@ -15,6 +16,7 @@ import type { ModelWorld } from "./model-world.js";
 export interface StripeMoneyObject {
   kind: "PaymentIntent" | "charge" | "invoice" | "invoice item" | "meter event";
   id: string;
+  customer: string;
   /** The key it carries back to its record: the record's idempotency key, or a meter event's identifier. */
   key: string | undefined;
   amount: number;
@@ -53,6 +55,7 @@ async function customerHoldings(stripe: Stripe, flow: ModelFlow, customer: strin
       return (await all(stripe.paymentIntents.list({ customer, limit: 100 }))).map((pi) => ({
         kind: "PaymentIntent",
         id: pi.id,
+        customer,
         key: pi.metadata?.idempotency_key,
         amount: pi.amount,
         currency: pi.currency,
@@ -62,6 +65,7 @@ async function customerHoldings(stripe: Stripe, flow: ModelFlow, customer: strin
       return (await all(stripe.charges.list({ customer, limit: 100 }))).map((charge) => ({
         kind: "charge",
         id: charge.id,
+        customer,
         key: charge.metadata?.idempotency_key,
         amount: charge.amount,
         currency: charge.currency,
@@ -75,6 +79,7 @@ async function customerHoldings(stripe: Stripe, flow: ModelFlow, customer: strin
         ...invoices.map((invoice): StripeMoneyObject => ({
           kind: "invoice",
           id: invoice.id ?? "",
+          customer,
           key: invoice.metadata?.idempotency_key,
           amount: invoice.total,
           currency: invoice.currency,
@@ -82,7 +87,7 @@ async function customerHoldings(stripe: Stripe, flow: ModelFlow, customer: strin
         })),
         ...items.map((item): StripeMoneyObject => {
           const invoice = typeof item.invoice === "string" ? item.invoice : (item.invoice?.id ?? undefined);
-          return { kind: "invoice item", id: item.id, key: invoice === undefined ? undefined : keyOf.get(invoice), amount: item.amount, currency: item.currency, billed: false, ...(invoice ? { invoice } : {}) };
+          return { kind: "invoice item", id: item.id, customer, key: invoice === undefined ? undefined : keyOf.get(invoice), amount: item.amount, currency: item.currency, billed: false, ...(invoice ? { invoice } : {}) };
         }),
       ];
     }
@@ -99,7 +104,7 @@ export async function stripeHoldings(world: ModelWorld, customers: readonly stri
     return world.sandbox.stripe.ledger
       .meterEvents()
       .filter((event) => event.event_name === modelMeterEvent && ours.has(event.payload.stripe_customer_id ?? ""))
-      .map((event) => ({ kind: "meter event", id: event.identifier, key: event.identifier, amount: Number(event.payload.value), currency: "", billed: true }));
+      .map((event) => ({ kind: "meter event", id: event.identifier, customer: event.payload.stripe_customer_id ?? "", key: event.identifier, amount: Number(event.payload.value), currency: "", billed: true }));
   }
   const stripe = reader(world);
   const held: StripeMoneyObject[] = [];
@@ -136,4 +141,22 @@ export function stripeViolations(flow: ModelFlow, held: readonly StripeMoneyObje
     if (row.object_id === null || !billedIds.has(row.object_id)) violations.push(`record ${row.record_key} is done with ${row.object_id ?? "no object"}, and Stripe holds no billed ${flow} object by that id`);
   }
   return violations;
+}
+
+/**
+ * Stripe's billed total per (period, currency) stays at or under the cap, for each capped currency: the cap read
+ * where the money is, not in the guard's ledger. The period is the billed event's (`periodOf` its Stripe customer).
+ */
+export function capViolations(
+  held: readonly StripeMoneyObject[],
+  periodOf: ReadonlyMap<string, string>,
+  caps: { currencies: readonly string[]; capCents: number },
+): string[] {
+  const totals = new Map<string, number>();
+  for (const object of held) {
+    if (!object.billed || object.kind === "invoice item" || object.kind === "meter event" || !caps.currencies.includes(object.currency)) continue;
+    const at = `${periodOf.get(object.customer) ?? "unknown period"}/${object.currency}`;
+    totals.set(at, (totals.get(at) ?? 0) + object.amount);
+  }
+  return [...totals].filter(([, total]) => total > caps.capCents).map(([at, total]) => `Stripe billed ${total} in ${at}, over its cap of ${caps.capCents}`);
 }
