@@ -8,6 +8,7 @@ import { type StripeFaultAction } from "../../../sandbox/index.js";
 import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths } from "./model-cells.js";
 import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
+import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
@@ -198,6 +199,9 @@ const monthTurns = command("the month turns", async (_m, r) => {
   await Promise.all(r.replicas);
 });
 
+/** The operator's reconciler runs once beside the fleet (model-reconciler.ts). */
+const reconcilerBeside = command("the reconciler runs beside the fleet", async (_m, r) => reconcileBesideFleet(r));
+
 /** Time passes while the fleet works (what a producer's quiet moment is). */
 const pause = (ms: number) => command(`pause ${ms} ms`, async () => new Promise((resolve) => setTimeout(resolve, ms)));
 
@@ -207,7 +211,7 @@ const heal = command("heal every fault", async (m, r) => {
 });
 
 /** Commands by name, for a scenario written out (money-model-day.e2e.test.ts) rather than drawn. */
-export const scenarioCommands = { send, stripeFault, crossKeyWindow, monthTurns, pause, heal };
+export const scenarioCommands = { send, stripeFault, crossKeyWindow, monthTurns, reconcilerBeside, leaseExpiry, pause, heal };
 
 const amount = () => fc.integer({ min: 100, max: 5_000 });
 
@@ -230,6 +234,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(leaseExpiry),
     fc.constant(crossKeyWindow),
     fc.constant(monthTurns),
+    fc.constant(reconcilerBeside),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),
   ];

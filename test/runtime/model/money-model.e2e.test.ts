@@ -3,7 +3,8 @@
 // (deliveries of valid, declining and unknown-customer events, producer duplicates, dead-letter resubmission, a
 // replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
 // throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing, a day
-// passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period) in two
+// passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period, the operator's
+// reconciler run once beside the fleet: model-reconciler.ts) in two
 // currencies whose caps per (period, currency) bind (400,000 each, amounts 10,000-500,000), and drives two in-process
 // replicas of startBillingConsumer against the sandbox through the real SDKs, with the SDK's own retries as the template ships
 // them (maxNetworkRetries 1; the timeout short, 1.5 s, so a held answer is met within the run). After each run:
