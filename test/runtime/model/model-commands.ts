@@ -170,19 +170,31 @@ const leaseExpiry = command("leases expire", async (_m, r) => {
 });
 
 /**
+ * Not while the database refuses: a replica that cannot reach it for its whole start wait (60 s) fails to start, as
+ * documented (the platform restarts it), which the model counts as a lost replica. A restart in an outage is the
+ * crash command's.
+ */
+const databaseUp = (m: Readonly<MoneyModel>): boolean => !m.faults.has("database");
+
+/**
  * The virtual clock crosses Stripe's 24 h key window (and with it the vault's daily reset and every key's lifetime):
  * a billing still unknown is then found by look-up, never charged again on a pruned key; one that cannot be (a meter
  * event, a refusal) is held as unsettleable for an operator, its reservation kept.
  */
-const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async (_m, r) => {
-  // Between deliveries, not inside one: the fleet stops (its requests in flight end), the day passes, it starts again.
-  // A jump inside a request would make a 1.5 s try and the SDK's retry of it a day apart, which no clock does.
+const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async (_m, r) => restartAfter(r, idempotencyWindowMs + 60_000), databaseUp);
+
+/**
+ * Time jumps between deliveries, not inside one: the fleet stops (its requests in flight end), the clock moves, it
+ * starts again. A jump inside a request would make a 1.5 s try and the SDK's retry of it a day apart, which no clock
+ * does. The replicas start in the background, as a platform restarts containers: a start during a database outage
+ * waits for the database while the run goes on.
+ */
+async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
   await r.stopReplicas();
-  r.sandbox.clock.advance(idempotencyWindowMs + 60_000);
+  r.sandbox.clock.advance(advanceMs);
   r.startReplica(0);
   r.startReplica(1);
-  await Promise.all(r.replicas);
-});
+}
 
 /**
  * The virtual clock crosses a month boundary (to a minute past the next month's start): events sent from now on bill
@@ -190,14 +202,9 @@ const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async 
  * Between deliveries, as a day passing is (the jump may be weeks).
  */
 const monthTurns = command("the month turns", async (_m, r) => {
-  await r.stopReplicas();
   const now = new Date(r.sandbox.clock.now());
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1);
-  r.sandbox.clock.advance(next - now.getTime());
-  r.startReplica(0);
-  r.startReplica(1);
-  await Promise.all(r.replicas);
-});
+  await restartAfter(r, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1) - now.getTime());
+}, databaseUp);
 
 /** The operator's reconciler runs once beside the fleet (model-reconciler.ts). */
 const reconcilerBeside = command("the reconciler runs beside the fleet", async (_m, r) => reconcileBesideFleet(r));
