@@ -4,6 +4,7 @@
 export { packageNameProblem, queueNameProblem } from "./names.js";
 export * from "./scaffold.js";
 export { databaseChoices, type DatabaseChoice } from "./database-packages.js";
+export { telemetryChoices, type TelemetryChoice } from "./telemetry-choice.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
 export * from "./dependency-source.js";

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline/promises";
 import { ChargeguardError } from "../errors/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { databaseChoices } from "./database-packages.js";
+import { telemetryChoices } from "./telemetry-choice.js";
 import { flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
 
 export interface PromptStreams {
@@ -58,6 +59,7 @@ export async function promptScaffoldOptions(
     const database = await ask(`Database: embedded PGlite, or PostgreSQL only (${databaseChoices.join("|")})`, "pglite", oneOf(databaseChoices));
     // Vault keys allow PaymentIntents only (scaffold.ts refuses keybrake with another flow): not asked for the others.
     const vault = flow === "payment-intent" ? await ask(`Stripe key source (${vaultChoices.join("|")})`, "env", oneOf(vaultChoices)) : "env";
+    const telemetry = await ask(`Telemetry: Azure Monitor, OTLP (a Collector, Grafana, Datadog) or none (${telemetryChoices.join("|")})`, "azure-monitor", oneOf(telemetryChoices));
     const vendor = vendoring
       ? await ask(
           `Vendor chargeguard into vendor/? yes: packs ${vendoring.from} (${vendoring.byDefault ? "this copy is not on the npm registry yet" : "not needed: this version is on the registry"}); no: from the npm registry (yes|no)`,
@@ -73,6 +75,7 @@ export async function promptScaffoldOptions(
       flow: flow as NonNullable<ScaffoldOptions["flow"]>,
       database: database as ScaffoldOptions["database"],
       vault: vault as ScaffoldOptions["vault"],
+      telemetry: telemetry as NonNullable<ScaffoldOptions["telemetry"]>,
       ...(vendor === "yes" && vendoring ? { vendor: vendoring.from } : {}),
     };
   } finally {

@@ -12,6 +12,7 @@ import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFi
 import { databaseChoices, withDatabasePackages, type DatabaseChoice } from "./database-packages.js";
 import { packInto, vendorProblem } from "./vendor.js";
 import { runningChargeguard } from "./dependency-source.js";
+import { telemetryChoices, telemetryLayer, telemetryReadmeRow, withTelemetryPackages, type TelemetryChoice } from "./telemetry-choice.js";
 
 export const vaultChoices = ["env", "keybrake"] as const;
 /** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
@@ -37,6 +38,8 @@ export interface ScaffoldOptions {
    * `src/flow.ts` and its event schema into `src/event.ts` (templates/files/flows), wired through startBillingConsumer.
    */
   flow?: FlowChoice;
+  /** Where the runtime's telemetry goes: Azure Monitor (default), OTLP, or nowhere; only the chosen exporter is installed. */
+  telemetry?: TelemetryChoice;
   /**
    * A local chargeguard checkout to depend on through `file:` (offline use, our tests). Relative paths are relative
    * to the new project's directory, as npm reads them.
@@ -76,7 +79,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   const directory = path.resolve(options.directory);
   await refuseNonEmpty(directory);
 
-  const sources = await templateSources(settings.flow);
+  const sources = await templateSources(settings.flow, settings.telemetry);
   const written: string[] = [];
   if (options.vendor !== undefined) {
     const packed = await packInto(options.vendor, directory);
@@ -89,7 +92,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
     const filled = fillPlaceholders(await readFile(source, "utf8"), settings);
-    const text = relative === "package.json" ? withDatabasePackages(filled, settings.database, consumerTemplateRoot()) : filled;
+    const text = relative === "package.json" ? withTelemetryPackages(withDatabasePackages(filled, settings.database, consumerTemplateRoot()), settings.telemetry) : filled;
     await writeFile(target, text);
     written.push(outputName(relative));
   }
@@ -106,6 +109,7 @@ interface Settings {
   database: DatabaseChoice;
   vault: VaultChoice;
   flow: FlowChoice;
+  telemetry: TelemetryChoice;
   chargeguard: string;
   eslintPlugin: string;
   queueBudget: QueueBudgetFile;
@@ -117,6 +121,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
   const currency = options.currency ?? "usd";
   const database = options.database ?? "pglite";
   const vault = options.vault ?? "env";
+  const telemetry = options.telemetry ?? "azure-monitor";
   // A stack tunes each queue for its flow's Stripe calls: the project takes that flow unless told, and may not differ.
   const stackFlow = options.stackBudget?.flow;
   const flow = options.flow ?? stackFlow ?? "payment-intent";
@@ -130,6 +135,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
     databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
     flowChoices.includes(flow) ? undefined : `--flow must be one of ${flowChoices.join(", ")}, got "${flow}"`,
+    telemetryChoices.includes(telemetry) ? undefined : `--telemetry must be one of ${telemetryChoices.join(", ")}, got "${telemetry}"`,
     // The vault key's allowed endpoints are PaymentIntents' (KeybrakeKeyProvider's default): other flows would be refused.
     vault === "keybrake" && flow !== "payment-intent" && flowChoices.includes(flow)
       ? `--vault keybrake works with --flow payment-intent only (the vault key allows /v1/payment_intents), got --flow ${flow}`
@@ -155,6 +161,7 @@ function checkOptions(options: ScaffoldOptions): Settings {
     database,
     vault,
     flow,
+    telemetry,
     chargeguard: link === undefined ? publishedRange() : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange() : `file:${link}/eslint-plugin`,
     queueBudget,
@@ -197,9 +204,12 @@ export function consumerTemplateRoot(): string {
  * files every other flow shares (flows/common: a consumer.ts taking the flow and event) and the flow's own
  * (flows/<flow>: src/flow.ts, src/event.ts, test/consumer.test.ts), each replacing the one before at the same path.
  */
-async function templateSources(flow: FlowChoice): Promise<Map<string, string>> {
+async function templateSources(flow: FlowChoice, telemetry: TelemetryChoice): Promise<Map<string, string>> {
   const root = consumerTemplateRoot();
   const layers = flow === "payment-intent" ? [root] : [root, path.join(root, "..", "flows", "common"), path.join(root, "..", "flows", flow)];
+  // Then the telemetry choice's src/telemetry.ts (files/telemetry/<choice>), over the template's Azure Monitor one.
+  const telemetryFiles = telemetryLayer(root, telemetry);
+  if (telemetryFiles !== undefined) layers.push(telemetryFiles);
   const sources = new Map<string, string>();
   for (const layer of layers) {
     if (!existsSync(layer)) throw new ScaffoldError(`the ${flow} flow's template is missing (looked in ${layer})`);
@@ -241,6 +251,7 @@ function fillPlaceholders(text: string, settings: Settings): string {
     __CHARGEGUARD_SPEC__: settings.chargeguard,
     __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
     __RECONCILE__: reconcileScript(settings.flow),
+    __TELEMETRY_ROW__: telemetryReadmeRow(settings.telemetry, settings.name),
     __VENDOR_COPY__: settings.vendored
       ? "COPY vendor ./vendor"
       : "# (no vendor/: chargeguard comes from the registry; `chargeguard new consumer --vendor` packs it in)",

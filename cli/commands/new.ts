@@ -20,6 +20,7 @@ import {
   type ScaffoldOptions,
   type StackQueueBudget,
   scaffoldConsumer,
+  telemetryChoices,
   vaultChoices,
 } from "../../templates/index.js";
 
@@ -30,6 +31,7 @@ interface NewConsumerFlags {
   db?: ScaffoldOptions["database"];
   vault?: ScaffoldOptions["vault"];
   flow?: string;
+  telemetry?: ScaffoldOptions["telemetry"];
   link?: string;
   stack?: string;
   configFile?: string;
@@ -62,6 +64,7 @@ export function register(program: Command): void {
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
     // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
     .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")} (default: the stack's queues[].flow with --stack, else payment-intent)`)
+    .addOption(new Option("--telemetry <kind>", "where telemetry goes: Azure Monitor (default), OTLP (OTEL_EXPORTER_OTLP_*) or none; only that exporter is installed").choices(telemetryChoices))
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
@@ -111,6 +114,7 @@ function optionsFromFlags(dir: string, flags: NewConsumerFlags): ScaffoldOptions
     // Absent: the stack's flow for the queue (with --stack), else payment-intent.
     ...(flags.flow === undefined ? {} : { flow: flags.flow as FlowChoice }),
     ...(flags.link === undefined ? {} : { link: flags.link }),
+    ...(flags.telemetry === undefined ? {} : { telemetry: flags.telemetry }),
   };
 }
 

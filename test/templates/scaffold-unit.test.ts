@@ -158,7 +158,7 @@ describe("promptScaffoldOptions", () => {
     });
     const asked = promptScaffoldOptions(path.join(scratch, "prompted"), { input, output });
     const options = await asked;
-    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", flow: "payment-intent", currency: "usd", database: "postgres", vault: "env" });
+    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", flow: "payment-intent", currency: "usd", database: "postgres", vault: "env", telemetry: "azure-monitor" });
     expect(options.vendor).toBeUndefined();
     expect(transcript.join("")).toMatch(/capital letters/);
   });
@@ -167,8 +167,8 @@ describe("promptScaffoldOptions", () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const questions: string[] = [];
-    // name, queue, flow ("bogus" asked again), currency, database, vendoring (default yes)
-    const answers = ["", "", "bogus", "invoice", "", "", ""];
+    // name, queue, flow ("bogus" asked again), currency, database, telemetry, vendoring (default yes)
+    const answers = ["", "", "bogus", "invoice", "", "", "otlp", ""];
     output.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       if (text.endsWith(": ") && questions.length < answers.length) {
@@ -177,7 +177,7 @@ describe("promptScaffoldOptions", () => {
       }
     });
     const options = await promptScaffoldOptions(path.join(scratch, "prompted-flow"), { input, output }, { from: checkout, byDefault: true });
-    expect(options).toMatchObject({ flow: "invoice", database: "pglite", vault: "env", vendor: checkout });
+    expect(options).toMatchObject({ flow: "invoice", database: "pglite", vault: "env", telemetry: "otlp", vendor: checkout });
     expect(questions.join("")).toMatch(/Stripe billing flow \(payment-intent\|charge\|invoice\|meter-event\)/);
     expect(questions.join("")).toMatch(/Database: embedded PGlite, or PostgreSQL only/);
     expect(questions.join("")).toMatch(/Vendor chargeguard into vendor\/\? yes: packs .* \(this copy is not on the npm registry yet\); no: from the npm registry \(yes\|no\) \(yes\)/);
