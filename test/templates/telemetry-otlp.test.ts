@@ -4,36 +4,21 @@
 // arrives at OTEL_EXPORTER_OTLP_ENDPOINT's /v1/metrics and /v1/traces, named by service and replica, the charges
 // counted as reported; http/protobuf (the default) and http/json; grpc refused by name; no endpoint: nothing starts.
 // Before this choice existed, the template exported to Application Insights only and ignored the endpoint (0 posts).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { attributeNames, meterName, metricNames } from "../../runtime/telemetry/metric-names.js";
 import { startTelemetry } from "../../templates/files/telemetry/otlp/src/telemetry.js";
 import { startTelemetry as startNone } from "../../templates/files/telemetry/none/src/telemetry.js";
+import { resourceAttribute, startOtlpReceiver, sumOf, type OtlpReceiver } from "../support/otlp-receiver.js";
 
-interface Post {
-  path: string;
-  contentType: string;
-  body: Buffer;
-}
-const posts: Post[] = [];
-let receiver: Server;
+let receiver: OtlpReceiver;
 let endpoint: string;
+let posts: OtlpReceiver["posts"];
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      posts.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
-      const json = request.headers["content-type"]?.includes("json") === true;
-      response.writeHead(200, { "content-type": json ? "application/json" : "application/x-protobuf" }).end(json ? "{}" : "");
-    });
-  });
-  receiver.on("error", (error) => console.error(error));
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startOtlpReceiver();
+  endpoint = receiver.endpoint;
+  posts = receiver.posts;
 });
 
 afterEach(() => {
@@ -44,7 +29,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.stop();
 });
 
 /** The exporters read the specification's variables from the process, as the SDK does: stubbed, never assigned. */
@@ -63,18 +48,6 @@ function reportBillings(charges: number): void {
   outcomes.add(1, { [attributeNames.outcome]: "declined" });
 }
 
-interface JsonPoint {
-  asInt?: string | number;
-  asDouble?: number;
-  attributes?: { key: string; value: { stringValue?: string } }[];
-}
-interface JsonMetrics {
-  resourceMetrics: {
-    resource: { attributes: { key: string; value: { stringValue?: string } }[] };
-    scopeMetrics: { metrics: { name: string; sum?: { dataPoints: JsonPoint[] } }[] }[];
-  }[];
-}
-
 const posted = (suffix: string) => posts.filter((post) => post.path === suffix);
 
 describe("the generated consumer's telemetry export, --telemetry otlp", () => {
@@ -91,15 +64,10 @@ describe("the generated consumer's telemetry export, --telemetry otlp", () => {
     reportBillings(7);
     expect(await telemetry?.shutdown()).toEqual([]);
 
-    const sent = posted("/v1/metrics").map((post) => JSON.parse(post.body.toString("utf8")) as JsonMetrics);
-    expect(sent.length).toBeGreaterThan(0);
-    const resource = sent[0]?.resourceMetrics[0]?.resource.attributes ?? [];
-    const attribute = (key: string) => resource.find((entry) => entry.key === key)?.value.stringValue;
-    expect([attribute("service.name"), attribute("service.instance.id"), attribute("deployment.environment")]).toEqual(["usage-billing-consumer", "usage-billing-consumer--r1-abc", "test"]);
-    const points = sent.flatMap((body) => body.resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics.filter((m) => m.name === metricNames.outcomes).flatMap((m) => m.sum?.dataPoints ?? []))));
-    const counted = (outcome: string) =>
-      points.filter((point) => point.attributes?.some((a) => a.key === attributeNames.outcome && a.value.stringValue === outcome)).reduce((sum, point) => sum + Number(point.asInt ?? point.asDouble ?? 0), 0);
-    expect([counted("charged"), counted("declined")]).toEqual([7, 1]);
+    const [sent, ...more] = receiver.jsonMetrics();
+    expect(more).toEqual([]);
+    expect(["service.name", "service.instance.id", "deployment.environment"].map((key) => resourceAttribute(sent, key))).toEqual(["usage-billing-consumer", "usage-billing-consumer--r1-abc", "test"]);
+    expect(sent && [sumOf(sent, metricNames.outcomes, attributeNames.outcome, "charged"), sumOf(sent, metricNames.outcomes, attributeNames.outcome, "declined")]).toEqual([7, 1]);
     const spans = posted("/v1/traces").map((post) => post.body.toString("utf8")).join("");
     expect(spans.match(/"name":"process usage-billing"/g)?.length).toBe(7);
   });
