@@ -7,4 +7,13 @@ export { databaseChoices, type DatabaseChoice } from "./database-packages.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
 export * from "./dependency-source.js";
-export { billingIdentities, billingIdentityHelp, type BillingIdentity } from "./billing-identity.js";
+export {
+  billingIdentities,
+  billingIdentityChoices,
+  billingIdentityHelp,
+  billingIdentityOf,
+  billingIdentityProblem,
+  flowBillingIdentities,
+  type BillingIdentity,
+  type BillingIdentityChoice,
+} from "./billing-identity.js";

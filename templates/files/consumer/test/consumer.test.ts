@@ -12,6 +12,7 @@ import { consumerQueueRights } from "chargeguard/tuning";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsumerOptions, startUsageBillingConsumer } from "../src/consumer.js";
+import { settings } from "../src/settings.js";
 
 const queue = "__QUEUE__";
 const currency = "__CURRENCY__";
@@ -81,6 +82,8 @@ async function usageEvent(paymentMethodId = "pm_card_visa") {
   customers += 1;
   const customer = await stripe.customers.create({ name: `customer ${customers}` });
   return {
+    // Keyed on the usage event's own id (src/event.ts), each event carries one.
+    ...(settings.billingIdentity === "usage-event" ? { usageId: `usage-${customers}` } : {}),
     customerId: `customer-${customers}`,
     stripeCustomerId: customer.id,
     paymentMethodId,
