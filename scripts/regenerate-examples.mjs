@@ -33,7 +33,8 @@ for (const { directory: name, flow } of committed) {
       name: "usage-billing-consumer",
       queue: "usage-billing",
       link: "../..",
-      ...(flow === "payment-intent" ? {} : { flow }),
+      // The proving ground's contender bills the runtime's usage event (no usageId): one billing per customer-month.
+      ...(flow === "payment-intent" ? { billingIdentity: "customer-period" } : { flow }),
       stackBudget: { stack: dev.stack, configFile: dev.file, budget },
     });
     const destination = path.join(examples, name);

@@ -22,12 +22,13 @@ export const billingIdentityOf: Readonly<Record<BillingIdentityChoice, BillingId
 };
 
 /**
- * The identities each flow's template can be generated with, the default first. The PaymentIntent flow keeps
- * customer-period as its default for now: the proving ground's workload, `chargeguard sandbox send` and the
- * committed example send the runtime's usage event, which has no usageId.
+ * The identities each flow's template can be generated with, the default first. Usage billing charges each usage
+ * event by default; customer-period (one aggregated charge per month) is said out loud. The committed example
+ * (examples/generated-consumer, the proving ground's contender) is generated with customer-period: the workload sends
+ * the runtime's usage event, which has no usageId.
  */
 export const flowBillingIdentities: Readonly<Record<FlowChoice, readonly BillingIdentityChoice[]>> = {
-  "payment-intent": ["customer-period", "usage-event"],
+  "payment-intent": ["usage-event", "customer-period"],
   charge: ["customer-period"],
   invoice: ["usage-event"],
   "meter-event": ["usage-event"],

@@ -126,7 +126,7 @@ function optionsFromFlags(dir: string, flags: NewConsumerFlags): ScaffoldOptions
 function printCreated(options: ScaffoldOptions, result: Awaited<ReturnType<typeof scaffoldConsumer>>, note: string | undefined): void {
   const shown = path.relative(process.cwd(), result.directory) || ".";
   const flow = result.flow;
-  console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow, one billing per ${result.billingIdentity}: src/event.ts).`);
+  console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow, billing identity ${result.billingIdentity} in src/event.ts).`);
   if (note !== undefined) console.log(note);
   const budget = result.queueBudget;
   if (budget.stack === null) {

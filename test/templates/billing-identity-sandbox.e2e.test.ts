@@ -1,5 +1,5 @@
-// The identity a team chose, run: two consumers scaffolded by `scaffoldConsumer` (one `--billing-identity
-// usage-event`, one the default customer-period), their own src/consumer.ts and src/event.ts started against the
+// The identity a team chose, run: two consumers scaffolded by `scaffoldConsumer` (the default, keyed on the usage
+// event, and one `--billing-identity customer-period`), their own src/consumer.ts and src/event.ts started against the
 // sandbox's Service Bus and Stripe emulators with the real SDKs. Keyed on the usage event, two usage events of one
 // customer in one month are two charges and one event sent twice is one; keyed on customer and period, the second
 // event of the month is dead-lettered BillingRecordMismatch, naming the field that differs.
@@ -45,8 +45,8 @@ beforeAll(async () => {
   stripeEmulator = await startStripeEmulator();
   stripe = new Stripe("rk_test_sandbox", { ...stripeEmulator.stripeConfig, maxNetworkRetries: 0 });
   client = new ServiceBusClient(serviceBus.connectionString);
-  await scaffoldAndStart("per-event", "usage-event");
-  await scaffoldAndStart("per-period");
+  await scaffoldAndStart("per-event");
+  await scaffoldAndStart("per-period", "customer-period");
 }, 120_000);
 
 afterAll(async () => {
@@ -85,7 +85,7 @@ async function usage(customerId: string, amountCents: number) {
 }
 
 describe("the billing identity a scaffolded consumer was generated with", () => {
-  it("usage-event: two usage events of one customer in one month are two charges, one event sent twice is one", async () => {
+  it("usage-event (the default): two usage events of one customer in one month are two charges, one event sent twice is one", async () => {
     const first = { usageId: "usage-1", ...(await usage("acme-1", 1_200)) };
     const second = { ...first, usageId: "usage-2", amountCents: 700 };
     await send("per-event", [
@@ -100,7 +100,7 @@ describe("the billing identity a scaffolded consumer was generated with", () => 
     expect(serviceBus.inspect("per-event").deadLettered).toEqual([]);
   });
 
-  it("customer-period (the default): the month's second event is one billing, dead-lettered BillingRecordMismatch naming the amount", async () => {
+  it("customer-period: the month's second event is one billing, dead-lettered BillingRecordMismatch naming the amount", async () => {
     const first = await usage("acme-2", 1_200);
     await send("per-period", [
       { body: first, messageId: "period-1" },

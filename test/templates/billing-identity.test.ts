@@ -30,6 +30,7 @@ describe("what identifies one billing", () => {
   it("is, per flow and choice, the fields the generated event's key derives from", () => {
     expect(Object.keys(billingIdentities).sort()).toEqual([...flowChoices].sort());
     expect(Object.keys(usageEventBilling.toBilling(usage).key).sort()).toEqual([...billingIdentityOf["customer-period"].fields].sort());
+    expect(billingIdentities["payment-intent"]).toBe(billingIdentityOf["usage-event"]);
     expect(usageEventKeyed.toBilling({ ...usage, usageId: "u-1" }).key).toEqual({ usageId: "u-1" });
     expect(billingIdentityOf["usage-event"].fields).toEqual(["usageId"]);
     for (const flow of flowChoices.filter((name) => name !== "payment-intent")) {
@@ -41,8 +42,8 @@ describe("what identifies one billing", () => {
     }
   });
 
-  it("usage-event: written into the event schema (a usageId), settings and README; customer-period is the default", async () => {
-    const keyed = await scaffold("per-event", { billingIdentity: "usage-event" });
+  it("usage-event, the default: written into the event schema (a usageId), settings and README; customer-period when asked", async () => {
+    const keyed = await scaffold("per-event", {});
     expect(keyed.billingIdentity).toBe("usage-event");
     const event = await readFile(path.join(keyed.directory, "src/event.ts"), "utf8");
     expect(event).toContain("usageId: z.string()");
@@ -56,7 +57,7 @@ describe("what identifies one billing", () => {
     expect(readme).toContain("npx chargeguard sandbox send --amount-cents 2500 --usage-id usage-1");
     expect(readme).not.toMatch(/__[A-Z_]+__/);
 
-    const byDefault = await scaffold("per-period", {});
+    const byDefault = await scaffold("per-period", { billingIdentity: "customer-period" });
     expect(byDefault.billingIdentity).toBe("customer-period");
     expect(await readFile(path.join(byDefault.directory, "src/event.ts"), "utf8")).toContain("export const billingEvent = usageEventBilling;");
     const periodReadme = await readFile(path.join(byDefault.directory, "README.md"), "utf8");
@@ -84,7 +85,7 @@ describe("what identifies one billing", () => {
     const help = out.join("");
     expect(help).toContain("--billing-identity <identity>");
     expect(help).toContain("What identifies one billing (--billing-identity), per flow");
-    expect(help).toMatch(/^ {2}payment-intent +customer-period \(customerId \+ billingPeriod\), by default; or usage-event \(usageId\)$/m);
+    expect(help).toMatch(/^ {2}payment-intent +usage-event \(usageId\), by default; or customer-period \(customerId \+ billingPeriod\)$/m);
     expect(help).toMatch(/^ {2}meter-event +usage-event \(usageId\), by default$/m);
   });
 });
