@@ -35,7 +35,8 @@ for (const { directory: name, flow, telemetry } of committed) {
       name: "usage-billing-consumer",
       queue: "usage-billing",
       link: "../..",
-      ...(flow === "payment-intent" ? {} : { flow }),
+      // The proving ground's contender bills the runtime's usage event (no usageId): one billing per customer-month.
+      ...(flow === "payment-intent" ? { billingIdentity: "customer-period" } : { flow }),
       ...(telemetry === undefined ? {} : { telemetry }),
       stackBudget: { stack: dev.stack, configFile: dev.file, budget },
     });

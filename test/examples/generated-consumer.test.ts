@@ -57,7 +57,8 @@ it.each(committedExamples)("regenerating examples/$directory (--flow $flow) yiel
     name: "usage-billing-consumer",
     queue: "usage-billing",
     link: checkoutCopyLink,
-    ...(flow === "payment-intent" ? {} : { flow }),
+    // The proving ground's contender bills the runtime's usage event (no usageId): one billing per customer-month.
+    ...(flow === "payment-intent" ? { billingIdentity: "customer-period" as const } : { flow }),
     ...("telemetry" in example ? { telemetry: example.telemetry } : {}),
     stackBudget: { stack: dev.stack, configFile: dev.file, budget: budget! },
   });

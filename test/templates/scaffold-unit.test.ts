@@ -150,17 +150,21 @@ describe("promptScaffoldOptions", () => {
     const output = new PassThrough();
     const transcript: string[] = [];
     output.on("data", (chunk: Buffer) => transcript.push(chunk.toString()));
-    // Answer each question as it appears; "Bad Name" must be asked again.
-    const answers = ["Bad Name", "my-billing", "", "", "", "postgres", "", ""];
+    // Answer each question as it appears; "Bad Name" must be asked again. The PaymentIntent flow asks what identifies
+    // one billing (after the flow), "per-customer" asked again.
+    const answers = ["Bad Name", "my-billing", "", "", "per-customer", "customer-period", "", "postgres", "", ""];
     let given = 0;
     output.on("data", (chunk: Buffer) => {
       if (chunk.toString().endsWith(": ") && given < answers.length) input.write(`${answers[given++]}\n`);
     });
     const asked = promptScaffoldOptions(path.join(scratch, "prompted"), { input, output });
     const options = await asked;
-    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", flow: "payment-intent", currency: "usd", database: "postgres", vault: "env", telemetry: "azure-monitor" });
+    expect(options).toMatchObject({
+      name: "my-billing", queue: "usage-billing", flow: "payment-intent", billingIdentity: "customer-period", currency: "usd", database: "postgres", vault: "env", telemetry: "azure-monitor",
+    });
     expect(options.vendor).toBeUndefined();
     expect(transcript.join("")).toMatch(/capital letters/);
+    expect(transcript.join("")).toMatch(/What identifies one billing: usage-event .* \(usage-event\|customer-period\) \(usage-event\): +choose one of usage-event, customer-period/);
   });
 
   it("asks the flow, the database and vendoring (yes by default for an unpublished copy); no vault question but for payment-intent", async () => {
