@@ -28,6 +28,11 @@ export interface SandboxEventOptions {
   stripeApiBase: string;
   stripeApiKey: string;
   customerId: string;
+  /**
+   * The usage event's own id, for a consumer generated with `--billing-identity usage-event` (its record identity);
+   * absent: the event has none, as a customer-period consumer reads it.
+   */
+  usageId?: string;
   /** Absent: a new Stripe customer is created for the event. */
   stripeCustomerId?: string;
   paymentMethodId: string;
@@ -37,7 +42,7 @@ export interface SandboxEventOptions {
 }
 
 export interface SentEvent {
-  event: SandboxUsageEvent;
+  event: SandboxUsageEvent & { usageId?: string };
   messageId: string;
   /** Whether the Stripe customer was created for this event. */
   customerCreated: boolean;
@@ -93,7 +98,8 @@ export async function sendSandboxEvent(options: SandboxEventOptions): Promise<Se
     const customerCreated = options.stripeCustomerId === undefined;
     const stripeCustomerId = options.stripeCustomerId ?? (await createCustomer(options));
     const before = new Set((await stripeObjectsOf(loopbackOrigin(options.stripeApiBase).origin, options.stripeApiKey, stripeCustomerId)).map((object) => object.id));
-    const event: SandboxUsageEvent = {
+    const event: SentEvent["event"] = {
+      ...(options.usageId === undefined ? {} : { usageId: options.usageId }),
       customerId: options.customerId,
       stripeCustomerId,
       paymentMethodId: options.paymentMethodId,
@@ -101,7 +107,7 @@ export async function sendSandboxEvent(options: SandboxEventOptions): Promise<Se
       amountCents: options.amountCents,
       currency: options.currency,
     };
-    const messageId = `${options.customerId}:${options.billingPeriod}:${stripeCustomerId}`;
+    const messageId = `${options.usageId ?? options.customerId}:${options.billingPeriod}:${stripeCustomerId}`;
     await sender.sendMessages({ body: event, messageId, contentType: "application/json" });
     await sender.close();
     return { event, messageId, customerCreated, before };

@@ -4,7 +4,17 @@
 export { packageNameProblem, queueNameProblem } from "./names.js";
 export * from "./scaffold.js";
 export { databaseChoices, type DatabaseChoice } from "./database-packages.js";
+export { telemetryChoices, type TelemetryChoice } from "./telemetry-choice.js";
 export * from "./prompt-options.js";
 export * from "./queue-budget.js";
 export * from "./dependency-source.js";
-export { billingIdentities, billingIdentityHelp, type BillingIdentity } from "./billing-identity.js";
+export {
+  billingIdentities,
+  billingIdentityChoices,
+  billingIdentityHelp,
+  billingIdentityOf,
+  billingIdentityProblem,
+  flowBillingIdentities,
+  type BillingIdentity,
+  type BillingIdentityChoice,
+} from "./billing-identity.js";

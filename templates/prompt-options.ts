@@ -5,7 +5,9 @@ import { createInterface } from "node:readline/promises";
 import { ChargeguardError } from "../errors/index.js";
 import { currencyProblem, packageNameProblem, queueNameProblem } from "./names.js";
 import { databaseChoices } from "./database-packages.js";
+import { telemetryChoices } from "./telemetry-choice.js";
 import { flowChoices, type ScaffoldOptions, vaultChoices } from "./scaffold.js";
+import { type BillingIdentityChoice, flowBillingIdentities } from "./billing-identity.js";
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream;
@@ -54,10 +56,21 @@ export async function promptScaffoldOptions(
     const name = await ask("Project name", path.basename(path.resolve(directory)), packageNameProblem);
     const queue = await ask("Service Bus queue", "usage-billing", queueNameProblem);
     const flow = await ask(`Stripe billing flow (${flowChoices.join("|")})`, "payment-intent", oneOf(flowChoices));
+    // Asked only where the flow's template offers a choice (flowBillingIdentities); its default is the first.
+    const identities = flowBillingIdentities[flow as NonNullable<ScaffoldOptions["flow"]>];
+    const billingIdentity =
+      identities.length > 1
+        ? await ask(
+            `What identifies one billing: usage-event (each event's usageId is one charge) or customer-period (one charge per customer per month) (${identities.join("|")})`,
+            identities[0] as string,
+            oneOf(identities),
+          )
+        : (identities[0] as string);
     const currency = await ask("Currency", "usd", currencyProblem);
     const database = await ask(`Database: embedded PGlite, or PostgreSQL only (${databaseChoices.join("|")})`, "pglite", oneOf(databaseChoices));
     // Vault keys allow PaymentIntents only (scaffold.ts refuses keybrake with another flow): not asked for the others.
     const vault = flow === "payment-intent" ? await ask(`Stripe key source (${vaultChoices.join("|")})`, "env", oneOf(vaultChoices)) : "env";
+    const telemetry = await ask(`Telemetry: Azure Monitor, OTLP (a Collector, Grafana, Datadog) or none (${telemetryChoices.join("|")})`, "azure-monitor", oneOf(telemetryChoices));
     const vendor = vendoring
       ? await ask(
           `Vendor chargeguard into vendor/? yes: packs ${vendoring.from} (${vendoring.byDefault ? "this copy is not on the npm registry yet" : "not needed: this version is on the registry"}); no: from the npm registry (yes|no)`,
@@ -71,8 +84,10 @@ export async function promptScaffoldOptions(
       queue,
       currency,
       flow: flow as NonNullable<ScaffoldOptions["flow"]>,
+      billingIdentity: billingIdentity as BillingIdentityChoice,
       database: database as ScaffoldOptions["database"],
       vault: vault as ScaffoldOptions["vault"],
+      telemetry: telemetry as NonNullable<ScaffoldOptions["telemetry"]>,
       ...(vendor === "yes" && vendoring ? { vendor: vendoring.from } : {}),
     };
   } finally {

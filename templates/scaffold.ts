@@ -12,6 +12,8 @@ import { queueBudgetFile, queueBudgetPath, renderQueueBudget, type QueueBudgetFi
 import { databaseChoices, withDatabasePackages, type DatabaseChoice } from "./database-packages.js";
 import { packInto, vendorProblem } from "./vendor.js";
 import { runningChargeguard } from "./dependency-source.js";
+import { telemetryChoices, telemetryLayer, telemetryReadmeRow, withTelemetryPackages, type TelemetryChoice } from "./telemetry-choice.js";
+import { billingIdentityProblem, type BillingIdentityChoice, flowBillingIdentities, identityPlaceholders } from "./billing-identity.js";
 
 export const vaultChoices = ["env", "keybrake"] as const;
 /** The Stripe billing flows a project can be generated for (the runtime's flow adapters); the first is the default. */
@@ -37,6 +39,14 @@ export interface ScaffoldOptions {
    * `src/flow.ts` and its event schema into `src/event.ts` (templates/files/flows), wired through startBillingConsumer.
    */
   flow?: FlowChoice;
+  /** Where the runtime's telemetry goes: Azure Monitor (default), OTLP, or nowhere; only the chosen exporter is installed. */
+  telemetry?: TelemetryChoice;
+  /**
+   * What identifies one billing: the usage event's own `usageId`, or its customer and billing period (one aggregated
+   * billing per month); default: the flow's first choice in `flowBillingIdentities` (templates/billing-identity.ts).
+   * Written into the event schema (`src/event.ts`), the record's key and the Stripe idempotency key, and the README.
+   */
+  billingIdentity?: BillingIdentityChoice;
   /**
    * A local chargeguard checkout to depend on through `file:` (offline use, our tests). Relative paths are relative
    * to the new project's directory, as npm reads them.
@@ -62,6 +72,8 @@ export interface ScaffoldResult {
   queueBudget: QueueBudgetFile;
   /** The flow generated (the option, else the stack's for the queue, else payment-intent). */
   flow: FlowChoice;
+  /** What identifies one billing in the generated project. */
+  billingIdentity: BillingIdentityChoice;
 }
 
 /** The registry range when neither linked nor vendored: this chargeguard's own version (both packages share it). */
@@ -76,7 +88,7 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
   const directory = path.resolve(options.directory);
   await refuseNonEmpty(directory);
 
-  const sources = await templateSources(settings.flow);
+  const sources = await templateSources(settings.flow, settings.billingIdentity, settings.telemetry);
   const written: string[] = [];
   if (options.vendor !== undefined) {
     const packed = await packInto(options.vendor, directory);
@@ -89,14 +101,14 @@ export async function scaffoldConsumer(options: ScaffoldOptions): Promise<Scaffo
     const target = path.join(directory, outputName(relative));
     await mkdir(path.dirname(target), { recursive: true });
     const filled = fillPlaceholders(await readFile(source, "utf8"), settings);
-    const text = relative === "package.json" ? withDatabasePackages(filled, settings.database, consumerTemplateRoot()) : filled;
+    const text = relative === "package.json" ? withTelemetryPackages(withDatabasePackages(filled, settings.database, consumerTemplateRoot()), settings.telemetry) : filled;
     await writeFile(target, text);
     written.push(outputName(relative));
   }
   // Data, not a template: the queue's budget as the stack config (or the default) gives it.
   await writeFile(path.join(directory, queueBudgetPath), renderQueueBudget(settings.queueBudget));
   written.push(queueBudgetPath);
-  return { directory, files: written.sort(), queueBudget: settings.queueBudget, flow: settings.flow };
+  return { directory, files: written.sort(), queueBudget: settings.queueBudget, flow: settings.flow, billingIdentity: settings.billingIdentity };
 }
 
 interface Settings {
@@ -106,6 +118,8 @@ interface Settings {
   database: DatabaseChoice;
   vault: VaultChoice;
   flow: FlowChoice;
+  telemetry: TelemetryChoice;
+  billingIdentity: BillingIdentityChoice;
   chargeguard: string;
   eslintPlugin: string;
   queueBudget: QueueBudgetFile;
@@ -117,9 +131,11 @@ function checkOptions(options: ScaffoldOptions): Settings {
   const currency = options.currency ?? "usd";
   const database = options.database ?? "pglite";
   const vault = options.vault ?? "env";
+  const telemetry = options.telemetry ?? "azure-monitor";
   // A stack tunes each queue for its flow's Stripe calls: the project takes that flow unless told, and may not differ.
   const stackFlow = options.stackBudget?.flow;
   const flow = options.flow ?? stackFlow ?? "payment-intent";
+  const billingIdentity = options.billingIdentity ?? flowBillingIdentities[flow]?.[0] ?? "usage-event";
   const problems = [
     stackFlow !== undefined && flow !== stackFlow
       ? `--flow ${flow}: stack ${options.stackBudget?.stack ?? ""} tunes queue ${options.queue} for the ${stackFlow} flow (its queues[].flow sizes the lock, grace period and replicas by the flow's Stripe calls): generate with --flow ${stackFlow}, or set the queue's flow in the stack`
@@ -130,6 +146,8 @@ function checkOptions(options: ScaffoldOptions): Settings {
     databaseChoices.includes(database) ? undefined : `--db must be one of ${databaseChoices.join(", ")}, got "${database}"`,
     vaultChoices.includes(vault) ? undefined : `--vault must be one of ${vaultChoices.join(", ")}, got "${vault}"`,
     flowChoices.includes(flow) ? undefined : `--flow must be one of ${flowChoices.join(", ")}, got "${flow}"`,
+    telemetryChoices.includes(telemetry) ? undefined : `--telemetry must be one of ${telemetryChoices.join(", ")}, got "${telemetry}"`,
+    flowChoices.includes(flow) ? billingIdentityProblem(flow, billingIdentity) : undefined,
     // The vault key's allowed endpoints are PaymentIntents' (KeybrakeKeyProvider's default): other flows would be refused.
     vault === "keybrake" && flow !== "payment-intent" && flowChoices.includes(flow)
       ? `--vault keybrake works with --flow payment-intent only (the vault key allows /v1/payment_intents), got --flow ${flow}`
@@ -155,6 +173,8 @@ function checkOptions(options: ScaffoldOptions): Settings {
     database,
     vault,
     flow,
+    telemetry,
+    billingIdentity,
     chargeguard: link === undefined ? publishedRange() : `file:${link}`,
     eslintPlugin: link === undefined ? publishedRange() : `file:${link}/eslint-plugin`,
     queueBudget,
@@ -196,10 +216,17 @@ export function consumerTemplateRoot(): string {
  * Template files by their path in the project: the consumer template, then for another flow than the default, the
  * files every other flow shares (flows/common: a consumer.ts taking the flow and event) and the flow's own
  * (flows/<flow>: src/flow.ts, src/event.ts, test/consumer.test.ts), each replacing the one before at the same path.
+ * The PaymentIntent flow keyed on the usage event's id takes identity/usage-event's src/event.ts (a usageId).
  */
-async function templateSources(flow: FlowChoice): Promise<Map<string, string>> {
+async function templateSources(flow: FlowChoice, identity: BillingIdentityChoice, telemetry: TelemetryChoice): Promise<Map<string, string>> {
   const root = consumerTemplateRoot();
-  const layers = flow === "payment-intent" ? [root] : [root, path.join(root, "..", "flows", "common"), path.join(root, "..", "flows", flow)];
+  const layers =
+    flow === "payment-intent"
+      ? [root, ...(identity === "usage-event" ? [path.join(root, "..", "identity", "usage-event")] : [])]
+      : [root, path.join(root, "..", "flows", "common"), path.join(root, "..", "flows", flow)];
+  // Then the telemetry choice's src/telemetry.ts (files/telemetry/<choice>), over the template's Azure Monitor one.
+  const telemetryFiles = telemetryLayer(root, telemetry);
+  if (telemetryFiles !== undefined) layers.push(telemetryFiles);
   const sources = new Map<string, string>();
   for (const layer of layers) {
     if (!existsSync(layer)) throw new ScaffoldError(`the ${flow} flow's template is missing (looked in ${layer})`);
@@ -241,6 +268,8 @@ function fillPlaceholders(text: string, settings: Settings): string {
     __CHARGEGUARD_SPEC__: settings.chargeguard,
     __ESLINT_PLUGIN_SPEC__: settings.eslintPlugin,
     __RECONCILE__: reconcileScript(settings.flow),
+    __TELEMETRY_ROW__: telemetryReadmeRow(settings.telemetry, settings.name),
+    ...identityPlaceholders(settings.billingIdentity),
     __VENDOR_COPY__: settings.vendored
       ? "COPY vendor ./vendor"
       : "# (no vendor/: chargeguard comes from the registry; `chargeguard new consumer --vendor` packs it in)",

@@ -2,7 +2,7 @@
 // so `npm ci` and `docker build` work before or without a registry that serves them. Their own dependencies still come
 // from the npm registry (or its cache, or a private mirror such as Azure Artifacts).
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -65,16 +65,30 @@ export async function packInto(checkout: string, project: string): Promise<Vendo
 }
 
 /**
- * npm without a shell on every platform: node running npm's own npm-cli.js (beside node as Node's installers put it:
- * <dir>/node_modules/npm on Windows, <prefix>/lib/node_modules/npm elsewhere), else the `npm` executable. Windows'
- * npm is a .cmd, which Node runs only through cmd.exe, and a shell would read the pack destination (the project's
- * path: spaces, "&", "%") as commands: never through one.
+ * npm without a shell on every platform: node running npm's own npm-cli.js, else the `npm` executable. Windows' npm
+ * is a .cmd, which Node runs only through cmd.exe, and a shell would read the pack destination (the project's path:
+ * spaces, "&", "%") as commands: never through one. npm-cli.js is looked for beside node as Node's installers put it
+ * (<dir>/node_modules/npm on Windows, <prefix>/lib/node_modules/npm elsewhere), then through the npm on PATH (a node
+ * that came without npm, such as the registry's node binaries, runs the machine's npm).
  */
-export function npmCommand(execPath = process.execPath, platform: NodeJS.Platform = process.platform): [string, ...string[]] {
+export function npmCommand(execPath = process.execPath, platform: NodeJS.Platform = process.platform, searchPath = process.env.PATH ?? ""): [string, ...string[]] {
   const dir = platform === "win32" ? path.win32.dirname(execPath) : path.dirname(execPath);
-  const candidates = [path.join(dir, "node_modules/npm/bin/npm-cli.js"), path.join(dir, "../lib/node_modules/npm/bin/npm-cli.js")];
-  const cli = candidates.find((candidate) => existsSync(candidate));
+  const besideNode = [path.join(dir, "node_modules/npm/bin/npm-cli.js"), path.join(dir, "../lib/node_modules/npm/bin/npm-cli.js")];
+  const cli = besideNode.find((candidate) => existsSync(candidate)) ?? npmCliOnPath(searchPath);
   if (cli !== undefined) return [execPath, cli];
-  if (platform === "win32") throw new Error(`npm's npm-cli.js is not beside ${execPath}: run with Node's own npm installed, or pack with --no-vendor`);
+  if (platform === "win32") throw new Error(`npm's npm-cli.js is not beside ${execPath} nor on PATH: run with Node's own npm installed, or pack with --no-vendor`);
   return ["npm"];
+}
+
+/** npm-cli.js of the first npm on PATH: Windows' layout beside npm.cmd, or what a POSIX `npm` link points at. */
+function npmCliOnPath(searchPath: string): string | undefined {
+  for (const entry of searchPath.split(path.delimiter).filter(Boolean)) {
+    const windowsLayout = path.join(entry, "node_modules/npm/bin/npm-cli.js");
+    if (existsSync(windowsLayout)) return windowsLayout;
+    const link = path.join(entry, "npm");
+    if (!existsSync(link)) continue;
+    const target = realpathSync(link);
+    if (target.endsWith(`${path.sep}npm-cli.js`)) return target;
+  }
+  return undefined;
 }

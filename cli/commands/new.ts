@@ -6,6 +6,8 @@ import { type Command, Option } from "commander";
 import { loadStackConfig, StackConfigError } from "../../infra/config/index.js";
 import { CliError, exitCodes, exitCodesHelp } from "../exit-codes.js";
 import {
+  billingIdentityChoices,
+  type BillingIdentityChoice,
   billingIdentityHelp,
   databaseChoices,
   dependencySource,
@@ -20,6 +22,7 @@ import {
   type ScaffoldOptions,
   type StackQueueBudget,
   scaffoldConsumer,
+  telemetryChoices,
   vaultChoices,
 } from "../../templates/index.js";
 
@@ -30,6 +33,8 @@ interface NewConsumerFlags {
   db?: ScaffoldOptions["database"];
   vault?: ScaffoldOptions["vault"];
   flow?: string;
+  telemetry?: ScaffoldOptions["telemetry"];
+  billingIdentity?: string;
   link?: string;
   stack?: string;
   configFile?: string;
@@ -62,6 +67,12 @@ export function register(program: Command): void {
     .addOption(new Option("--vault <kind>", "Stripe key: STRIPE_API_KEY, or Keybrake vault keys").choices(vaultChoices))
     // Checked by the scaffolder with the other options, so an unknown flow is reported by name with exit 2.
     .option("--flow <flow>", `the Stripe billing flow: ${flowChoices.join(" | ")} (default: the stack's queues[].flow with --stack, else payment-intent)`)
+    .addOption(new Option("--telemetry <kind>", "where telemetry goes: Azure Monitor (default), OTLP (OTEL_EXPORTER_OTLP_*) or none; only that exporter is installed").choices(telemetryChoices))
+    // Checked by the scaffolder too: a choice the flow does not offer is reported by name with exit 2.
+    .option(
+      "--billing-identity <identity>",
+      `what identifies one billing: ${billingIdentityChoices.join(" | ")} (the usage event's usageId, or customer and month; per flow below)`,
+    )
     .option("--link <path>", "depend on a local chargeguard checkout via file: (relative to <dir>), for development")
     .option("--stack <name>", "take the queue's latency budget from this stack's config (Pulumi.<name>.yaml in the current directory)")
     .option("--config-file <path>", "take the queue's latency budget from this stack config file (same shape as Pulumi.<stack>.yaml)")
@@ -110,14 +121,16 @@ function optionsFromFlags(dir: string, flags: NewConsumerFlags): ScaffoldOptions
     // Unchecked here: scaffoldConsumer names an unknown flow with every other invalid option.
     // Absent: the stack's flow for the queue (with --stack), else payment-intent.
     ...(flags.flow === undefined ? {} : { flow: flags.flow as FlowChoice }),
+    ...(flags.billingIdentity === undefined ? {} : { billingIdentity: flags.billingIdentity as BillingIdentityChoice }),
     ...(flags.link === undefined ? {} : { link: flags.link }),
+    ...(flags.telemetry === undefined ? {} : { telemetry: flags.telemetry }),
   };
 }
 
 function printCreated(options: ScaffoldOptions, result: Awaited<ReturnType<typeof scaffoldConsumer>>, note: string | undefined): void {
   const shown = path.relative(process.cwd(), result.directory) || ".";
   const flow = result.flow;
-  console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow).`);
+  console.log(`Created ${options.name} in ${shown} (${result.files.length} files, ${flow} flow, billing identity ${result.billingIdentity} in src/event.ts).`);
   if (note !== undefined) console.log(note);
   const budget = result.queueBudget;
   if (budget.stack === null) {

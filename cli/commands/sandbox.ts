@@ -90,6 +90,7 @@ export function register(program: Command): void {
 interface SendOptions {
   queue?: string;
   customer: string;
+  usageId?: string;
   stripeCustomer?: string;
   paymentMethod: string;
   period?: string;
@@ -105,6 +106,7 @@ function registerSend(sandbox: Command): void {
     .description("send the running sandbox one billing event (creating its Stripe customer first), settings from sandbox.env in the environment")
     .option("--queue <name>", "the queue (default: env SERVICEBUS_QUEUE)")
     .option("--customer <id>", "your customer id, the event's customerId", "acme-42")
+    .option("--usage-id <id>", "the event's usageId, for a consumer generated with --billing-identity usage-event (default: none)")
     .option("--stripe-customer <cus>", "an existing sandbox Stripe customer (default: one is created)")
     .option("--payment-method <pm>", "pm_card_visa charges; pm_card_chargeDeclined is declined", "pm_card_visa")
     .option("--period <YYYY-MM>", "the billing period (default: this month, UTC)", period)
@@ -140,6 +142,7 @@ function registerSend(sandbox: Command): void {
         stripeApiBase: env.STRIPE_API_BASE as string,
         stripeApiKey: env.STRIPE_API_KEY as string,
         customerId: options.customer,
+        ...(options.usageId === undefined ? {} : { usageId: options.usageId }),
         ...(options.stripeCustomer === undefined ? {} : { stripeCustomerId: options.stripeCustomer }),
         paymentMethodId: options.paymentMethod,
         billingPeriod: options.period ?? new Date().toISOString().slice(0, 7),

@@ -4,7 +4,7 @@
 // marking then comes from the provider). `pulumi up` would end in a refused update, or in replacing protected data,
 // so `plan --baseline` names each, says what Azure would do, and refuses without --accept-replacement.
 import { isType, types } from "../policy/resource-types.js";
-import type { DeployedResource } from "./lock-plan.js";
+import type { DeployedResource } from "./deployed-resources.js";
 
 export interface InPlaceRefusal {
   /** The Pulumi name, or "the stack" for a change every resource shares. */

@@ -8,20 +8,7 @@ import { isType, types } from "../policy/resource-types.js";
 import { AZURE_NAME_INPUT } from "./azure-mocks.js";
 import { cannotChangeInPlace, type InPlaceRefusal } from "./create-only.js";
 import { appsBeforeTheirRole, type AppBeforeItsRole } from "./role-first-plan.js";
-
-/** A resource as deployed (or as the baseline plan built it). */
-export interface DeployedResource {
-  type: string;
-  /** The Pulumi name. */
-  name: string;
-  id?: string | undefined;
-  inputs: Record<string, unknown>;
-  protect: boolean;
-  /** `retainOnDelete`: Pulumi forgets it instead of deleting it in Azure. */
-  retain?: boolean;
-  /** Known from a stack export; a planned baseline has none. */
-  urn?: string | undefined;
-}
+import type { DeployedResource } from "./deployed-resources.js";
 
 export interface PlannedDelete {
   resource: string;
@@ -150,23 +137,6 @@ export function dayTwoPlan(stack: string, baselineName: string, deployed: Deploy
     appsBeforeTheirRole: early,
     serverDeletes: deletes.filter(deletesAServer).length,
   };
-}
-
-/** `pulumi stack export` as deployed resources (providers and the stack itself left out). */
-export function exportedResources(exported: unknown): DeployedResource[] {
-  const resources = (exported as { deployment?: { resources?: Record<string, unknown>[] } }).deployment?.resources;
-  if (!Array.isArray(resources)) throw new Error("not a `pulumi stack export`: no deployment.resources");
-  return resources
-    .filter((resource) => resource.custom === true && !String(resource.type).startsWith("pulumi:"))
-    .map((resource) => ({
-      type: String(resource.type),
-      name: String(resource.urn).split("::").pop() as string,
-      id: typeof resource.id === "string" ? resource.id : undefined,
-      inputs: (resource.inputs ?? {}) as Record<string, unknown>,
-      protect: resource.protect === true,
-      retain: resource.retainOnDelete === true,
-      urn: String(resource.urn),
-    }));
 }
 
 /** The plan's text: each delete and what refuses it, then the procedure. */

@@ -4,7 +4,7 @@
 // roles; an app created with it would start with no role and fail every claim until the DBA's step. Where the
 // identity is an Entra administrator of the server (development), Azure maps it itself and nothing waits.
 import { isType, types } from "../policy/resource-types.js";
-import type { DeployedResource } from "./lock-plan.js";
+import type { DeployedResource } from "./deployed-resources.js";
 
 export interface AppBeforeItsRole {
   app: string;

@@ -19,7 +19,8 @@ import { flowStripeCalls, ROLLOUT_REVISIONS, type ConsumerSettings, type FlowNam
 import { azureMocks, type MockedResource } from "./azure-mocks.js";
 import { runPolicies, urnOf, type PolicyTarget, type Violation } from "./policy-args.js";
 import { plannedAlerts, type PlannedAlert } from "./alert-plan.js";
-import { dayTwoPlan, exportedResources, type DayTwoPlan, type DeployedResource } from "./lock-plan.js";
+import { exportedResources, type DeployedResource } from "./deployed-resources.js";
+import { dayTwoPlan, type DayTwoPlan } from "./lock-plan.js";
 import { plannedSecrets, type PlannedSecret } from "./secret-plan.js";
 
 export interface PlannedResource {

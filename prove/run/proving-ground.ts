@@ -15,8 +15,8 @@ import { prepareRunInputs, type RunInputs } from "./run-inputs.js";
 export type { ProvingGroundOptions } from "./run-types.js";
 
 /**
- * `flowEvents`: the other flows' contenders run 1,000 events by default. An invoice takes four Stripe calls and five
- * guard writes, so at 10,000 events its fleet alone would outlast the rest of the run (and its timeout).
+ * `flowEvents`: the other flows' contenders run 150 events by default (1,000 with --full). An invoice takes four Stripe
+ * calls and five guard writes, so at 10,000 events its fleet alone would outlast the rest of the run (and its timeout).
  */
 export { provingGroundDefaults, provingGroundFull } from "./run-scale.js";
 

@@ -47,7 +47,7 @@ describe("chargeguard prove", () => {
   it("says the default scale and --full in its help, and a reader closing the pipe early ends it quietly", async () => {
     const help = await runCli(cli, ["prove", "--help"], { timeoutMs: 30_000 });
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/--events <n>\s+billing events in the workload \(default: 1000, or\s+10000 with --full\)/);
+    expect(help.stdout).toMatch(/--events <n>\s+billing events in the workload \(default: 500, or\s+10000 with --full\)/);
     expect(help.stdout).toMatch(/--full\s+the full proof: 10000 events/);
     expect(help.stdout).toMatch(/--degraded\s+also run every degraded scenario/);
     expect(help.stdout).toContain("stripe-outage");

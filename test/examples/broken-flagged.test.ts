@@ -62,7 +62,7 @@ describe("the broken examples", () => {
 });
 
 describe("the generated consumers", () => {
-  it.each(["generated-consumer", "generated-consumer-charge", "generated-consumer-invoice", "generated-consumer-meter-event"])(
+  it.each(["generated-consumer", "generated-consumer-charge", "generated-consumer-invoice", "generated-consumer-meter-event", "generated-consumer-otlp"])(
     "examples/%s lints clean with the recommended config",
     async (example) => {
       const found = await rulesFound([`examples/${example}/src`, `examples/${example}/test`]);

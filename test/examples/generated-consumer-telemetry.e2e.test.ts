@@ -3,9 +3,9 @@
 // 127.0.0.1: test/support/appinsights-ingestion.ts; no AZURE_CLIENT_ID, so no Entra token:
 // test/templates/telemetry-export.test.ts covers that): it exports chargeguard's metrics and spans, names its service and replica, and flushes on SIGTERM (the
 // metric interval is ten minutes, so only the shutdown flush can deliver the metrics). Without it, it exports nothing.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ServiceBusClient } from "@azure/service-bus";
@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServiceBusEmulator, type ServiceBusEmulator } from "../../sandbox/servicebus/index.js";
 import { startStripeEmulator, type StripeEmulator } from "../../sandbox/stripe/index.js";
 import { startIngestion, type Ingestion } from "../support/appinsights-ingestion.js";
+import { type BuiltConsumer, killRunning, startBuiltConsumer } from "../support/built-consumer.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const main = path.join(root, "dist/examples/generated-consumer/src/main.js");
@@ -36,10 +37,7 @@ beforeAll(async () => {
 });
 
 /** A consumer a failed test left running is stopped before the next one starts (it would hold its data directory). */
-afterEach(async () => {
-  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
-  await Promise.all(running.map((child) => new Promise((resolve) => child.once("exit", resolve).kill("SIGKILL"))));
-});
+afterEach(() => killRunning(children));
 
 afterAll(async () => {
   await ingestion?.stop();
@@ -50,32 +48,20 @@ afterAll(async () => {
 /** Start-up under a loaded machine (its embedded database initialised, the telemetry SDK loaded) can take a while. */
 const startUpMs = 75_000;
 
-async function startConsumer(name: string, telemetryEnv: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  let output = "";
-  // Its own directory: each consumer's embedded database (./.data) is its own.
-  const cwd = path.join(workDir, name);
-  await mkdir(cwd);
-  const child = spawn(process.execPath, [main], {
-    cwd,
-    env: {
-      PATH: process.env.PATH,
-      SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
-      SERVICEBUS_QUEUE: queue,
-      STRIPE_API_KEY: "rk_test_sandbox",
-      STRIPE_API_BASE: stripe.apiBase,
-      // The exporter's own usage statistics would go to Microsoft: only loopback in tests. The stand-in's
-      // certificate is self-signed.
-      APPLICATIONINSIGHTS_STATSBEAT_DISABLED: "true",
-      NODE_TLS_REJECT_UNAUTHORIZED: "0",
-      ...telemetryEnv,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+async function startConsumer(name: string, telemetryEnv: Record<string, string>): Promise<BuiltConsumer> {
+  const run = await startBuiltConsumer(main, path.join(workDir, name), {
+    SERVICEBUS_CONNECTION_STRING: serviceBus.connectionString,
+    SERVICEBUS_QUEUE: queue,
+    STRIPE_API_KEY: "rk_test_sandbox",
+    STRIPE_API_BASE: stripe.apiBase,
+    // The exporter's own usage statistics would go to Microsoft: only loopback in tests. The stand-in's
+    // certificate is self-signed.
+    APPLICATIONINSIGHTS_STATSBEAT_DISABLED: "true",
+    NODE_TLS_REJECT_UNAUTHORIZED: "0",
+    ...telemetryEnv,
   });
-  children.push(child);
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  children.push(run.child);
+  return run;
 }
 
 async function sendEvent(messageId: string): Promise<string> {

@@ -17,6 +17,8 @@ const committedExamples = [
   { directory: "generated-consumer-charge", flow: "charge" },
   { directory: "generated-consumer-invoice", flow: "invoice" },
   { directory: "generated-consumer-meter-event", flow: "meter-event" },
+  // The OTLP telemetry choice (--telemetry otlp), run by test/examples/generated-consumer-otlp.e2e.test.ts.
+  { directory: "generated-consumer-otlp", flow: "payment-intent", telemetry: "otlp" },
 ] as const;
 /** What `npm install`, `npm test` and `npm start` leave in the example; not part of the template. */
 const produced = new Set(["node_modules", "dist", ".data", "package-lock.json", "eslint.sarif", "chargeguard-scan.sarif"]);
@@ -37,7 +39,8 @@ async function filesUnder(root: string, prefix = ""): Promise<string[]> {
   return files.sort();
 }
 
-it.each(committedExamples)("regenerating examples/$directory (--flow $flow) yields identical files", async ({ directory: name, flow }) => {
+it.each(committedExamples)("regenerating examples/$directory (--flow $flow) yields identical files", async (example) => {
+  const { directory: name, flow } = example;
   const committed = path.join(examples, name);
   const scratch = await mkdtemp(path.join(tmpdir(), "chargeguard-regenerate-"));
   scratches.push(scratch);
@@ -54,7 +57,9 @@ it.each(committedExamples)("regenerating examples/$directory (--flow $flow) yiel
     name: "usage-billing-consumer",
     queue: "usage-billing",
     link: checkoutCopyLink,
-    ...(flow === "payment-intent" ? {} : { flow }),
+    // The proving ground's contender bills the runtime's usage event (no usageId): one billing per customer-month.
+    ...(flow === "payment-intent" ? { billingIdentity: "customer-period" as const } : { flow }),
+    ...("telemetry" in example ? { telemetry: example.telemetry } : {}),
     stackBudget: { stack: dev.stack, configFile: dev.file, budget: budget! },
   });
 

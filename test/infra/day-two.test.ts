@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { planExitCode } from "../../infra/plan/index.js";
-import { dayTwoPlan, exportedResources } from "../../infra/plan/lock-plan.js";
+import { exportedResources } from "../../infra/plan/deployed-resources.js";
+import { dayTwoPlan } from "../../infra/plan/lock-plan.js";
 import { deployedOf, planStack, type Plan } from "../../infra/plan/run-plan.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
 import { affected, compareVersions, componentsOf, findings } from "../../scripts/advisory-check.mjs";
+import { otlpPackages } from "../../templates/telemetry-choice.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const script = path.join(root, "scripts/advisory-check.mjs");
@@ -67,8 +68,9 @@ describe("advisory check", () => {
     expect(run.stdout).toContain("0 with a known high-or-worse advisory");
   });
 
-  it("the template's telemetry packages, as the root lockfile resolves them, carry no protobufjs at all", () => {
-    const template = JSON.parse(readFileSync(path.join(root, "templates/files/consumer/package.json"), "utf8")) as { dependencies: Record<string, string> };
+  it("the template's telemetry packages (Azure Monitor's and --telemetry otlp's), as the root lockfile resolves them, carry no protobufjs at all", () => {
+    const manifest = JSON.parse(readFileSync(path.join(root, "templates/files/consumer/package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const template = { dependencies: { ...manifest.dependencies, ...otlpPackages } };
     const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
     /** Node's resolution over the lockfile's paths: the nearest node_modules/<name> from `from` upwards. */
     const resolve = (from: string, name: string): string | undefined => {
@@ -79,7 +81,7 @@ describe("advisory check", () => {
       }
     };
     const telemetry = Object.keys(template.dependencies).filter((name) => name.startsWith("@opentelemetry/") || name.startsWith("@azure/monitor-"));
-    expect(telemetry).toContain("@azure/monitor-opentelemetry-exporter");
+    expect(telemetry).toEqual(expect.arrayContaining(["@azure/monitor-opentelemetry-exporter", "@opentelemetry/exporter-trace-otlp-proto", "@opentelemetry/exporter-metrics-otlp-proto"]));
     const seen = new Set<string>();
     const queue = telemetry.map((name) => resolve("", name) as string);
     for (const [name, version] of telemetry.map((dependency) => [dependency, template.dependencies[dependency]])) {

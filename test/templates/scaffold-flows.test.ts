@@ -61,15 +61,15 @@ describe("scaffoldConsumer --flow", () => {
     expect(tests).not.toContain("paymentIntents");
   });
 
-  it("payment-intent (the default) writes the consumer template alone: no flow.ts, zod for its run contract", async () => {
+  it("payment-intent (the default) writes the consumer template and its event (what identifies one billing): no flow.ts, zod for its run contract", async () => {
     const directory = path.join(scratch, "default");
     const result = await scaffoldConsumer({ directory, name: "default-billing", queue: "usage-billing", flow: "payment-intent" });
     expect(result.files).not.toContain("src/flow.ts");
-    expect(result.files).not.toContain("src/event.ts");
+    expect(result.files).toContain("src/event.ts");
     const manifest = JSON.parse(await read(directory, "package.json"));
     expect(manifest.dependencies).toHaveProperty("zod");
     expect(manifest.scripts.reconcile).toBe("chargeguard reconcile");
-    expect(await read(directory, "src/consumer.ts")).toContain("startBillingConsumer({ ...options, tuning: queueTuning })");
+    expect(await read(directory, "src/consumer.ts")).toContain("startBillingConsumer<BillingEvent, PaymentIntentRequest>({ ...options, event: billingEvent, tuning: queueTuning })");
   });
 
   it("names an unknown flow and a vault that cannot serve the flow, with the other invalid options", async () => {

@@ -150,25 +150,29 @@ describe("promptScaffoldOptions", () => {
     const output = new PassThrough();
     const transcript: string[] = [];
     output.on("data", (chunk: Buffer) => transcript.push(chunk.toString()));
-    // Answer each question as it appears; "Bad Name" must be asked again.
-    const answers = ["Bad Name", "my-billing", "", "", "", "postgres", "", ""];
+    // Answer each question as it appears; "Bad Name" must be asked again. The PaymentIntent flow asks what identifies
+    // one billing (after the flow), "per-customer" asked again.
+    const answers = ["Bad Name", "my-billing", "", "", "per-customer", "customer-period", "", "postgres", "", ""];
     let given = 0;
     output.on("data", (chunk: Buffer) => {
       if (chunk.toString().endsWith(": ") && given < answers.length) input.write(`${answers[given++]}\n`);
     });
     const asked = promptScaffoldOptions(path.join(scratch, "prompted"), { input, output });
     const options = await asked;
-    expect(options).toMatchObject({ name: "my-billing", queue: "usage-billing", flow: "payment-intent", currency: "usd", database: "postgres", vault: "env" });
+    expect(options).toMatchObject({
+      name: "my-billing", queue: "usage-billing", flow: "payment-intent", billingIdentity: "customer-period", currency: "usd", database: "postgres", vault: "env", telemetry: "azure-monitor",
+    });
     expect(options.vendor).toBeUndefined();
     expect(transcript.join("")).toMatch(/capital letters/);
+    expect(transcript.join("")).toMatch(/What identifies one billing: usage-event .* \(usage-event\|customer-period\) \(usage-event\): +choose one of usage-event, customer-period/);
   });
 
   it("asks the flow, the database and vendoring (yes by default for an unpublished copy); no vault question but for payment-intent", async () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const questions: string[] = [];
-    // name, queue, flow ("bogus" asked again), currency, database, vendoring (default yes)
-    const answers = ["", "", "bogus", "invoice", "", "", ""];
+    // name, queue, flow ("bogus" asked again), currency, database, telemetry, vendoring (default yes)
+    const answers = ["", "", "bogus", "invoice", "", "", "otlp", ""];
     output.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       if (text.endsWith(": ") && questions.length < answers.length) {
@@ -177,7 +181,7 @@ describe("promptScaffoldOptions", () => {
       }
     });
     const options = await promptScaffoldOptions(path.join(scratch, "prompted-flow"), { input, output }, { from: checkout, byDefault: true });
-    expect(options).toMatchObject({ flow: "invoice", database: "pglite", vault: "env", vendor: checkout });
+    expect(options).toMatchObject({ flow: "invoice", database: "pglite", vault: "env", telemetry: "otlp", vendor: checkout });
     expect(questions.join("")).toMatch(/Stripe billing flow \(payment-intent\|charge\|invoice\|meter-event\)/);
     expect(questions.join("")).toMatch(/Database: embedded PGlite, or PostgreSQL only/);
     expect(questions.join("")).toMatch(/Vendor chargeguard into vendor\/\? yes: packs .* \(this copy is not on the npm registry yet\); no: from the npm registry \(yes\|no\) \(yes\)/);

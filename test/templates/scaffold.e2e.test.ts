@@ -118,6 +118,8 @@ describe("a generated consumer project", () => {
       const customer = await new Stripe("rk_test_sandbox", stripeEmulator.stripeConfig).customers.create({});
       await client.createSender("usage-billing").sendMessages({
         body: {
+          // The default project bills each usage event: its own id is the billing's identity.
+          usageId: "usage-acme-1",
           customerId: "acme-1",
           stripeCustomerId: customer.id,
           paymentMethodId: "pm_card_visa",

@@ -18,7 +18,16 @@ describe("vendoring runs npm without a shell", () => {
     const [program, cli] = npmCommand();
     expect(program).toBe(process.execPath);
     expect(cli).toMatch(/npm-cli\.js$/);
-    expect(() => npmCommand("C:\\\\nowhere\\\\node.exe", "win32")).toThrow(/npm-cli\.js is not beside/);
+    expect(() => npmCommand("C:\\\\nowhere\\\\node.exe", "win32", "")).toThrow(/npm-cli\.js is not beside/);
+  });
+
+  it("finds npm-cli.js through the npm on PATH when node came without npm (the registry's node binaries)", () => {
+    const bare = mkdtempSync(path.join(tmpdir(), "chargeguard-bare-node-"));
+    const [program, cli] = npmCommand(path.join(bare, "bin/node"), "linux");
+    expect(program).toBe(path.join(bare, "bin/node"));
+    expect(cli).toMatch(/npm-cli\.js$/);
+    expect(npmCommand(path.join(bare, "bin/node"), "linux", "")).toEqual(["npm"]);
+    rmSync(bare, { recursive: true, force: true });
   });
 
   it("packs into a project whose path a shell would split or expand, with the process reading as Windows", async () => {

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     if (config.healthPort !== undefined) health = await startHealthServer(config.healthPort, healthState);
     // Before the consumer, so the runtime's instruments are created in the SDK.
     telemetry = await startTelemetry(processEnvironment(), settings.serviceName);
-    if (telemetry) log(`telemetry: exporting to Azure Monitor (${telemetry.entra ? "Entra ID: AZURE_CLIENT_ID" : "connection string only"})`);
+    if (telemetry) log(`telemetry: exporting to ${telemetry.destination}`);
     consumer = await startUsageBillingConsumer(optionsFrom(config));
   } catch (error) {
     await telemetry?.shutdown();

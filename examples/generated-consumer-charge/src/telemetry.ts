@@ -13,6 +13,8 @@ import { randomUUID } from "node:crypto";
 
 export interface TelemetryExport {
   kind: "azure-monitor";
+  /** Where it exports, for the start-up log line. */
+  destination: string;
   /** True when the exporter signs in with Entra ID (AZURE_CLIENT_ID), false when it sends the connection string alone. */
   entra: boolean;
   /**
@@ -66,6 +68,7 @@ export async function startTelemetry(env: Env, defaultServiceName = "billing-con
   metrics.setGlobalMeterProvider(meters);
   return {
     kind: "azure-monitor",
+    destination: `Azure Monitor (${clientId === undefined ? "connection string only" : "Entra ID: AZURE_CLIENT_ID"})`,
     entra: clientId !== undefined,
     shutdown: async () => {
       const results = await Promise.allSettled([tracing.shutdown(), meters.shutdown()]);

@@ -1,5 +1,5 @@
 // The consumer against the local sandbox: the real Service Bus and Stripe SDKs talk to emulators on 127.0.0.1,
-// the guard runs on embedded PostgreSQL. Each case is one way a billing goes wrong in production; what Stripe
+// the guard on the PostgreSQL TEST_DATABASE_URL names, else in memory. Each case is one way a billing goes wrong in production; what Stripe
 // charged is read from the emulator's ledger of charges.
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
 import {
@@ -13,6 +13,7 @@ import { consumerQueueRights } from "chargeguard/tuning";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsumerOptions, startUsageBillingConsumer } from "../src/consumer.js";
+import { guardDatabase, runPrefix } from "./guard-database.js";
 
 const queue = "usage-billing";
 const currency = "usd";
@@ -47,8 +48,8 @@ beforeAll(async () => {
   client = new ServiceBusClient(serviceBus.connectionString);
   sender = client.createSender(queue);
   consumer = await startUsageBillingConsumer({
-    // The test keeps the guard's records in memory, asked for by name: without a database the consumer refuses to start.
-    inMemory: true,
+    // The guard's records: PostgreSQL when TEST_DATABASE_URL names one, else in memory (test/guard-database.ts).
+    ...guardDatabase(),
     serviceBus: { connectionString: serviceBus.connectionStringFor("consumer"), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: stripeEmulator.apiBase, timeoutMs: 1_000, maxNetworkRetries: 0 },
     clock,
@@ -83,7 +84,7 @@ async function usageEvent(source = "tok_visa") {
   customers += 1;
   const customer = await stripe.customers.create({ name: `customer ${customers}`, source });
   return {
-    customerId: `customer-${customers}`,
+    customerId: `${runPrefix}-customer-${customers}`,
     stripeCustomerId: customer.id,
     billingPeriod: "2026-10",
     amountCents: 1_999,

@@ -1,5 +1,5 @@
 // The consumer against the local sandbox: the real Service Bus and Stripe SDKs talk to emulators on 127.0.0.1,
-// the guard runs on embedded PostgreSQL. Each case is one way a usage gets counted twice or lost in production;
+// the guard on the PostgreSQL TEST_DATABASE_URL names, else in memory. Each case is one way a usage gets counted twice or lost in production;
 // what Stripe counts is read back through the meter's event summaries, as an operator would.
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
 import {
@@ -14,6 +14,7 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUsageBillingConsumer } from "../src/consumer.js";
 import { type BillingEvent, meterEventName } from "../src/event.js";
+import { guardDatabase, runPrefix } from "./guard-database.js";
 
 const queue = "usage-billing";
 const dayMs = 24 * 60 * 60 * 1000;
@@ -46,8 +47,8 @@ beforeAll(async () => {
   client = new ServiceBusClient(serviceBus.connectionString);
   sender = client.createSender(queue);
   consumer = await startUsageBillingConsumer({
-    // The test keeps the guard's records in memory, asked for by name: without a database the consumer refuses to start.
-    inMemory: true,
+    // The guard's records: PostgreSQL when TEST_DATABASE_URL names one, else in memory (test/guard-database.ts).
+    ...guardDatabase(),
     serviceBus: { connectionString: serviceBus.connectionStringFor("consumer"), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: stripeEmulator.apiBase, timeoutMs: 1_000, maxNetworkRetries: 0 },
     clock,
@@ -72,7 +73,7 @@ async function usage(quantity = 3): Promise<BillingEvent> {
   customers += 1;
   const customer = await stripe.customers.create({ name: `customer ${customers}` });
   return {
-    usageId: `usage-${customers}`,
+    usageId: `${runPrefix}-usage-${customers}`,
     stripeCustomerId: customer.id,
     quantity,
     timestamp: Math.floor(clock.now() / 1000) - 60,

@@ -5,7 +5,9 @@ import {
   type startConsumer as ConsumerContract,
   startBillingConsumer,
 } from "chargeguard/runtime";
+import type { PaymentIntentRequest } from "chargeguard/runtime/flows";
 import { tuneQueue } from "chargeguard/tuning";
+import { type BillingEvent, billingEvent } from "./event.js";
 import queueBudget from "./queue-budget.json" with { type: "json" };
 
 /**
@@ -19,11 +21,12 @@ export const queueTuning = tuneQueue(queueBudget.budget);
 /** Stripe calls one message makes: the PaymentIntent flow makes one (the runtime's default flow). */
 export const stripeCallsPerMessage = 1;
 
-export type ConsumerOptions = Omit<BillingConsumerOptions, "tuning">;
+export type ConsumerOptions = Omit<BillingConsumerOptions<BillingEvent, PaymentIntentRequest>, "tuning" | "event">;
 
 /** Subscribes with `autoCompleteMessages: false` and settles each message only once its outcome is recorded. */
 export function startUsageBillingConsumer(options: ConsumerOptions) {
-  return startBillingConsumer({ ...options, tuning: queueTuning });
+  // The event (src/event.ts) says what identifies one billing: the record's identity and the Stripe key's fields.
+  return startBillingConsumer<BillingEvent, PaymentIntentRequest>({ ...options, event: billingEvent, tuning: queueTuning });
 }
 
 /** chargeguard's consumer contract (the runtime's own `startConsumer` signature): the proving ground starts it so. */

@@ -1,5 +1,5 @@
 // The consumer against the local sandbox: the real Service Bus and Stripe SDKs talk to emulators on 127.0.0.1,
-// the guard runs on embedded PostgreSQL. Each case is one way a billing goes wrong in production.
+// the guard on the PostgreSQL TEST_DATABASE_URL names, else in memory. Each case is one way a billing goes wrong in production.
 import { ServiceBusClient, type ServiceBusSender } from "@azure/service-bus";
 import {
   AdjustableClock,
@@ -12,6 +12,8 @@ import { consumerQueueRights } from "chargeguard/tuning";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsumerOptions, startUsageBillingConsumer } from "../src/consumer.js";
+import { settings } from "../src/settings.js";
+import { guardDatabase, runPrefix } from "./guard-database.js";
 
 const queue = "usage-billing";
 const currency = "usd";
@@ -46,8 +48,8 @@ beforeAll(async () => {
   client = new ServiceBusClient(serviceBus.connectionString);
   sender = client.createSender(queue);
   consumer = await startUsageBillingConsumer({
-    // The test keeps the guard's records in memory, asked for by name: without a database the consumer refuses to start.
-    inMemory: true,
+    // The guard's records: PostgreSQL when TEST_DATABASE_URL names one, else in memory (test/guard-database.ts).
+    ...guardDatabase(),
     serviceBus: { connectionString: serviceBus.connectionStringFor("consumer"), queueName: queue },
     stripe: { apiKey: "rk_test_sandbox", apiBase: stripeEmulator.apiBase, timeoutMs: 1_000, maxNetworkRetries: 0 },
     clock,
@@ -81,7 +83,9 @@ async function usageEvent(paymentMethodId = "pm_card_visa") {
   customers += 1;
   const customer = await stripe.customers.create({ name: `customer ${customers}` });
   return {
-    customerId: `customer-${customers}`,
+    // Keyed on the usage event's own id (src/event.ts), each event carries one.
+    ...(settings.billingIdentity === "usage-event" ? { usageId: `${runPrefix}-usage-${customers}` } : {}),
+    customerId: `${runPrefix}-customer-${customers}`,
     stripeCustomerId: customer.id,
     paymentMethodId,
     billingPeriod: "2026-10",

@@ -1,0 +1,15 @@
+// The choices made when this project was generated (`chargeguard new consumer`). Yours to change.
+export const settings = {
+  /** The queue to consume when SERVICEBUS_QUEUE is not set. */
+  queue: "usage-billing",
+  /** "pglite": embedded PostgreSQL under ./.data when DATABASE_URL is not set; "postgres": DATABASE_URL required. */
+  database: "pglite" as "pglite" | "postgres",
+  /** "env": STRIPE_API_KEY (a restricted rk_ key); "keybrake": per-billing-period vault keys from a Keybrake proxy. */
+  vault: "env" as "env" | "keybrake",
+  /** What identifies one billing (src/event.ts): "usage-event", its usageId; "customer-period", customer and month. */
+  billingIdentity: "customer-period" as "usage-event" | "customer-period",
+  /** The service name telemetry reports when OTEL_SERVICE_NAME is not set. */
+  serviceName: "usage-billing-consumer",
+  /** Where the embedded database keeps its files. */
+  dataDir: ".data/billing",
+};
