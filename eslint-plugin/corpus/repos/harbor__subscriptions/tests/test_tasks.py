@@ -4,7 +4,7 @@ import stripe
 
 from harbor.billing.tasks import start_subscription
 
-stripe.api_key = "sk_test_BQokikJOvBiI2HlWgH4olfQ2"
+stripe.api_key = "sk_test_BQokikJOvBiI2HlWgH"
 
 
 @mock.patch("harbor.vendors.stripe_gateway.stripe.Subscription.create")
