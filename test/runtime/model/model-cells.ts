@@ -19,7 +19,12 @@ import type { StripeLedger } from "../../../sandbox/index.js";
 
 export const modelFlows = ["payment-intent", "charge", "invoice", "meter-event"] as const;
 export const modelStores = ["pglite", "postgres"] as const;
-export const modelVaults = ["plain", "keybrake"] as const;
+/**
+ * How the replicas get their Stripe keys: the environment's plain key; the vault's keys per (period, currency) with
+ * STRIPE_API_KEY empty; or the vault's keys with a plain STRIPE_API_KEY also set beside them (which the vault refuses:
+ * a probe that sends it is refused for ever).
+ */
+export const modelVaults = ["plain", "keybrake", "keybrake+plain"] as const;
 export type ModelFlow = (typeof modelFlows)[number];
 export type ModelStore = (typeof modelStores)[number];
 export type ModelVault = (typeof modelVaults)[number];
@@ -31,6 +36,9 @@ export interface ModelCell {
 }
 
 export const cellName = (cell: ModelCell): string => `${cell.flow}/${cell.store}/${cell.vault}`;
+
+/** Whether the cell's replicas bill with the vault's keys (with or without a plain key beside them). */
+export const usesVault = (cell: Pick<ModelCell, "vault">): boolean => cell.vault !== "plain";
 
 /** Every cell of the matrix, for the large size (each one covered, not sampled). */
 export const allCells: readonly ModelCell[] = modelFlows.flatMap((flow) =>

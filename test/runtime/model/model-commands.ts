@@ -6,8 +6,10 @@ import { consumerSteps, type ConsumerStep } from "../../../runtime/handler/consu
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { type StripeFaultAction } from "../../../sandbox/index.js";
 import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
-import { moneyPaths } from "./model-cells.js";
-import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
+import { moneyPaths, usesVault } from "./model-cells.js";
+import { resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
+import { command } from "./model-command.js";
+import { keyFaultCommands } from "./model-key-faults.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 
@@ -34,20 +36,6 @@ export async function makeEvent(world: ModelWorld, kind: EventKind, amountCents:
   };
   return { kind, body };
 }
-
-/** Runs a command's action, then checks the invariant that holds at every moment. */
-async function acting(m: MoneyModel, r: ModelWorld, what: string, act: () => Promise<void>): Promise<void> {
-  r.log(`model: ${what}`);
-  await act();
-  const twice = chargedTwice(r, m);
-  if (twice.length > 0) throw new Error(`after ${what}: ${twice.join("; ")}`);
-}
-
-const command = (name: string, run: (m: MoneyModel, r: ModelWorld) => Promise<void>, check: (m: Readonly<MoneyModel>) => boolean = () => true): Cmd => ({
-  check,
-  run: (m, r) => acting(m, r, name, () => run(m, r)),
-  toString: () => name,
-});
 
 const send = (kind: EventKind, base: number, currency: string = modelSpendCaps.currencies[0]) =>
   command(`send(${kind}, ${base}, ${currency})`, async (m, r) => {
@@ -107,7 +95,7 @@ const vaultFault = (kind: VaultFaultKind) =>
       r.infra.keybrake.degradeKeyService(kind);
       m.faults.add("vault");
     },
-    (m) => m.cell.vault === "keybrake",
+    (m) => usesVault(m.cell),
   );
 
 /** How long an event refused by the vault's cap may take to be dead-lettered (a refusal is no wait). */
@@ -137,7 +125,7 @@ const vaultCap = command(
     }
     throw new Error(`the vault's cap refused ${event.body.customerId}, and ${capRefusalMs} ms later it was not dead-lettered SpendCapExceeded: the refusal was taken for a wait`);
   },
-  (m) => m.cell.vault === "keybrake",
+  (m) => usesVault(m.cell),
 );
 
 const databaseRefuse = command(
@@ -244,5 +232,6 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(reconcilerBeside),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),
+    ...keyFaultCommands(),
   ];
 }

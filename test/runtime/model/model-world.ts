@@ -10,7 +10,8 @@ import type { ConsumerStep, StepHook } from "../../../runtime/handler/consumer-s
 import { startDatabaseFaultProxy, startKeybrakeEmulator, type DatabaseFaultProxy, type KeybrakeEmulator } from "../../../sandbox/index.js";
 import { createScratchDatabase } from "../guard/databases.js";
 import { consumerOptionsFor, startBillingSandbox, type BillingSandbox } from "../support/billing-sandbox.js";
-import { cellName, flowOptions, moneyPaths, vaultEndpoints, type ModelCell } from "./model-cells.js";
+import { cellName, flowOptions, moneyPaths, usesVault, vaultEndpoints, type ModelCell } from "./model-cells.js";
+import { restrictFlowKey } from "./restricted-key.js";
 import { startVaultFront, type VaultFront } from "./vault-front.js";
 import { DEFAULT_STRIPE_BUDGET } from "../../../tuning/queue-tuning.js";
 
@@ -116,6 +117,7 @@ export class ModelWorld {
       store = { kind: "postgres", url: scratch.url, drop: scratch.drop, proxy };
     }
     const world = new ModelWorld(infra, cell, store, run);
+    restrictFlowKey(world);
     world.startReplica(0);
     world.startReplica(1);
     await Promise.all(world.replicas);
@@ -146,7 +148,13 @@ export class ModelWorld {
       ...flowOptions(this.cell.flow),
       // The SDK's own retries as the template ships them (a timed-out or cut request retried inside one call); the
       // timeout short so a held answer is met within the run.
-      stripe: { ...shared.stripe, timeoutMs: modelTimings.stripeTimeoutMs, maxNetworkRetries: DEFAULT_STRIPE_BUDGET.maxNetworkRetries },
+      // Vault keys alone leave STRIPE_API_KEY empty; "keybrake+plain" keeps the plain key set beside them.
+      stripe: {
+        ...shared.stripe,
+        ...(this.cell.vault === "keybrake" ? { apiKey: "" } : {}),
+        timeoutMs: modelTimings.stripeTimeoutMs,
+        maxNetworkRetries: DEFAULT_STRIPE_BUDGET.maxNetworkRetries,
+      },
       ...(this.store.kind === "pglite"
         ? { pglite: this.store.pglite }
         : {
@@ -154,7 +162,7 @@ export class ModelWorld {
             databaseTimeouts: { connectionTimeoutMillis: 1_000, query_timeout: 1_500, statement_timeout: 1_500 },
             databaseStartWaitMs: 60_000,
           }),
-      ...(this.cell.vault === "keybrake"
+      ...(usesVault(this.cell)
         ? {
             keyProvider: new KeybrakeKeyProvider({
               baseUrl: front.baseUrl,
@@ -174,6 +182,8 @@ export class ModelWorld {
       leaseMs: modelTimings.leaseMs,
       maxConcurrentCalls: 4,
       breakers: { firstProbeDelayMs: 300, maxProbeDelayMs: 1_000 },
+      // The pause after Stripe refuses the key probes as often as the breakers do, so it ends within the drain's bound.
+      configurationFaultProbe: { firstProbeDelayMs: 300, maxProbeDelayMs: 1_000 },
       owner: `model-${this.run}-r${i}-g${generation}`,
       hook: this.kill.hookFor(i),
       log: (line) => this.log(`r${i}g${generation} ${line}`),
@@ -198,10 +208,13 @@ export class ModelWorld {
     });
   }
 
-  /** Every injected fault ended: Stripe answers, the vault issues keys and refuses no spend, the database answers. */
+  /**
+   * Every injected fault ended: Stripe answers (the flow's restricted key stays restricted), the vault issues keys and refuses no spend, the database answers.
+   */
   heal(): void {
     const { sandbox, keybrake, front } = this.infra;
     sandbox.stripe.faults.clear();
+    restrictFlowKey(this);
     keybrake.degradeKeyService("up");
     front.capRefusing = false;
     if (this.store.kind === "postgres") this.store.proxy.mode("pass");
@@ -230,6 +243,7 @@ export class ModelWorld {
   async close(): Promise<void> {
     this.heal();
     await this.stopReplicas();
+    this.infra.sandbox.stripe.faults.clear();
     if (this.store.kind === "postgres") {
       await this.store.proxy.stop();
       await this.store.drop();

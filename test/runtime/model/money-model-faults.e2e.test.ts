@@ -1,0 +1,31 @@
+// The money model's fault paths written out rather than drawn (the drawn ones are in money-model.e2e.test.ts and the
+// large size): each scenario is run and checked as a drawn run is (model-invariants.ts: every fault healed, the fleet
+// must drain within 30 s and bill fresh demand within 15 s, every valid event billed once at Stripe, every Stripe
+// money object one guard record). Here, Stripe refusing the key (401) or its right (403) while a billing waits: the
+// consumer pauses its intake and probes, with the key billing uses and a request the flow's key may make; the pause
+// must end through that probe, with the vault's keys beside a plain STRIPE_API_KEY, the vault's keys alone, the plain
+// key, and a flow-restricted key that cannot read PaymentIntents (restricted-key.ts).
+// `npm run test:all` (the e2e project); PostgreSQL is required for the postgres cells, never skipped.
+import { describe, it } from "vitest";
+import type { ModelCell } from "./model-cells.js";
+import { scenarioCommands } from "./model-commands.js";
+import { keyRefused, type KeyRefusal } from "./model-key-faults.js";
+import { checkScenario, modelInfraForFile } from "./money-model.js";
+
+const infra = modelInfraForFile();
+const { send, pause } = scenarioCommands;
+
+const keyCases: [ModelCell, KeyRefusal][] = [
+  [{ flow: "payment-intent", store: "pglite", vault: "keybrake+plain" }, "revoked"],
+  [{ flow: "invoice", store: "pglite", vault: "keybrake" }, "permission"],
+  [{ flow: "meter-event", store: "pglite", vault: "plain" }, "revoked"],
+  [{ flow: "charge", store: "pglite", vault: "keybrake+plain" }, "permission"],
+];
+
+describe("Stripe refuses the key for a while, then heals: the pause ends through its probe", () => {
+  for (const [cell, refusal] of keyCases) {
+    it(`${cell.flow}/${cell.vault}: ${refusal === "revoked" ? "401" : "403"} while billings wait, then healed: each billed once`, async () => {
+      await checkScenario(infra(), cell, [send("valid", 21, "usd"), pause(800), keyRefused(refusal), send("valid", 22, "usd"), pause(2_000)]);
+    }, 120_000);
+  }
+});
