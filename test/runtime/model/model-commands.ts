@@ -8,6 +8,7 @@ import { type StripeFaultAction } from "../../../sandbox/index.js";
 import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths, usesVault } from "./model-cells.js";
 import { resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
+import { breakerFaultCommands } from "./model-breaker-faults.js";
 import { command } from "./model-command.js";
 import { keyFaultCommands } from "./model-key-faults.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
@@ -233,5 +234,6 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),
     ...keyFaultCommands(),
+    ...breakerFaultCommands(),
   ];
 }

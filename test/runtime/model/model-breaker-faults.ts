@@ -1,0 +1,96 @@
+// The model's breaker outages while the fleet bills in arrears: the fleet bills last month's usage (a period other
+// than the calendar month), and the vault mints no key for the calendar month (nothing is forecast for it: the vault
+// front refuses it, vault-front.ts). A Stripe or vault outage long enough to open the replicas' breakers, then healed:
+// the breakers' probes must ask with the key of the period billing uses, or they are refused for ever and the fleet
+// bills nothing. The fleet must bill the period's events within a stated time of the outage ending.
+import fc from "fast-check";
+import { command } from "./model-command.js";
+import { makeEvent } from "./model-commands.js";
+import { moneyPaths, timesBilled, usesVault } from "./model-cells.js";
+import type { ModelEvent, MoneyModel } from "./model-invariants.js";
+import { restrictFlowKey } from "./restricted-key.js";
+import { modelSpendCaps, type ModelWorld } from "./model-world.js";
+
+export type OutageOf = "stripe" | "vault";
+
+/** Events billed last month during the outage; how long the breakers get to open; how long the fleet has once healed. */
+export const arrearsOutage = { events: 6, openWithinMs: 10_000, billedWithinMs: 15_000 };
+
+async function until(what: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
+const monthBefore = (month: string): string => {
+  const [year, m] = month.split("-").map(Number) as [number, number];
+  return new Date(Date.UTC(year, m - 2, 1)).toISOString().slice(0, 7);
+};
+
+/** The month before both the calendar month (the one the consumer knows of) and the virtual clock's. */
+function arrearsPeriod(world: ModelWorld, calendar: string): string {
+  const virtual = new Date(world.sandbox.clock.now()).toISOString().slice(0, 7);
+  return monthBefore(virtual < calendar ? virtual : calendar);
+}
+
+const calm = (r: ModelWorld): boolean => {
+  const counts = r.sandbox.serviceBus.counts(r.queue);
+  return counts.active + counts.locked + counts.scheduled === 0;
+};
+
+/** Ends the outage only (the calendar month's key stays refused: nothing forecast for it). */
+function endOutage(r: ModelWorld, of: OutageOf): void {
+  if (of === "vault") r.infra.keybrake.degradeKeyService("up");
+  else {
+    r.sandbox.stripe.faults.clear();
+    restrictFlowKey(r);
+  }
+}
+
+/**
+ * With nothing else faulty and the queue calm (billing asks only for the arrears period's keys): the outage opens
+ * the breakers while `events` billings of last month arrive, then ends; every one must be billed within the bound.
+ */
+export const outageInArrears = (of: OutageOf) =>
+  command(
+    `a ${of} outage opens the breakers while the fleet bills in arrears, then ends`,
+    async (m: MoneyModel, r: ModelWorld) => {
+      if (r.kill.armed || !(await until(() => calm(r), 5_000))) {
+        r.log("model: the fleet is busy (a crash armed or the queue not calm): the arrears outage is not run");
+        return;
+      }
+      const calendar = new Date().toISOString().slice(0, 7);
+      const period = arrearsPeriod(r, calendar);
+      const opened = r.logs.length;
+      r.infra.front.refusesKeysFor = calendar;
+      try {
+        if (of === "vault") r.infra.keybrake.degradeKeyService("unavailable");
+        else r.sandbox.stripe.faults.inject({ method: "POST", path: moneyPaths[r.cell.flow], action: "serverError", saved: false });
+        const events: ModelEvent[] = [];
+        for (let i = 0; i < arrearsOutage.events; i++) {
+          const event = await makeEvent(r, "valid", 70_000 + m.events.length * 10 + i, modelSpendCaps.uncapped);
+          events.push({ ...event, body: { ...event.body, billingPeriod: period } });
+        }
+        m.events.push(...events);
+        for (const event of events) await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+        const open = () => r.logs.slice(opened).some((line) => line.includes(`${of} is down or throttling`));
+        if (!(await until(open, arrearsOutage.openWithinMs))) r.log(`model: no breaker opened within ${arrearsOutage.openWithinMs} ms of the ${of} outage`);
+        endOutage(r, of);
+        const billed = () => events.filter((e) => timesBilled(r.sandbox.stripe.ledger, r.cell.flow, e.body.stripeCustomerId) >= 1).length;
+        if (!(await until(() => billed() === events.length, arrearsOutage.billedWithinMs))) {
+          throw new Error(`billing ${period} in arrears: ${billed()} of ${events.length} billed within ${arrearsOutage.billedWithinMs} ms of the ${of} outage ending (a breaker's probe refused?)`);
+        }
+      } finally {
+        r.infra.front.refusesKeysFor = undefined;
+      }
+    },
+    (m) => usesVault(m.cell) && m.faults.size === 0,
+  );
+
+/** The arrears outages, drawn among the others (model-commands.ts). */
+export function breakerFaultCommands(): fc.Arbitrary<fc.AsyncCommand<MoneyModel, ModelWorld>>[] {
+  return [fc.constantFrom<OutageOf>("stripe", "vault").map(outageInArrears)];
+}
