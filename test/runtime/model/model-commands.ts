@@ -9,6 +9,7 @@ import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths, usesVault } from "./model-cells.js";
 import { resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
 import { breakerFaultCommands } from "./model-breaker-faults.js";
+import { busFaultCommands } from "./model-bus-faults.js";
 import { command } from "./model-command.js";
 import { keyFaultCommands } from "./model-key-faults.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
@@ -235,5 +236,6 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(heal),
     ...keyFaultCommands(),
     ...breakerFaultCommands(),
+    ...busFaultCommands(),
   ];
 }

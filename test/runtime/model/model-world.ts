@@ -209,12 +209,14 @@ export class ModelWorld {
   }
 
   /**
-   * Every injected fault ended: Stripe answers (the flow's restricted key stays restricted), the vault issues keys and refuses no spend, the database answers.
+   * Every injected fault ended: Stripe answers (the flow's restricted key stays restricted), the broker is not busy,
+   * the vault issues keys and refuses no spend, the database answers.
    */
   heal(): void {
     const { sandbox, keybrake, front } = this.infra;
     sandbox.stripe.faults.clear();
     restrictFlowKey(this);
+    sandbox.serviceBus.faults.clear();
     keybrake.degradeKeyService("up");
     front.capRefusing = false;
     if (this.store.kind === "postgres") this.store.proxy.mode("pass");

@@ -4,14 +4,16 @@
 // money object one guard record). Here, Stripe refusing the key (401) or its right (403) while a billing waits: the
 // consumer pauses its intake and probes, with the key billing uses and a request the flow's key may make; the pause
 // must end through that probe, with the vault's keys beside a plain STRIPE_API_KEY, the vault's keys alone, the plain
-// key, and a flow-restricted key that cannot read PaymentIntents (restricted-key.ts). A Stripe or vault outage that
-// opens the breakers while the fleet bills last month (the vault mints no key for the calendar month): the breakers'
-// probes ask with the billed period's key, and the fleet bills again.
+// key, and a flow-restricted key that cannot read PaymentIntents (restricted-key.ts). Service Bus refusing settles
+// and lock renewals (ServerBusy) and every lock lapsing: nothing lost, nothing billed twice.
+// A Stripe or vault outage that opens the breakers while the fleet bills last month (the vault mints no key for the
+// calendar month): the breakers' probes ask with the billed period's key, and the fleet bills again.
 // `npm run test:all` (the e2e project); PostgreSQL is required for the postgres cells, never skipped.
 import { describe, it } from "vitest";
 import type { ModelCell } from "./model-cells.js";
 import { scenarioCommands } from "./model-commands.js";
 import { outageInArrears } from "./model-breaker-faults.js";
+import { locksLost, serverBusy } from "./model-bus-faults.js";
 import { keyRefused, type KeyRefusal } from "./model-key-faults.js";
 import { checkScenario, modelInfraForFile } from "./money-model.js";
 
@@ -29,6 +31,26 @@ describe("Stripe refuses the key for a while, then heals: the pause ends through
   for (const [cell, refusal] of keyCases) {
     it(`${cell.flow}/${cell.vault}: ${refusal === "revoked" ? "401" : "403"} while billings wait, then healed: each billed once`, async () => {
       await checkScenario(infra(), cell, [send("valid", 21, "usd"), pause(800), keyRefused(refusal), send("valid", 22, "usd"), pause(2_000)]);
+    }, 120_000);
+  }
+});
+
+describe("Service Bus busy on settles and renewals, locks lost: nothing lost, nothing billed twice", () => {
+  for (const [cell, operation] of [
+    [{ flow: "payment-intent", store: "pglite", vault: "plain" }, "complete"],
+    [{ flow: "invoice", store: "postgres", vault: "plain" }, "abandon"],
+    [{ flow: "meter-event", store: "pglite", vault: "keybrake" }, "renewLock"],
+    [{ flow: "charge", store: "pglite", vault: "plain" }, "deadLetter"],
+  ] as const) {
+    it(`${cell.flow}/${cell.store}: busy on ${operation} until healed, every lock lapsing meanwhile`, async () => {
+      await checkScenario(infra(), cell, [
+        serverBusy(operation, undefined),
+        send("valid", 31, "usd"),
+        send("declined", 32, "usd"),
+        pause(1_500),
+        locksLost,
+        pause(1_000),
+      ]);
     }, 120_000);
   }
 });
