@@ -9,21 +9,13 @@ import { makeEvent } from "./model-commands.js";
 import { moneyPaths, timesBilled, usesVault } from "./model-cells.js";
 import type { ModelEvent, MoneyModel } from "./model-invariants.js";
 import { restrictFlowKey } from "./restricted-key.js";
+import { queueCalm, until } from "./model-waits.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 
 export type OutageOf = "stripe" | "vault";
 
 /** Events billed last month during the outage; how long the breakers get to open; how long the fleet has once healed. */
 export const arrearsOutage = { events: 6, openWithinMs: 10_000, billedWithinMs: 15_000 };
-
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return true;
-}
 
 const monthBefore = (month: string): string => {
   const [year, m] = month.split("-").map(Number) as [number, number];
@@ -35,11 +27,6 @@ function arrearsPeriod(world: ModelWorld, calendar: string): string {
   const virtual = new Date(world.sandbox.clock.now()).toISOString().slice(0, 7);
   return monthBefore(virtual < calendar ? virtual : calendar);
 }
-
-const calm = (r: ModelWorld): boolean => {
-  const counts = r.sandbox.serviceBus.counts(r.queue);
-  return counts.active + counts.locked + counts.scheduled === 0;
-};
 
 /** Ends the outage only (the calendar month's key stays refused: nothing forecast for it). */
 function endOutage(r: ModelWorld, of: OutageOf): void {
@@ -58,7 +45,7 @@ export const outageInArrears = (of: OutageOf) =>
   command(
     `a ${of} outage opens the breakers while the fleet bills in arrears, then ends`,
     async (m: MoneyModel, r: ModelWorld) => {
-      if (r.kill.armed || !(await until(() => calm(r), 5_000))) {
+      if (r.kill.armed || !(await until(() => queueCalm(r), 5_000))) {
         r.log("model: the fleet is busy (a crash armed or the queue not calm): the arrears outage is not run");
         return;
       }

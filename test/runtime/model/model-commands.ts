@@ -12,6 +12,7 @@ import { breakerFaultCommands } from "./model-breaker-faults.js";
 import { busFaultCommands } from "./model-bus-faults.js";
 import { command } from "./model-command.js";
 import { keyFaultCommands } from "./model-key-faults.js";
+import { poisonCommands } from "./model-poison.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 
@@ -237,5 +238,6 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     ...keyFaultCommands(),
     ...breakerFaultCommands(),
     ...busFaultCommands(),
+    ...poisonCommands(),
   ];
 }

@@ -5,9 +5,10 @@
 // consumer pauses its intake and probes, with the key billing uses and a request the flow's key may make; the pause
 // must end through that probe, with the vault's keys beside a plain STRIPE_API_KEY, the vault's keys alone, the plain
 // key, and a flow-restricted key that cannot read PaymentIntents (restricted-key.ts). Service Bus refusing settles
-// and lock renewals (ServerBusy) and every lock lapsing: nothing lost, nothing billed twice.
-// A Stripe or vault outage that opens the breakers while the fleet bills last month (the vault mints no key for the
-// calendar month): the breakers' probes ask with the billed period's key, and the fleet bills again.
+// and lock renewals (ServerBusy) and every lock lapsing: nothing lost, nothing billed twice. Events with a NUL or a
+// lone surrogate sent in one batch among valid ones: the poison dead-lettered InvalidEvent, the others billed on their
+// first delivery. A Stripe or vault outage that opens the breakers while the fleet bills last month (the vault mints
+// no key for the calendar month): the breakers' probes ask with the billed period's key, and the fleet bills again.
 // `npm run test:all` (the e2e project); PostgreSQL is required for the postgres cells, never skipped.
 import { describe, it } from "vitest";
 import type { ModelCell } from "./model-cells.js";
@@ -15,6 +16,7 @@ import { scenarioCommands } from "./model-commands.js";
 import { outageInArrears } from "./model-breaker-faults.js";
 import { locksLost, serverBusy } from "./model-bus-faults.js";
 import { keyRefused, type KeyRefusal } from "./model-key-faults.js";
+import { poisonAmong } from "./model-poison.js";
 import { checkScenario, modelInfraForFile } from "./money-model.js";
 
 const infra = modelInfraForFile();
@@ -51,6 +53,18 @@ describe("Service Bus busy on settles and renewals, locks lost: nothing lost, no
         locksLost,
         pause(1_000),
       ]);
+    }, 120_000);
+  }
+});
+
+describe("an event with bytes the database refuses, batched with valid ones", () => {
+  for (const [cell, bytes] of [
+    [{ flow: "payment-intent", store: "postgres", vault: "plain" }, "nul"],
+    [{ flow: "charge", store: "pglite", vault: "plain" }, "surrogate"],
+    [{ flow: "meter-event", store: "postgres", vault: "keybrake" }, "surrogate"],
+  ] as const) {
+    it(`${cell.flow}/${cell.store}: a ${bytes} among three valid events: refused InvalidEvent, the others billed on their first delivery`, async () => {
+      await checkScenario(infra(), cell, [poisonAmong(bytes, 3, 41), pause(500)]);
     }, 120_000);
   }
 });

@@ -1,0 +1,57 @@
+// Events with bytes the database refuses (a NUL, a lone surrogate: PostgreSQL stores neither in text or jsonb) sent in
+// one batch among valid ones, so the replicas' claims of them are group-committed together. The poison is refused as
+// InvalidEvent before its claim (dead-lettered so, never retried); the valid ones are billed once, each on its first
+// delivery (no attempt spent on them: one refused member must not fail its batch).
+import fc from "fast-check";
+import { command } from "./model-command.js";
+import { makeEvent } from "./model-commands.js";
+import type { ModelEvent, MoneyModel } from "./model-invariants.js";
+import type { ModelWorld } from "./model-world.js";
+import { timesBilled } from "./model-cells.js";
+import { queueCalm, until } from "./model-waits.js";
+
+export type RefusedBytes = "nul" | "surrogate";
+const bytesOf: Record<RefusedBytes, string> = { nul: "\u0000", surrogate: "\ud800" };
+
+/** How long the poison may take to be dead-lettered, and the valid ones to be billed, with nothing else faulty. */
+const withinMs = 15_000;
+
+/**
+ * `valid` valid events and one whose customer id carries the refused bytes, sent in one batch (the poison as JSON
+ * text: a lone surrogate survives JSON's escape, not AMQP's UTF-8 strings). Checked at once when nothing else is
+ * faulty and the queue was calm before: the poison dead-lettered InvalidEvent, the valid ones billed, none of them
+ * retried as a further attempt (the fleet's log). Otherwise the drain checks the valid ones (model-invariants.ts).
+ */
+export const poisonAmong = (bytes: RefusedBytes, valid: number, base: number) =>
+  command(`send ${valid} valid events and one with a ${bytes} in one batch`, async (m: MoneyModel, r: ModelWorld) => {
+    const alone = m.faults.size === 0 && !r.kill.armed && (await until(() => queueCalm(r), 5_000));
+    const events: ModelEvent[] = [];
+    for (let i = 0; i < valid; i++) events.push(await makeEvent(r, "valid", base * 100 + m.events.length + i));
+    m.events.push(...events);
+    const poison = (await makeEvent(r, "valid", base * 100 + m.events.length)).body;
+    const customerId = `${poison.customerId}-${bytesOf[bytes]}-poison`;
+    const sender = r.sandbox.client.createSender(r.queue);
+    try {
+      await sender.sendMessages([
+        ...events.map((event) => ({ body: event.body, messageId: `model-${r.run}-${m.messages++}` })),
+        { body: JSON.stringify({ ...poison, customerId }), messageId: `model-${r.run}-${m.messages++}` },
+      ]);
+    } finally {
+      await sender.close();
+    }
+    if (!alone) return;
+    const letter = () => r.sandbox.serviceBus.inspect(r.queue).deadLettered.find((l) => String(l.body).includes(poison.stripeCustomerId));
+    if (!(await until(() => letter() !== undefined, withinMs))) throw new Error(`the event with a ${bytes} was not dead-lettered within ${withinMs} ms (retried instead of refused)`);
+    const reason = letter()?.deadLetterReason;
+    if (reason !== "InvalidEvent") throw new Error(`the event with a ${bytes} was dead-lettered ${reason} (${letter()?.deadLetterDescription}), not InvalidEvent`);
+    const billed = () => events.every((event) => timesBilled(r.sandbox.stripe.ledger, r.cell.flow, event.body.stripeCustomerId) >= 1);
+    if (!(await until(() => billed() && queueCalm(r), withinMs))) throw new Error(`the ${valid} valid events batched with a ${bytes} were not all billed within ${withinMs} ms`);
+    // An attempt spent is a retry scheduled as the next attempt ("retry 2 as ..."); a wait for Stripe's budget is not one.
+    const spent = r.logs.filter((line) => events.some((e) => line.includes(e.body.customerId)) && /outcome unknown|; retry \d+ as /.test(line));
+    if (spent.length > 0) throw new Error(`attempts were spent on the valid events batched with a ${bytes}: ${spent.join(" | ")}`);
+  });
+
+/** The refused-bytes command, drawn among the others (model-commands.ts). */
+export function poisonCommands(): fc.Arbitrary<fc.AsyncCommand<MoneyModel, ModelWorld>>[] {
+  return [fc.tuple(fc.constantFrom<RefusedBytes>("nul", "surrogate"), fc.integer({ min: 2, max: 4 }), fc.integer({ min: 100, max: 5_000 })).map(([b, n, a]) => poisonAmong(b, n, a))];
+}
