@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { command } from "./model-command.js";
 import { makeEvent } from "./model-commands.js";
 import type { ModelEvent, MoneyModel } from "./model-invariants.js";
-import type { ModelWorld } from "./model-world.js";
+import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { timesBilled } from "./model-cells.js";
 import { queueCalm, until } from "./model-waits.js";
 
@@ -26,7 +26,8 @@ export const poisonAmong = (bytes: RefusedBytes, valid: number, base: number) =>
   command(`send ${valid} valid events and one with a ${bytes} in one batch`, async (m: MoneyModel, r: ModelWorld) => {
     const alone = m.faults.size === 0 && !r.kill.armed && (await until(() => queueCalm(r), 5_000));
     const events: ModelEvent[] = [];
-    for (let i = 0; i < valid; i++) events.push(await makeEvent(r, "valid", base * 100 + m.events.length + i));
+    // In the currency whose cap never binds: a valid one refused SpendCapExceeded would not be billed, rightly.
+    for (let i = 0; i < valid; i++) events.push(await makeEvent(r, "valid", base * 100 + m.events.length + i, modelSpendCaps.uncapped));
     m.events.push(...events);
     const poison = (await makeEvent(r, "valid", base * 100 + m.events.length)).body;
     const customerId = `${poison.customerId}-${bytesOf[bytes]}-poison`;
@@ -51,7 +52,11 @@ export const poisonAmong = (bytes: RefusedBytes, valid: number, base: number) =>
     if (spent.length > 0) throw new Error(`attempts were spent on the valid events batched with a ${bytes}: ${spent.join(" | ")}`);
   });
 
-/** The refused-bytes command, drawn among the others (model-commands.ts). */
+/**
+ * The refused-bytes command, drawn among the others (model-commands.ts), twice as often as one of them: it is checked
+ * at once only with nothing else faulty, and the npm-test size must meet it so (defect 5 reintroduced, money-model.e2e.test.ts).
+ */
 export function poisonCommands(): fc.Arbitrary<fc.AsyncCommand<MoneyModel, ModelWorld>>[] {
-  return [fc.tuple(fc.constantFrom<RefusedBytes>("nul", "surrogate"), fc.integer({ min: 2, max: 4 }), fc.integer({ min: 100, max: 5_000 })).map(([b, n, a]) => poisonAmong(b, n, a))];
+  const poison = fc.tuple(fc.constantFrom<RefusedBytes>("nul", "surrogate"), fc.integer({ min: 2, max: 4 }), fc.integer({ min: 100, max: 5_000 })).map(([b, n, a]) => poisonAmong(b, n, a));
+  return [poison, poison];
 }

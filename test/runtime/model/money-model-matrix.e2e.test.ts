@@ -2,7 +2,8 @@
 // property (none left to sampling), each with CHARGEGUARD_MODEL_RUNS runs (default 3) of up to
 // CHARGEGUARD_MODEL_COMMANDS commands (default 20). Same commands, same invariants as the small size
 // (money-model.e2e.test.ts, whose header lists them); about 10 s a run when nothing fails, so the defaults take about
-// 8 minutes on two cores.
+// 12 minutes on two cores (24 cells since the vault is drawn three ways: plain, the vault's keys alone, beside a plain
+// key; estimated from the 16 cells' 8 minutes, not measured).
 //
 // Replay a failure: the report prints `seed`, `path` and the commands' `replayPath`; run
 //   CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' \
