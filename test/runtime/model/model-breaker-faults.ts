@@ -63,8 +63,9 @@ export const outageInArrears = (of: OutageOf) =>
         }
         m.events.push(...events);
         for (const event of events) await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
-        const open = () => r.logs.slice(opened).some((line) => line.includes(`${of} is down or throttling`));
-        if (!(await until(open, arrearsOutage.openWithinMs))) r.log(`model: no breaker opened within ${arrearsOutage.openWithinMs} ms of the ${of} outage`);
+        // Both replicas' breakers: one replica still closed would bill the period and hide the other's probe.
+        const openIn = (replica: number) => r.logs.slice(opened).some((line) => line.startsWith(`r${replica}g`) && line.includes(`${of} is down or throttling`));
+        if (!(await until(() => openIn(0) && openIn(1), arrearsOutage.openWithinMs))) r.log(`model: not both breakers opened within ${arrearsOutage.openWithinMs} ms of the ${of} outage`);
         endOutage(r, of);
         const billed = () => events.filter((e) => timesBilled(r.sandbox.stripe.ledger, r.cell.flow, e.body.stripeCustomerId) >= 1).length;
         if (!(await until(() => billed() === events.length, arrearsOutage.billedWithinMs))) {
