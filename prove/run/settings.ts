@@ -64,6 +64,21 @@ export function harnessDeliveryBudgetMs(settings: Pick<HarnessSettings, "lockDur
   });
 }
 
+/**
+ * The guard's lease a generated consumer gets in the harness: one harness delivery budget per Stripe call its events
+ * make, as the consumer sizes its own from the tuning, but with the budget's processing time and safety margin
+ * scaled down like the lock. Left to itself the consumer would take the production margins (2 s + 10 s) on the
+ * harness's 10 s Stripe timeout: a 22 s lease against a 2.5 s lock, and every retry that meets its own earlier
+ * attempt's lease (a 409, a 500, a lock lapsed mid-call) waited out most of it in real time.
+ */
+export function harnessLeaseMs(settings: Pick<HarnessSettings, "lockDurationMs" | "stripeTimeoutMs" | "stripeMaxNetworkRetries" | "maxConcurrentCalls">, stripeCalls: number): number {
+  return messageHoldMs(harnessDeliveryBudgetMs(settings), {
+    maxConcurrentCalls: settings.maxConcurrentCalls,
+    maxConcurrentStripeCalls: settings.maxConcurrentCalls,
+    stripeCallsPerMessage: stripeCalls,
+  });
+}
+
 export function harnessSettings(events: number): HarnessSettings {
   const lockDurationMs = 2_500;
   const stripeTimeoutMs = lockDurationMs * 4;
