@@ -29,9 +29,18 @@ export interface HarnessSettings {
    * kill, so the dead replica's guard lease lapses without the run waiting for it in real time.
    */
   restartDelayMs: number;
-  /** How long a killed replica's close() may take before it is left behind like a dead process's sockets. */
+  /**
+   * How long the fleet's stop waits for a killed replica's close() before leaving it behind like a dead process's
+   * sockets. The dead replica received nothing since its kill and its frozen flow never resumes, so the close only
+   * frees connections: one lock, not the 15 s it was (its close waits out the consumer's hold for the frozen flow).
+   */
   killCloseBoundMs: number;
-  /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
+  /**
+   * The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled: two polls.
+   * A retry the consumers schedule counts as pending from the moment it is scheduled and the slow Stripe calls are
+   * watched; what else runs after its message left the queue (a broken example's handler after an early complete)
+   * takes milliseconds at the emulator.
+   */
   quietMs: number;
   /** A contender that has not settled by then is stopped and judged on what happened. */
   contenderTimeoutMs: number;
@@ -95,8 +104,8 @@ export function harnessSettings(events: number): HarnessSettings {
     retryPolicy: { baseDelayMs: lockDurationMs / 5, maxDelayMs: lockDurationMs * 4 },
     maxConcurrentCalls,
     restartDelayMs: 30_000,
-    killCloseBoundMs: 15_000,
-    quietMs: 1_000,
+    killCloseBoundMs: lockDurationMs,
+    quietMs: 500,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
     // The tuning's message hold, as the infra gives the Container App: every contender's messages have a Stripe call each

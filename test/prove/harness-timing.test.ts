@@ -41,6 +41,18 @@ describe("a generated consumer's lease in the harness", () => {
   });
 });
 
+describe("the harness's own waits", () => {
+  const settings = harnessSettings(500);
+
+  it("settles a phase after two quiet polls of the queue, not a second", () => {
+    expect(settings.quietMs).toBe(500);
+  });
+
+  it("waits one lock for a killed replica's close at the fleet's stop, not 15 s (a dead process frees its sockets late, and nothing of it runs)", () => {
+    expect(settings.killCloseBoundMs).toBe(settings.lockDurationMs);
+  });
+});
+
 describe("StepTimer", () => {
   it("adds up each step from the previous mark, and repeats of a step together", () => {
     let now = 1_000;
