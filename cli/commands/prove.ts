@@ -82,11 +82,13 @@ function integer(value: string): number {
 }
 
 /**
- * Two contenders per core: a contender spends much of its run waiting (scaled-down locks and leases, fault delays),
- * not computing. Measured on 2 cores, 2,000 / 300 events: 2 at once 157 s, 3 at once 116 s, 4 at once 99 s (BENCHMARKS.md).
+ * Two and a half contenders per core (5 on two): a contender spends much of its run waiting (scaled-down locks and
+ * leases, fault delays), not computing. Measured on 2 cores, 2,000 / 300 events: 2 at once 157 s, 3 at once 116 s, 4
+ * at once 99 s; at the 500 / 150 default, side by side at load 3-9: 4 at once 50-74 s, 5 at once 40-50 s, 6 at once
+ * 37-62 s (one contender crowded out of the CPU) (BENCHMARKS.md).
  */
 function defaultParallel(): number {
-  return Math.min(provingGroundLimits.parallel, 2 * availableParallelism());
+  return Math.min(provingGroundLimits.parallel, Math.ceil(2.5 * availableParallelism()));
 }
 
 // The proving ground: thin; the harness lives in prove/.

@@ -6,7 +6,7 @@ import { faultCatalogue, type FaultName } from "../faults/faults.js";
 import type { ProvingFlow } from "../workload/flows.js";
 import type { ContenderKind } from "../run/run-types.js";
 import { runReconciler, type ReconcilerRun } from "./reconciler-run.js";
-import { harnessDeliveryBudgetMs, type HarnessSettings } from "../run/settings.js";
+import { harnessLeaseMs, type HarnessSettings } from "../run/settings.js";
 
 export interface Contender {
   name: string;
@@ -27,6 +27,9 @@ export const generatedConsumerName = "generated-consumer";
 
 /** Stripe calls of the workload's invoices (one line each): create, the item, finalize, pay. */
 const oneLineInvoiceCalls = 4;
+
+/** The harness's lease for a generated consumer whose events make this many Stripe calls (settings.ts). */
+const scaledLease = (stripeCalls: number) => (settings: HarnessSettings) => ({ leaseMs: harnessLeaseMs(settings, stripeCalls) });
 
 /** An example's triggering fault, checked against the catalogue (examples name it as plain text). */
 function triggeringFault(example: string, fault: string): FaultName | "none" {
@@ -55,6 +58,7 @@ export function contenders(): Contender[] {
       kind: "generated",
       flow: "payment-intent",
       load: () => import("../../examples/generated-consumer/src/consumer.js"),
+      contextFor: scaledLease(1),
       afterRun: runReconciler,
     },
     // `chargeguard new consumer --flow X` per other flow, committed as examples/generated-consumer-X.
@@ -63,6 +67,7 @@ export function contenders(): Contender[] {
       kind: "generated",
       flow: "charge",
       load: () => import("../../examples/generated-consumer-charge/src/consumer.js"),
+      contextFor: scaledLease(1),
       afterRun: runReconciler,
     },
     {
@@ -71,7 +76,7 @@ export function contenders(): Contender[] {
       flow: "invoice",
       // Its lease covers the flow's most calls (3 + 20 items, minutes); the workload's invoices have one line: create,
       // item, finalize, pay. Sized for those, a lock lapsed mid-flow waits one such lease for the retry, not 23.
-      contextFor: (settings: HarnessSettings) => ({ leaseMs: oneLineInvoiceCalls * harnessDeliveryBudgetMs(settings) }),
+      contextFor: scaledLease(oneLineInvoiceCalls),
       load: () => import("../../examples/generated-consumer-invoice/src/consumer.js"),
       afterRun: runReconciler,
     },
@@ -80,6 +85,7 @@ export function contenders(): Contender[] {
       kind: "generated",
       flow: "meter-event",
       load: () => import("../../examples/generated-consumer-meter-event/src/consumer.js"),
+      contextFor: scaledLease(1),
       afterRun: runReconciler,
     },
   ];

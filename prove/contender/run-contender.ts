@@ -22,6 +22,7 @@ import { pendingRecordCount } from "../measure/observe.js";
 import { armScenario, type ArmedScenario, type ScenarioRun } from "../scenarios/scenario-arm.js";
 import { splitSends, wallMsOf } from "../scenarios/scenarios.js";
 import { ProgressWait } from "./settle-wait.js";
+import { StepTimer } from "./step-timer.js";
 
 export interface ContenderRunOptions {
   contender: Contender;
@@ -44,6 +45,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
   const clock = new AdjustableClock();
   const setupStarted = Date.now();
   const cleanup = new BoundedCleanup();
+  const timer = new StepTimer();
   let fleet: ReplicaFleet | undefined;
   try {
     const sandbox = await startContenderSandbox(settings, options.databases, clock, cleanup);
@@ -60,6 +62,7 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const pglite = await sandbox.database;
     log(`ready in ${Date.now() - setupStarted} ms (${workload.stripeCustomerIds.length} customers, ${sends.first.length} messages sent)`);
     fleet = await createContenderFleet({ contender, settings, plan, replicas, sandbox, pglite, clock, faults, log, ...(scenario ? { extraContext: scenario.context } : {}) });
+    timer.mark("setup");
 
     const started = Date.now();
     let progress = 0;
@@ -83,8 +86,10 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
     const outcome = await drainPhases({ ...phases, ...giveUp, initialMessages: initial.length, started, report, log });
     // The queue had been empty for the quiet period when it was called settled.
     const drainedAt = Date.now() - settings.quietMs;
+    timer.mark("drain");
     let error = outcome === "timed-out" ? (wait?.describeStop() ?? `did not settle within ${Math.round(settings.contenderTimeoutMs / 1000)} s`) : undefined;
     await fleet.stop();
+    timer.mark("stop");
     if (fleet.startErrors.length > 0) error = [error, `replica start failed: ${fleet.startErrors[0]}`].filter(Boolean).join("; ");
     // What an operator runs once the fleet stopped (the generated consumer's reconciler, as from cron).
     await contender.afterRun?.({
@@ -96,14 +101,19 @@ export async function runContender(options: ContenderRunOptions): Promise<Conten
       meterProvider: sandbox.telemetry.meterProvider,
       log,
     });
+    timer.mark("reconcile");
     report(1);
     // The last card attempt the run made, read before the judge's audit seeds its dispute fixture's charges.
     const lastAttemptAt = lastCardAttemptAt(sandbox.stripe);
-    const judged = { ...(await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log })), faultHits: { ...armed.hits } };
+    const judgement = await judgeContender({ contender, workload, plan, sandbox, records, account, fleet, wallMs: Date.now() - started, error, settled: outcome === "settled", log });
+    timer.mark("judge");
+    const judged = { ...judgement, faultHits: { ...armed.hits }, timing: timer.times };
     return scenario ? await withScenario(judged, scenario, { drainedAt, replicas, lastAttemptAt }, sandbox) : judged;
   } finally {
     await fleet?.stop();
     await cleanup.run((label, outcome) => log(`cleanup of the ${label}: ${outcome}`));
+    timer.mark("cleanup");
+    log(`timing: ${timer.describe()}`);
   }
 }
 

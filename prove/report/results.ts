@@ -85,7 +85,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
     passed: runPassed(result),
     outcome: runOutcome(result),
     unsettledBillings: unsettledBillingsOf(result),
-    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry, accountAudit, faultHits }) => ({
+    contenders: result.contenders.map(({ name, kind, flow, metrics, verdict, expectedFailure, scaleIns, telemetry, accountAudit, faultHits, timing }) => ({
       name,
       kind,
       flow,
@@ -107,6 +107,7 @@ export function toJson(result: ProvingGroundResult): ProvingGroundJson {
       ...(scaleIns ? { scaleIns } : {}),
       ...(accountAudit ? { accountAudit } : {}),
       ...(faultHits ? { faultHits } : {}),
+      ...(timing ? { timing } : {}),
       wallMs: metrics.wallMs,
     })),
     ...(result.scenarios ? { scenarios: scenariosToJson(result.scenarios) } : {}),

@@ -12,6 +12,7 @@ import type { ScenarioFigures } from "../scenarios/scenario-figures.js";
 import type { ScenarioName } from "../scenarios/scenarios.js";
 import type { HarnessSettings } from "./settings.js";
 import type { TelemetrySummary } from "../measure/telemetry-reader.js";
+import type { StepTimes } from "../contender/step-timer.js";
 
 export interface ProvingGroundOptions {
   events?: number;
@@ -50,6 +51,8 @@ export interface ContenderResult {
   accountAudit?: AccountAudit;
   /** The faults that hit it, each counted (per event, renew request or message re-sent). */
   faultHits?: FaultHits;
+  /** Milliseconds per step of its run (setup, drain, stop, reconcile, judge), for finding where the time goes. */
+  timing?: StepTimes;
   /** A degraded scenario's figures (scenario runs only). */
   scenario?: ScenarioFigures;
   verdict: string;
@@ -105,6 +108,8 @@ export interface ContenderJson {
   accountAudit?: AccountAudit;
   /** How often each fault hit it. */
   faultHits?: FaultHits;
+  /** Milliseconds per step of its run. */
+  timing?: StepTimes;
   wallMs: number;
 }
 

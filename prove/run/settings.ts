@@ -29,9 +29,18 @@ export interface HarnessSettings {
    * kill, so the dead replica's guard lease lapses without the run waiting for it in real time.
    */
   restartDelayMs: number;
-  /** How long a killed replica's close() may take before it is left behind like a dead process's sockets. */
+  /**
+   * How long the fleet's stop waits for a killed replica's close() before leaving it behind like a dead process's
+   * sockets. The dead replica received nothing since its kill and its frozen flow never resumes, so the close only
+   * frees connections: one lock, not the 15 s it was (its close waits out the consumer's hold for the frozen flow).
+   */
   killCloseBoundMs: number;
-  /** The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled. */
+  /**
+   * The queue must stay empty this long (and no Stripe call in flight) before a phase counts as settled: two polls.
+   * A retry the consumers schedule counts as pending from the moment it is scheduled and the slow Stripe calls are
+   * watched; what else runs after its message left the queue (a broken example's handler after an early complete)
+   * takes milliseconds at the emulator.
+   */
   quietMs: number;
   /** A contender that has not settled by then is stopped and judged on what happened. */
   contenderTimeoutMs: number;
@@ -64,6 +73,21 @@ export function harnessDeliveryBudgetMs(settings: Pick<HarnessSettings, "lockDur
   });
 }
 
+/**
+ * The guard's lease a generated consumer gets in the harness: one harness delivery budget per Stripe call its events
+ * make, as the consumer sizes its own from the tuning, but with the budget's processing time and safety margin
+ * scaled down like the lock. Left to itself the consumer would take the production margins (2 s + 10 s) on the
+ * harness's 10 s Stripe timeout: a 22 s lease against a 2.5 s lock, and every retry that meets its own earlier
+ * attempt's lease (a 409, a 500, a lock lapsed mid-call) waited out most of it in real time.
+ */
+export function harnessLeaseMs(settings: Pick<HarnessSettings, "lockDurationMs" | "stripeTimeoutMs" | "stripeMaxNetworkRetries" | "maxConcurrentCalls">, stripeCalls: number): number {
+  return messageHoldMs(harnessDeliveryBudgetMs(settings), {
+    maxConcurrentCalls: settings.maxConcurrentCalls,
+    maxConcurrentStripeCalls: settings.maxConcurrentCalls,
+    stripeCallsPerMessage: stripeCalls,
+  });
+}
+
 export function harnessSettings(events: number): HarnessSettings {
   const lockDurationMs = 2_500;
   const stripeTimeoutMs = lockDurationMs * 4;
@@ -80,8 +104,8 @@ export function harnessSettings(events: number): HarnessSettings {
     retryPolicy: { baseDelayMs: lockDurationMs / 5, maxDelayMs: lockDurationMs * 4 },
     maxConcurrentCalls,
     restartDelayMs: 30_000,
-    killCloseBoundMs: 15_000,
-    quietMs: 1_000,
+    killCloseBoundMs: lockDurationMs,
+    quietMs: 500,
     contenderTimeoutMs: 180_000 + events * 30,
     keyWindowJumpMs: 25 * 60 * 60_000,
     // The tuning's message hold, as the infra gives the Container App: every contender's messages have a Stripe call each

@@ -50,7 +50,9 @@ export async function runScenarios(options: ScenarioRunOptions): Promise<Scenari
   const workload = generateWorkload({ events, seed });
   const plan = planFaults(workload, { faults: [], seed });
   const [generated] = selectContenders(chaosContenders(), [generatedConsumerName]);
-  const pair: Contender[] = [naiveRetryContender(), generated!];
+  // The scenarios keep the consumer's own lease (their windows and waits were measured with it): the chaos run's
+  // scaled lease (contenders.ts) is not theirs.
+  const pair: Contender[] = [naiveRetryContender(), { ...generated!, contextFor: undefined }];
   const runnable = options.scenarios.filter((name) => !scenarioSpecs[name].needsPostgres || options.databaseUrl !== undefined);
   const jobs = runnable.flatMap((scenario) => pair.map((contender) => ({ scenario, contender })));
   const databases = new FreshDatabases();

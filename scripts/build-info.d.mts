@@ -1,0 +1,1 @@
+export declare function dropBuildInfoWithoutOutputs(root: string, project: string): boolean;
