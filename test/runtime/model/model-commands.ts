@@ -10,6 +10,7 @@ import { moneyPaths } from "./model-cells.js";
 import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type MoneyModel } from "./model-invariants.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
+import { customerCommands } from "./model-customers.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
 
@@ -43,7 +44,7 @@ async function acting(m: MoneyModel, r: ModelWorld, what: string, act: () => Pro
   if (twice.length > 0) throw new Error(`after ${what}: ${twice.join("; ")}`);
 }
 
-const command = (name: string, run: (m: MoneyModel, r: ModelWorld) => Promise<void>, check: (m: Readonly<MoneyModel>) => boolean = () => true): Cmd => ({
+export const command = (name: string, run: (m: MoneyModel, r: ModelWorld) => Promise<void>, check: (m: Readonly<MoneyModel>) => boolean = () => true): Cmd => ({
   check,
   run: (m, r) => acting(m, r, name, () => run(m, r)),
   toString: () => name,
@@ -229,6 +230,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
     fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
     fc.nat().map(duplicate),
+    ...customerCommands(),
     fc.constant(resubmit),
     fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(...consumerSteps)).map(([replica, step]) => crash(replica, step)),
     fc.tuple(fc.constantFrom<StripeFaultKind>("rateLimit", "serverError", "timeout", "dropped"), fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 })).map(([k, times]) =>

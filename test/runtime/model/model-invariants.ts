@@ -8,7 +8,8 @@
 // (period, currency) within its cap. A valid billing in a capped currency may go unbilled only refused by the cap.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
-import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
+import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, type ModelEventBody } from "./model-cells.js";
+import { isLetterOf, isRecordOf, periodOfObject, timesBilledEvent } from "./model-event-match.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
 
@@ -49,7 +50,7 @@ const capped = (event: ModelEvent): boolean => (modelSpendCaps.currencies as rea
 /** Safety, at any moment: no billing charged more than once. */
 export function chargedTwice(world: ModelWorld, model: MoneyModel): string[] {
   return model.events.flatMap((event) => {
-    const times = timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId);
+    const times = timesBilledEvent(world.sandbox.stripe.ledger, world.cell.flow, event.body);
     return times > 1 ? [`${event.kind} event for ${event.body.stripeCustomerId} billed ${times} times`] : [];
   });
 }
@@ -108,8 +109,7 @@ async function atStripe(world: ModelWorld, model: MoneyModel): Promise<string[]>
     "SELECT record_key, idempotency_key, state, object_id, spend_period, spend_currency, spend_amount FROM guard_records",
   );
   const held = await stripeHoldings(world, customers);
-  const periodOf = new Map(model.events.map((e) => [e.body.stripeCustomerId, e.body.billingPeriod]));
-  return [...stripeViolations(flow, held, records), ...capViolations(held, periodOf, modelSpendCaps)];
+  return [...stripeViolations(flow, held, records), ...capViolations(held, periodOfObject(model.events), modelSpendCaps)];
 }
 
 async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
@@ -129,7 +129,7 @@ async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEven
     await sender.close();
   }
   const until = started + demandReturns.withinMs;
-  const done = () => burst.filter((event) => timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId) >= 1).length;
+  const done = () => burst.filter((event) => timesBilledEvent(world.sandbox.stripe.ledger, world.cell.flow, event.body) >= 1).length;
   while (done() < burst.length && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
   const billed = done();
   return billed === burst.length ? [] : [`demand returned after the faults: ${billed} of ${burst.length} fresh events billed within ${demandReturns.withinMs} ms (the rate did not come back)`];
@@ -175,13 +175,13 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
   const rows = await records(world);
   let expectedSpend = 0;
   for (const event of model.events) {
-    const times = timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
+    const times = timesBilledEvent(ledger, world.cell.flow, event.body);
     const expected = expectedBillings(world, event);
     if (expected === 1 && times === 1 && reservesSpend[world.cell.flow]) expectedSpend += event.body.amountCents;
     if (times === expected) continue;
     const who = event.body.customerId;
-    const record = rows.find((row) => row.who.includes(who));
-    const letter = dead.find((message) => JSON.stringify(message.body ?? "").includes(who));
+    const record = rows.find((row) => isRecordOf(row.who, event.body));
+    const letter = dead.find((message) => isLetterOf(message.body, event.body));
     // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted), no record left.
     if (times === 0 && capped(event) && letter?.deadLetterReason === "SpendCapExceeded" && record === undefined) continue;
     // A meter event a day old that Stripe cannot say it holds (no look-up by identifier past its window): held for an
@@ -202,8 +202,8 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
   }
   const held = rows.filter((row) => row.state === "unsettleable");
   for (const row of held) {
-    const event = model.events.find((e) => row.who.includes(e.body.customerId));
-    const billed = event === undefined ? 0 : timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
+    const event = model.events.find((e) => isRecordOf(row.who, e.body));
+    const billed = event === undefined ? 0 : timesBilledEvent(ledger, world.cell.flow, event.body);
     if (event && billed === 0 && reservesSpend[world.cell.flow]) expectedSpend += Number(row.amount ?? 0);
   }
   const ledgerRows = await world.query<{ period: string; currency: string; committed: string | number }>(

@@ -1,6 +1,8 @@
 // The money model, small size (`npm test`, the money project): fast-check draws a cell of the matrix (flow x vault,
 // each store in its own test, so every run of `npm test` meets both stores) and a sequence of up to 8 commands
-// (deliveries of valid, declining and unknown-customer events, producer duplicates, dead-letter resubmission, a
+// (deliveries of valid, declining and unknown-customer events, a Stripe customer billed again: in the same period
+// under another of its accounts, in either currency, after the month turns under the same one (model-customers.ts),
+// producer duplicates, dead-letter resubmission, a
 // replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
 // throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing, a day
 // passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period, the operator's
