@@ -11,6 +11,7 @@ import { chargedTwice, resubmittedReasons, type EventKind, type ModelEvent, type
 import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 import { customerCommands } from "./model-customers.js";
+import { calendarCommands } from "./model-calendar.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
 
@@ -175,7 +176,7 @@ const leaseExpiry = command("leases expire", async (_m, r) => {
  * documented (the platform restarts it), which the model counts as a lost replica. A restart in an outage is the
  * crash command's.
  */
-const databaseUp = (m: Readonly<MoneyModel>): boolean => !m.faults.has("database");
+export const databaseUp = (m: Readonly<MoneyModel>): boolean => !m.faults.has("database");
 
 /**
  * The virtual clock crosses Stripe's 24 h key window (and with it the vault's daily reset and every key's lifetime):
@@ -190,7 +191,7 @@ const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async 
  * does. The replicas start in the background, as a platform restarts containers: a start during a database outage
  * waits for the database while the run goes on.
  */
-async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
+export async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
   await r.stopReplicas();
   r.sandbox.clock.advance(advanceMs);
   r.startReplica(0);
@@ -243,6 +244,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(leaseExpiry),
     fc.constant(crossKeyWindow),
     fc.constant(monthTurns),
+    ...calendarCommands(),
     fc.constant(reconcilerBeside),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),

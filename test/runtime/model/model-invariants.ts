@@ -1,15 +1,17 @@
 // What the money model checks. During a run: no billing charged twice, ever (safety holds at every step). After the
 // run: every fault healed, the fleet run until the queue is empty, dead letters a dependency caused resubmitted (as an
 // operator does once it is fixed), a burst of fresh demand billed within a stated time, the fleet stopped, the
-// reconciler run over what is left pending; then each valid event billed exactly once at Stripe (the emulator's
-// ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
-// to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error; and at the Stripe
-// emulator, read through its API (stripe-holdings.ts): every money object maps to one record, a billed total per
-// (period, currency) within its cap. A valid billing in a capped currency may go unbilled only refused by the cap.
+// reconciler run over what is left pending (first one record a run, so none is out of its reach: model-windows.ts);
+// then each valid event billed exactly once at Stripe (the emulator's ledger is the ground truth), refused ones never,
+// the spend ledger equal to the billed and pending reservations and to the valid billings' amounts, nothing pending,
+// and no replica lost to an unhandled error; and at the Stripe emulator, read through its API (stripe-holdings.ts):
+// every money object maps to one record, a billed total per (period, currency) within its cap. A valid billing in a
+// capped currency may go unbilled only refused by the cap.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, type ModelEventBody } from "./model-cells.js";
 import { isLetterOf, isRecordOf, periodOfObject, timesBilledEvent } from "./model-event-match.js";
+import { recoveryReachesEveryRecord, tooOldToMeter } from "./model-windows.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
 
@@ -92,6 +94,7 @@ export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEv
   await quiescent(world);
   await world.stopReplicas();
   world.log("model: fleet stopped");
+  violations.push(...(await recoveryReachesEveryRecord(world)));
   await reconcileLeftovers(world);
   world.log("model: reconciled");
   violations.push(...(await outcomeViolations(world, model)));
@@ -187,6 +190,8 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
     // A meter event a day old that Stripe cannot say it holds (no look-up by identifier past its window): held for an
     // operator with its reservation, never re-sent (it could count twice).
     if (times === 0 && record?.state === "unsettleable" && world.cell.flow === "meter-event") continue;
+    // Usage more than 35 days old when delivered: Stripe refuses its timestamp, and it is dead-lettered saying so.
+    if (times === 0 && tooOldToMeter(world, event, letter)) continue;
     violations.push(
       `${event.kind} event ${who} (${event.body.amountCents} ${event.body.currency}) billed ${times} times, expected ${expected}` +
         ` (record: ${record ? record.state : "none"}; dead letter: ${letter ? `${letter.deadLetterReason}: ${letter.deadLetterDescription}` : "none"})`,

@@ -3,11 +3,15 @@
 // (model-customers.ts), with caps per (period, currency) that bind on that one customer; and the same customer's
 // billings left unknown across Stripe's 24 h key window, so each is found after it by a look-up among the customer's
 // several objects. Checked as a drawn run is (model-invariants.ts, stripe-holdings.ts): each event billed exactly
-// once at Stripe, every money object one guard record, Stripe's total per (period, currency) within its cap.
-// Every flow on PGlite, in one file so the emulators start once.
+// once at Stripe, every money object one guard record, Stripe's total per (period, currency) within its cap. And the
+// calendar's long edges (model-calendar.ts): 35 days passing with billings pending (a meter event past Stripe's
+// identifier and timestamp windows is held unsettleable, the newer billing behind it still reached: model-windows.ts),
+// and the vault's daily reset crossed twice with billings in flight, the guard's cap per period holding though the
+// vault's day starts afresh. Every flow on PGlite, in one file so the emulators start once.
 import { describe, it } from "vitest";
 import { modelFlows } from "./model-cells.js";
 import { scenarioCommands } from "./model-commands.js";
+import { meterWindowPasses, vaultDayResets } from "./model-calendar.js";
 import { billAgain } from "./model-customers.js";
 import { checkScenario, modelInfraForFile } from "./money-model.js";
 
@@ -48,6 +52,35 @@ describe("one customer's billings left unknown across the key window", () => {
         crossKeyWindow,
         pause(1_000),
       ]);
+    }, 120_000);
+  }
+});
+
+describe("35 days pass with billings pending (Stripe's meter-event window)", () => {
+  for (const flow of modelFlows) {
+    it(`${flow}: two billings committed, every answer dropped, 35 days pass, a newer one sent: each billed once, none left pending`, async () => {
+      // A meter event pending past the windows cannot be proven sent (held unsettleable, never re-sent); its
+      // redelivery is refused InvalidEvent (its usage more than 35 days old). The other flows find theirs by look-up.
+      await checkScenario(infra(), { flow, store: "pglite", vault: "plain" }, [
+        stripeFault("dropped", undefined),
+        send("valid", 31, "usd"),
+        send("valid", 32, "eur"),
+        pause(1_500),
+        meterWindowPasses(),
+        send("valid", 33, "usd"),
+        pause(1_500),
+      ]);
+    }, 120_000);
+  }
+});
+
+describe("the vault's daily reset crossed with billings in flight", () => {
+  for (const flow of modelFlows) {
+    it(`${flow}: two UTC midnights crossed, Stripe's answers held past the timeout: billed once each, the month's cap holding`, async () => {
+      // 2 x 150,000 usd before the first reset, 2 x 150,000 usd before the second: the vault's day starts afresh,
+      // the guard's usd cap for the month (400,000) does not (one of the second pair is refused SpendCapExceeded,
+      // unless that midnight also turns the month on the file's clock).
+      await checkScenario(infra(), { flow, store: "pglite", vault: "keybrake" }, [vaultDayResets(1_500, "usd"), pause(1_000), vaultDayResets(1_500, "usd"), pause(1_000)]);
     }, 120_000);
   }
 });

@@ -5,14 +5,18 @@
 // producer duplicates, dead-letter resubmission, a
 // replica killed at a step and restarted, Stripe's 429/5xx/timeout/dropped answers, the vault's cap refusal,
 // throttling and outage, the database refusing or hanging then cutting every connection, guard leases lapsing, a day
-// passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period, the operator's
-// reconciler run once beside the fleet: model-reconciler.ts) in two
+// passing on the virtual clock past Stripe's 24 h key window, the month turning on it: a new period, 35 days passing
+// (Stripe's meter-event timestamp window), the vault's daily reset crossed with two billings in flight
+// (model-calendar.ts), the operator's reconciler run once beside the fleet: model-reconciler.ts) in two
 // currencies whose caps per (period, currency) bind (400,000 each, amounts 10,000-500,000), and drives two in-process
 // replicas of startBillingConsumer against the sandbox through the real SDKs, with the SDK's own retries as the template ships
 // them (maxNetworkRetries 1; the timeout short, 1.5 s, so a held answer is met within the run). After each run:
 // every valid event billed exactly once at Stripe, refused ones never, the spend ledger equal to the billed and
 // pending reservations (a record held unsettleable past the key window keeps its own), nothing pending after the
-// reconciler, no unhandled error in the fleet, and fresh demand
+// reconciler, no record pending that recovery cannot reach (the reconciler run with --limit 1 once per stale record,
+// and one more, leaves none of them pending; every record it held unsettleable is on the operator's list and was held
+// past its 24 h window: model-windows.ts), usage more than 35 days old unbilled only dead-lettered InvalidEvent for
+// it, no unhandled error in the fleet, and fresh demand
 // billed within 15 s of the faults ending (model-invariants.ts). Then at the Stripe emulator, read through its API
 // with the real SDK (stripe-holdings.ts): every Stripe money object of the flow (PaymentIntent, charge, invoice and
 // its items, meter event) maps to exactly one guard record by its key, a billed one to the record done with its id;
