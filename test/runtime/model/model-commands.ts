@@ -12,6 +12,7 @@ import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
 import { customerCommands } from "./model-customers.js";
 import { calendarCommands } from "./model-calendar.js";
+import { retryRefusedCommands } from "./model-retry-refused.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
 
@@ -245,6 +246,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(crossKeyWindow),
     fc.constant(monthTurns),
     ...calendarCommands(),
+    ...retryRefusedCommands(),
     fc.constant(reconcilerBeside),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),

@@ -10,7 +10,7 @@
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, type ModelEventBody } from "./model-cells.js";
-import { isLetterOf, isRecordOf, periodOfObject, timesBilledEvent } from "./model-event-match.js";
+import { capCouldRefuse, isLetterOf, isRecordOf, periodOfObject, timesBilledEvent } from "./model-event-match.js";
 import { recoveryReachesEveryRecord, tooOldToMeter } from "./model-windows.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
@@ -29,6 +29,8 @@ export interface MoneyModel {
   messages: number;
   /** The faults on now (by dependency), until healed. */
   faults: Set<string>;
+  /** How many events the commands sent; the drain's own follow (set when it sends them). */
+  drawn?: number;
 }
 
 /** Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay. */
@@ -123,6 +125,7 @@ async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEven
   const half = modelSpendCaps.capCents / 2;
   const overCap = [await makeEvent("valid", { amountCents: half + 1_001, currency: "eur" }), await makeEvent("valid", { amountCents: half + 1_002, currency: "eur" })];
   const refused = [await makeEvent("declined"), await makeEvent("unknown-customer"), ...overCap];
+  model.drawn = model.events.length;
   model.events.push(...burst, ...refused);
   const started = performance.now();
   const sender = world.sandbox.client.createSender(world.queue);
@@ -185,8 +188,10 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
     const who = event.body.customerId;
     const record = rows.find((row) => isRecordOf(row.who, event.body));
     const letter = dead.find((message) => isLetterOf(message.body, event.body));
-    // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted), no record left.
-    if (times === 0 && capped(event) && letter?.deadLetterReason === "SpendCapExceeded" && record === undefined) continue;
+    // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted),
+    // no record left; only when its own (period, currency)'s billings could have reached the cap (model-event-match.ts).
+    const byCap = letter?.deadLetterReason === "SpendCapExceeded" && capCouldRefuse(model, event, modelSpendCaps.capCents, letter.deadLetterDescription);
+    if (times === 0 && capped(event) && byCap && record === undefined) continue;
     // A meter event a day old that Stripe cannot say it holds (no look-up by identifier past its window): held for an
     // operator with its reservation, never re-sent (it could count twice).
     if (times === 0 && record?.state === "unsettleable" && world.cell.flow === "meter-event") continue;
