@@ -27,6 +27,7 @@ export {
 // The consumer: receive, guard, bill, settle.
 export { startBillingConsumer, startConsumer, type BillingConsumerOptions } from "./consumer/consumer.js";
 export { ConsumerStartError } from "./consumer/servicebus-preflight.js";
+export { StartStoppedSignal } from "./consumer/database-at-start.js";
 export type { ConsumerContext, RunningConsumer, StartConsumer, StripeSettings } from "./consumer/consumer-contract.js";
 export { gateSettlements, type SettlingReceiver } from "./consumer/settlement-gate.js";
 

@@ -69,6 +69,6 @@ export {
   type ConsumerConcurrency,
 } from "./message-hold.js";
 export { consumerFitProblems, type QueueLock } from "./consumer-fit.js";
-export { STARTUP_PROBE, STARTUP_WINDOW_MS, DATABASE_START_WAIT_MS } from "./startup.js";
+export { STARTUP_PROBE, STARTUP_WINDOW_MS } from "./startup.js";
 export { receiveStallMs, inFlightStallMs, RECEIVE_PROBE_EVERY_MS, DEFAULT_LOCK_DURATION_MS } from "./liveness.js";
 export { flowNames, flowStripeCalls, isFlowName, maxInvoiceItems, type FlowName } from "./flow-calls.js";

@@ -1,17 +1,11 @@
-// How long a replica may take to start: the number both the container's startup probe (infra/specs/consumer-probes.ts)
-// and the runtime's wait for an unreachable database at start are built from. PURE. A replica that starts during a
-// database failover (60-120 s on Flexible Server HA) waits for the database inside the startup window instead of
-// exiting into the platform's restart back-off (which grows to minutes), and still leaves the window a margin to
-// reach the queue and the vault once the database answers.
+// How long a replica may take to start: the container's startup probe (infra/specs/consumer-probes.ts). PURE. The
+// window covers what a start does on its own (settings, the health server, telemetry, an Entra token, the queue's peek,
+// the vault's first key); a database that does not answer is not a start taking long but an outage: the replica
+// answers /startup once it waits for it (live, not ready, receiving nothing) and waits as long as the outage lasts,
+// so a platform restart never meets the same outage again (runtime/consumer/database-at-start.ts).
 
 /** Container Apps' startup probe: asked every `periodSeconds`, restarted after `failureThreshold` failures in a row. */
 export const STARTUP_PROBE = Object.freeze({ periodSeconds: 15, failureThreshold: 10 });
 
 /** The whole window a replica has to answer /startup. */
 export const STARTUP_WINDOW_MS = STARTUP_PROBE.periodSeconds * STARTUP_PROBE.failureThreshold * 1000;
-
-/** What the window keeps after the database wait: the queue's peek, the vault's first key, an Entra token. */
-const AFTER_DATABASE_MS = 30_000;
-
-/** How long a starting consumer waits for a database it cannot reach (refused, reset, timed out) before it gives up. */
-export const DATABASE_START_WAIT_MS = STARTUP_WINDOW_MS - AFTER_DATABASE_MS;

@@ -16,10 +16,11 @@ export interface ProbeSpec {
 }
 
 export const consumerProbes: readonly ProbeSpec[] = Object.freeze([
-  // Up to 150 s (tuning's STARTUP_WINDOW_MS) to peek the queue, open the database (an Entra token first, and through a
-  // failover the runtime waits for it: DATABASE_START_WAIT_MS) and build the Stripe client.
+  // Up to 150 s (tuning's STARTUP_WINDOW_MS) to peek the queue, open the database (an Entra token first) and build the
+  // Stripe client. A database that does not answer answers /startup at once: the replica waits for it live and not
+  // ready (receiving nothing) for as long as the outage lasts, never restarted into it again.
   { type: "Startup", httpGet: { path: "/startup", port: HEALTH_PORT }, ...STARTUP_PROBE, timeoutSeconds: 5 },
-  // Out of rotation while stopping: in-flight charges drain during the grace period.
+  // Out of rotation while stopping (in-flight charges drain during the grace period) and while waiting for the database.
   { type: "Readiness", httpGet: { path: "/ready", port: HEALTH_PORT }, periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 },
   // A receive loop stalled past the queue's lock (the consumer's threshold), then 3 x 30 s of 503s, restarts the replica.
   { type: "Liveness", httpGet: { path: "/live", port: HEALTH_PORT }, periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 },

@@ -87,10 +87,16 @@ export interface BillingConsumerOptions<E = UsageEvent, R = PaymentIntentRequest
    */
   receiveProbeEveryMs?: number;
   /**
-   * How long a starting consumer waits for a PostgreSQL it cannot reach (refused, reset, timed out: a failover) before
-   * it gives up with the last error; default DATABASE_START_WAIT_MS (tuning: inside the container's startup window).
+   * A starting consumer waits for a PostgreSQL it cannot reach (refused, reset, timed out: a failover, an outage) for
+   * as long as it takes, receiving nothing, until the database answers or `signal` stops it; with this set it gives
+   * up after that long (ms) with the last error instead. A wrong DATABASE_URL (unknown host, refused login, no such
+   * database) is a ConsumerStartError at once either way.
    */
   databaseStartWaitMs?: number;
+  /** Called with true when the start begins waiting for its database and false when it answers: report not ready meanwhile. */
+  onDatabaseWait?: (waiting: boolean) => void;
+  /** Stops a start still waiting for its database (SIGTERM): the start rejects with StartStoppedSignal, nothing left open. */
+  signal?: AbortSignal;
   /** Probe backoff while paused on a refused key; default 30 s doubling to 5 min. */
   configurationFaultProbe?: { firstProbeDelayMs?: number; maxProbeDelayMs?: number };
 }

@@ -1,10 +1,10 @@
 // Where the consumer records billings: the one guard (guard_records), shared as given and not closed by the
 // consumer, or opened from the context's database settings and closed with it.
-import { DATABASE_START_WAIT_MS, guardPoolSize } from "../../tuning/index.js";
+import { guardPoolSize } from "../../tuning/index.js";
 import { Guard } from "../guard/guard.js";
 import type { GuardStore } from "../guard/guard-store.js";
 import type { GuardHealth } from "../guard/health.js";
-import { openWhenReachable } from "./database-at-start.js";
+import { openWhenReachable, StartStoppedSignal } from "./database-at-start.js";
 import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 
 export interface GuardStores {
@@ -41,10 +41,20 @@ export async function openGuardStores(options: AnyConsumerOptions, settings: Res
     // A connection the server cut is reported in the consumer's own log, not on the process's stderr.
     databaseLog: log,
   };
-  // PostgreSQL failing over at start: wait for it inside the startup window (PGlite has no server to wait for).
-  const wait = { waitMs: options.databaseStartWaitMs ?? DATABASE_START_WAIT_MS, log };
+  // PostgreSQL down or failing over at start: wait for it, not ready meanwhile (PGlite has no server to wait for).
+  const wait = {
+    log,
+    ...(options.databaseStartWaitMs === undefined ? {} : { waitMs: options.databaseStartWaitMs }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onDatabaseWait === undefined ? {} : { onWaiting: options.onDatabaseWait }),
+  };
   const open = () => Guard.open(connection);
   const guard = await (options.databaseUrl === undefined ? open() : openWhenReachable(open, wait));
+  if (options.signal?.aborted) {
+    // The stop came while the last attempt was connecting: nothing opened stays open.
+    await guard.close();
+    throw new StartStoppedSignal();
+  }
   return {
     store: guard,
     observed: guard,

@@ -21,6 +21,16 @@ describe("startHealthServer", () => {
     expect([await status("/ready"), await status("/live")]).toEqual([503, 200]);
   });
 
+  it("while the consumer waits at start for a database that does not answer: started and live, not ready", async () => {
+    const state = { started: false, stopping: false, waitingForDatabase: true };
+    server = await startHealthServer(0, state, "127.0.0.1");
+    // Started as far as the platform goes (a startup-probe restart would meet the same outage), out of rotation.
+    expect([await status("/startup"), await status("/ready"), await status("/live")]).toEqual([200, 503, 200]);
+    state.waitingForDatabase = false;
+    state.started = true;
+    expect([await status("/startup"), await status("/ready"), await status("/live")]).toEqual([200, 200, 200]);
+  });
+
   it("answers /live from the consumer's receive loop once it started: 503 with the reason when it stalls", async () => {
     let liveness: { live: boolean; reason?: string } = { live: true };
     server = await startHealthServer(0, { started: true, stopping: false, liveness: () => liveness }, "127.0.0.1");

@@ -173,24 +173,18 @@ const leaseExpiry = command("leases expire", async (_m, r) => {
 });
 
 /**
- * Not while the database refuses: a replica that cannot reach it for its whole start wait (60 s) fails to start, as
- * documented (the platform restarts it), which the model counts as a lost replica. A restart in an outage is the
- * crash command's.
- */
-export const databaseUp = (m: Readonly<MoneyModel>): boolean => !m.faults.has("database");
-
-/**
  * The virtual clock crosses Stripe's 24 h key window (and with it the vault's daily reset and every key's lifetime):
  * a billing still unknown is then found by look-up, never charged again on a pruned key; one that cannot be (a meter
  * event, a refusal) is held as unsettleable for an operator, its reservation kept.
  */
-const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async (_m, r) => restartAfter(r, idempotencyWindowMs + 60_000), databaseUp);
+const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async (_m, r) => restartAfter(r, idempotencyWindowMs + 60_000));
 
 /**
  * Time jumps between deliveries, not inside one: the fleet stops (its requests in flight end), the clock moves, it
  * starts again. A jump inside a request would make a 1.5 s try and the SDK's retry of it a day apart, which no clock
  * does. The replicas start in the background, as a platform restarts containers: a start during a database outage
- * waits for the database while the run goes on.
+ * waits for the database, however long, while the run goes on (drawn while the database refuses too: a replica that
+ * gave up would fail the run, runtime/consumer/database-at-start.ts).
  */
 export async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
   await r.stopReplicas();
@@ -207,7 +201,7 @@ export async function restartAfter(r: ModelWorld, advanceMs: number): Promise<vo
 const monthTurns = command("the month turns", async (_m, r) => {
   const now = new Date(r.sandbox.clock.now());
   await restartAfter(r, Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 1) - now.getTime());
-}, databaseUp);
+});
 
 /** The operator's reconciler runs once beside the fleet (model-reconciler.ts). */
 const reconcilerBeside = command("the reconciler runs beside the fleet", async (_m, r) => reconcileBesideFleet(r));
@@ -221,7 +215,7 @@ const heal = command("heal every fault", async (m, r) => {
 });
 
 /** Commands by name, for a scenario written out (money-model-day.e2e.test.ts) rather than drawn. */
-export const scenarioCommands = { send, stripeFault, crossKeyWindow, monthTurns, reconcilerBeside, leaseExpiry, pause, heal };
+export const scenarioCommands = { send, stripeFault, databaseRefuse, crossKeyWindow, monthTurns, reconcilerBeside, leaseExpiry, pause, heal };
 
 const amount = () => fc.integer({ min: 100, max: 5_000 });
 

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { idempotencyWindowMs } from "../../../sandbox/stripe/index.js";
 import { moneyPaths } from "./model-cells.js";
-import { command, databaseUp, makeEvent, restartAfter } from "./model-commands.js";
+import { command, makeEvent, restartAfter } from "./model-commands.js";
 import type { EventKind } from "./model-invariants.js";
 import { modelSpendCaps, modelTimings } from "./model-world.js";
 
@@ -28,7 +28,6 @@ export const retryRefusedThenADay = (kind: EventKind, base: number, currency: st
       await new Promise((resolve) => setTimeout(resolve, modelTimings.stripeTimeoutMs + modelTimings.leaseMs + 1_000));
       await restartAfter(r, idempotencyWindowMs + 60_000);
     },
-    databaseUp,
   );
 
 /**

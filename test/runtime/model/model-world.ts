@@ -5,7 +5,7 @@
 // restart during a database outage waits for the database as a real replica would.
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { KeybrakeKeyProvider, startBillingConsumer, type RunningConsumer } from "../../../runtime/index.js";
+import { KeybrakeKeyProvider, startBillingConsumer, StartStoppedSignal, type RunningConsumer } from "../../../runtime/index.js";
 import type { ConsumerStep, StepHook } from "../../../runtime/handler/consumer-steps.js";
 import { startDatabaseFaultProxy, startKeybrakeEmulator, type DatabaseFaultProxy, type KeybrakeEmulator } from "../../../sandbox/index.js";
 import { createScratchDatabase } from "../guard/databases.js";
@@ -95,10 +95,16 @@ export class ModelWorld {
   readonly replicas: (Promise<RunningConsumer | undefined> | undefined)[] = [undefined, undefined];
   readonly kill = new KillSwitch();
   readonly logs: string[] = [];
-  /** What must never happen: a replica that could not start, an unhandled rejection or exception in the fleet. */
+  /**
+   * What must never happen: a replica that could not start or ended on its own (no process exit but by signal: a
+   * replica started into a database outage waits for it), an unhandled rejection or exception in the fleet.
+   */
   readonly failures: string[] = [];
   readonly queue: string;
   #started = 0;
+  /** Each replica's stop signal while it starts (the platform's SIGTERM to a replica still waiting for its database). */
+  readonly #stops: (AbortController | undefined)[] = [undefined, undefined];
+  #stopping = false;
 
   private constructor(readonly infra: ModelInfra, readonly cell: ModelCell, readonly store: Store, readonly run: number) {
     this.queue = infra.sandbox.queue(5_000);
@@ -142,6 +148,10 @@ export class ModelWorld {
 
   #start(i: number): Promise<RunningConsumer | undefined> {
     const generation = ++this.#started;
+    const stop = new AbortController();
+    this.#stops[i] = stop;
+    // A crash's restart that comes while the fleet stops is stopped too (it would wait for a refusing database).
+    if (this.#stopping) stop.abort();
     const { flow: _flow, event: _event, hook: _hook, ...shared } = consumerOptionsFor(this.sandbox, this.queue);
     const { keybrake, front } = this.infra;
     return startBillingConsumer({
@@ -155,7 +165,6 @@ export class ModelWorld {
         : {
             databaseUrl: this.store.proxy.urlFor(this.store.url),
             databaseTimeouts: { connectionTimeoutMillis: 1_000, query_timeout: 1_500, statement_timeout: 1_500 },
-            databaseStartWaitMs: 60_000,
           }),
       ...(this.cell.vault === "keybrake"
         ? {
@@ -181,8 +190,11 @@ export class ModelWorld {
       owner: `model-${this.run}-r${i}-g${generation}`,
       hook: this.kill.hookFor(i),
       log: (line) => this.log(`r${i}g${generation} ${line}`),
+      signal: stop.signal,
     }).catch((error: unknown) => {
-      this.failures.push(`replica ${i} (generation ${generation}) failed to start: ${String(error)}`);
+      // Stopped by the harness while it waited for the database: the platform's SIGTERM, not a failure.
+      if (stop.signal.aborted && error instanceof StartStoppedSignal) return undefined;
+      this.failures.push(`replica ${i} (generation ${generation}) ended on its own at start (no exit but by signal): ${String(error)}`);
       return undefined;
     });
   }
@@ -225,9 +237,16 @@ export class ModelWorld {
 
   async stopReplicas(): Promise<void> {
     this.kill.disarm();
-    for (const [i, replica] of this.replicas.entries()) {
-      await (await replica)?.close();
-      this.replicas[i] = undefined;
+    // A replica still waiting for a database that refuses would never finish starting: stop the wait first.
+    this.#stopping = true;
+    for (const stop of this.#stops) stop?.abort();
+    try {
+      for (const [i, replica] of this.replicas.entries()) {
+        await (await replica)?.close();
+        this.replicas[i] = undefined;
+      }
+    } finally {
+      this.#stopping = false;
     }
   }
 

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer } from "../../../runtime/consumer/consumer.js";
+import { ConsumerStartError } from "../../../runtime/consumer/servicebus-preflight.js";
 import { Guard } from "../../../runtime/guard/guard.js";
 import type { UsageEvent } from "../../../runtime/event/usage-event.js";
 import { startDatabaseFaultProxy, type DatabaseFaultMode, type DatabaseFaultProxy } from "../../../sandbox/database/index.js";
@@ -92,7 +93,7 @@ describe("a degraded PostgreSQL", () => {
     expect(logs.filter((line) => /dead-lettered/.test(line))).toEqual([]);
   });
 
-  it("a replica that starts during a hang waits for the database inside its startup window, then bills", async () => {
+  it("a replica that starts during a hang waits for the database (no bound by default), then bills", async () => {
     const queue = sandbox.queue(5_000);
     const batch = await makeEvents(sandbox, 5, (i) => ({ amountCents: 4_000 + i, billingPeriod: "2026-10" }));
     const sender = sandbox.client.createSender(queue);
@@ -105,7 +106,6 @@ describe("a degraded PostgreSQL", () => {
       databaseUrl: proxy.urlFor(database.url),
       maxConcurrentCalls: 4,
       databaseTimeouts: { connectionTimeoutMillis: 1_000, query_timeout: 1_500, statement_timeout: 1_500 },
-      databaseStartWaitMs: 60_000,
       log: (line) => logs.push(line),
     });
     await sleep(4_000);
@@ -127,8 +127,10 @@ describe("a degraded PostgreSQL", () => {
     const queue = sandbox.queue(5_000);
     const started = performance.now();
     const error = await startBillingConsumer({ ...consumerOptionsFor(sandbox, queue), databaseUrl: missing.toString(), log: () => {} }).catch((e: unknown) => e);
-    expect(String(error)).toMatch(/chargeguard_no_such_database/);
-    // Not the startup window's wait (120 s by default).
+    // A wrong DATABASE_URL, named: the generated consumer exits 2 on it.
+    expect(error).toBeInstanceOf(ConsumerStartError);
+    expect(String(error)).toMatch(/DATABASE_URL .*chargeguard_no_such_database/);
+    // Not a wait for a database that will never be there.
     expect(performance.now() - started).toBeLessThan(20_000);
   });
 });
