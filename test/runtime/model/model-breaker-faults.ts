@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { command } from "./model-command.js";
 import { makeEvent } from "./model-commands.js";
-import { moneyPaths, timesBilled, usesVault } from "./model-cells.js";
+import { moneyPaths, usesVault } from "./model-cells.js";
+import { timesBilledEvent } from "./model-event-match.js";
 import type { ModelEvent, MoneyModel } from "./model-invariants.js";
 import { restrictFlowKey } from "./restricted-key.js";
 import { queueCalm, until } from "./model-waits.js";
@@ -67,7 +68,7 @@ export const outageInArrears = (of: OutageOf) =>
         const openIn = (replica: number) => r.logs.slice(opened).some((line) => line.startsWith(`r${replica}g`) && line.includes(`${of} is down or throttling`));
         if (!(await until(() => openIn(0) && openIn(1), arrearsOutage.openWithinMs))) r.log(`model: not both breakers opened within ${arrearsOutage.openWithinMs} ms of the ${of} outage`);
         endOutage(r, of);
-        const billed = () => events.filter((e) => timesBilled(r.sandbox.stripe.ledger, r.cell.flow, e.body.stripeCustomerId) >= 1).length;
+        const billed = () => events.filter((e) => timesBilledEvent(r.sandbox.stripe.ledger, r.cell.flow, e.body) >= 1).length;
         if (!(await until(() => billed() === events.length, arrearsOutage.billedWithinMs))) {
           throw new Error(`billing ${period} in arrears: ${billed()} of ${events.length} billed within ${arrearsOutage.billedWithinMs} ms of the ${of} outage ending (a breaker's probe refused?)`);
         }

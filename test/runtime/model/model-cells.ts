@@ -1,7 +1,7 @@
 // The matrix the money model runs over (flow x store x vault) and what differs per flow: the event definition the
-// consumer gets, the Stripe requests that move money (where injected faults land), and the ground truth read back
-// from the Stripe emulator's ledger. Every flow takes the same usage body (a UsageEvent; the meter flow adds `at`),
-// so one model of events serves all four.
+// consumer gets, the Stripe requests that move money (where injected faults land), and what each flow's billing is
+// (model-event-match.ts reads the ground truth per event back from the Stripe emulator's ledger). Every flow takes
+// the same usage body (a UsageEvent; the meter flow adds `at`), so one model of events serves all four.
 import { z } from "zod";
 import {
   chargeFlow,
@@ -15,7 +15,6 @@ import {
   type MeterEventRequest,
   type UsageEvent,
 } from "../../../runtime/index.js";
-import type { StripeLedger } from "../../../sandbox/index.js";
 
 export const modelFlows = ["payment-intent", "charge", "invoice", "meter-event"] as const;
 export const modelStores = ["pglite", "postgres"] as const;
@@ -129,17 +128,3 @@ export const refusesUnknownCustomer: Record<ModelFlow, boolean> = { "payment-int
 export const declinesCards: Record<ModelFlow, boolean> = { "payment-intent": true, charge: true, invoice: true, "meter-event": false };
 /** Whether the flow reserves the event's amount against the period's cap. */
 export const reservesSpend: Record<ModelFlow, boolean> = { "payment-intent": true, charge: true, invoice: true, "meter-event": false };
-
-/** The ground truth: how many times Stripe billed this customer (succeeded PaymentIntents, charges, paid invoices, meter events). */
-export function timesBilled(ledger: StripeLedger, flow: ModelFlow, stripeCustomerId: string): number {
-  switch (flow) {
-    case "payment-intent":
-      return ledger.paymentIntents(stripeCustomerId).filter((pi) => pi.status === "succeeded").length;
-    case "charge":
-      return ledger.charges(stripeCustomerId).filter((charge) => charge.status === "succeeded").length;
-    case "invoice":
-      return ledger.invoices(stripeCustomerId).filter((invoice) => invoice.status === "paid").length;
-    case "meter-event":
-      return ledger.meterEvents().filter((event) => event.event_name === modelMeterEvent && event.payload.stripe_customer_id === stripeCustomerId).length;
-  }
-}

@@ -15,6 +15,9 @@ import { keyFaultCommands } from "./model-key-faults.js";
 import { poisonCommands } from "./model-poison.js";
 import { reconcileBesideFleet } from "./model-reconciler.js";
 import { modelSpendCaps, modelTimings, type ModelWorld } from "./model-world.js";
+import { customerCommands } from "./model-customers.js";
+import { calendarCommands } from "./model-calendar.js";
+import { retryRefusedCommands } from "./model-retry-refused.js";
 
 type Cmd = fc.AsyncCommand<MoneyModel, ModelWorld>;
 
@@ -174,7 +177,7 @@ const crossKeyWindow = command("a day passes (Stripe's 24 h key window)", async 
  * waits for the database, however long, while the run goes on (drawn while the database refuses too: a replica that
  * gave up would fail the run, runtime/consumer/database-at-start.ts).
  */
-async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
+export async function restartAfter(r: ModelWorld, advanceMs: number): Promise<void> {
   await r.stopReplicas();
   r.sandbox.clock.advance(advanceMs);
   r.startReplica(0);
@@ -214,6 +217,7 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
     fc.tuple(kind, amount(), currency).map(([k, a, c]) => send(k, a, c)),
     fc.nat().map(duplicate),
+    ...customerCommands(),
     fc.constant(resubmit),
     fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(...consumerSteps)).map(([replica, step]) => crash(replica, step)),
     fc.tuple(fc.constantFrom<StripeFaultKind>("rateLimit", "serverError", "timeout", "dropped"), fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 })).map(([k, times]) =>
@@ -226,6 +230,8 @@ export function moneyCommands(): fc.Arbitrary<Cmd>[] {
     fc.constant(leaseExpiry),
     fc.constant(crossKeyWindow),
     fc.constant(monthTurns),
+    ...calendarCommands(),
+    ...retryRefusedCommands(),
     fc.constant(reconcilerBeside),
     fc.integer({ min: 200, max: 1_500 }).map(pause),
     fc.constant(heal),

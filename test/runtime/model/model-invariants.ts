@@ -1,14 +1,17 @@
 // What the money model checks. During a run: no billing charged twice, ever (safety holds at every step). After the
 // run: every fault healed, the fleet run until the queue is empty, dead letters a dependency caused resubmitted (as an
 // operator does once it is fixed), a burst of fresh demand billed within a stated time, the fleet stopped, the
-// reconciler run over what is left pending; then each valid event billed exactly once at Stripe (the emulator's
-// ledger is the ground truth), refused ones never, the spend ledger equal to the billed and pending reservations and
-// to the valid billings' amounts, nothing pending, and no replica lost to an unhandled error; and at the Stripe
-// emulator, read through its API (stripe-holdings.ts): every money object maps to one record, a billed total per
-// (period, currency) within its cap. A valid billing in a capped currency may go unbilled only refused by the cap.
+// reconciler run over what is left pending (first one record a run, so none is out of its reach: model-windows.ts);
+// then each valid event billed exactly once at Stripe (the emulator's ledger is the ground truth), refused ones never,
+// the spend ledger equal to the billed and pending reservations and to the valid billings' amounts, nothing pending,
+// and no replica lost to an unhandled error; and at the Stripe emulator, read through its API (stripe-holdings.ts):
+// every money object maps to one record, a billed total per (period, currency) within its cap. A valid billing in a
+// capped currency may go unbilled only refused by the cap.
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
-import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, timesBilled, type ModelEventBody } from "./model-cells.js";
+import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, type ModelEventBody } from "./model-cells.js";
+import { capCouldRefuse, isLetterOf, isRecordOf, periodOfObject, timesBilledEvent } from "./model-event-match.js";
+import { recoveryReachesEveryRecord, tooOldToMeter } from "./model-windows.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
 
@@ -26,6 +29,8 @@ export interface MoneyModel {
   messages: number;
   /** The faults on now (by dependency), until healed. */
   faults: Set<string>;
+  /** How many events the commands sent; the drain's own follow (set when it sends them). */
+  drawn?: number;
 }
 
 /** Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay. */
@@ -49,7 +54,7 @@ const capped = (event: ModelEvent): boolean => (modelSpendCaps.currencies as rea
 /** Safety, at any moment: no billing charged more than once. */
 export function chargedTwice(world: ModelWorld, model: MoneyModel): string[] {
   return model.events.flatMap((event) => {
-    const times = timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId);
+    const times = timesBilledEvent(world.sandbox.stripe.ledger, world.cell.flow, event.body);
     return times > 1 ? [`${event.kind} event for ${event.body.stripeCustomerId} billed ${times} times`] : [];
   });
 }
@@ -91,6 +96,7 @@ export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEv
   await quiescent(world);
   await world.stopReplicas();
   world.log("model: fleet stopped");
+  violations.push(...(await recoveryReachesEveryRecord(world)));
   await reconcileLeftovers(world);
   world.log("model: reconciled");
   violations.push(...(await outcomeViolations(world, model)));
@@ -108,8 +114,7 @@ async function atStripe(world: ModelWorld, model: MoneyModel): Promise<string[]>
     "SELECT record_key, idempotency_key, state, object_id, spend_period, spend_currency, spend_amount FROM guard_records",
   );
   const held = await stripeHoldings(world, customers);
-  const periodOf = new Map(model.events.map((e) => [e.body.stripeCustomerId, e.body.billingPeriod]));
-  return [...stripeViolations(flow, held, records), ...capViolations(held, periodOf, modelSpendCaps)];
+  return [...stripeViolations(flow, held, records), ...capViolations(held, periodOfObject(model.events), modelSpendCaps)];
 }
 
 async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEvent: MakeEvent): Promise<string[]> {
@@ -120,6 +125,7 @@ async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEven
   const half = modelSpendCaps.capCents / 2;
   const overCap = [await makeEvent("valid", { amountCents: half + 1_001, currency: "eur" }), await makeEvent("valid", { amountCents: half + 1_002, currency: "eur" })];
   const refused = [await makeEvent("declined"), await makeEvent("unknown-customer"), ...overCap];
+  model.drawn = model.events.length;
   model.events.push(...burst, ...refused);
   const started = performance.now();
   const sender = world.sandbox.client.createSender(world.queue);
@@ -129,7 +135,7 @@ async function demandReturnsCheck(world: ModelWorld, model: MoneyModel, makeEven
     await sender.close();
   }
   const until = started + demandReturns.withinMs;
-  const done = () => burst.filter((event) => timesBilled(world.sandbox.stripe.ledger, world.cell.flow, event.body.stripeCustomerId) >= 1).length;
+  const done = () => burst.filter((event) => timesBilledEvent(world.sandbox.stripe.ledger, world.cell.flow, event.body) >= 1).length;
   while (done() < burst.length && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
   const billed = done();
   return billed === burst.length ? [] : [`demand returned after the faults: ${billed} of ${burst.length} fresh events billed within ${demandReturns.withinMs} ms (the rate did not come back)`];
@@ -175,18 +181,22 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
   const rows = await records(world);
   let expectedSpend = 0;
   for (const event of model.events) {
-    const times = timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
+    const times = timesBilledEvent(ledger, world.cell.flow, event.body);
     const expected = expectedBillings(world, event);
     if (expected === 1 && times === 1 && reservesSpend[world.cell.flow]) expectedSpend += event.body.amountCents;
     if (times === expected) continue;
     const who = event.body.customerId;
-    const record = rows.find((row) => row.who.includes(who));
-    const letter = dead.find((message) => JSON.stringify(message.body ?? "").includes(who));
-    // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted), no record left.
-    if (times === 0 && capped(event) && letter?.deadLetterReason === "SpendCapExceeded" && record === undefined) continue;
+    const record = rows.find((row) => isRecordOf(row.who, event.body));
+    const letter = dead.find((message) => isLetterOf(message.body, event.body));
+    // A cap that binds refuses a billing for good: dead-lettered SpendCapExceeded (and refused again when resubmitted),
+    // no record left; only when its own (period, currency)'s billings could have reached the cap (model-event-match.ts).
+    const byCap = letter?.deadLetterReason === "SpendCapExceeded" && capCouldRefuse(model, event, modelSpendCaps.capCents, letter.deadLetterDescription);
+    if (times === 0 && capped(event) && byCap && record === undefined) continue;
     // A meter event a day old that Stripe cannot say it holds (no look-up by identifier past its window): held for an
     // operator with its reservation, never re-sent (it could count twice).
     if (times === 0 && record?.state === "unsettleable" && world.cell.flow === "meter-event") continue;
+    // Usage more than 35 days old when delivered: Stripe refuses its timestamp, and it is dead-lettered saying so.
+    if (times === 0 && tooOldToMeter(world, event, letter)) continue;
     violations.push(
       `${event.kind} event ${who} (${event.body.amountCents} ${event.body.currency}) billed ${times} times, expected ${expected}` +
         ` (record: ${record ? record.state : "none"}; dead letter: ${letter ? `${letter.deadLetterReason}: ${letter.deadLetterDescription}` : "none"})`,
@@ -202,8 +212,8 @@ async function outcomeViolations(world: ModelWorld, model: MoneyModel): Promise<
   }
   const held = rows.filter((row) => row.state === "unsettleable");
   for (const row of held) {
-    const event = model.events.find((e) => row.who.includes(e.body.customerId));
-    const billed = event === undefined ? 0 : timesBilled(ledger, world.cell.flow, event.body.stripeCustomerId);
+    const event = model.events.find((e) => isRecordOf(row.who, e.body));
+    const billed = event === undefined ? 0 : timesBilledEvent(ledger, world.cell.flow, event.body);
     if (event && billed === 0 && reservesSpend[world.cell.flow]) expectedSpend += Number(row.amount ?? 0);
   }
   const ledgerRows = await world.query<{ period: string; currency: string; committed: string | number }>(

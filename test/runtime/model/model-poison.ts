@@ -7,7 +7,7 @@ import { command } from "./model-command.js";
 import { makeEvent } from "./model-commands.js";
 import type { ModelEvent, MoneyModel } from "./model-invariants.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
-import { timesBilled } from "./model-cells.js";
+import { timesBilledEvent } from "./model-event-match.js";
 import { queueCalm, until } from "./model-waits.js";
 
 export type RefusedBytes = "nul" | "surrogate";
@@ -45,7 +45,7 @@ export const poisonAmong = (bytes: RefusedBytes, valid: number, base: number) =>
     if (!(await until(() => letter() !== undefined, withinMs))) throw new Error(`the event with a ${bytes} was not dead-lettered within ${withinMs} ms (retried instead of refused)`);
     const reason = letter()?.deadLetterReason;
     if (reason !== "InvalidEvent") throw new Error(`the event with a ${bytes} was dead-lettered ${reason} (${letter()?.deadLetterDescription}), not InvalidEvent`);
-    const billed = () => events.every((event) => timesBilled(r.sandbox.stripe.ledger, r.cell.flow, event.body.stripeCustomerId) >= 1);
+    const billed = () => events.every((event) => timesBilledEvent(r.sandbox.stripe.ledger, r.cell.flow, event.body) >= 1);
     if (!(await until(() => billed() && queueCalm(r), withinMs))) throw new Error(`the ${valid} valid events batched with a ${bytes} were not all billed within ${withinMs} ms`);
     // An attempt spent is a retry scheduled as the next attempt ("retry 2 as ..."); a wait for Stripe's budget is not one.
     const spent = r.logs.filter((line) => events.some((e) => line.includes(e.body.customerId)) && /outcome unknown|; retry \d+ as /.test(line));

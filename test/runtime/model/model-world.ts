@@ -57,8 +57,11 @@ export const modelTimings = {
  * The spend caps that bind: each of these currencies is capped at `capCents` per period (the events' amounts run
  * 10,000-500,000, so a period's second or third billing, or one large one alone, is refused SpendCapExceeded).
  * `uncapped` bills under the default cap that never binds: the fresh demand after the faults, which must be billed.
+ * `vaultExpectedCents` sizes the vault's keys (each (period, currency)'s budget at the vault: 660,000 a day): above
+ * every cap the guard holds and the demand's, so the vault never refuses what the guard allows, while a vault that
+ * counted every currency of a period against one budget would refuse a run's usd, eur and gbp together.
  */
-export const modelSpendCaps = { currencies: ["usd", "eur"] as const, capCents: 400_000, uncapped: "gbp", defaultCapCents: 10_000_000 };
+export const modelSpendCaps = { currencies: ["usd", "eur"] as const, capCents: 400_000, uncapped: "gbp", defaultCapCents: 10_000_000, vaultExpectedCents: 600_000 };
 
 /** Freezes the first flow of `replica` that reaches `step`, for good: that replica is "killed" there. */
 class KillSwitch {
@@ -188,6 +191,7 @@ export class ModelWorld {
         : {}),
       periodCapCents: modelSpendCaps.defaultCapCents,
       periodCaps: Object.fromEntries(modelSpendCaps.currencies.map((currency) => [currency, modelSpendCaps.capCents])),
+      expectedPeriodTotalCents: modelSpendCaps.vaultExpectedCents,
       leaseMs: modelTimings.leaseMs,
       maxConcurrentCalls: 4,
       breakers: { firstProbeDelayMs: 300, maxProbeDelayMs: 1_000 },

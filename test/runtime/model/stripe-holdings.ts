@@ -145,17 +145,18 @@ export function stripeViolations(flow: ModelFlow, held: readonly StripeMoneyObje
 
 /**
  * Stripe's billed total per (period, currency) stays at or under the cap, for each capped currency: the cap read
- * where the money is, not in the guard's ledger. The period is the billed event's (`periodOf` its Stripe customer).
+ * where the money is, not in the guard's ledger. The period is the billed event's (`periodOf` the object: a customer
+ * may be billed in several periods).
  */
 export function capViolations(
   held: readonly StripeMoneyObject[],
-  periodOf: ReadonlyMap<string, string>,
+  periodOf: (object: StripeMoneyObject) => string | undefined,
   caps: { currencies: readonly string[]; capCents: number },
 ): string[] {
   const totals = new Map<string, number>();
   for (const object of held) {
     if (!object.billed || object.kind === "invoice item" || object.kind === "meter event" || !caps.currencies.includes(object.currency)) continue;
-    const at = `${periodOf.get(object.customer) ?? "unknown period"}/${object.currency}`;
+    const at = `${periodOf(object) ?? "unknown period"}/${object.currency}`;
     totals.set(at, (totals.get(at) ?? 0) + object.amount);
   }
   return [...totals].filter(([, total]) => total > caps.capCents).map(([at, total]) => `Stripe billed ${total} in ${at}, over its cap of ${caps.capCents}`);
