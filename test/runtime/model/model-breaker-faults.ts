@@ -59,7 +59,8 @@ export const outageInArrears = (of: OutageOf) =>
         else r.sandbox.stripe.faults.inject({ method: "POST", path: moneyPaths[r.cell.flow], action: "serverError", saved: false });
         const events: ModelEvent[] = [];
         for (let i = 0; i < arrearsOutage.events; i++) {
-          const event = await makeEvent(r, "valid", 70_000 + m.events.length * 10 + i, modelSpendCaps.uncapped);
+          // Small: two outages in one run bill the same arrears period under one vault budget (model-world.ts).
+          const event = await makeEvent(r, "valid", 7_000 + m.events.length * 10 + i, modelSpendCaps.uncapped);
           events.push({ ...event, body: { ...event.body, billingPeriod: period } });
         }
         m.events.push(...events);

@@ -24,7 +24,8 @@ export const keyRefused = (refusal: KeyRefusal) =>
   command(`stripe refuses the key (${refusal === "revoked" ? "401, revoked" : "403, permission taken"})`, async (m: MoneyModel, r: ModelWorld) => {
     m.faults.add("stripe key");
     const fault = r.sandbox.stripe.faults.inject({ path: moneyPaths[r.cell.flow], action: refusal === "revoked" ? "revokedKey" : "missingPermission" });
-    const event = await makeEvent(r, "valid", 60_000 + m.events.length, modelSpendCaps.uncapped);
+    // Small: the vault's budget for the uncapped currency is nearly filled by the fresh demand (model-world.ts).
+    const event = await makeEvent(r, "valid", 6_000 + m.events.length, modelSpendCaps.uncapped);
     m.events.push(event);
     await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
     if (!(await until(() => fault.hits > 0, refusalMetWithinMs))) r.log(`model: no request met the refused key within ${refusalMetWithinMs} ms`);

@@ -56,7 +56,8 @@ export const modelTimings = {
 /**
  * The spend caps that bind: each of these currencies is capped at `capCents` per period (the events' amounts run
  * 10,000-500,000, so a period's second or third billing, or one large one alone, is refused SpendCapExceeded).
- * `uncapped` bills under the default cap that never binds: the fresh demand after the faults, which must be billed.
+ * `uncapped` bills under the default cap that never binds: the fresh demand after the faults, which must be billed
+ * (the fault commands' own billings in it are small: the demand nearly fills its budget at the vault).
  * `vaultExpectedCents` sizes the vault's keys (each (period, currency)'s budget at the vault: 660,000 a day): above
  * every cap the guard holds and the demand's, so the vault never refuses what the guard allows, while a vault that
  * counted every currency of a period against one budget would refuse a run's usd, eur and gbp together.
