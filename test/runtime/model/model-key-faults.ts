@@ -35,10 +35,11 @@ export const keyRefused = (refusal: KeyRefusal) =>
 const refusalMetWithinMs = 5_000;
 
 /**
- * The key commands, drawn among the others (model-commands.ts), three times as often as one of them: the npm-test size must
- * meet a refused key in a cell where a wrong probe is refused for ever (defect 2 reintroduced, money-model.e2e.test.ts).
+ * The key commands, drawn among the others (model-commands.ts), five times as often as one of them (three times was
+ * enough before the merged command set doubled the list): the npm-test size must meet a refused key in a cell where a
+ * wrong probe is refused for ever (defect 2 reintroduced, money-model.e2e.test.ts).
  */
 export function keyFaultCommands(): fc.Arbitrary<fc.AsyncCommand<MoneyModel, ModelWorld>>[] {
   const refused = fc.constantFrom<KeyRefusal>("revoked", "permission").map(keyRefused);
-  return [refused, refused, refused];
+  return [refused, refused, refused, refused, refused];
 }

@@ -32,13 +32,13 @@ export const retryRefusedThenADay = (kind: EventKind, base: number, currency: st
   );
 
 /**
- * A billing Stripe would take or one it refuses, in a capped currency; twice in the list (as likely as a fresh send),
- * so the small size meets it in most files (with it once, two of two files at the default size missed a defect only
- * it reaches).
+ * A billing Stripe would take or one it refuses, in a capped currency; four times in the list (twice was as likely as
+ * a fresh send until the merged command set doubled the list), so the small size meets it in most files (with it
+ * once, two of two files at the default size missed a defect only it reaches).
  */
 export function retryRefusedCommands(): fc.Arbitrary<ReturnType<typeof command>>[] {
   const retried = fc
     .tuple(fc.constantFrom<EventKind>("valid", "unknown-customer"), fc.integer({ min: 100, max: 2_000 }), fc.constantFrom(...modelSpendCaps.currencies))
     .map(([kind, base, currency]) => retryRefusedThenADay(kind, base, currency));
-  return [retried, retried];
+  return [retried, retried, retried, retried];
 }
