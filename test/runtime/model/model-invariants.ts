@@ -6,7 +6,7 @@
 // the spend ledger equal to the billed and pending reservations and to the valid billings' amounts, nothing pending,
 // and no replica lost to an unhandled error; and at the Stripe emulator, read through its API (stripe-holdings.ts):
 // every money object maps to one record, a billed total per (period, currency) within its cap. A valid billing in a
-// capped currency may go unbilled only refused by the cap.
+// capped currency may go unbilled only refused by the cap. Every run's drain also meets a poison batch (model-poison.ts).
 import { resubmitDeadLetters } from "../../../runtime/operator/index.js";
 import { runReconciler } from "../../../prove/contender/reconciler-run.js";
 import { declinesCards, type ModelCell, refusesUnknownCustomer, reservesSpend, type ModelEventBody } from "./model-cells.js";
@@ -14,6 +14,7 @@ import { capCouldRefuse, isLetterOf, isRecordOf, periodOfObject, timesBilledEven
 import { recoveryReachesEveryRecord, tooOldToMeter } from "./model-windows.js";
 import { modelSpendCaps, type ModelWorld } from "./model-world.js";
 import { capViolations, stripeHoldings, stripeViolations, type GuardRecordRow } from "./stripe-holdings.js";
+import { poisonBatch } from "./model-poison.js";
 
 export type EventKind = "valid" | "declined" | "unknown-customer";
 
@@ -91,6 +92,11 @@ export async function drainAndCheck(world: ModelWorld, model: MoneyModel, makeEv
     if (report.moved.length === 0) break;
   }
   world.log("model: drained");
+  // Every run meets a NUL or a lone surrogate (by run) batched with two valid events, with nothing else faulty and the
+  // queue calm: refused alone as InvalidEvent, the valid ones billed on their first try (model-poison.ts).
+  await quiescent(world);
+  await poisonBatch(model, world, { bytes: world.run % 2 === 0 ? "nul" : "surrogate", valid: 2, base: 11, check: true });
+  world.log("model: poison refused alone");
   violations.push(...(await demandReturnsCheck(world, model, makeEvent)));
   world.log("model: demand billed");
   await quiescent(world);
