@@ -58,11 +58,12 @@
 // replays on this command set only (CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path>
 // CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' ... -t "<test>"); a change to the draws moves every seed.
 // - Defect 1, a record forgotten although an SDK retry of its request may have reached Stripe: `maybeSent: false` in
-//   place of `sends.maybeSent()` in runtime/guard/guarded-run.ts (a42a659 undone). Found by the first file of two, "on
+//   place of `sends.maybeSent()` in runtime/guard/guarded-run.ts (a42a659 undone). Found by the first file, "on
 //   pglite" CHARGEGUARD_MODEL_SEED=749360377 (path 0:3, replayPath AC:C), payment-intent/plain, opening with the SDK
 //   retry refused (valid, 10,600 usd): "valid event acct-cus_... (10600 usd) billed 2 times, expected 1 (record:
-//   done; dead letter: none)"; its "on postgres" passed, and so did the second file (108 s). Before the opening it
-//   was missed by four files of four on this command set.
+//   done; dead letter: none)"; its "on postgres" passed, and so did the second file (108 s); the third found it "on
+//   pglite", 219375233 (path 0, unshrunk in the time limit), payment-intent/keybrake+plain, the opening (valid,
+//   199,300 usd): "billed 2 times, expected 1". Two files of three; before the opening, missed by four of four.
 // - Defect 2, the pause after a refused key probing with the plain key and a PaymentIntents read: the probe in
 //   runtime/consumer/message-intake.ts as before b29c9a9 (`stripeFor(options.stripe.apiKey)` and `paymentIntents.list`,
 //   only when STRIPE_API_KEY is set). Found by one file of one, "on pglite" CHARGEGUARD_MODEL_SEED=-860690592 (path
