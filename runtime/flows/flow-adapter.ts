@@ -48,7 +48,12 @@ export interface FlowAdapter<R> {
  * the rate governor and the breaker never see a vault's cap as Stripe's 429: the one place for all flows.
  */
 export function flowContext(context: GuardContext, now: number, keyWindowMs = stripeKeyWindowMs, stripeCall = unobservedStripeCall): FlowContext {
-  const vaultAware: StripeCallObserver = (operation, call) => stripeCall(operation, () => vaultAnswered(call));
+  // No try once the lease lapsed, governed or not: another delivery may hold the record by then.
+  const vaultAware: StripeCallObserver = (operation, call) =>
+    stripeCall(operation, () => {
+      context.signal.throwIfAborted();
+      return vaultAnswered(call);
+    });
   const attemptEnds = Math.max(now, context.leaseUntil?.getTime() ?? now);
   return { ...context, now, pastKeyWindow: attemptEnds - context.createdAt.getTime() >= keyWindowMs, stripeCall: vaultAware };
 }

@@ -60,7 +60,8 @@ export function runFlowGuarded(flow: FlowAdapter<unknown>, record: FlowRunRecord
     async (context) => {
       // Governed when the caller runs a governor and breakers; each call waits within the lease.
       const observed = way.stripeCall ?? unobservedStripeCall;
-      const stripeCall = way.governance === undefined ? observed : governedStripeCall(observed, way.governance, context.leaseUntil?.getTime());
+      const stripeCall =
+        way.governance === undefined ? observed : governedStripeCall(observed, way.governance, context.leaseUntil?.getTime(), { now: way.now, signal: context.signal });
       const keyRequest = { expectedTotalCents: way.expectedTotalCents(period), ...(currency === undefined ? {} : { currency }) };
       return withPeriodKey(way.keys, period, keyRequest, (apiKey) =>
         slot(() => flow.execute(way.stripeFor(apiKey), request, flowContext(context, way.now(), keyWindowMs, stripeCall))),

@@ -6,6 +6,7 @@
 import type { Clock } from "../core/clock.js";
 import { stripeKeyWindowMs, type FlowAdapter } from "../flows/flow-adapter.js";
 import { builtInFlows, type FlowRegistry } from "../flows/flow-registry.js";
+import { configurationReason } from "../flows/stripe-error-class.js";
 import { runFlowGuarded } from "../flows/guarded-flow-run.js";
 import type { GuardOutcome } from "../guard/guarded-run.js";
 import type { Guard, GuardRecord } from "../guard/guard.js";
@@ -39,8 +40,8 @@ export interface ReconcileReport {
    */
   refused: number;
   /**
-   * Of the unverifiable and refused, those past Stripe's key window, which no later run can settle: moved out of the
-   * way as `unsettleable` (kept, reservation counted) for an operator (`Guard.unsettleable`, `resolveUnsettleable`),
+   * Of the unverifiable and refused, those past Stripe's key window, which no later run can settle (not a refused key
+   * or a vault's cap: those bill on a later run): moved out of the way as `unsettleable` (kept, reservation counted) for an operator (`Guard.unsettleable`, `resolveUnsettleable`),
    * so the newer pending records behind them are reached.
    */
   held: number;
@@ -102,6 +103,14 @@ function actionOf(outcome: GuardOutcome): { action: ReconcileAction; objectId?: 
   }
 }
 
+/**
+ * A refusal no later run can change: Stripe refused the request itself. Not a refused key (401/403: the key is fixed,
+ * the same billing goes through) nor a vault's cap (its budget is raised or its day starts afresh).
+ */
+function refusedForGood(outcome: GuardOutcome): boolean {
+  return outcome.kind === "mismatch" || (outcome.kind === "invalid" && outcome.reason !== configurationReason);
+}
+
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const { guard } = options;
   const store = options.telemetry ? options.telemetry.instrumentStore(guard) : guard;
@@ -159,9 +168,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     const result = actionOf(outcome);
     note(record, result);
     // Past the key window nothing a later run does can settle it: out of the way, kept, for an operator. (Oldest
-    // first, such records kept their place and starved every record behind them.)
+    // first, such records kept their place and starved every record behind them.) Only Stripe's verdict on the
+    // request holds a record: a refused key (401/403) or a vault's cap is the run's, and the next run bills it.
     const pastWindow = clock.now() - record.createdAt.getTime() >= (options.keyWindowMs ?? stripeKeyWindowMs);
-    if ((result.action === "unverifiable" || (result.action === "refused" && pastWindow)) && (await guard.holdUnsettleable(record.scope, record.key, result.detail ?? result.action))) {
+    const verdict = result.action === "unverifiable" || (result.action === "refused" && pastWindow && refusedForGood(outcome));
+    if (verdict && (await guard.holdUnsettleable(record.scope, record.key, result.detail ?? result.action))) {
       report.held++;
     }
   }

@@ -63,7 +63,7 @@ describe("a generated consumer project", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(project, 300_000));
-    expect(stdout).toMatch(/Tests\s+25 passed \(25\)/);
+    expect(stdout).toMatch(/Tests\s+26 passed \(26\)/);
   }, 300_000);
 
   it("npm start -- --print-settings prints the queue's entry of `chargeguard plan --stack dev --json` and exits 0", async () => {
@@ -200,7 +200,7 @@ describe("a generated consumer project for --flow invoice", () => {
 
   it("passes its own tests against the sandbox", async () => {
     const { stdout } = await run("npm", ["test"], inProject(invoiceProject, 300_000));
-    expect(stdout).toMatch(/Tests\s+24 passed \(24\)/);
+    expect(stdout).toMatch(/Tests\s+25 passed \(25\)/);
   }, 300_000);
 });
 

@@ -34,8 +34,13 @@ export interface MoneyModel {
   drawn?: number;
 }
 
-/** Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay. */
-export const resubmittedReasons = ["SpendCapExceeded", "EventDeadlineExceeded", "RetryAttemptsExhausted", "VaultKeyRefused", "StripeConfigurationError"];
+/**
+ * Dead letters an operator resubmits once the dependency is fixed; the others (invalid, refused by Stripe) stay.
+ * MaxDeliveryCountExceeded is the broker's: a key refused (403) long enough that a message was delivered to paused
+ * replicas ten times (the large size found it: meter-event/postgres/keybrake, seed -458517824). Nothing is charged
+ * and the operator resubmits it once the key is fixed; a pause that does not spend deliveries is issue 41's open item.
+ */
+export const resubmittedReasons = ["SpendCapExceeded", "EventDeadlineExceeded", "RetryAttemptsExhausted", "VaultKeyRefused", "StripeConfigurationError", "MaxDeliveryCountExceeded"];
 
 /** Fresh demand after the faults end (the learned rate must come back): this many valid events, billed within this time. */
 export const demandReturns = { events: 6, withinMs: 15_000 };

@@ -6,16 +6,15 @@
 // once at Stripe, every money object one guard record, Stripe's total per (period, currency) within its cap. And the
 // calendar's long edges (model-calendar.ts): 35 days passing with billings pending (a meter event past Stripe's
 // identifier and timestamp windows is held unsettleable, the newer billing behind it still reached: model-windows.ts),
-// and the vault's daily reset crossed twice with billings in flight, the guard's cap per period holding though the
-// vault's day starts afresh; one customer in two currencies through the vault's keys (a vault counting both against
-// one budget refuses the second: defect 6 of #41); an SDK retry met by 429s after its first try was executed, then
-// a day (model-retry-refused.ts: defects 1 and 4). Every flow on PGlite, in one file so the emulators start once.
+// and one customer in two currencies through the vault's keys (a vault counting both against one budget refuses the
+// second: defect 6 of #41). Every flow on PGlite, in one file so the emulators start once. The calendar crossed with
+// billings in flight (the vault's daily reset, an SDK retry refused then a day) is money-model-calendar-in-flight:
+// a file of its own, so the e2e pool runs the two halves side by side (one file took 270 s, near CI's critical path).
 import { describe, it } from "vitest";
 import { modelFlows } from "./model-cells.js";
 import { scenarioCommands } from "./model-commands.js";
-import { meterWindowPasses, vaultDayResets } from "./model-calendar.js";
+import { meterWindowPasses } from "./model-calendar.js";
 import { billAgain } from "./model-customers.js";
-import { retryRefusedThenADay } from "./model-retry-refused.js";
 import { checkScenario, modelInfraForFile } from "./money-model.js";
 
 const infra = modelInfraForFile();
@@ -82,31 +81,6 @@ describe("35 days pass with billings pending (Stripe's meter-event window)", () 
         meterWindowPasses(),
         send("valid", 33, "usd"),
         pause(1_500),
-      ]);
-    }, 120_000);
-  }
-});
-
-describe("the vault's daily reset crossed with billings in flight", () => {
-  for (const flow of modelFlows) {
-    it(`${flow}: two UTC midnights crossed, Stripe's answers held past the timeout: billed once each, the month's cap holding`, async () => {
-      // 2 x 150,000 usd before the first reset, 2 x 150,000 usd before the second: the vault's day starts afresh,
-      // the guard's usd cap for the month (400,000) does not (one of the second pair is refused SpendCapExceeded,
-      // unless that midnight also turns the month on the file's clock).
-      await checkScenario(infra(), { flow, store: "pglite", vault: "keybrake" }, [vaultDayResets(1_500, "usd"), pause(1_000), vaultDayResets(1_500, "usd"), pause(1_000)]);
-    }, 120_000);
-  }
-});
-
-describe("an SDK retry refused after its first try was executed, then a day passes", () => {
-  for (const flow of modelFlows) {
-    it(`${flow}: the first try timed out (executed), its retry met 429s, a day later: billed once, the refused one held`, async () => {
-      // The valid billing is found by look-up past the window (a meter event held unsettleable), never run afresh
-      // under a pruned key; the one Stripe refused (no such customer) is held unsettleable past the key window.
-      await checkScenario(infra(), { flow, store: "pglite", vault: "plain" }, [
-        retryRefusedThenADay("valid", 41, "usd"),
-        retryRefusedThenADay("unknown-customer", 42, "eur"),
-        pause(1_000),
       ]);
     }, 120_000);
   }

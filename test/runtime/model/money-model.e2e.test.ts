@@ -36,7 +36,7 @@
 // records"; the guard made to ignore its caps (no cap in Guard's claim, guard.ts) fails the payment-intent month run
 // (money-model-day.e2e.test.ts) on "Stripe billed 402003 in 2027-01/eur, over its cap of 400000", and so does
 // every drawn run of a flow that reserves spend (the drain's eur pair).
-// The large size is money-model-matrix.e2e.test.ts; the fault paths written out, money-model-faults.e2e.test.ts.
+// The large size is money-model-matrix.ts (a file per store); the fault paths written out, money-model-faults.e2e.test.ts.
 //
 // Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
 // must be dead-lettered SpendCapExceeded within 15 s; after every command no billing may be charged twice. Every

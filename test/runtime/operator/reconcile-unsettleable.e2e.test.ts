@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { meterEventFlow, type MeterEventRequest } from "../../../runtime/flows/meter-event-flow.js";
+import { paymentIntentFlow } from "../../../runtime/flows/payment-intent-flow.js";
 import { Guard } from "../../../runtime/guard/guard.js";
 import { reconcile } from "../../../runtime/operator/reconcile.js";
 import { stripeAccess, type StripeAccess } from "../../../runtime/stripe/stripe-access.js";
@@ -74,5 +75,40 @@ describe("records the reconciler cannot settle move out of its way (issue 41, de
     expect(await guard.unsettleable()).toEqual([]);
     expect(await guard.get("meter", { usageId: "old" })).toMatchObject({ state: "declined", declineReason: expect.stringContaining("never recorded") });
     expect((await guard.spend("2026-10", "usd")).committedCents).toBe(committedBefore - 500);
+  });
+
+  it("a refused key (403) past the key window is not a verdict: the record stays pending, and bills once the key is fixed", async () => {
+    // Found by the money model: an invoice billing held unsettleable that Stripe never billed, because the reconciler
+    // ran while the key lacked the flow's permission. The key is the run's problem, not the billing's.
+    const customer = await admin.customers.create({ name: "key-refused", invoice_settings: { default_payment_method: "pm_card_visa" } });
+    const key = "reconcile-key-refused";
+    const request = { amount: 4_200, currency: "usd", customer: customer.id, payment_method: "pm_card_visa", confirm: true, off_session: true, metadata: { idempotency_key: key } };
+    const stranded = await guard.run(
+      { scope: "pi", key: { usageId: key }, payload: request, spend: { period: "2026-11", currency: "usd", amount: 4_200 }, flow: "payment-intent", idempotencyKey: key },
+      async () => {
+        throw new Error("the answer was lost");
+      },
+    );
+    expect(stranded.kind).toBe("unknown");
+    clock.advance(25 * 3_600_000);
+    const flows = { "payment-intent": paymentIntentFlow as never };
+
+    const refused = emulator.faults.inject({ action: "missingPermission", path: "/v1/payment_intents" });
+    let report;
+    try {
+      report = await reconcile({ guard, stripe: access, clock, flow: "payment-intent", flows });
+    } finally {
+      refused.remove();
+    }
+    expect(refused.hits).toBeGreaterThan(0);
+    expect(report).toMatchObject({ examined: 1, refused: 1, held: 0 });
+    expect(report.outcomes[0]?.detail).toMatch(/StripeConfigurationError/);
+    expect((await guard.get("pi", { usageId: key }))?.state).toBe("pending");
+    expect(await guard.unsettleable()).toEqual([]);
+
+    // The key fixed: the next run bills it, once, at Stripe.
+    expect(await reconcile({ guard, stripe: access, clock, flow: "payment-intent", flows })).toMatchObject({ examined: 1, completed: 1, held: 0 });
+    expect((await guard.get("pi", { usageId: key }))?.state).toBe("done");
+    expect(emulator.ledger.paymentIntents(customer.id).filter((intent) => intent.metadata?.idempotency_key === key)).toHaveLength(1);
   });
 });
