@@ -43,12 +43,3 @@ export function retryRefusedCommands(): fc.Arbitrary<ReturnType<typeof command>>
   return [retried, retried, retried, retried];
 }
 
-/**
- * What a run may open with: a valid billing's SDK retry met by 429s then a day, in one run of three (none in the
- * others, to which it shrinks). Drawn among ~25 kinds of command it was missed by four files of four (defect 1 of
- * issue 41); opening a third of the runs, a file of eight runs meets it with odds 96 in 100, for ~6 s a run that draws it.
- */
-export function retryRefusedOpening(): fc.Arbitrary<ReturnType<typeof command>[]> {
-  const retried = fc.tuple(fc.integer({ min: 100, max: 2_000 }), fc.constantFrom(...modelSpendCaps.currencies)).map(([base, currency]) => [retryRefusedThenADay("valid", base, currency)]);
-  return fc.oneof({ arbitrary: fc.constant<ReturnType<typeof command>[]>([]), weight: 2 }, { arbitrary: retried, weight: 1 });
-}

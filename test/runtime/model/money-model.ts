@@ -8,7 +8,7 @@ import { postgresServerUrl } from "../../support/postgres-server.js";
 import { cellName, type ModelCell } from "./model-cells.js";
 import { makeEvent, moneyCommands } from "./model-commands.js";
 import { drainAndCheck, type MoneyModel } from "./model-invariants.js";
-import { retryRefusedOpening } from "./model-retry-refused.js";
+import { runOpenings } from "./model-openings.js";
 import { ModelWorld, modelSpendCaps, startModelInfra, type ModelInfra } from "./model-world.js";
 
 export interface MoneyModelCheck {
@@ -88,9 +88,9 @@ export async function checkScenario(infra: ModelInfra, cell: ModelCell, cmds: Cm
 export async function checkMoneyModel(check: MoneyModelCheck): Promise<void> {
   const replayPath = process.env.CHARGEGUARD_MODEL_REPLAY_PATH;
   const commands = fc.commands(moneyCommands(), { maxCommands: check.maxCommands, ...(replayPath ? { replayPath } : {}) });
-  // A drawn opening before the drawn commands: the SDK retry refused then a day, in a third of the runs
-  // (model-retry-refused.ts), which the commands' own weights met too seldom at the small size.
-  const property = fc.asyncProperty(check.cells, retryRefusedOpening(), commands, (cell, opening, cmds) => oneRun(check.infra, cell, cmds, opening));
+  // A drawn opening before the drawn commands (model-openings.ts): what the commands' own weights met too seldom at the
+  // small size.
+  const property = fc.asyncProperty(check.cells, runOpenings(), commands, (cell, opening, cmds) => oneRun(check.infra, cell, cmds, opening));
   const replaying = replay();
   const details = await fc.check(property, {
     numRuns: check.numRuns,
