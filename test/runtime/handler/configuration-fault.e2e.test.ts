@@ -76,13 +76,14 @@ describe("a Stripe key that Stripe refuses", () => {
 });
 
 describe("a pause spends no delivery", () => {
-  it("a key that may read but not write: paused again and again, no message delivered twice or dead-lettered, each billed once when the key is fixed", async () => {
-    // The probe (a PaymentIntents read) passes while every create is refused 403: the consumer resumes, meets the
-    // refusal, pauses, and again, at the probe's pace. With each message it met abandoned, the broker counted a
-    // delivery per pause and dead-lettered it MaxDeliveryCountExceeded at the tenth (the queue's limit here).
+  it("a refusal the probe does not meet: paused again and again, no message delivered twice or dead-lettered, each billed once when it ends", async () => {
+    // Every billing's create is refused 403 while the probe (an empty create, no amount) passes: the consumer resumes,
+    // meets the refusal, pauses, and again, at the probe's pace. With each message it met abandoned, the broker counted
+    // a delivery per pause and dead-lettered it MaxDeliveryCountExceeded at the tenth (the queue's limit here), within
+    // a second. (First seen with a key that may read but not write, when the probe was a read.)
     const queue = sandbox.queue();
     const events = await Promise.all(Array.from({ length: 2 }, () => sandbox.event()));
-    const refused = sandbox.stripe.faults.inject({ action: "missingPermission", method: "POST", path: "/v1/payment_intents" });
+    const refused = sandbox.stripe.faults.inject({ action: "missingPermission", method: "POST", path: "/v1/payment_intents", when: (r) => r.params.amount !== undefined });
     const logs: string[] = [];
     const options = { log: (line: string) => logs.push(line), configurationFaultProbe: { firstProbeDelayMs: 100, maxProbeDelayMs: 200 }, maxConcurrentCalls: 2 };
     await Promise.all([start(queue, options), start(queue, options)]);
