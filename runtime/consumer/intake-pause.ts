@@ -16,6 +16,11 @@ export class IntakePause {
     return this.#reasons.size > 0;
   }
 
+  /** Why intake is paused now (a refused Stripe key, a breaker per dependency). */
+  get reasons(): string[] {
+    return [...this.#reasons];
+  }
+
   /** Adds a reason; the first one stops intake (resolves once the subscription is closed). */
   hold(reason: string): Promise<void> {
     const wasRunning = this.#reasons.size === 0;

@@ -11,6 +11,7 @@ import { receiverErrorLog } from "./servicebus-preflight.js";
 import type { BillingTelemetry, DeliveryParts } from "../telemetry/billing-telemetry.js";
 import type { AnyConsumerOptions, ResolvedConsumerSettings } from "./consumer-settings.js";
 import { bounded } from "./bounded.js";
+import { keepAsWait } from "../handler/pause-wait.js";
 import { calendarBilling } from "./billed-keys.js";
 import { keyProbeRequest } from "../flows/key-probe.js";
 import type { InFlight } from "./in-flight.js";
@@ -64,14 +65,18 @@ export function startMessageIntake(parts: IntakeParts): MessageIntake {
       async () => parts.stripe.stripeFor(await parts.stripe.keys.billedKey(calendarBilling(options))),
       keyProbeRequest(parts.settings.flow.name),
     ),
+    // A message Stripe refused the key for waits on the queue as a scheduled copy: no delivery spent (pause-wait.ts).
+    keep: async (message, detail) => {
+      await keepAsWait(log, message, "Stripe refused the key", detail, receiver, parts.sender);
+    },
     ...(options.onConfigurationFault === undefined ? {} : { onFault: options.onConfigurationFault }),
     ...options.configurationFaultProbe,
   });
   const delivery: DeliveryParts = { settler: faults.receiver(receiver), scheduler: parts.sender, ports: parts.ports };
   const processMessage = async (message: ServiceBusReceivedMessage): Promise<void> => {
     if (pause.paused) {
-      // Delivered as intake stopped: back to the queue untouched.
-      await receiver.abandonMessage(message).catch(() => undefined);
+      // Delivered as intake stopped: back to the queue untouched, as a wait (an abandon spends a delivery each time).
+      await keepAsWait(log, message, "intake paused", `delivered while intake paused (${pause.reasons.join(", ")})`, receiver, parts.sender);
       return;
     }
     parts.heartbeat.turned();

@@ -1,7 +1,8 @@
 // A Stripe key that Stripe refuses (401 authentication, 403 permission: revoked, rolled, wrong account, missing
 // rights) is a fault of the deployment, not of the message: every message would fail the same way, and dead-lettering
 // them would empty the queue into the DLQ in seconds. So the consumer stops taking messages, says so, leaves the
-// messages in the queue, and probes Stripe with backoff until the key works again.
+// messages in the queue (each one it met kept as a wait, spending no delivery), and probes Stripe with backoff until
+// the key works again.
 import type { ServiceBusReceivedMessage, ServiceBusReceiver } from "@azure/service-bus";
 import type Stripe from "stripe";
 import { describeError } from "../core/describe-error.js";
@@ -29,6 +30,11 @@ export interface ConfigurationFaultOptions {
    * gate resumes after the backoff and the next message is the probe.
    */
   probe?: () => Promise<void>;
+  /**
+   * Keeps a message Stripe refused the key for until the key works (handler/pause-wait.ts: a wait, a copy scheduled
+   * and the original completed, so no delivery is spent). Absent: abandoned (one delivery spent per pause).
+   */
+  keep?: (message: ServiceBusReceivedMessage, detail: string) => Promise<void>;
   /** Told once per fault (an alert hook); the consumer also logs it. */
   onFault?: (detail: string) => void;
   /** First wait before probing; doubles per refused probe up to `maxProbeDelayMs`. Defaults 30 s and 5 min. */
@@ -102,10 +108,12 @@ export function configurationFaultGate(options: ConfigurationFaultOptions): Conf
     receiver(receiver) {
       const deadLetterMessage: ServiceBusReceiver["deadLetterMessage"] = async (message: ServiceBusReceivedMessage, details) => {
         if (details?.deadLetterReason !== configurationFaultReason) return receiver.deadLetterMessage(message, details);
-        trip(String(details.deadLetterErrorDescription ?? "authentication or permission refused"));
+        const detail = String(details.deadLetterErrorDescription ?? "authentication or permission refused");
+        trip(detail);
         keptOnQueue.add(message);
-        // Back to the queue for when the key works (one delivery counted, as for any message in flight at a stop).
-        await receiver.abandonMessage(message);
+        // Kept for when the key works: as a wait when the consumer gives one (no delivery spent), else abandoned.
+        if (options.keep) await options.keep(message, detail);
+        else await receiver.abandonMessage(message);
       };
       return new Proxy(receiver, {
         get(target, property) {

@@ -48,7 +48,8 @@ describe("a Stripe key that Stripe refuses", () => {
     await vi.waitFor(() => expect(logs.filter((line) => line.startsWith("Stripe still refuses the key")).length).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
     const snapshot = sandbox.serviceBus.inspect(queue);
     expect(snapshot.deadLettered).toEqual([]);
-    expect(snapshot.active.length + snapshot.locked.length).toBe(events.length);
+    // Each message met is kept as a scheduled copy (a wait), the original completed.
+    expect(snapshot.active.length + snapshot.locked.length + snapshot.scheduled.length).toBe(events.length);
     expect(events.flatMap((event) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId))).toEqual([]);
     expect(logs.some((line) => line.includes("Stopped taking messages; they stay in the queue"))).toBe(true);
     // Each message refused meanwhile says what happened to it: paused and left on the queue, never "dead-lettered".
@@ -72,6 +73,40 @@ describe("a Stripe key that Stripe refuses", () => {
     expect(sandbox.serviceBus.inspect(queue).deadLettered).toEqual([]);
     await otel.shutdown();
   });
+});
+
+describe("a pause spends no delivery", () => {
+  it("a refusal the probe does not meet: paused again and again, no message delivered twice or dead-lettered, each billed once when it ends", async () => {
+    // Every billing's create is refused 403 while the probe (an empty create, no amount) passes: the consumer resumes,
+    // meets the refusal, pauses, and again, at the probe's pace. With each message it met abandoned, the broker counted
+    // a delivery per pause and dead-lettered it MaxDeliveryCountExceeded at the tenth (the queue's limit here), within
+    // a second. (First seen with a key that may read but not write, when the probe was a read.)
+    const queue = sandbox.queue();
+    const events = await Promise.all(Array.from({ length: 2 }, () => sandbox.event()));
+    const refused = sandbox.stripe.faults.inject({ action: "missingPermission", method: "POST", path: "/v1/payment_intents", when: (r) => r.params.amount !== undefined });
+    const logs: string[] = [];
+    const options = { log: (line: string) => logs.push(line), configurationFaultProbe: { firstProbeDelayMs: 100, maxProbeDelayMs: 200 }, maxConcurrentCalls: 2 };
+    await Promise.all([start(queue, options), start(queue, options)]);
+    for (const [index, event] of events.entries()) await sandbox.send(queue, { body: event, messageId: `read-only-${index}` });
+
+    const pauses = () => logs.filter((line) => line.startsWith("configuration fault: Stripe refused the key")).length;
+    // Twelve pauses: more deliveries than the queue allows one message, were each pause to spend one.
+    await vi.waitFor(() => expect(pauses() >= 12 || sandbox.serviceBus.inspect(queue).deadLettered.length > 0).toBe(true), { timeout: 60_000, interval: 100 });
+    const snapshot = sandbox.serviceBus.inspect(queue);
+    expect(snapshot.deadLettered).toEqual([]);
+    // Every message the pauses met went back as a scheduled copy; none was handed out more than once.
+    for (const message of [...snapshot.active, ...snapshot.locked, ...snapshot.scheduled]) expect(message.deliveryCount).toBeLessThanOrEqual(1);
+    expect(events.flatMap((event) => sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId))).toEqual([]);
+
+    refused.remove();
+    await vi.waitFor(
+      () => {
+        for (const event of events) expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded")).toHaveLength(1);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    expect(sandbox.serviceBus.inspect(queue).deadLettered).toEqual([]);
+  }, 120_000);
 });
 
 describe("a consumer started on a queue it cannot use", () => {

@@ -3,7 +3,8 @@
 // probe sent the plain key to the vault, which refuses it for ever; a meter-event (charge, invoice) consumer on the
 // restricted key its README asks for cannot read PaymentIntents. Both billed nothing until restarted. Now the probe
 // asks with the key billing uses and a request the flow's key may make: the pause ends when the key works again.
-// The real SDKs against the sandbox (a restricted key's missing permission is the emulator's `missingPermission`).
+// The real SDKs against the sandbox (a restricted key's missing permission is the emulator's `missingPermission`). A
+// key that may read but not write stays paused until it may write: the probe posts the flow's creates, empty.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunningConsumer } from "../../../runtime/consumer/consumer-contract.js";
 import { startBillingConsumer, type BillingConsumerOptions } from "../../../runtime/consumer/consumer.js";
@@ -75,5 +76,25 @@ describe("the pause after a refused key ends when the key works again (issue 41,
     } finally {
       noRead.remove();
     }
+  });
+
+  it("a key that may read PaymentIntents but not write them: one pause, ended only once it may write (the probe posts an empty create)", async () => {
+    // Restricted keys set Read/Write/None per resource. A read as the probe passed for such a key: the consumer
+    // resumed, met the refusal and paused again, at the probe's pace, for as long as the key stayed wrong.
+    const queue = sandbox.queue();
+    const logs: string[] = [];
+    await start(queue, logs, {});
+    const noWrite = sandbox.stripe.faults.inject({ action: "missingPermission", method: "POST", path: "/v1/payment_intents" });
+    const event = await sandbox.event();
+    try {
+      await sandbox.send(queue, { body: event, messageId: "read-only-paused-1" });
+      await vi.waitFor(() => expect(logs.filter((line) => line.startsWith("Stripe still refuses the key")).length).toBeGreaterThanOrEqual(3), { timeout: 20_000 });
+      expect(logs.filter((line) => line.startsWith("configuration fault: Stripe refused the key"))).toHaveLength(1);
+      expect(logs.some((line) => line.startsWith("Stripe accepts the key again"))).toBe(false);
+      expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId)).toEqual([]);
+    } finally {
+      noWrite.remove();
+    }
+    await vi.waitFor(() => expect(sandbox.stripe.ledger.paymentIntents(event.stripeCustomerId).filter((pi) => pi.status === "succeeded")).toHaveLength(1), { timeout: 20_000 });
   });
 });
