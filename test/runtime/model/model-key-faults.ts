@@ -17,19 +17,29 @@ export type KeyRefusal = "revoked" | "permission";
 /**
  * Until healed, every request on the flow's resources (its money requests, look-ups and its pause's probe) is refused:
  * 401 (the key is revoked or rolled) or 403 (the restricted key lost its right to them). Customers stay readable, as
- * the model makes its own there with another key. A billing is sent at once, so the fleet meets the refusal and pauses
- * (without one, nothing would: the drain heals first).
+ * the model makes its own there with another key. Billings are sent at once until both replicas met the refusal and
+ * paused (without one, nothing would: the drain heals first; with one replica paused, the other bills everything
+ * after the heal and hides a pause that never ends).
  */
 export const keyRefused = (refusal: KeyRefusal) =>
   command(`stripe refuses the key (${refusal === "revoked" ? "401, revoked" : "403, permission taken"})`, async (m: MoneyModel, r: ModelWorld) => {
     m.faults.add("stripe key");
-    const fault = r.sandbox.stripe.faults.inject({ path: moneyPaths[r.cell.flow], action: refusal === "revoked" ? "revokedKey" : "missingPermission" });
-    // Small: the vault's budget for the uncapped currency is nearly filled by the fresh demand (model-world.ts).
-    const event = await makeEvent(r, "valid", 6_000 + m.events.length, modelSpendCaps.uncapped);
-    m.events.push(event);
-    await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
-    if (!(await until(() => fault.hits > 0, refusalMetWithinMs))) r.log(`model: no request met the refused key within ${refusalMetWithinMs} ms`);
+    const opened = r.logs.length;
+    r.sandbox.stripe.faults.inject({ path: moneyPaths[r.cell.flow], action: refusal === "revoked" ? "revokedKey" : "missingPermission" });
+    const pausedIn = (replica: number) => r.logs.slice(opened).some((line) => line.startsWith(`r${replica}g`) && line.includes("configuration fault: Stripe refused the key"));
+    const bothPaused = () => pausedIn(0) && pausedIn(1);
+    for (let sent = 0; sent < maxBillings && !bothPaused(); sent++) {
+      // Small: the vault's budget for the uncapped currency is nearly filled by the fresh demand (model-world.ts).
+      const event = await makeEvent(r, "valid", 6_000 + m.events.length, modelSpendCaps.uncapped);
+      m.events.push(event);
+      await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
+      await until(bothPaused, refusalMetWithinMs / maxBillings);
+    }
+    if (!(await until(bothPaused, refusalMetWithinMs))) r.log(`model: not both replicas paused on the refused key within ${refusalMetWithinMs} ms`);
   });
+
+/** Billings sent at most to bring both replicas to the refusal (each one a replica takes may pause only that one). */
+const maxBillings = 4;
 
 /** How long the fleet gets to meet the refused key (a replica killed or a database down may keep it from billing). */
 const refusalMetWithinMs = 5_000;
