@@ -41,8 +41,9 @@
 // Every run also ends with a declining card and a customer Stripe does not have, and a vault cap refusal met alone
 // must be dead-lettered SpendCapExceeded within 15 s; after every command no billing may be charged twice. Every
 // run's drain meets a NUL or a lone surrogate (alternating by run) batched with two valid events, nothing else faulty
-// (model-poison.ts); a third of the runs open with the SDK retry met by 429s then a day, for a valid billing
-// (model-retry-refused.ts, `retryRefusedOpening`), before the commands drawn.
+// (model-poison.ts). Before the commands drawn, a run opens (model-openings.ts) with nothing, a valid billing's SDK
+// retry met by 429s then a day, an outage opening the breakers while the fleet bills in arrears, or Stripe refusing the
+// key until it heals (billings sent until both replicas paused), a quarter of the runs each.
 //
 // Replay a failure: the report prints fast-check's `seed` and `path`, the commands' `replayPath`, and the line:
 //   CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' \
@@ -50,60 +51,49 @@
 // which replays exactly the shrunk counterexample; CHARGEGUARD_MODEL_TRACE=1 prints each run's commands and phases.
 // PostgreSQL is required, never skipped: without TEST_DATABASE_URL a server is started for this file or it fails.
 //
-// Issue 41's six defects, each reintroduced in a local checkout (never committed), then this file run as `npm test`
-// runs it (no seed set: fast-check draws its own). Measured 2026-12-07 16:43-17:10 UTC at load 2-9 (up to five model
-// files at once on the 2-core machine, with CI) on the merged command set (moneyCommands(): the key command five
-// times, the arrears outages and the SDK retry refused four times each, the poison twice), with the drain's poison
-// batch in every run and a third of the runs opening with the SDK retry refused (retryRefusedOpening). A seed below
-// replays on this command set only (CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path>
-// CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' ... -t "<test>"); a change to the draws moves every seed.
+// Issue 41's six defects, each reintroduced in a local checkout (never committed; how, below), then this file run as
+// `npm test` runs it (no seed set: fast-check draws its own), one file per defect, two files at a time on the 2-core
+// machine, 2026-12-07 18:57-19:10 UTC, on this command set (moneyCommands() as listed, the openings, the poison batch
+// in every drain). Every defect was found by its file, on the store(s) named. A seed replays on this command set only
+// (CHARGEGUARD_MODEL_SEED=<seed> CHARGEGUARD_MODEL_PATH=<path> CHARGEGUARD_MODEL_REPLAY_PATH='<replayPath>' ...
+// -t "on <store>"); a change to the draws moves every seed.
 // - Defect 1, a record forgotten although an SDK retry of its request may have reached Stripe: `maybeSent: false` in
-//   place of `sends.maybeSent()` in runtime/guard/guarded-run.ts (a42a659 undone). Found by the first file, "on
-//   pglite" CHARGEGUARD_MODEL_SEED=749360377 (path 0:3, replayPath AC:C), payment-intent/plain, opening with the SDK
-//   retry refused (valid, 10,600 usd): "valid event acct-cus_... (10600 usd) billed 2 times, expected 1 (record:
-//   done; dead letter: none)"; its "on postgres" passed, and so did the second file (108 s); the third found it "on
-//   pglite", 219375233 (path 0, unshrunk in the time limit), payment-intent/keybrake+plain, the opening (valid,
-//   199,300 usd): "billed 2 times, expected 1". Two files of three; before the opening, missed by four of four.
+//   place of `sends.maybeSent()` in runtime/guard/guarded-run.ts. Found on both stores, each shrunk to the opening
+//   alone, payment-intent/plain, the SDK retry refused then a day (valid, 10,000 usd): "valid event acct-cus_...
+//   (10000 usd) billed 2 times, expected 1 (record: done; dead letter: none)": "on pglite" seed -399285326 (path
+//   1:0:0:0:0:0, replayPath BAE:F), "on postgres" 228094318 (path 0:0:0:0:0:0, replayPath B:B).
 // - Defect 2, the pause after a refused key probing with the plain key and a PaymentIntents read: the probe in
-//   runtime/consumer/message-intake.ts as before b29c9a9 (`stripeFor(options.stripe.apiKey)` and `paymentIntents.list`,
-//   only when STRIPE_API_KEY is set). Found by one file of one, "on pglite" CHARGEGUARD_MODEL_SEED=-860690592 (path
-//   1:0:3:2:2, replayPath CAL:F), payment-intent/keybrake, the key refused (401, revoked): with no probe the paused
-//   fleet retried deliveries until the broker gave up: "valid event acct-cus_... (6000 gbp) billed 0 times, expected
-//   1 (record: none; dead letter: MaxDeliveryCountExceeded: ...)"; the same seed and path pass with the fix in.
+//   runtime/consumer/message-intake.ts as `...(options.stripe.apiKey ? { probe: stripeKeyProbe(async () =>
+//   parts.stripe.stripeFor(options.stripe.apiKey), (stripe) => stripe.paymentIntents.list({ limit: 1 })) } : {})`.
+//   Found "on postgres", seed -2115068921 (path 0:1:1, replayPath ":"), invoice/plain (its key may not read
+//   PaymentIntents), shrunk to the opening alone, the key refused (401): "the fleet did not drain the queue within
+//   30000 ms of every fault healed: {"active":1,...}"; "on pglite" passed. (Before the key command sent billings until
+//   both replicas paused, two files missed it: one paused replica, the other billed everything after the heal.)
 // - Defect 3, the breakers' probes asking the vault for the calendar month's key: both probes in
-//   runtime/consumer/consumer-resilience.ts asking `keys.keyFor(...)` of `calendarBilling(...)` in place of
-//   `billedKey`. NOT FOUND by three files of three on this command set (two passed, 120 s and 95 s; one failed only
-//   on the open invoice finding below): it needs a keybrake cell and an arrears outage (drawn four times in the list).
-//   Earlier, "on postgres" 932048092 found it on the command set before the opening. Still to do: draw it likelier.
-// - Defect 4, the reconciler taking the oldest pending first and never moving unsettleable records out of its way: the
-//   condition of `guard.holdUnsettleable` in runtime/operator/reconcile.ts made false (6a8f0ed undone). Found by one
-//   file of one, "on pglite" CHARGEGUARD_MODEL_SEED=320032625 (path 1:0:0:3:2, replayPath F:B), payment-intent/plain,
-//   a customer Stripe does not have, its SDK retry met 429s, a day passes: "record billing {...acct-cus_model_missing_
-//   ...} still pending after 2 reconciler runs of --limit 1 over 1 stale records: recovery cannot reach it".
-// - Defect 5, a NUL failing its whole claim batch: runtime/guard/guarded-run.ts without its assertStorable calls and
-//   runtime/guard/guard.ts writing claim and done batches whole (no eachAloneOnRefusal). Found by every run since the
-//   drain sends a poison batch: one file of one, both stores on their first run, shrunk to no commands, "on pglite"
-//   CHARGEGUARD_MODEL_SEED=723628119 (path 0:0:0:0:0, replayPath EAB:F) and "on postgres" -1982448093 (path 0:0:0:0,
-//   replayPath G:B), payment-intent/plain: "the event with a surrogate was dead-lettered RetryAttemptsExhausted
-//   (outcome still unknown after 8 attempts (limit 8): guard failed: error: invalid input syntax for type json), not
-//   InvalidEvent".
+//   runtime/consumer/consumer-resilience.ts asking `keys.keyFor(calendarBilling(..).period, calendarBilling(..).request)`
+//   in place of `billedKey(calendarBilling(..))`. Found on both stores, shrunk to the opening alone, payment-intent, a
+//   Stripe outage while the fleet bills in arrears: "billing 2026-11 in arrears: 2 of 6 billed within 15000 ms of the
+//   stripe outage ending (a breaker's probe refused?)": "on pglite" seed -1603410698 (path 0:1, replayPath A:A,
+//   keybrake+plain), "on postgres" 962641235 (path 0:0:1:1, replayPath ":", keybrake).
+// - Defect 4, the reconciler never moving unsettleable records out of its way: `verdict && false &&` in the condition
+//   of `guard.holdUnsettleable` in runtime/operator/reconcile.ts. Found "on pglite", seed -1530266222 (path 1, not
+//   shrunk within the time limit), meter-event/plain, opening with the SDK retry refused then a day and drawing it
+//   twice more among seven commands: "record billing {...} still pending after 3 reconciler runs of --limit 1 over 2
+//   stale records: recovery cannot reach it"; "on postgres" passed.
+// - Defect 5, a NUL or lone surrogate failing its whole claim batch: runtime/guard/guarded-run.ts without its two
+//   assertStorable calls and runtime/guard/guard.ts writing claim and done batches whole (`writeClaims(sql, items)`,
+//   no eachAloneOnRefusal). Found on both stores by the drain's poison batch: "the event with a surrogate was
+//   dead-lettered RetryAttemptsExhausted (outcome still unknown after 8 attempts (limit 8): guard failed: error:
+//   invalid input syntax for type json), not InvalidEvent": "on pglite" seed 1423049007 (path 0:0:0:0:0:0:0,
+//   replayPath AD:C), "on postgres" 968269420 (path 0:0, replayPath B:B), payment-intent/plain.
 // - Defect 6, the vault counting every currency against one cap: the budget label without its currency in
-//   runtime/stripe/vault/keybrake-key-provider.ts (`${budgetName}-${billingPeriod}`, e92007a undone). Found by the second file of two (the first drew
-//   no keybrake spend cell in the runs it finished: 3 of 4 "on postgres" within its 150 s at load 9), "on pglite"
-//   CHARGEGUARD_MODEL_SEED=-1559611414 (path 0:0:1:1, replayPath A:B), payment-intent/keybrake: "valid event
-//   acct-cus_... (201001 eur) billed 0 times, expected 1 (record: none; dead letter: SpendCapExceeded: ... vault key
-//   spend cap: charging 201001 would take today's spend to 859938, over the cap of 660000 cents)".
-// Each fix restored, the file passes: 73 s at load 4, 128 s beside another model file, 171 s alone at load 0.2-0.7
-// (two postgres runs of 52-55 s, each with four or more drawn outages: the database refusing, the arrears outages,
-// the key refused; the drain's poison costs 1-3 s a run, the opening ~6 s a run that draws it). With a defect in:
-// 95-120 s a file that passes, 164-307 s one that finds it, shrinking included up to its 150 s limit a test.
-// Open, seen while measuring (not one of the six): with every fix in, "on pglite" CHARGEGUARD_MODEL_SEED=-1602797974
-// CHARGEGUARD_MODEL_PATH=0:1:1:3 fails, invoice/pglite/plain, opening with the SDK retry refused (valid, eur), then
-// the key's permission taken (403), the reconciler beside the fleet, every lock lapsing: "valid event acct-cus_...
-// (152200 eur) billed 0 times, expected 1 (record: unsettleable; dead letter: none)" (an invoice billing held
-// unsettleable that Stripe never billed: the outcome check allows that for meter events only). Defect 4's "on
-// postgres" failure, a valid payment-intent/keybrake+plain billing charged twice (seed -193856334, path 2:0), did
-// not fail with every fix in (11 runs replayed from that seed and path, interrupted at 150 s).
+//   runtime/stripe/vault/keybrake-key-provider.ts (`${budgetName}-${billingPeriod}`). Found "on postgres", seed
+//   -1936117800 (path 0:0:1, replayPath GA:B), payment-intent/keybrake, shrunk to no command: "valid event acct-cus_...
+//   (90004 gbp) billed 0 times, expected 1 (record: none; dead letter: SpendCapExceeded: ... vault key spend cap:
+//   charging 90004 would take today's spend to 743230, over the cap of 660000 cents)"; "on pglite" passed.
+// A file with a defect in took 120-241 s (shrinking included, up to its 150 s limit a test). Every fix in, the file
+// passed in 117 s alone at load 0.1-1 ("on pglite" 17 s, "on postgres" 99 s, of which one run drawing a key refusal
+// and outages took 42 s).
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { modelFlows, modelStores, modelVaults } from "./model-cells.js";
@@ -115,8 +105,9 @@ import { checkMoneyModel, modelInfraForFile } from "./money-model.js";
  * 46 s with the SDK's retries on, 2026-12-07, load average 13; 49-54 s with the checks at Stripe, two currencies,
  * two periods and binding caps, 2026-12-07, load average 10-17; 37-55 s with the key, breaker, Service Bus and
  * refused-bytes faults, 2026-12-07, load average 6-10; 40-63 s with a customer billed again, the calendar's edges and
- * an SDK retry refused then a day, load average 2-12: a run that draws the last takes 8-15 s; a file that finds a
- * defect takes up to its time limits, 2-3 min).
+ * an SDK retry refused then a day, load average 2-12: a run that draws the last takes 8-15 s; 117 s with the runs'
+ * openings and the drain's poison batch, alone at load 0.1-1; a file that finds a defect takes up to its time limits,
+ * 2-4 min).
  * A failure costs more: each shrinking step is a run, bounded by `timeLimitMs`. Four runs per store: a defect on the
  * refusal path of any flow but meter events (which Stripe does not refuse) is met by a run with odds 255 in 256.
  */
