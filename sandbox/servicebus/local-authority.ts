@@ -65,8 +65,7 @@ type Name = { name: string; value: string }[];
 function certificate(forge: Forge, publicKey: import("node-forge").pki.PublicKey, subject: Name, issuer: Name, extensions: object[]) {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
-  // A positive serial: the first byte's high bit clear.
-  cert.serialNumber = `0${randomBytes(15).toString("hex")}`;
+  cert.serialNumber = serialNumber();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - 3_600_000);
   cert.validity.notAfter = new Date(now + validForMs);
@@ -74,4 +73,16 @@ function certificate(forge: Forge, publicKey: import("node-forge").pki.PublicKey
   cert.setIssuer(issuer);
   cert.setExtensions(extensions);
   return cert;
+}
+
+/**
+ * 16 random bytes as DER wants an INTEGER serial: positive (the first byte's high bit clear) and minimal (that byte not
+ * zero). A leading "0" on 30 hex digits made forge write a zero byte ahead of the random ones, and when the next byte's
+ * high bit was clear OpenSSL refused the certificate ("asn1 encoding routines::illegal padding"): half the servers
+ * failed to listen, and Python's clients refused half the CA files.
+ */
+function serialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = ((bytes[0] as number) & 0x7f) | 0x01;
+  return bytes.toString("hex");
 }
