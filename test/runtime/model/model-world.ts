@@ -45,7 +45,13 @@ export async function startModelInfra(postgresUrl: string | undefined): Promise<
 
 /** The model's timings, in one place: short leases and timeouts so faults are met and ridden out within seconds. */
 export const modelTimings = {
-  leaseMs: 3_000,
+  /**
+   * Holds one Stripe call's worst case (the timeout twice, the SDK's retry and its backoff: 3.5 s) with 1.5 s to wait
+   * for the governor's next token, as the tuning sizes a production lease. At 3 s no call could start past a wait
+   * once the lease's last start was read on the guard's clock: a throttled invoice billing (many calls) was told "no
+   * room before the lease ends" on every delivery and never billed (the matrix, invoice/postgres/plain).
+   */
+  leaseMs: 5_000,
   stripeTimeoutMs: 1_500,
   /** A Stripe answer held this long times out at the client (and the request still executes at Stripe). */
   stripeLatencyMs: 2_000,
