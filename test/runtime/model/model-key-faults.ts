@@ -29,8 +29,10 @@ export const keyRefused = (refusal: KeyRefusal) =>
     const pausedIn = (replica: number) => r.logs.slice(opened).some((line) => line.startsWith(`r${replica}g`) && line.includes("configuration fault: Stripe refused the key"));
     const bothPaused = () => pausedIn(0) && pausedIn(1);
     for (let sent = 0; sent < maxBillings && !bothPaused(); sent++) {
-      // Small: the vault's budget for the uncapped currency is nearly filled by the fresh demand (model-world.ts).
-      const event = await makeEvent(r, "valid", 6_000 + m.events.length, modelSpendCaps.uncapped);
+      // Small (10 units and up): the vault's day budget for the uncapped currency is nearly filled by the fresh demand
+      // (model-world.ts), and a run may draw this command several times (at 60 units each, two draws and an arrears
+      // outage took the day past the budget and a fresh billing was refused).
+      const event = await makeEvent(r, "valid", 1_000 + m.events.length, modelSpendCaps.uncapped);
       m.events.push(event);
       await r.sandbox.send(r.queue, { body: event.body, messageId: `model-${r.run}-${m.messages++}` });
       await until(bothPaused, refusalMetWithinMs / maxBillings);
