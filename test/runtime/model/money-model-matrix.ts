@@ -1,9 +1,10 @@
 // The money model's large size, one store's cells per test file (money-model-matrix-pglite.e2e.test.ts and
 // money-model-matrix-postgres.e2e.test.ts), so the e2e pool runs the two halves side by side: a run mostly waits on
 // the scaled-down faults, not on the CPU. Every cell of flow x vault gets its own property (none left to sampling),
-// each with CHARGEGUARD_MODEL_RUNS runs (default 1) of up to CHARGEGUARD_MODEL_COMMANDS commands (default 20). Same
+// each with CHARGEGUARD_MODEL_RUNS runs (default 1) of up to CHARGEGUARD_MODEL_COMMANDS commands (default 14). Same
 // commands, same invariants as the small size (money-model.e2e.test.ts, whose header lists them). One run per cell by
-// default: with three, the two halves took about 460 s each, the longest files of CI's 30-minute budget; fast-check
+// default, of up to 14 commands: with three of 20, the two halves took about 460 s each, the longest files of CI's
+// 30-minute budget (one of 20: 160-223 s, and CI at 30 min 8 s with the rest); fast-check
 // draws new commands on every CI run, so the cells meet new sequences run after run. A soak sets the variables
 // (CHARGEGUARD_MODEL_RUNS=10 npx vitest run test/runtime/model/money-model-matrix-postgres.e2e.test.ts).
 //
@@ -27,7 +28,7 @@ function positive(name: string, fallback: number): number {
 /** The large size's properties for one store's cells, in the calling test file. */
 export function describeMatrix(store: ModelStore): void {
   const runsPerCell = positive("CHARGEGUARD_MODEL_RUNS", 1);
-  const maxCommands = positive("CHARGEGUARD_MODEL_COMMANDS", 20);
+  const maxCommands = positive("CHARGEGUARD_MODEL_COMMANDS", 14);
   /** A run that fails waits out the drain's bound (30 s) and shrinking repeats runs: room for both. */
   const timeLimitMs = runsPerCell * 60_000 + 120_000;
   const infra = modelInfraForFile();
