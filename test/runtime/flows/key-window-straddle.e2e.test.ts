@@ -6,14 +6,12 @@
 // the Stripe emulator; the guard on PGlite; one virtual clock for both.
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runFlowGuarded, type FlowRunWay } from "../../../runtime/flows/guarded-flow-run.js";
+import { runFlowGuarded } from "../../../runtime/flows/guarded-flow-run.js";
 import { paymentIntentFlow } from "../../../runtime/flows/payment-intent-flow.js";
 import { Guard } from "../../../runtime/guard/guard.js";
-import { createStripeClient } from "../../../runtime/stripe/client.js";
-import { EnvironmentKeyProvider } from "../../../runtime/stripe/vault/environment-key-provider.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { idempotencyWindowMs, startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
-import { DEFAULT_STRIPE_BUDGET } from "../../../tuning/queue-tuning.js";
+import { sandboxFlowWay } from "../support/sandbox-flow-way.js";
 
 const clock = new AdjustableClock();
 let emulator: StripeEmulator;
@@ -33,14 +31,7 @@ it("a retry whose lease reaches past the key window looks up first: one PaymentI
   const customer = (await admin.customers.create({ name: "straddle" })).id;
   const key = "straddle-1";
   const request = { amount: 1_000, currency: "usd", customer, payment_method: "pm_card_visa", confirm: true, off_session: true, metadata: { idempotency_key: key } };
-  // The template's retries; a short timeout so the held try ends within the test.
-  const way: FlowRunWay = {
-    store: guard,
-    keys: new EnvironmentKeyProvider({ apiKey: "rk_test_sandbox" }),
-    stripeFor: (apiKey) => createStripeClient({ apiKey, apiBase: emulator.apiBase, timeoutMs: 500, maxNetworkRetries: DEFAULT_STRIPE_BUDGET.maxNetworkRetries }),
-    expectedTotalCents: () => 0,
-    now: () => clock.now(),
-  };
+  const way = sandboxFlowWay(guard, emulator, clock);
   const record = { scope: "straddle", key: { usage: key }, payload: request, spend: { period: "2026-12", currency: "usd", amount: 1_000 }, flow: "payment-intent", idempotencyKey: key, owner: "replica" };
   const run = () => runFlowGuarded(paymentIntentFlow as never, record, way);
   const mine = (r: { idempotencyKey: string | undefined }) => r.idempotencyKey === key;

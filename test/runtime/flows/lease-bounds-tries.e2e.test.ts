@@ -7,16 +7,14 @@
 // redelivery that had taken the record over. Checked at the Stripe emulator, the guard on PGlite, one virtual clock.
 import Stripe from "stripe";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runFlowGuarded, type FlowRunWay } from "../../../runtime/flows/guarded-flow-run.js";
+import { runFlowGuarded } from "../../../runtime/flows/guarded-flow-run.js";
 import { paymentIntentFlow } from "../../../runtime/flows/payment-intent-flow.js";
 import { Guard } from "../../../runtime/guard/guard.js";
 import { CircuitBreaker } from "../../../runtime/resilience/circuit-breaker.js";
 import { RateGovernor } from "../../../runtime/resilience/rate-governor.js";
-import { createStripeClient } from "../../../runtime/stripe/client.js";
-import { EnvironmentKeyProvider } from "../../../runtime/stripe/vault/environment-key-provider.js";
 import { AdjustableClock } from "../../../sandbox/clock.js";
 import { startStripeEmulator, type StripeEmulator } from "../../../sandbox/stripe/index.js";
-import { DEFAULT_STRIPE_BUDGET } from "../../../tuning/queue-tuning.js";
+import { sandboxFlowWay } from "../support/sandbox-flow-way.js";
 
 const leaseMs = 2_000;
 const clock = new AdjustableClock();
@@ -41,14 +39,7 @@ it("a guard on a clock 35 days ahead of the system's: throttled on every try, th
   // The governor as a replica runs it, with room to spare: a token is at hand for every try.
   const governor = new RateGovernor({ ceilingPerSecond: 1_000 });
   const breaker = new CircuitBreaker({ dependency: "stripe", probe: async () => {} });
-  const way: FlowRunWay = {
-    store: guard,
-    keys: new EnvironmentKeyProvider({ apiKey: "rk_test_sandbox" }),
-    stripeFor: (apiKey) => createStripeClient({ apiKey, apiBase: emulator.apiBase, timeoutMs: 500, maxNetworkRetries: DEFAULT_STRIPE_BUDGET.maxNetworkRetries }),
-    expectedTotalCents: () => 0,
-    now: () => clock.now(),
-    governance: { governor, breaker, now: () => performance.now(), callWorstCaseMs: 500 },
-  };
+  const way = sandboxFlowWay(guard, emulator, clock, { governance: { governor, breaker, now: () => performance.now(), callWorstCaseMs: 500 } });
   const record = { scope: "lease-bound", key: { usage: key }, payload: request, spend: { period: "2027-01", currency: "usd", amount: 1_000 }, flow: "payment-intent", idempotencyKey: key, owner: "replica" };
   const limited = emulator.faults.inject({ action: "rateLimit", method: "POST", path: "/v1/payment_intents", when: (r) => r.idempotencyKey === key });
   // Stripe takes calls again well after the lease lapsed (the fault heals): a run still trying then would charge.
