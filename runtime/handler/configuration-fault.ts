@@ -32,9 +32,9 @@ export interface ConfigurationFaultOptions {
   probe?: () => Promise<void>;
   /**
    * Keeps a message Stripe refused the key for until the key works (handler/pause-wait.ts: a wait, a copy scheduled
-   * and the original completed, so no delivery is spent). Absent: abandoned (one delivery spent per pause).
+   * and the original completed, so no delivery is spent, as an abandon would).
    */
-  keep?: (message: ServiceBusReceivedMessage, detail: string) => Promise<void>;
+  keep: (message: ServiceBusReceivedMessage, detail: string) => Promise<void>;
   /** Told once per fault (an alert hook); the consumer also logs it. */
   onFault?: (detail: string) => void;
   /** First wait before probing; doubles per refused probe up to `maxProbeDelayMs`. Defaults 30 s and 5 min. */
@@ -111,9 +111,8 @@ export function configurationFaultGate(options: ConfigurationFaultOptions): Conf
         const detail = String(details.deadLetterErrorDescription ?? "authentication or permission refused");
         trip(detail);
         keptOnQueue.add(message);
-        // Kept for when the key works: as a wait when the consumer gives one (no delivery spent), else abandoned.
-        if (options.keep) await options.keep(message, detail);
-        else await receiver.abandonMessage(message);
+        // Kept for when the key works, as a wait: no delivery spent.
+        await options.keep(message, detail);
       };
       return new Proxy(receiver, {
         get(target, property) {
